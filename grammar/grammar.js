@@ -1,0 +1,304 @@
+/**
+ * Tree-sitter grammar for Turn, a language for agent programs.
+ * One grammar serves the editor (highlighting, the language server) and the runtime (the compiler
+ * lowers this CST to its AST), so the two can never disagree about what a program means.
+ * Surface syntax: Turn v1 (see ../../shared/spec/LANGUAGE.md §1).
+ */
+
+const PREC = {
+  or: 1,
+  and: 2,
+  equality: 3,
+  compare: 4,
+  additive: 5,
+  multiplicative: 6,
+  unary: 7,
+  postfix: 8,
+};
+
+// Type and field names are identifiers, shown under their own node names for queries and the AST.
+const typeName = ($) => alias($.identifier, $.type_identifier);
+const fieldName = ($) => alias($.identifier, $.field_identifier);
+
+const commaSep = (rule) => optional(seq(rule, repeat(seq(',', rule)), optional(',')));
+const commaSep1 = (rule) => seq(rule, repeat(seq(',', rule)), optional(','));
+
+module.exports = grammar({
+  name: 'turn',
+
+  word: ($) => $.identifier,
+
+  extras: ($) => [/\s/, $.line_comment, $.block_comment],
+
+  supertypes: ($) => [$._statement, $._expression, $._type],
+
+  conflicts: ($) => [
+    // `name {` opens a struct literal (`Point { x: 1 }`) or ends a condition (`if ready { ... }`).
+    [$._expression, $.struct_literal],
+  ],
+
+  rules: {
+    source_file: ($) => repeat($._statement),
+
+    // ------------------------------------------------------------------ statements
+
+    _statement: ($) =>
+      choice(
+        $.let_statement,
+        $.expression_statement,
+        $.return_statement,
+        $.if_statement,
+        $.while_statement,
+        $.try_statement,
+        $.throw_statement,
+        $.struct_declaration,
+        $.impl_declaration,
+        $.type_alias,
+        $.entry_block,
+        $.suspend_statement,
+      ),
+
+    let_statement: ($) =>
+      seq(
+        'let',
+        field('name', $.identifier),
+        optional(seq(':', field('type', $._type))),
+        '=',
+        field('value', $._expression),
+        ';',
+      ),
+
+    expression_statement: ($) => seq($._expression, ';'),
+
+    return_statement: ($) => seq('return', optional(field('value', $._expression)), ';'),
+
+    if_statement: ($) =>
+      seq(
+        'if',
+        field('condition', $._expression),
+        field('consequence', $.block),
+        optional(seq('else', field('alternative', choice($.block, $.if_statement)))),
+      ),
+
+    while_statement: ($) => seq('while', field('condition', $._expression), field('body', $.block)),
+
+    try_statement: ($) =>
+      seq(
+        'try',
+        field('body', $.block),
+        'catch',
+        '(',
+        field('parameter', $.identifier),
+        ')',
+        field('handler', $.block),
+      ),
+
+    throw_statement: ($) => seq('throw', field('value', $._expression), ';'),
+
+    struct_declaration: ($) =>
+      seq(
+        'struct',
+        field('name', typeName($)),
+        optional(field('type_parameters', $.type_parameters)),
+        '{',
+        commaSep(field('field', $.field_declaration)),
+        '}',
+        optional(';'),
+      ),
+
+    type_parameters: ($) => seq('<', commaSep1(typeName($)), '>'),
+
+    field_declaration: ($) => seq(field('name', fieldName($)), ':', field('type', $._type)),
+
+    impl_declaration: ($) =>
+      seq('impl', field('type', typeName($)), '{', repeat(field('method', $.let_statement)), '}', optional(';')),
+
+    type_alias: ($) => seq('type', field('name', typeName($)), '=', field('type', $._type), ';'),
+
+    // A top-level `turn { ... }`: the program's entry block.
+    entry_block: ($) => prec.dynamic(1, seq('turn', field('body', $.block))),
+
+    suspend_statement: ($) => seq('suspend', ';'),
+
+    block: ($) => seq('{', repeat($._statement), '}'),
+
+    // ------------------------------------------------------------------ types
+
+    _type: ($) => choice($.generic_type, typeName($), $.function_type, $.enum_type),
+
+    generic_type: ($) => prec(1, seq(field('name', typeName($)), field('arguments', $.type_arguments))),
+
+    type_arguments: ($) => seq('<', commaSep1($._type), '>'),
+
+    function_type: ($) => seq('(', commaSep(field('parameter', $._type)), ')', '->', field('result', $._type)),
+
+    // `"low" | "medium" | "high"` — a string-literal enum, as JSON Schema `enum`.
+    enum_type: ($) => prec.left(seq($.string, repeat1(seq('|', $.string)))),
+
+    // ------------------------------------------------------------------ expressions
+
+    _expression: ($) =>
+      choice(
+        $.identifier,
+        $.number,
+        $.string,
+        $.true,
+        $.false,
+        $.null,
+        $.list,
+        $.map,
+        $.struct_literal,
+        $.vec_literal,
+        $.closure,
+        $.parenthesized_expression,
+        $.binary_expression,
+        $.unary_expression,
+        $.index_expression,
+        $.member_expression,
+        $.method_call,
+        $.call_expression,
+        $.builtin_call,
+        $.list_operation,
+        $.use_expression,
+        $.use_schema,
+        $.grant_expression,
+        $.infer_expression,
+        $.confidence_expression,
+        $.spawn_expression,
+        $.spawn_each,
+        $.gather_expression,
+        $.receive,
+        $.send_expression,
+        $.remember_expression,
+        $.recall_expression,
+        $.context_call,
+      ),
+
+    parenthesized_expression: ($) => seq('(', $._expression, ')'),
+
+    list: ($) => seq('[', commaSep($._expression), ']'),
+
+    map: ($) => seq('{', commaSep(field('entry', $.map_entry)), '}'),
+
+    map_entry: ($) => seq(field('key', $.string), ':', field('value', $._expression)),
+
+    struct_literal: ($) =>
+      seq(
+        field('name', typeName($)),
+        '{',
+        commaSep(choice(field('field', $.field_initializer), field('spread', $.spread_element))),
+        '}',
+      ),
+
+    field_initializer: ($) => seq(field('name', fieldName($)), ':', field('value', $._expression)),
+
+    spread_element: ($) => seq('..', $._expression),
+
+    vec_literal: ($) => seq('vec', '[', commaSep($._expression), ']'),
+
+    closure: ($) =>
+      seq(
+        'turn',
+        field('parameters', $.parameters),
+        optional(seq('->', field('return_type', $._type))),
+        field('body', $.block),
+      ),
+
+    parameters: ($) => seq('(', commaSep(field('parameter', $.parameter)), ')'),
+
+    parameter: ($) => seq(field('name', $.identifier), optional(seq(':', field('type', $._type)))),
+
+    binary_expression: ($) => {
+      const table = [
+        [PREC.or, 'or'],
+        [PREC.and, 'and'],
+        [PREC.equality, choice('==', '!=', '~>')],
+        [PREC.compare, choice('<', '>', '<=', '>=')],
+        [PREC.additive, choice('+', '-')],
+        [PREC.multiplicative, choice('*', '/')],
+      ];
+      return choice(
+        ...table.map(([p, op]) =>
+          prec.left(p, seq(field('left', $._expression), field('operator', op), field('right', $._expression))),
+        ),
+      );
+    },
+
+    unary_expression: ($) => prec(PREC.unary, seq(field('operator', choice('!', '-')), field('operand', $._expression))),
+
+    index_expression: ($) =>
+      prec(PREC.postfix, seq(field('target', $._expression), '[', field('index', $._expression), ']')),
+
+    member_expression: ($) =>
+      prec(PREC.postfix, seq(field('target', $._expression), '.', field('name', fieldName($)))),
+
+    method_call: ($) =>
+      prec(
+        PREC.postfix + 1,
+        seq(field('target', $._expression), '.', field('name', fieldName($)), field('arguments', $.arguments)),
+      ),
+
+    call_expression: ($) => prec(PREC.postfix, seq(field('function', $._expression), field('arguments', $.arguments))),
+
+    arguments: ($) => seq('(', commaSep($._expression), ')'),
+
+    // `call(f, a, b)` — a closure application or a host tool call.
+    builtin_call: ($) => seq('call', field('arguments', $.arguments)),
+
+    // `map(list, f)` / `filter(list, f)`
+    list_operation: ($) => seq(field('operator', choice('map', 'filter')), field('arguments', $.arguments)),
+
+    use_expression: ($) => seq('use', field('path', $.string)),
+
+    use_schema: ($) =>
+      seq('use', 'schema', '::', field('protocol', $.identifier), '(', field('source', $._expression), ')'),
+
+    grant_expression: ($) =>
+      seq('grant', 'identity', '::', field('kind', $.identifier), '(', field('name', $._expression), ')'),
+
+    infer_expression: ($) => seq('infer', field('type', $._type), field('body', $.block)),
+
+    confidence_expression: ($) => prec(PREC.unary, seq('confidence', field('operand', $._expression))),
+
+    spawn_expression: ($) =>
+      prec(PREC.unary, seq(field('mode', choice('spawn', 'spawn_link')), field('body', $._expression))),
+
+    spawn_each: ($) => seq('spawn_each', field('arguments', $.arguments)),
+
+    gather_expression: ($) => prec(PREC.unary, seq('gather', field('operand', $._expression))),
+
+    receive: (_) => 'receive',
+
+    // `send pid, message` — the message extends as far as an expression can.
+    send_expression: ($) =>
+      prec.right(0, seq('send', field('pid', $._expression), ',', field('message', $._expression))),
+
+    remember_expression: ($) =>
+      seq('remember', '(', field('key', $._expression), ',', field('value', $._expression), optional(','), ')'),
+
+    recall_expression: ($) => seq('recall', '(', field('key', $._expression), optional(','), ')'),
+
+    context_call: ($) =>
+      seq('context', '.', field('operation', choice('append', 'system')), '(', field('argument', $._expression), optional(','), ')'),
+
+    // ------------------------------------------------------------------ tokens
+
+    identifier: (_) => /[A-Za-z_][A-Za-z0-9_]*/,
+
+    number: (_) => token(seq(/[0-9]+/, optional(seq('.', /[0-9]+/)), optional(seq(/[eE]/, optional(/[+-]/), /[0-9]+/)))),
+
+    string: ($) => seq('"', repeat(choice($.string_content, $.escape_sequence)), '"'),
+
+    string_content: (_) => token.immediate(prec(1, /[^"\\]+/)),
+
+    escape_sequence: (_) => token.immediate(seq('\\', choice(/[nrt0"\\\/]/, /u\{[0-9a-fA-F]{1,6}\}/, /u[0-9a-fA-F]{4}/))),
+
+    true: (_) => 'true',
+    false: (_) => 'false',
+    null: (_) => 'null',
+
+    line_comment: (_) => token(seq('//', /[^\n]*/)),
+
+    block_comment: (_) => token(seq('/*', /[^*]*\*+([^/*][^*]*\*+)*/, '/')),
+  },
+});

@@ -1,0 +1,540 @@
+// Lowers the tree-sitter CST into the typed AST of ast.ts, collecting syntax diagnostics.
+// Error recovery is the parser's: ERROR and MISSING nodes become diagnostics, and lowering goes
+// on with placeholders so the language server still sees the rest of the file.
+import type { Node as CstNode } from 'web-tree-sitter';
+import type { Diagnostic } from '../diagnostics.js';
+import type * as A from './ast.js';
+import type { SourceFile } from './source.js';
+
+/** Deeper nesting than this is reported instead of risking the JavaScript stack in later passes. */
+export const MAX_NESTING = 1000;
+
+const BINARY_OPS = new Set<string>(['+', '-', '*', '/', '==', '!=', '<', '>', '<=', '>=', 'and', 'or', '~>']);
+
+const DESCRIBE_MISSING: Record<string, string> = {
+  identifier: 'a name or an expression',
+  ';': '`;`',
+};
+
+export function lowerProgram(root: CstNode, file: SourceFile): { program: A.Program; diagnostics: Diagnostic[] } {
+  const lowerer = new Lowerer(file);
+  const program = lowerer.program(root);
+  return { program, diagnostics: lowerer.diagnostics };
+}
+
+class TooDeep extends Error {}
+
+class Lowerer {
+  readonly diagnostics: Diagnostic[] = [];
+  private depth = 0;
+  private reportedTooDeep = false;
+
+  constructor(private readonly file: SourceFile) {}
+
+  program(root: CstNode): A.Program {
+    this.collectSyntaxErrors(root);
+    return { kind: 'Program', body: this.statements(root), span: span(root) };
+  }
+
+  // ---------------------------------------------------------------- syntax errors
+
+  private collectSyntaxErrors(root: CstNode): void {
+    if (!root.hasError) return;
+    const cursor = root.walk();
+    try {
+      let descend = true;
+      for (;;) {
+        const node = cursor.currentNode;
+        if (node.isMissing) {
+          this.error(span(node), `syntax error: expected ${DESCRIBE_MISSING[node.type] ?? '`' + node.type + '`'}`);
+          descend = false;
+        } else if (node.isError) {
+          this.error(span(node), `syntax error: ${this.describeUnexpected(node)}`);
+          descend = false; // one diagnostic per error region
+        } else {
+          descend = node.hasError;
+        }
+        if (descend && cursor.gotoFirstChild()) continue;
+        while (!cursor.gotoNextSibling()) {
+          if (!cursor.gotoParent()) return;
+        }
+      }
+    } finally {
+      cursor.delete();
+    }
+  }
+
+  private describeUnexpected(node: CstNode): string {
+    let first: CstNode = node;
+    while (first.childCount > 0) {
+      const child = first.child(0);
+      if (!child) break;
+      first = child;
+    }
+    const text = first.text || this.file.text.slice(node.startIndex, node.endIndex);
+    if (text.length === 0) return 'unexpected end of file';
+    const shown = text.length > 30 ? text.slice(0, 30) + '…' : text;
+    return `unexpected \`${shown.replace(/\n/g, '\\n')}\``;
+  }
+
+  private error(where: A.Span, message: string, code = 'syntax'): void {
+    this.diagnostics.push({ severity: 'error', message, span: where, code });
+  }
+
+  // ---------------------------------------------------------------- statements
+
+  private statements(parent: CstNode): A.Stmt[] {
+    const out: A.Stmt[] = [];
+    for (const child of named(parent)) {
+      try {
+        const stmt = this.statement(child);
+        if (stmt) out.push(stmt);
+      } catch (e) {
+        if (!(e instanceof TooDeep)) throw e; // reported once; the statement is left out
+      }
+    }
+    return out;
+  }
+
+  private statement(node: CstNode): A.Stmt | undefined {
+    const s = span(node);
+    switch (node.type) {
+      case 'let_statement':
+        return this.letStatement(node);
+      case 'expression_statement': {
+        const inner = named(node)[0];
+        return inner ? { kind: 'ExprStmt', expr: this.expr(inner), span: s } : undefined;
+      }
+      case 'return_statement': {
+        const value = node.childForFieldName('value');
+        return { kind: 'Return', value: value ? this.expr(value) : undefined, span: s };
+      }
+      case 'if_statement':
+        return this.ifStatement(node);
+      case 'while_statement':
+        return {
+          kind: 'While',
+          condition: this.expr(node.childForFieldName('condition')),
+          body: this.block(node.childForFieldName('body'), node),
+          span: s,
+        };
+      case 'try_statement':
+        return {
+          kind: 'Try',
+          body: this.block(node.childForFieldName('body'), node),
+          param: this.identifier(node.childForFieldName('parameter'), node),
+          handler: this.block(node.childForFieldName('handler'), node),
+          span: s,
+        };
+      case 'throw_statement':
+        return { kind: 'Throw', value: this.expr(node.childForFieldName('value')), span: s };
+      case 'struct_declaration': {
+        const params = node.childForFieldName('type_parameters');
+        return {
+          kind: 'Struct',
+          name: this.identifier(node.childForFieldName('name'), node),
+          typeParams: params ? named(params).map((p) => this.identifier(p, params)) : [],
+          fields: fieldChildren(node, 'field').map((f) => ({
+            kind: 'FieldDecl',
+            name: this.identifier(f.childForFieldName('name'), f),
+            type: this.type(f.childForFieldName('type'), f),
+            span: span(f),
+          })),
+          span: s,
+        };
+      }
+      case 'impl_declaration':
+        return {
+          kind: 'Impl',
+          typeName: this.identifier(node.childForFieldName('type'), node),
+          methods: fieldChildren(node, 'method').map((m) => this.letStatement(m)),
+          span: s,
+        };
+      case 'type_alias':
+        return {
+          kind: 'TypeAlias',
+          name: this.identifier(node.childForFieldName('name'), node),
+          type: this.type(node.childForFieldName('type'), node),
+          span: s,
+        };
+      case 'entry_block':
+        return { kind: 'Entry', body: this.block(node.childForFieldName('body'), node), span: s };
+      case 'suspend_statement':
+        return { kind: 'Suspend', span: s };
+      default:
+        // ERROR nodes and comments: already reported / not statements.
+        return undefined;
+    }
+  }
+
+  private letStatement(node: CstNode): A.LetStmt {
+    const type = node.childForFieldName('type');
+    return {
+      kind: 'Let',
+      name: this.identifier(node.childForFieldName('name'), node),
+      type: type ? this.type(type, node) : undefined,
+      value: this.expr(node.childForFieldName('value'), node),
+      span: span(node),
+    };
+  }
+
+  private ifStatement(node: CstNode): A.IfStmt {
+    const alt = node.childForFieldName('alternative');
+    return {
+      kind: 'If',
+      condition: this.expr(node.childForFieldName('condition'), node),
+      then: this.block(node.childForFieldName('consequence'), node),
+      else: alt ? (alt.type === 'if_statement' ? this.ifStatement(alt) : this.block(alt, node)) : undefined,
+      span: span(node),
+    };
+  }
+
+  private block(node: CstNode | null, parent: CstNode): A.Block {
+    if (!node) return { kind: 'Block', body: [], span: endSpan(parent) };
+    return this.nested(node, () => ({ kind: 'Block', body: this.statements(node), span: span(node) }));
+  }
+
+  // ---------------------------------------------------------------- types
+
+  private type(node: CstNode | null, parent: CstNode): A.TypeExpr {
+    if (!node) return { kind: 'NamedType', name: 'Any', args: [], span: endSpan(parent) };
+    const s = span(node);
+    switch (node.type) {
+      case 'type_identifier':
+      case 'identifier':
+        return { kind: 'NamedType', name: node.text, args: [], span: s };
+      case 'generic_type': {
+        const args = node.childForFieldName('arguments');
+        return {
+          kind: 'NamedType',
+          name: node.childForFieldName('name')?.text ?? 'Any',
+          args: args ? named(args).map((a) => this.type(a, args)) : [],
+          span: s,
+        };
+      }
+      case 'function_type':
+        return {
+          kind: 'FunctionType',
+          params: fieldChildren(node, 'parameter').map((p) => this.type(p, node)),
+          result: this.type(node.childForFieldName('result'), node),
+          span: s,
+        };
+      case 'enum_type':
+        return { kind: 'EnumType', values: named(node).map((str) => this.stringValue(str)), span: s };
+      default:
+        return { kind: 'NamedType', name: 'Any', args: [], span: s };
+    }
+  }
+
+  // ---------------------------------------------------------------- expressions
+
+  private expr(node: CstNode | null, parent?: CstNode): A.Expr {
+    if (!node) return { kind: 'Null', span: parent ? endSpan(parent) : { start: 0, end: 0 } };
+    return this.nested(node, () => this.exprInner(node));
+  }
+
+  /** Bounds recursion: past MAX_NESTING levels the enclosing statement is dropped and the problem reported once. */
+  private nested<T>(node: CstNode, lower: () => T): T {
+    if (this.depth >= MAX_NESTING) {
+      if (!this.reportedTooDeep) {
+        this.reportedTooDeep = true;
+        this.error(span(node), `nesting too deep: more than ${MAX_NESTING} levels of nested expressions or blocks`, 'nesting');
+      }
+      throw new TooDeep();
+    }
+    this.depth++;
+    try {
+      return lower();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private exprInner(node: CstNode): A.Expr {
+    const s = span(node);
+    switch (node.type) {
+      case 'identifier':
+        return { kind: 'Identifier', name: node.text, span: s };
+      case 'number':
+        return { kind: 'Number', value: Number(node.text), span: s };
+      case 'string':
+        return { kind: 'String', value: this.stringValue(node), span: s };
+      case 'true':
+        return { kind: 'Bool', value: true, span: s };
+      case 'false':
+        return { kind: 'Bool', value: false, span: s };
+      case 'null':
+        return { kind: 'Null', span: s };
+      case 'list':
+        return { kind: 'List', items: named(node).map((n) => this.expr(n)), span: s };
+      case 'vec_literal':
+        return { kind: 'Vec', items: named(node).map((n) => this.expr(n)), span: s };
+      case 'map':
+        return {
+          kind: 'Map',
+          entries: fieldChildren(node, 'entry').map((e) => ({
+            key: this.stringValue(e.childForFieldName('key')),
+            value: this.expr(e.childForFieldName('value'), e),
+            span: span(e),
+          })),
+          span: s,
+        };
+      case 'struct_literal':
+        return this.structLiteral(node);
+      case 'closure':
+        return this.closure(node);
+      case 'parenthesized_expression':
+        return this.expr(named(node)[0] ?? null, node);
+      case 'binary_expression': {
+        const op = node.childForFieldName('operator')?.type ?? '+';
+        if (!BINARY_OPS.has(op)) this.error(s, `unknown operator \`${op}\``);
+        return {
+          kind: 'Binary',
+          op: op as A.BinaryOp,
+          left: this.expr(node.childForFieldName('left'), node),
+          right: this.expr(node.childForFieldName('right'), node),
+          span: s,
+        };
+      }
+      case 'unary_expression':
+        return {
+          kind: 'Unary',
+          op: node.childForFieldName('operator')?.type === '-' ? '-' : '!',
+          operand: this.expr(node.childForFieldName('operand'), node),
+          span: s,
+        };
+      case 'index_expression':
+        return {
+          kind: 'Index',
+          target: this.expr(node.childForFieldName('target'), node),
+          index: this.expr(node.childForFieldName('index'), node),
+          span: s,
+        };
+      case 'member_expression':
+        return {
+          kind: 'Member',
+          target: this.expr(node.childForFieldName('target'), node),
+          name: this.identifier(node.childForFieldName('name'), node),
+          span: s,
+        };
+      case 'method_call':
+        return {
+          kind: 'MethodCall',
+          target: this.expr(node.childForFieldName('target'), node),
+          name: this.identifier(node.childForFieldName('name'), node),
+          args: this.arguments(node),
+          span: s,
+        };
+      case 'call_expression':
+        return {
+          kind: 'Call',
+          callee: this.expr(node.childForFieldName('function'), node),
+          args: this.arguments(node),
+          span: s,
+        };
+      case 'builtin_call': {
+        const args = this.arguments(node);
+        if (args.length === 0) {
+          this.error(s, '`call` needs a closure or a tool name as its first argument', 'arity');
+          return { kind: 'CallBuiltin', target: { kind: 'Null', span: s }, args: [], span: s };
+        }
+        return { kind: 'CallBuiltin', target: args[0], args: args.slice(1), span: s };
+      }
+      case 'list_operation': {
+        const op = node.childForFieldName('operator')?.type === 'filter' ? 'filter' : 'map';
+        const [list, fn] = this.fixedArguments(node, op, 2);
+        return { kind: 'ListOp', op, list, fn, span: s };
+      }
+      case 'spawn_each': {
+        const [list, fn] = this.fixedArguments(node, 'spawn_each', 2);
+        return { kind: 'SpawnEach', list, fn, span: s };
+      }
+      case 'use_expression': {
+        const pathNode = node.childForFieldName('path');
+        return {
+          kind: 'Use',
+          path: { kind: 'String', value: this.stringValue(pathNode), span: pathNode ? span(pathNode) : s },
+          span: s,
+        };
+      }
+      case 'use_schema':
+        return {
+          kind: 'UseSchema',
+          protocol: this.identifier(node.childForFieldName('protocol'), node),
+          source: this.expr(node.childForFieldName('source'), node),
+          span: s,
+        };
+      case 'grant_expression':
+        return {
+          kind: 'Grant',
+          identityKind: this.identifier(node.childForFieldName('kind'), node),
+          name: this.expr(node.childForFieldName('name'), node),
+          span: s,
+        };
+      case 'infer_expression':
+        return {
+          kind: 'Infer',
+          type: this.type(node.childForFieldName('type'), node),
+          body: this.block(node.childForFieldName('body'), node),
+          span: s,
+        };
+      case 'confidence_expression':
+        return { kind: 'Confidence', operand: this.expr(node.childForFieldName('operand'), node), span: s };
+      case 'spawn_expression':
+        return {
+          kind: 'Spawn',
+          link: node.childForFieldName('mode')?.type === 'spawn_link',
+          body: this.expr(node.childForFieldName('body'), node),
+          span: s,
+        };
+      case 'gather_expression':
+        return { kind: 'Gather', operand: this.expr(node.childForFieldName('operand'), node), span: s };
+      case 'receive':
+        return { kind: 'Receive', span: s };
+      case 'send_expression':
+        return {
+          kind: 'Send',
+          pid: this.expr(node.childForFieldName('pid'), node),
+          message: this.expr(node.childForFieldName('message'), node),
+          span: s,
+        };
+      case 'remember_expression':
+        return {
+          kind: 'Remember',
+          key: this.expr(node.childForFieldName('key'), node),
+          value: this.expr(node.childForFieldName('value'), node),
+          span: s,
+        };
+      case 'recall_expression':
+        return { kind: 'Recall', key: this.expr(node.childForFieldName('key'), node), span: s };
+      case 'context_call':
+        return {
+          kind: 'Context',
+          op: node.childForFieldName('operation')?.type === 'system' ? 'system' : 'append',
+          arg: this.expr(node.childForFieldName('argument'), node),
+          span: s,
+        };
+      default:
+        // An ERROR node in expression position: reported already; keep going with a placeholder.
+        return { kind: 'Null', span: s };
+    }
+  }
+
+  private structLiteral(node: CstNode): A.StructLit {
+    const spreads = fieldChildren(node, 'spread');
+    const fields = fieldChildren(node, 'field');
+    if (spreads.length > 1) this.error(span(spreads[1]), 'a struct literal takes at most one `..base` spread');
+    const spread = spreads[0];
+    if (spread && fields.some((f) => f.startIndex > spread.startIndex)) {
+      this.error(span(spread), 'the `..base` spread must come after the named fields');
+    }
+    return {
+      kind: 'StructLit',
+      name: this.identifier(node.childForFieldName('name'), node),
+      fields: fields.map((f) => ({
+        name: this.identifier(f.childForFieldName('name'), f),
+        value: this.expr(f.childForFieldName('value'), f),
+        span: span(f),
+      })),
+      spread: spread ? this.expr(named(spread)[0] ?? null, spread) : undefined,
+      span: span(node),
+    };
+  }
+
+  private closure(node: CstNode): A.Closure {
+    const params = node.childForFieldName('parameters');
+    const ret = node.childForFieldName('return_type');
+    return {
+      kind: 'Closure',
+      params: params
+        ? fieldChildren(params, 'parameter').map((p) => {
+            const type = p.childForFieldName('type');
+            return {
+              name: this.identifier(p.childForFieldName('name'), p),
+              type: type ? this.type(type, p) : undefined,
+              span: span(p),
+            };
+          })
+        : [],
+      returnType: ret ? this.type(ret, node) : undefined,
+      body: this.block(node.childForFieldName('body'), node),
+      span: span(node),
+    };
+  }
+
+  private arguments(node: CstNode): A.Expr[] {
+    const args = node.childForFieldName('arguments');
+    return args ? named(args).map((a) => this.expr(a)) : [];
+  }
+
+  private fixedArguments(node: CstNode, name: string, count: number): A.Expr[] {
+    const args = this.arguments(node);
+    if (args.length !== count) {
+      this.error(span(node), `\`${name}\` takes ${count} arguments, got ${args.length}`, 'arity');
+    }
+    const out = args.slice(0, count);
+    while (out.length < count) out.push({ kind: 'Null', span: endSpan(node) });
+    return out;
+  }
+
+  private identifier(node: CstNode | null, parent: CstNode): A.Identifier {
+    if (!node) return { kind: 'Identifier', name: '', span: endSpan(parent) };
+    return { kind: 'Identifier', name: node.text, span: span(node) };
+  }
+
+  /** The value of a string literal, with escapes decoded. */
+  private stringValue(node: CstNode | null): string {
+    if (!node) return '';
+    let out = '';
+    for (const part of named(node)) {
+      if (part.type === 'string_content') out += part.text;
+      else if (part.type === 'escape_sequence') out += this.decodeEscape(part);
+    }
+    return out;
+  }
+
+  private decodeEscape(node: CstNode): string {
+    const text = node.text;
+    switch (text[1]) {
+      case 'n':
+        return '\n';
+      case 'r':
+        return '\r';
+      case 't':
+        return '\t';
+      case '0':
+        return '\0';
+      case 'u': {
+        const hex = text.startsWith('\\u{') ? text.slice(3, -1) : text.slice(2);
+        const code = parseInt(hex, 16);
+        if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
+          this.error(span(node), `invalid Unicode escape \`${text}\``);
+          return '\ufffd';
+        }
+        return String.fromCodePoint(code);
+      }
+      default:
+        return text.slice(1);
+    }
+  }
+}
+
+function span(node: CstNode): A.Span {
+  return { start: node.startIndex, end: node.endIndex };
+}
+
+function endSpan(node: CstNode): A.Span {
+  return { start: node.endIndex, end: node.endIndex };
+}
+
+function named(node: CstNode): CstNode[] {
+  const out: CstNode[] = [];
+  for (const child of node.namedChildren) {
+    if (child && child.type !== 'line_comment' && child.type !== 'block_comment') out.push(child);
+  }
+  return out;
+}
+
+function fieldChildren(node: CstNode, field: string): CstNode[] {
+  return node.childrenForFieldName(field).filter((c): c is CstNode => c !== null);
+}
