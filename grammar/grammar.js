@@ -283,7 +283,7 @@ module.exports = grammar({
 
     // ------------------------------------------------------------------ tokens
 
-    identifier: (_) => /[A-Za-z_][A-Za-z0-9_]*/,
+    identifier: (_) => /[_\p{XID_Start}][_\p{XID_Continue}]*/,
 
     number: (_) => token(seq(/[0-9]+/, optional(seq('.', /[0-9]+/)), optional(seq(/[eE]/, optional(/[+-]/), /[0-9]+/)))),
 

@@ -12,8 +12,7 @@ export const MAX_NESTING = 1000;
 const BINARY_OPS = new Set<string>(['+', '-', '*', '/', '==', '!=', '<', '>', '<=', '>=', 'and', 'or', '~>']);
 
 const DESCRIBE_MISSING: Record<string, string> = {
-  identifier: 'a name or an expression',
-  ';': '`;`',
+  identifier: 'an expression',
 };
 
 export function lowerProgram(root: CstNode, file: SourceFile): { program: A.Program; diagnostics: Diagnostic[] } {
@@ -46,10 +45,10 @@ class Lowerer {
       for (;;) {
         const node = cursor.currentNode;
         if (node.isMissing) {
-          this.error(span(node), `syntax error: expected ${DESCRIBE_MISSING[node.type] ?? '`' + node.type + '`'}`);
+          this.missing(node);
           descend = false;
         } else if (node.isError) {
-          this.error(span(node), `syntax error: ${this.describeUnexpected(node)}`);
+          this.unexpected(node);
           descend = false; // one diagnostic per error region
         } else {
           descend = node.hasError;
@@ -64,17 +63,39 @@ class Lowerer {
     }
   }
 
-  private describeUnexpected(node: CstNode): string {
-    let first: CstNode = node;
-    while (first.childCount > 0) {
-      const child = first.child(0);
-      if (!child) break;
-      first = child;
+  /** Reported where the parser found something else: at the next token, which it names. */
+  private missing(node: CstNode): void {
+    const text = this.file.text;
+    let at = node.startIndex;
+    while (at < text.length && /\s/.test(text[at])) at++;
+    const expected = DESCRIBE_MISSING[node.type] ?? '`' + node.type + '`';
+    const found = at < text.length ? `, found \`${String.fromCodePoint(text.codePointAt(at)!)}\`` : ' at the end of the file';
+    this.error({ start: at, end: at }, `syntax error: expected ${expected}${found}`);
+  }
+
+  /**
+   * An ERROR node holds the tokens the parser could not fit. Point at a character no token can
+   * start with if there is one; otherwise at the last token before the statement's terminator,
+   * which is usually where the parser gave up.
+   */
+  private unexpected(node: CstNode): void {
+    const leaves: CstNode[] = [];
+    const collect = (n: CstNode): void => {
+      if (n.childCount === 0) leaves.push(n);
+      else for (const c of n.children) if (c) collect(c);
+    };
+    collect(node);
+    let culprit = leaves.find((l) => l.isError) ?? leaves[leaves.length - 1];
+    if (culprit && !culprit.isError && (culprit.type === ';' || culprit.type === '}') && leaves.length > 1) {
+      culprit = leaves[leaves.length - 2];
     }
-    const text = first.text || this.file.text.slice(node.startIndex, node.endIndex);
-    if (text.length === 0) return 'unexpected end of file';
+    const text = culprit ? this.file.text.slice(culprit.startIndex, culprit.endIndex) : '';
+    if (!culprit || text.length === 0) {
+      this.error(span(node), 'syntax error: unexpected end of file');
+      return;
+    }
     const shown = text.length > 30 ? text.slice(0, 30) + '…' : text;
-    return `unexpected \`${shown.replace(/\n/g, '\\n')}\``;
+    this.error(span(culprit), `syntax error: unexpected \`${shown.replace(/\n/g, '\\n')}\``);
   }
 
   private error(where: A.Span, message: string, code = 'syntax'): void {
@@ -254,7 +275,8 @@ class Lowerer {
     const s = span(node);
     switch (node.type) {
       case 'identifier':
-        return { kind: 'Identifier', name: node.text, span: s };
+        // A MISSING identifier is the parser's placeholder for an absent expression (reported already).
+        return node.isMissing ? { kind: 'Null', span: s } : { kind: 'Identifier', name: node.text, span: s };
       case 'number':
         return { kind: 'Number', value: Number(node.text), span: s };
       case 'string':

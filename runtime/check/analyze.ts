@@ -1,0 +1,642 @@
+// The analyzer: Turn's gradual typing over the AST. It resolves names the way the VM does (`let`
+// binds in the enclosing function, closures see enclosing functions, methods see their struct's
+// fields), knows struct layouts and closure signatures, and reports what it can prove wrong:
+// undefined names, unknown structs/fields/methods/types, call arity, and mismatches against
+// annotations. Where a type is unknown it says nothing (that is what makes it gradual).
+import type * as A from '../syntax/ast.js';
+import type { Diagnostic } from '../diagnostics.js';
+import {
+  ANY,
+  BOOL,
+  BUILTIN_TYPE_NAMES,
+  NULL,
+  NUM,
+  STR,
+  isAssignable,
+  resolveType,
+  typeToString,
+  type StaticType,
+  type TypeResolver,
+} from './types.js';
+
+export interface StructInfo {
+  decl: A.StructDecl;
+  fields: Map<string, StaticType>;
+  methods: Map<string, ClosureSig>;
+}
+
+export interface ClosureSig {
+  params: { name: string; type?: StaticType }[];
+  result?: StaticType;
+}
+
+interface Binding {
+  type: StaticType;
+  /** Known signature when the name is bound once, to a closure literal. */
+  sig?: ClosureSig;
+  bindings: number;
+  declared?: StaticType;
+}
+
+class FunctionScope {
+  readonly names = new Map<string, Binding>();
+  constructor(
+    readonly parent: FunctionScope | undefined,
+    /** Inside an `impl` method: the struct whose fields are visible as plain names. */
+    readonly receiver?: StructInfo,
+    readonly declaredResult?: StaticType,
+  ) {}
+
+  lookup(name: string): Binding | undefined {
+    for (let s: FunctionScope | undefined = this; s; s = s.parent) {
+      const b = s.names.get(name);
+      if (b) return b;
+      if (s.receiver) {
+        if (name === 'self') return { type: { kind: 'Struct', name: s.receiver.decl.name.name }, bindings: 1 };
+        const field = s.receiver.fields.get(name);
+        if (field) return { type: field, bindings: 1 };
+      }
+    }
+    return undefined;
+  }
+}
+
+export interface AnalysisResult {
+  diagnostics: Diagnostic[];
+  structs: Map<string, StructInfo>;
+}
+
+export function analyze(program: A.Program): AnalysisResult {
+  const analyzer = new Analyzer();
+  analyzer.run(program);
+  return { diagnostics: analyzer.diagnostics, structs: analyzer.structs };
+}
+
+class Analyzer implements TypeResolver {
+  readonly diagnostics: Diagnostic[] = [];
+  readonly structs = new Map<string, StructInfo>();
+  private readonly aliases = new Map<string, A.TypeAliasDecl>();
+  private readonly resolvingAliases = new Set<string>();
+
+  run(program: A.Program): void {
+    this.declareTypes(program.body);
+    const top = new FunctionScope(undefined);
+    this.hoist(program.body, top);
+    this.statements(program.body, top);
+  }
+
+  // ------------------------------------------------------------------ declarations
+
+  lookupNamed(name: string): StaticType | undefined {
+    if (this.structs.has(name)) return { kind: 'Struct', name };
+    const alias = this.aliases.get(name);
+    if (!alias || this.resolvingAliases.has(name)) return undefined;
+    this.resolvingAliases.add(name);
+    try {
+      return resolveType(alias.type, this);
+    } finally {
+      this.resolvingAliases.delete(name);
+    }
+  }
+
+  private declareTypes(body: A.Stmt[]): void {
+    for (const s of body) {
+      if (s.kind === 'Struct') {
+        if (this.structs.has(s.name.name) || this.aliases.has(s.name.name)) {
+          this.report(s.name.span, `\`${s.name.name}\` is already declared`, 'duplicate');
+          continue;
+        }
+        this.structs.set(s.name.name, { decl: s, fields: new Map(), methods: new Map() });
+      } else if (s.kind === 'TypeAlias') {
+        if (this.structs.has(s.name.name) || this.aliases.has(s.name.name)) {
+          this.report(s.name.span, `\`${s.name.name}\` is already declared`, 'duplicate');
+          continue;
+        }
+        this.aliases.set(s.name.name, s);
+      }
+    }
+    // Field types after all names are known, so structs can refer to each other.
+    for (const info of this.structs.values()) {
+      const params = new Set(info.decl.typeParams.map((p) => p.name));
+      for (const f of info.decl.fields) {
+        if (info.fields.has(f.name.name)) {
+          this.report(f.name.span, `field \`${f.name.name}\` is declared twice in ${info.decl.name.name}`, 'duplicate');
+        }
+        this.checkTypeExpr(f.type, params);
+        info.fields.set(f.name.name, resolveType(f.type, this, params));
+      }
+    }
+    for (const alias of this.aliases.values()) this.checkTypeExpr(alias.type);
+    for (const s of body) {
+      if (s.kind !== 'Impl') continue;
+      const info = this.structs.get(s.typeName.name);
+      if (!info) {
+        this.report(s.typeName.span, `\`impl\` for unknown struct \`${s.typeName.name}\``, 'unknown-struct');
+        continue;
+      }
+      for (const m of s.methods) {
+        if (m.value.kind !== 'Closure') {
+          this.report(m.value.span, `method \`${m.name.name}\` must be a closure (\`turn(..) { .. }\`)`, 'invalid-method');
+          continue;
+        }
+        info.methods.set(m.name.name, this.signature(m.value));
+      }
+    }
+  }
+
+  private signature(c: A.Closure): ClosureSig {
+    return {
+      params: c.params.map((p) => ({ name: p.name.name, type: p.type ? resolveType(p.type, this) : undefined })),
+      result: c.returnType ? resolveType(c.returnType, this) : undefined,
+    };
+  }
+
+  /** Reports unknown type names in a written type. */
+  private checkTypeExpr(t: A.TypeExpr, typeParams: ReadonlySet<string> = new Set()): void {
+    switch (t.kind) {
+      case 'EnumType':
+        return;
+      case 'FunctionType':
+        t.params.forEach((p) => this.checkTypeExpr(p, typeParams));
+        this.checkTypeExpr(t.result, typeParams);
+        return;
+      case 'NamedType':
+        if (!BUILTIN_TYPE_NAMES.has(t.name) && !typeParams.has(t.name) && !this.structs.has(t.name) && !this.aliases.has(t.name)) {
+          this.report(t.span, `unknown type \`${t.name}\``, 'unknown-type');
+        }
+        t.args.forEach((a) => this.checkTypeExpr(a, typeParams));
+    }
+  }
+
+  // ------------------------------------------------------------------ statements
+
+  /** `let` binds in the enclosing function, so names are known function-wide before the walk. */
+  private hoist(body: A.Stmt[], scope: FunctionScope): void {
+    const visit = (stmts: A.Stmt[]): void => {
+      for (const s of stmts) {
+        switch (s.kind) {
+          case 'Let': {
+            const existing = scope.names.get(s.name.name);
+            const declared = s.type ? resolveType(s.type, this) : undefined;
+            if (existing) {
+              existing.bindings++;
+              existing.sig = undefined;
+            } else {
+              scope.names.set(s.name.name, {
+                type: ANY,
+                bindings: 1,
+                declared,
+                sig: s.value.kind === 'Closure' ? this.signature(s.value) : undefined,
+              });
+            }
+            break;
+          }
+          case 'If':
+            visit(s.then.body);
+            if (s.else) visit(s.else.kind === 'If' ? [s.else] : s.else.body);
+            break;
+          case 'While':
+            visit(s.body.body);
+            break;
+          case 'Try':
+            visit(s.body.body);
+            if (!scope.names.has(s.param.name)) scope.names.set(s.param.name, { type: ANY, bindings: 1 });
+            visit(s.handler.body);
+            break;
+          case 'Entry':
+            visit(s.body.body);
+            break;
+          default:
+            break;
+        }
+      }
+    };
+    visit(body);
+  }
+
+  private statements(body: A.Stmt[], scope: FunctionScope): void {
+    for (const s of body) this.statement(s, scope);
+  }
+
+  private statement(s: A.Stmt, scope: FunctionScope): void {
+    switch (s.kind) {
+      case 'Let': {
+        if (s.type) this.checkTypeExpr(s.type);
+        const t = this.expr(s.value, scope);
+        const b = scope.names.get(s.name.name);
+        if (b?.declared && !isAssignable(t, b.declared)) {
+          this.mismatch(s.value.span, `\`${s.name.name}\` is declared`, b.declared, t);
+        }
+        if (b) b.type = b.declared ?? (b.bindings === 1 ? t : ANY);
+        return;
+      }
+      case 'ExprStmt':
+        this.expr(s.expr, scope);
+        return;
+      case 'Return': {
+        const t = s.value ? this.expr(s.value, scope) : NULL;
+        if (scope.declaredResult && s.value && !isAssignable(t, scope.declaredResult)) {
+          this.mismatch(s.value.span, 'the closure returns', scope.declaredResult, t);
+        }
+        return;
+      }
+      case 'If':
+        this.expr(s.condition, scope);
+        this.statements(s.then.body, scope);
+        if (s.else?.kind === 'If') this.statement(s.else, scope);
+        else if (s.else) this.statements(s.else.body, scope);
+        return;
+      case 'While':
+        this.expr(s.condition, scope);
+        this.statements(s.body.body, scope);
+        return;
+      case 'Try':
+        this.statements(s.body.body, scope);
+        this.statements(s.handler.body, scope);
+        return;
+      case 'Throw':
+        this.expr(s.value, scope);
+        return;
+      case 'Entry':
+        this.statements(s.body.body, scope);
+        return;
+      case 'Impl': {
+        const info = this.structs.get(s.typeName.name);
+        for (const m of s.methods) {
+          if (m.value.kind === 'Closure') this.closure(m.value, scope, info);
+        }
+        return;
+      }
+      case 'Struct':
+      case 'TypeAlias':
+      case 'Suspend':
+        return;
+    }
+  }
+
+  // ------------------------------------------------------------------ expressions
+
+  private expr(e: A.Expr, scope: FunctionScope): StaticType {
+    switch (e.kind) {
+      case 'Number':
+        return NUM;
+      case 'String':
+        return STR;
+      case 'Bool':
+        return BOOL;
+      case 'Null':
+        return NULL;
+      case 'Identifier': {
+        const b = scope.lookup(e.name);
+        if (!b) {
+          this.report(e.span, `undefined name \`${e.name}\``, 'undefined-name');
+          return ANY;
+        }
+        return b.type;
+      }
+      case 'List': {
+        const types = e.items.map((i) => this.expr(i, scope));
+        const first = types[0];
+        const same = first && types.every((t) => sameType(t, first));
+        return { kind: 'List', element: same ? first : ANY };
+      }
+      case 'Map':
+        e.entries.forEach((en) => this.expr(en.value, scope));
+        return { kind: 'Map' };
+      case 'Vec':
+        e.items.forEach((i) => this.expectType(i, scope, NUM, 'a vector element'));
+        return { kind: 'Vec' };
+      case 'StructLit':
+        return this.structLiteral(e, scope);
+      case 'Closure':
+        this.closure(e, scope);
+        return this.closureType(e);
+      case 'Binary':
+        return this.binary(e, scope);
+      case 'Unary': {
+        const t = this.expr(e.operand, scope);
+        if (e.op === '-') {
+          if (t.kind !== 'Any' && t.kind !== 'Num') this.report(e.span, `cannot negate a ${typeToString(t)}`, 'type-mismatch');
+          return NUM;
+        }
+        return BOOL;
+      }
+      case 'Index': {
+        const target = this.expr(e.target, scope);
+        const index = this.expr(e.index, scope);
+        if (target.kind === 'List') {
+          if (index.kind !== 'Any' && index.kind !== 'Num') this.report(e.index.span, `a list index must be a Num, not ${typeToString(index)}`, 'type-mismatch');
+          return target.element;
+        }
+        if (target.kind === 'Struct' && e.index.kind === 'String') return this.fieldType(target.name, e.index.value, e.index.span);
+        if (['Num', 'Bool', 'Null'].includes(target.kind)) this.report(e.span, `cannot index a ${typeToString(target)}`, 'type-mismatch');
+        return ANY;
+      }
+      case 'Member': {
+        const target = this.expr(e.target, scope);
+        if (target.kind === 'Struct') {
+          const info = this.structs.get(target.name);
+          if (info?.methods.has(e.name.name)) return { kind: 'Closure', params: [], result: ANY };
+          return this.fieldType(target.name, e.name.name, e.name.span);
+        }
+        if (['Num', 'Str', 'Bool', 'Null', 'List'].includes(target.kind)) {
+          this.report(e.name.span, `a ${typeToString(target)} has no field \`${e.name.name}\``, 'unknown-field');
+        }
+        return ANY;
+      }
+      case 'MethodCall':
+        return this.methodCall(e, scope);
+      case 'Call': {
+        const sig = e.callee.kind === 'Identifier' ? scope.lookup(e.callee.name)?.sig : undefined;
+        const calleeType = this.expr(e.callee, scope);
+        const argTypes = e.args.map((a) => this.expr(a, scope));
+        if (['Num', 'Str', 'Bool', 'Null', 'List', 'Map', 'Struct'].includes(calleeType.kind)) {
+          this.report(e.callee.span, `a ${typeToString(calleeType)} is not callable`, 'not-callable');
+        }
+        if (sig) this.checkCall(sig, e.args, argTypes, calleeName(e.callee), e.span, false);
+        return sig?.result ?? (calleeType.kind === 'Closure' ? calleeType.result : ANY);
+      }
+      case 'CallBuiltin': {
+        const targetType = this.expr(e.target, scope);
+        const argTypes = e.args.map((a) => this.expr(a, scope));
+        const sig = e.target.kind === 'Identifier' ? scope.lookup(e.target.name)?.sig : undefined;
+        if (sig) this.checkCall(sig, e.args, argTypes, calleeName(e.target), e.span, true);
+        else if (['Num', 'Bool', 'Null', 'List', 'Map', 'Struct'].includes(targetType.kind)) {
+          this.report(e.target.span, `\`call\` needs a closure or a tool name, not a ${typeToString(targetType)}`, 'not-callable');
+        }
+        return sig?.result ?? ANY;
+      }
+      case 'ListOp': {
+        const list = this.expr(e.list, scope);
+        this.expr(e.fn, scope);
+        this.checkFnArity(e.fn, 1, e.op);
+        if (['Num', 'Str', 'Bool', 'Map', 'Struct'].includes(list.kind)) {
+          this.report(e.list.span, `\`${e.op}\` needs a list, not a ${typeToString(list)}`, 'type-mismatch');
+        }
+        return e.op === 'filter' && list.kind === 'List' ? list : { kind: 'List', element: ANY };
+      }
+      case 'Use':
+        return ANY;
+      case 'UseSchema':
+        this.expr(e.source, scope);
+        return ANY;
+      case 'Grant':
+        this.expectType(e.name, scope, STR, 'an identity name');
+        return { kind: 'Identity' };
+      case 'Infer': {
+        this.checkTypeExpr(e.type);
+        const t = resolveType(e.type, this);
+        const bad = unsupportedInferType(t, this);
+        if (bad) this.report(e.type.span, `\`infer\` cannot produce ${bad}: use a struct, Num, Str, Bool, a string enum or a List of them`, 'infer-type');
+        this.statements(e.body.body, scope);
+        const last = e.body.body[e.body.body.length - 1];
+        if (!last || last.kind !== 'ExprStmt') this.report(e.body.span, '`infer` needs a prompt: end its block with an expression such as "Summarise this";', 'infer-prompt');
+        return t;
+      }
+      case 'Confidence':
+        this.expr(e.operand, scope);
+        return NUM;
+      case 'Spawn':
+        this.expr(e.body, scope);
+        this.checkFnArity(e.body, 0, e.link ? 'spawn_link' : 'spawn');
+        return { kind: 'Pid' };
+      case 'SpawnEach':
+        this.expr(e.list, scope);
+        this.expr(e.fn, scope);
+        this.checkFnArity(e.fn, 1, 'spawn_each');
+        return { kind: 'List', element: { kind: 'Pid' } };
+      case 'Gather':
+        this.expr(e.operand, scope);
+        return { kind: 'List', element: ANY };
+      case 'Receive':
+        return ANY;
+      case 'Send':
+        this.expectType(e.pid, scope, { kind: 'Pid' }, 'the target of `send`');
+        this.expr(e.message, scope);
+        return NULL;
+      case 'Remember':
+        this.expr(e.key, scope);
+        this.expr(e.value, scope);
+        return NULL;
+      case 'Recall':
+        this.expr(e.key, scope);
+        return ANY;
+      case 'Context':
+        this.expr(e.arg, scope);
+        return NULL;
+    }
+  }
+
+  private closure(c: A.Closure, outer: FunctionScope, receiver?: StructInfo): void {
+    const declaredResult = c.returnType ? resolveType(c.returnType, this) : undefined;
+    if (c.returnType) this.checkTypeExpr(c.returnType);
+    const scope = new FunctionScope(outer, receiver, declaredResult);
+    const seen = new Set<string>();
+    for (const p of c.params) {
+      if (seen.has(p.name.name)) this.report(p.name.span, `parameter \`${p.name.name}\` is declared twice`, 'duplicate');
+      seen.add(p.name.name);
+      if (p.type) this.checkTypeExpr(p.type);
+      const type = p.type ? resolveType(p.type, this) : ANY;
+      scope.names.set(p.name.name, { type, declared: p.type ? type : undefined, bindings: 1 });
+    }
+    this.hoist(c.body.body, scope);
+    this.statements(c.body.body, scope);
+  }
+
+  private closureType(c: A.Closure): StaticType {
+    const sig = this.signature(c);
+    return { kind: 'Closure', params: sig.params.map((p) => p.type ?? ANY), result: sig.result ?? ANY };
+  }
+
+  private structLiteral(e: A.StructLit, scope: FunctionScope): StaticType {
+    const info = this.structs.get(e.name.name);
+    if (e.spread) this.expectType(e.spread, scope, { kind: 'Struct', name: e.name.name }, 'the `..` spread');
+    if (!info) {
+      e.fields.forEach((f) => this.expr(f.value, scope));
+      this.report(e.name.span, `unknown struct \`${e.name.name}\``, 'unknown-struct');
+      return ANY;
+    }
+    const given = new Set<string>();
+    for (const f of e.fields) {
+      const t = this.expr(f.value, scope);
+      if (given.has(f.name.name)) this.report(f.name.span, `field \`${f.name.name}\` is given twice`, 'duplicate');
+      given.add(f.name.name);
+      const declared = info.fields.get(f.name.name);
+      if (!declared) {
+        this.report(f.name.span, `${e.name.name} has no field \`${f.name.name}\`${suggest(f.name.name, info.fields.keys())}`, 'unknown-field');
+      } else if (!isAssignable(t, declared)) {
+        this.mismatch(f.value.span, `field \`${f.name.name}\` of ${e.name.name} is`, declared, t);
+      }
+    }
+    if (!e.spread) {
+      const missing = [...info.fields.keys()].filter((n) => !given.has(n));
+      if (missing.length > 0) {
+        this.report(e.span, `missing ${missing.length === 1 ? 'field' : 'fields'} ${missing.map((m) => '`' + m + '`').join(', ')} in ${e.name.name}`, 'missing-field');
+      }
+    }
+    return { kind: 'Struct', name: e.name.name };
+  }
+
+  private fieldType(structName: string, field: string, where: A.Span): StaticType {
+    const info = this.structs.get(structName);
+    if (!info) return ANY;
+    const t = info.fields.get(field);
+    if (!t) {
+      this.report(where, `${structName} has no field \`${field}\`${suggest(field, info.fields.keys())}`, 'unknown-field');
+      return ANY;
+    }
+    return t;
+  }
+
+  private methodCall(e: A.MethodCall, scope: FunctionScope): StaticType {
+    const target = this.expr(e.target, scope);
+    const argTypes = e.args.map((a) => this.expr(a, scope));
+    if (target.kind === 'Struct') {
+      const info = this.structs.get(target.name);
+      if (!info) return ANY;
+      const method = info.methods.get(e.name.name);
+      if (method) {
+        this.checkCall(method, e.args, argTypes, `${target.name}.${e.name.name}`, e.span, false);
+        return method.result ?? ANY;
+      }
+      const field = info.fields.get(e.name.name);
+      if (field && (field.kind === 'Closure' || field.kind === 'Any')) return field.kind === 'Closure' ? field.result : ANY;
+      this.report(e.name.span, `${target.name} has no method \`${e.name.name}\`${suggest(e.name.name, info.methods.keys())}`, 'unknown-method');
+      return ANY;
+    }
+    if (['Num', 'Str', 'Bool', 'Null', 'List', 'Pid', 'Vec'].includes(target.kind)) {
+      this.report(e.name.span, `a ${typeToString(target)} has no method \`${e.name.name}\``, 'unknown-method');
+    }
+    return ANY;
+  }
+
+  private checkCall(sig: ClosureSig, args: A.Expr[], argTypes: StaticType[], name: string, where: A.Span, spreads: boolean): void {
+    // `call(f, [a, b])`: a single list argument spreads over a closure of several parameters.
+    if (spreads && args.length === 1 && sig.params.length > 1 && (argTypes[0].kind === 'List' || argTypes[0].kind === 'Any')) return;
+    if (args.length !== sig.params.length) {
+      this.report(where, `\`${name}\` takes ${plural(sig.params.length, 'argument')}, got ${args.length}`, 'arity');
+      return;
+    }
+    sig.params.forEach((p, i) => {
+      if (p.type && !isAssignable(argTypes[i], p.type)) {
+        this.mismatch(args[i].span, `parameter \`${p.name}\` of \`${name}\` is`, p.type, argTypes[i]);
+      }
+    });
+  }
+
+  private checkFnArity(fn: A.Expr, arity: number, what: string): void {
+    if (fn.kind === 'Closure' && fn.params.length !== arity) {
+      this.report(fn.span, `\`${what}\` needs a closure of ${plural(arity, 'parameter')}, this one takes ${fn.params.length}`, 'arity');
+    }
+  }
+
+  private binary(e: A.Binary, scope: FunctionScope): StaticType {
+    const l = this.expr(e.left, scope);
+    const r = this.expr(e.right, scope);
+    switch (e.op) {
+      case '+':
+        if (l.kind === 'Str' || r.kind === 'Str' || l.kind === 'Enum' || r.kind === 'Enum') return STR;
+        if (l.kind === 'Num' && r.kind === 'Num') return NUM;
+        this.arithmetic(e, l, r, ['Bool', 'Map', 'Struct', 'Closure', 'Pid']);
+        return ANY;
+      case '-':
+      case '*':
+      case '/':
+        this.arithmetic(e, l, r, ['Str', 'Enum', 'Bool', 'List', 'Map', 'Struct', 'Closure', 'Pid', 'Null']);
+        return NUM;
+      case '~>':
+        return NUM;
+      default:
+        return BOOL;
+    }
+  }
+
+  private arithmetic(e: A.Binary, l: StaticType, r: StaticType, invalid: string[]): void {
+    for (const [t, side] of [[l, e.left], [r, e.right]] as const) {
+      if (invalid.includes(t.kind)) {
+        this.report(side.span, `\`${e.op}\` cannot take a ${typeToString(t)}`, 'type-mismatch');
+        return;
+      }
+    }
+  }
+
+  private expectType(e: A.Expr, scope: FunctionScope, expected: StaticType, what: string): void {
+    const t = this.expr(e, scope);
+    if (!isAssignable(t, expected)) this.mismatch(e.span, `${what} must be`, expected, t);
+  }
+
+  private mismatch(where: A.Span, context: string, expected: StaticType, actual: StaticType): void {
+    this.report(where, `type mismatch: ${context} ${typeToString(expected)}, got ${typeToString(actual)}`, 'type-mismatch');
+  }
+
+  private report(span: A.Span, message: string, code: string): void {
+    this.diagnostics.push({ severity: 'error', message, span, code });
+  }
+}
+
+function sameType(a: StaticType, b: StaticType): boolean {
+  return typeToString(a) === typeToString(b);
+}
+
+function calleeName(e: A.Expr): string {
+  return e.kind === 'Identifier' ? e.name : 'closure';
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** What `infer` cannot ask a model for, described for a message; undefined when the type is fine. */
+function unsupportedInferType(t: StaticType, analyzer: Analyzer, seen = new Set<string>()): string | undefined {
+  switch (t.kind) {
+    case 'Num':
+    case 'Str':
+    case 'Bool':
+    case 'Enum':
+    case 'Any':
+    case 'Map':
+      return undefined;
+    case 'List':
+      return unsupportedInferType(t.element, analyzer, seen);
+    case 'Struct': {
+      if (seen.has(t.name)) return undefined;
+      seen.add(t.name);
+      const info = analyzer.structs.get(t.name);
+      for (const ft of info?.fields.values() ?? []) {
+        const bad = unsupportedInferType(ft, analyzer, seen);
+        if (bad) return bad;
+      }
+      return undefined;
+    }
+    default:
+      return `a ${typeToString(t)}`;
+  }
+}
+
+/** ` (did you mean `x`?)` for a close misspelling. */
+function suggest(name: string, candidates: Iterable<string>): string {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(name, c);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = c;
+    }
+  }
+  return best !== undefined && name.length > 1 && bestDistance <= Math.max(1, Math.floor(name.length / 3)) ? ` (did you mean \`${best}\`?)` : '';
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length];
+}

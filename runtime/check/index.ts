@@ -1,0 +1,53 @@
+// `checkSource`: everything the compiler front end knows about one file — syntax and semantic
+// diagnostics, the AST, and where each `use` points. `turn check`, `turn run` and the language
+// server all call this, so they report the same diagnostics for the same text.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Program, UseExpr } from '../syntax/ast.js';
+import type { Diagnostic } from '../diagnostics.js';
+import { parseSource } from '../syntax/parse.js';
+import type { SourceFile } from '../syntax/source.js';
+import { walk } from '../syntax/walk.js';
+import { analyze } from './analyze.js';
+
+export interface CheckResult {
+  file: SourceFile;
+  program: Program;
+  diagnostics: Diagnostic[];
+  /** Resolved absolute path of each `use "..."` whose file exists. */
+  uses: Map<UseExpr, string>;
+}
+
+export async function checkSource(filePath: string, text: string): Promise<CheckResult> {
+  const { program, diagnostics, file } = await parseSource(filePath, text);
+  const semantic = diagnostics.some((d) => d.code === 'nesting') ? [] : analyze(program).diagnostics;
+  const uses = new Map<UseExpr, string>();
+  const useDiagnostics: Diagnostic[] = [];
+  walk(program, (node) => {
+    if (node.kind !== 'Use') return;
+    const resolved = resolveModule(filePath, node.path.value);
+    if (resolved.ok) uses.set(node, resolved.path);
+    else useDiagnostics.push({ severity: 'error', message: resolved.message, span: node.path.span, code: 'unknown-module' });
+  });
+  const all = [...diagnostics, ...semantic, ...useDiagnostics].sort((a, b) => a.span.start - b.span.start);
+  return { file, program, diagnostics: all, uses };
+}
+
+export type ModuleResolution = { ok: true; path: string } | { ok: false; message: string };
+
+/** `use "x"` resolves relative to the importing file; `.tn` may be left off. */
+export function resolveModule(fromFile: string, spec: string): ModuleResolution {
+  if (spec.startsWith('std/')) {
+    return { ok: false, message: `the standard module \`${spec}\` is not available in this version of Turn yet` };
+  }
+  if (spec === '') return { ok: false, message: '`use` needs a module path' };
+  const base = path.resolve(path.dirname(path.resolve(fromFile)), spec);
+  for (const candidate of [base, base + '.tn']) {
+    try {
+      if (fs.statSync(candidate).isFile()) return { ok: true, path: candidate };
+    } catch {
+      // try the next candidate
+    }
+  }
+  return { ok: false, message: `cannot find module \`${spec}\` (looked for ${base}${path.extname(base) ? '' : ' and ' + base + '.tn'})` };
+}

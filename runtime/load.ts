@@ -1,0 +1,98 @@
+// Reading Turn source files and loading a program with every module it `use`s. Bad input — a
+// missing file, a directory, binary data, a file too large — becomes an `InputError` whose message
+// is ready to show a person; syntax and semantic problems become diagnostics per file.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { checkSource } from './check/index.js';
+import type { SourceUnit } from './compile/index.js';
+import type { Diagnostic } from './diagnostics.js';
+import type { SourceFile } from './syntax/source.js';
+
+/** Larger sources are refused before parsing (the parser holds the whole tree in memory). */
+export const MAX_SOURCE_BYTES = 32 * 1024 * 1024;
+
+export class InputError extends Error {}
+
+export function readSourceText(filePath: string): string {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(filePath);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new InputError(`${filePath}: no such file`);
+    if (code === 'EACCES') throw new InputError(`${filePath}: permission denied`);
+    throw new InputError(`${filePath}: cannot read (${code ?? 'unknown error'})`);
+  }
+  if (stat.isDirectory()) throw new InputError(`${filePath}: is a directory, not a Turn source file`);
+  if (!stat.isFile()) throw new InputError(`${filePath}: not a regular file`);
+  if (stat.size > MAX_SOURCE_BYTES) {
+    throw new InputError(`${filePath}: file is too large (${(stat.size / 1048576).toFixed(1)} MiB; the limit is ${MAX_SOURCE_BYTES / 1048576} MiB)`);
+  }
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(filePath);
+  } catch (e) {
+    throw new InputError(`${filePath}: cannot read (${(e as NodeJS.ErrnoException).code ?? 'unknown error'})`);
+  }
+  return decodeSource(filePath, bytes);
+}
+
+/** Decodes UTF-8 source, refusing binary content with the offset where it was found. */
+export function decodeSource(filePath: string, bytes: Uint8Array): string {
+  const nul = bytes.indexOf(0);
+  if (nul !== -1) throw new InputError(`${filePath}: not a text file (binary data at byte ${nul})`);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new InputError(`${filePath}: not a text file (invalid UTF-8 at byte ${firstInvalidUtf8(bytes)})`);
+  }
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** Where decoding fails, for the message (the fatal decoder above is what decides validity). */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const c = bytes[i];
+    const continuation = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
+    if (continuation < 0) return i;
+    for (let k = 1; k <= continuation; k++) {
+      if (i + k >= bytes.length || (bytes[i + k] & 0xc0) !== 0x80) return i;
+    }
+    i += continuation + 1;
+  }
+  return bytes.length;
+}
+
+export interface FileDiagnostic {
+  file: SourceFile;
+  diagnostic: Diagnostic;
+}
+
+export interface LoadedProgram {
+  entryPath: string;
+  units: SourceUnit[];
+  diagnostics: FileDiagnostic[];
+}
+
+/** Loads the entry file and, transitively, every module it uses; each file is read and checked once. */
+export async function loadProgram(entryFile: string): Promise<LoadedProgram> {
+  const entryPath = path.resolve(entryFile);
+  const units: SourceUnit[] = [];
+  const diagnostics: FileDiagnostic[] = [];
+  const seen = new Set<string>();
+  const queue: { abs: string; shown: string }[] = [{ abs: entryPath, shown: entryFile }];
+  while (queue.length > 0) {
+    const { abs, shown } = queue.shift()!;
+    if (seen.has(abs)) continue;
+    seen.add(abs);
+    const result = await checkSource(shown, readSourceText(shown));
+    units.push({ path: abs, file: result.file, program: result.program, uses: result.uses });
+    for (const d of result.diagnostics) diagnostics.push({ file: result.file, diagnostic: d });
+    for (const target of result.uses.values()) {
+      if (!seen.has(target)) queue.push({ abs: target, shown: path.relative(process.cwd(), target) || target });
+    }
+  }
+  return { entryPath, units, diagnostics };
+}

@@ -1,0 +1,114 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { checkSource } from '../../runtime/check/index.js';
+import { formatDiagnostic } from '../../runtime/diagnostics.js';
+
+async function messages(text: string): Promise<string[]> {
+  const r = await checkSource('a.tn', text);
+  return r.diagnostics.map((d) => formatDiagnostic(r.file, d));
+}
+
+test('the shared conformance programs that should compile have no diagnostics', async () => {
+  const dir = path.join(__dirname, '..', '..', '..', 'shared', 'conformance');
+  for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.tn'))) {
+    const text = fs.readFileSync(path.join(dir, name), 'utf8');
+    const r = await checkSource(name, text);
+    const wantsError = /^\/\/ exit: 2/m.test(text);
+    assert.equal(r.diagnostics.length > 0, wantsError, `${name}: ${r.diagnostics.map((d) => d.message).join('; ')}`);
+  }
+});
+
+test('undefined names are reported where they are used', async () => {
+  assert.deepEqual(await messages('let a = 1;\ncall("echo", b + a);'), ['a.tn:2:14: undefined name `b`']);
+});
+
+test('let binds function-wide: a name defined later in a loop or a closure is not undefined', async () => {
+  assert.deepEqual(
+    await messages('let f = turn(n: Num) -> Num { if n < 1 { return 0; } return f(n - 1); };\nwhile true { let x = 1; }\ncall("echo", x);'),
+    [],
+  );
+});
+
+test('a closure sees names of the functions around it, but not names of its callers', async () => {
+  assert.deepEqual(
+    await messages('let g = turn() { return local; };\nlet h = turn() { let local = 1; return g(); };'),
+    ['a.tn:1:25: undefined name `local`'],
+  );
+});
+
+test('struct literals: unknown struct, unknown field with a suggestion, missing fields, field types', async () => {
+  const out = await messages(
+    'struct Point { x: Num, y: Num };\nlet a = Pointt { x: 1, y: 2 };\nlet b = Point { x: 1, yy: 2 };\nlet c = Point { x: 1 };\nlet d = Point { x: "one", y: 2 };\nlet e = Point { x: 5, ..d };',
+  );
+  assert.deepEqual(out, [
+    'a.tn:2:9: unknown struct `Pointt`',
+    'a.tn:3:23: Point has no field `yy` (did you mean `y`?)',
+    'a.tn:3:9: missing field `y` in Point',
+    'a.tn:4:9: missing field `y` in Point',
+    'a.tn:5:20: type mismatch: field `x` of Point is Num, got Str',
+  ].sort(byPosition));
+});
+
+test('field access and methods on known structs', async () => {
+  const out = await messages(
+    'struct P { x: Num };\nimpl P { let twice = turn() -> Num { return x * 2; }; };\nlet p = P { x: 1 };\ncall("echo", p.z);\ncall("echo", p.twice(3));\ncall("echo", p.thrice());\ncall("echo", p.twice());',
+  );
+  assert.deepEqual(out, [
+    'a.tn:4:16: P has no field `z`',
+    'a.tn:5:14: `P.twice` takes 0 arguments, got 1',
+    'a.tn:6:16: P has no method `thrice` (did you mean `twice`?)',
+  ]);
+});
+
+test('call arity and annotated parameter types, with list spreading through call()', async () => {
+  const out = await messages(
+    'let add = turn(a: Num, b: Num) -> Num { return a + b; };\nadd(1);\nadd("x", 2);\ncall(add, [1, 2]);\ncall(add, 1, 2, 3);',
+  );
+  assert.deepEqual(out, [
+    'a.tn:2:1: `add` takes 2 arguments, got 1',
+    'a.tn:3:5: type mismatch: parameter `a` of `add` is Num, got Str',
+    'a.tn:5:1: `add` takes 2 arguments, got 3',
+  ]);
+});
+
+test('annotated lets and return types are checked', async () => {
+  const out = await messages('let n: Num = "five";\nlet f = turn() -> Str { return 1; };\nlet ok: Str = "s" + 1;');
+  assert.deepEqual(out, ['a.tn:1:14: type mismatch: `n` is declared Num, got Str', 'a.tn:2:32: type mismatch: the closure returns Str, got Num']);
+});
+
+test('unknown types, impl for unknown structs and infer of an unsupported type', async () => {
+  const out = await messages('let x: Widget = 1;\nimpl Gadget { };\nlet p = infer Pid { "pid?"; };\nlet q = infer Num { };');
+  assert.deepEqual(out, [
+    'a.tn:1:8: unknown type `Widget`',
+    'a.tn:2:6: `impl` for unknown struct `Gadget`',
+    'a.tn:3:15: `infer` cannot produce a Pid: use a struct, Num, Str, Bool, a string enum or a List of them',
+    'a.tn:4:19: `infer` needs a prompt: end its block with an expression such as "Summarise this";',
+  ]);
+});
+
+test('spawn and map take closures of the right arity; arithmetic on strings is rejected', async () => {
+  const out = await messages('let p = spawn turn(x: Num) { return x; };\nlet m = map([1], turn(a: Num, b: Num) { return a; });\nlet s = "a" - 1;');
+  assert.deepEqual(out, [
+    'a.tn:1:15: `spawn` needs a closure of 0 parameters, this one takes 1',
+    'a.tn:2:18: `map` needs a closure of 1 parameter, this one takes 2',
+    'a.tn:3:9: `-` cannot take a Str',
+  ]);
+});
+
+test('a missing module is reported at its path', async () => {
+  const out = await messages('let m = use "./nowhere";');
+  assert.equal(out.length, 1);
+  assert.match(out[0], /^a\.tn:1:13: cannot find module `\.\/nowhere`/);
+});
+
+test('a syntax error does not also produce a bogus undefined-name error', async () => {
+  assert.deepEqual(await messages('let x = ;'), ['a.tn:1:9: syntax error: expected an expression, found `;`']);
+});
+
+function byPosition(a: string, b: string): number {
+  const pa = a.split(':').slice(1, 3).map(Number);
+  const pb = b.split(':').slice(1, 3).map(Number);
+  return pa[0] - pb[0] || pa[1] - pb[1];
+}
