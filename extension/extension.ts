@@ -1,0 +1,54 @@
+// Entry point of the Turn extension: language client, status bar, commands, CodeLens.
+// extension/ is the only folder whose code may import `vscode`.
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { createLanguageClient } from './client.js';
+import { registerCodeLens } from './codelens.js';
+import { registerCommands } from './commands.js';
+import { ServerStatusItem } from './status.js';
+
+let client: LanguageClient | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const status = new ServerStatusItem();
+  context.subscriptions.push(status);
+
+  const start = async (): Promise<void> => {
+    client = createLanguageClient(context);
+    status.follow(client);
+    status.set('starting');
+    try {
+      await client.start();
+    } catch (err) {
+      status.set('stopped', err instanceof Error ? err.message : String(err));
+      client.outputChannel.appendLine(`Failed to start the Turn language server: ${String(err)}`);
+    }
+  };
+
+  const restartServer = async (): Promise<void> => {
+    const old = client;
+    client = undefined;
+    if (old) {
+      try {
+        await old.dispose();
+      } catch {
+        // A server that failed to start cannot be stopped cleanly; a new one starts anyway.
+      }
+    }
+    await start();
+  };
+
+  context.subscriptions.push(
+    ...registerCommands({ context, restartServer, showServerOutput: () => client?.outputChannel.show(true) }),
+    registerCodeLens(),
+  );
+
+  // Do not block activation on the server: commands and CodeLens work without it.
+  void start();
+}
+
+export async function deactivate(): Promise<void> {
+  const c = client;
+  client = undefined;
+  if (c) await c.dispose();
+}

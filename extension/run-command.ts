@@ -1,0 +1,39 @@
+// The process that runs a Turn file: `node dist/cli.js run FILE --model MODEL`.
+// No `vscode` import: unit-tested in Node.
+
+export const DEFAULT_MODEL = 'mock';
+
+export interface RunRequest {
+  /** The JavaScript runtime: the extension host's own executable (`process.execPath`). */
+  execPath: string;
+  /** True when `execPath` is Electron (desktop VS Code), which runs scripts only with ELECTRON_RUN_AS_NODE. */
+  electron: boolean;
+  /** Absolute path of the bundled CLI (dist/cli.js). */
+  cliPath: string;
+  /** Absolute path of the .tn file. */
+  file: string;
+  /** The `turn.model` setting; blank means the default. */
+  model?: string;
+}
+
+export interface RunInvocation {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+export function buildRunInvocation(req: RunRequest): RunInvocation {
+  const model = req.model?.trim() || DEFAULT_MODEL;
+  return {
+    command: req.execPath,
+    args: [req.cliPath, 'run', req.file, '--model', model],
+    env: req.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {},
+  };
+}
+
+/** The same invocation as one line for a person to read (or paste into a POSIX shell). */
+export function describeInvocation(inv: RunInvocation): string {
+  const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+  const env = Object.entries(inv.env).map(([k, v]) => `${k}=${quote(v)} `);
+  return env.join('') + [inv.command, ...inv.args].map(quote).join(' ');
+}
