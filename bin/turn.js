@@ -8,4 +8,4 @@ if (!fs.existsSync(cli)) {
   process.stderr.write('turn: the CLI is not built yet; run `npm run build` in ' + path.dirname(__dirname) + '\n');
   process.exit(70);
 }
-require(cli);
+require(cli).runAsProcess(process.argv.slice(2));

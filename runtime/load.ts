@@ -8,8 +8,12 @@ import type { SourceUnit } from './compile/index.js';
 import type { Diagnostic } from './diagnostics.js';
 import type { SourceFile } from './syntax/source.js';
 
-/** Larger sources are refused before parsing (the parser holds the whole tree in memory). */
-export const MAX_SOURCE_BYTES = 32 * 1024 * 1024;
+/**
+ * Larger sources are refused before parsing, with a message: tree-sitter (as WebAssembly) parses about
+ * 2 MB/s here and the syntax tree of a 10 MB file takes over a gigabyte, while real programs are far
+ * smaller; generated data belongs in a file the program reads, not in its source.
+ */
+export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 
 export class InputError extends Error {}
 
