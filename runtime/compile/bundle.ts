@@ -1,0 +1,73 @@
+// The compiled form of a program: every unit's code as function prototypes with flat code arrays.
+import type { SourceFile } from '../syntax/source.js';
+import type { JsonSchema } from '../infer/schema.js';
+
+export interface ParamInfo {
+  name: string;
+  /** a `Check` code (0 = no check) */
+  check: number;
+  /** the type as written, for messages */
+  type: string;
+}
+
+export interface UpvalueDesc {
+  /** true: capture the enclosing function's local slot `index` (which holds a Cell); false: its upvalue `index` */
+  local: boolean;
+  index: number;
+}
+
+export interface FunctionProto {
+  id: number;
+  name: string;
+  /** index into `Bundle.units` */
+  unit: number;
+  /** declared parameter count (not counting the receiver of a method) */
+  arity: number;
+  /** an `impl` method: slot 0 holds the receiver (`self`), parameters follow */
+  method: boolean;
+  params: ParamInfo[];
+  /** locals, parameters included */
+  nslots: number;
+  code: Int32Array;
+  /** for each code word, the UTF-16 offset of the source node it was compiled from */
+  spans: Int32Array;
+  consts: unknown[];
+  upvalues: UpvalueDesc[];
+}
+
+export interface StructDesc {
+  type: string;
+  /** field names of the literal, in the order their values are on the stack */
+  names: string[];
+  spread: boolean;
+  /** declared field order (null when the struct is not declared in the bundle) */
+  order: string[] | null;
+}
+
+export interface ImplDesc {
+  type: string;
+  names: string[];
+}
+
+export interface InferDesc {
+  typeName: string;
+  schema: JsonSchema;
+}
+
+export interface BundleUnit {
+  path: string;
+  file: SourceFile;
+  /** function id of the unit's top-level code */
+  main: number;
+}
+
+export interface Bundle {
+  /** sha256 (hex) over a canonical serialization of the bytecode */
+  version: string;
+  units: BundleUnit[];
+  /** index into `units` of the entry unit */
+  entry: number;
+  functions: FunctionProto[];
+  /** declared structs: name → field names in order */
+  structs: Record<string, string[]>;
+}

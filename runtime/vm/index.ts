@@ -1,0 +1,1112 @@
+// The Turn VM: a switch-dispatch interpreter over flat Int32Array code, many processes on one
+// deterministic round-robin scheduler, effects (`infer`) as yield points the scheduler awaits.
+// The interpreter loop never awaits: a process that needs an effect returns to the scheduler
+// with its state saved in plain data, and is resumed with the effect's result.
+import type { Bundle, FunctionProto, ImplDesc, InferDesc, StructDesc } from '../compile/bundle.js';
+import { Check, Cmp, Op } from '../compile/opcodes.js';
+import { fromReply } from '../infer/index.js';
+import { validate } from '../infer/validate.js';
+import { binarySlow, getField, indexSlow } from './ops.js';
+import {
+  BLOCKED, DONE, EFFECT, FAILED, READY, YIELD, Process,
+  type Failure, type Frame, type PendingEffect, type Site, type StackEntry,
+} from './process.js';
+import { TOOLS, toolArgs, type ToolEnv } from './tools.js';
+import {
+  Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VMError, VecVal,
+  confidenceOf, isolate, render, toJson, truthy, typeName, unwrap, withConfidence, type Value,
+} from './values.js';
+
+export * from './values.js';
+export { render as renderValue } from './values.js';
+export { TOOLS } from './tools.js';
+
+export interface Host {
+  /** `call("echo", x)`: print x as one line (already rendered to a string by the VM). */
+  output(line: string): void;
+  /** An effect: the VM yields the process and awaits this. Returns the raw reply value (JSON-like JS value) and a confidence in [0,1]. */
+  infer(request: { typeName: string; schema: object; prompt: string; context: string[]; pid: number }): Promise<{ value: unknown; confidence: number }>;
+}
+
+export interface RunOptions {
+  /** instruction budget, counted at backward jumps and calls; default 200_000_000; 0 = unlimited */
+  maxSteps?: number;
+  seed?: number;
+}
+
+export type RunOutcome =
+  | { ok: true; value: Value; rendered: string; json: unknown }
+  | {
+      ok: false;
+      error: {
+        message: string;
+        path: string;
+        line: number;
+        column: number;
+        value: Value;
+        stack: { fn: string; path: string; line: number; column: number }[];
+      };
+    };
+
+export const DEFAULT_MAX_STEPS = 200_000_000;
+/** Frames per process; deeper recursion is a clean Turn runtime error. */
+export const MAX_FRAMES = 10_000;
+/** Reductions a process runs before the scheduler moves on. */
+const SLICE = 20_000;
+
+/** A Turn `throw` travelling through the JS stack of `exec` to its catch. */
+class TurnThrow {
+  constructor(readonly value: Value) {}
+}
+
+/** The Map a runtime error raised by the VM is caught as. */
+export function runtimeErrorValue(message: string, line: number): Map<string, Value> {
+  return new Map<string, Value>([
+    ['type', 'RuntimeError'],
+    ['message', message],
+    ['line', line],
+  ]);
+}
+
+function checkParam(v: Value, check: number): boolean {
+  if (v instanceof Uncertain) v = v.v;
+  switch (check) {
+    case Check.NUM:
+      return typeof v === 'number';
+    case Check.STR:
+      return typeof v === 'string';
+    case Check.BOOL:
+      return typeof v === 'boolean';
+    case Check.LIST:
+      return Array.isArray(v);
+    case Check.MAP:
+      return v instanceof Map;
+  }
+  return true;
+}
+
+function keyString(v: Value, what: string): string {
+  v = unwrap(v);
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  throw new VMError(`${what} key must be a Str, got ${typeName(v)}`);
+}
+
+interface EffectWait {
+  p: Process;
+  effect: PendingEffect;
+  promise: Promise<{ ok: true; value: unknown; confidence: number } | { ok: false; error: unknown }>;
+}
+
+export class VM {
+  readonly fns: FunctionProto[];
+  private readonly procs = new Map<number, Process>();
+  private nextPid = 1;
+  private queue: Process[] = [];
+  private qhead = 0;
+  private readonly pending: EffectWait[] = [];
+  private readonly methods = new Map<string, Map<string, ClosureVal>>();
+  private readonly moduleCache = new Map<number, Value>();
+  private readonly maxSteps: number;
+  private used = 0;
+  /** budget left when `exec` returned */
+  private left = 0;
+  private readonly toolEnv: ToolEnv;
+  main!: Process;
+
+  constructor(
+    readonly bundle: Bundle,
+    readonly host: Host,
+    options: RunOptions = {},
+  ) {
+    this.fns = bundle.functions;
+    this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+    this.toolEnv = { output: (line) => host.output(line) };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Scheduler
+
+  async run(): Promise<RunOutcome> {
+    const unit = this.bundle.units[this.bundle.entry];
+    const main = this.newProcess(0, false);
+    this.main = main;
+    main.stack[0] = new ClosureVal(unit.main, [], 'main');
+    main.sp = this.enter(main, main.stack[0] as ClosureVal, 0, 1, 0);
+    this.queue.push(main);
+    for (;;) {
+      while (this.qhead < this.queue.length) {
+        const p = this.queue[this.qhead++];
+        if (this.qhead > 1024 && this.qhead * 2 > this.queue.length) {
+          this.queue = this.queue.slice(this.qhead);
+          this.qhead = 0;
+        }
+        if (p.status !== READY) continue;
+        let slice = SLICE;
+        if (this.maxSteps > 0) slice = Math.min(slice, this.maxSteps - this.used);
+        if (slice <= 0) return this.budgetExhausted(p);
+        const st = this.exec(p, slice);
+        this.used += slice - this.left;
+        switch (st) {
+          case YIELD:
+            if (this.maxSteps > 0 && this.used >= this.maxSteps) return this.budgetExhausted(p);
+            this.queue.push(p);
+            break;
+          case DONE:
+          case FAILED:
+            this.finish(p, st);
+            if (p === main) return this.outcome(p);
+            break;
+          case BLOCKED:
+            p.status = BLOCKED;
+            break;
+          case EFFECT:
+            p.status = EFFECT;
+            this.startEffect(p);
+            break;
+        }
+      }
+      if (main.finished) return this.outcome(main);
+      const w = this.pending.shift();
+      if (!w) return this.failRun(main, 'deadlock: every process is waiting', true);
+      const reply = await w.promise;
+      this.resumeEffect(w, reply);
+      if (main.finished) return this.outcome(main);
+    }
+  }
+
+  private newProcess(parent: number, linked: boolean): Process {
+    const p = new Process(this.nextPid++, parent, linked);
+    this.procs.set(p.id, p);
+    return p;
+  }
+
+  /** Starts a process running `closure(args)`; errors (arity, types) are raised in the caller. */
+  private spawn(parent: Process, closure: ClosureVal, args: Value[], linked: boolean): Process {
+    const child = this.newProcess(parent.id, linked);
+    child.stack.push(closure, ...args);
+    child.sp = this.enter(child, closure, args.length, 1, 0);
+    this.queue.push(child);
+    return child;
+  }
+
+  private wake(p: Process): void {
+    if (p.status === BLOCKED) {
+      p.status = READY;
+      p.waiting = null;
+      this.queue.push(p);
+    }
+  }
+
+  private deliver(to: Process, message: Value): void {
+    if (to.finished) return;
+    to.mailbox.push(message);
+    if (to.waiting === 'receive') this.wake(to);
+  }
+
+  private finish(p: Process, st: number): void {
+    p.status = st;
+    p.stack = [];
+    p.sp = 0;
+    p.loading = [];
+    for (const id of p.watchers) {
+      const w = this.procs.get(id);
+      if (w && w.waiting === 'gather') this.wake(w);
+    }
+    p.watchers = [];
+    if (p.linked) {
+      const parent = this.procs.get(p.parent);
+      if (parent && !parent.finished) {
+        const signal = new Map<string, Value>([
+          ['type', 'ExitSignal'],
+          ['pid', new PidVal(p.id)],
+        ]);
+        if (st === DONE) signal.set('result', isolate(p.result));
+        else signal.set('reason', isolate(p.failure!.value));
+        this.deliver(parent, signal);
+      }
+    }
+  }
+
+  private startEffect(p: Process): void {
+    const effect = p.effect!;
+    const host = this.host;
+    const promise = Promise.resolve()
+      .then(() => host.infer(effect.request))
+      .then(
+        (r) => ({ ok: true as const, value: r?.value, confidence: r?.confidence }),
+        (error: unknown) => ({ ok: false as const, error }),
+      );
+    this.pending.push({ p, effect, promise });
+  }
+
+  private resumeEffect(w: EffectWait, reply: Awaited<EffectWait['promise']>): void {
+    const p = w.p;
+    if (p.status !== EFFECT) return;
+    p.status = READY;
+    p.effect = null;
+    const { typeName: tn, schema } = w.effect.desc;
+    let error: string | null = null;
+    let value: Value = null;
+    if (!reply.ok) {
+      const e = reply.error;
+      error = `infer ${tn}: the model call failed: ${e instanceof Error ? e.message : String(e)}`;
+    } else {
+      const problems = validate(schema, reply.value);
+      if (problems) {
+        error = `infer ${tn}: the reply does not match the schema: ${problems}`;
+      } else {
+        let c = typeof reply.confidence === 'number' && !Number.isNaN(reply.confidence) ? reply.confidence : 1;
+        c = Math.max(0, Math.min(1, c));
+        value = withConfidence(fromReply(reply.value, schema), c);
+      }
+    }
+    if (error !== null) {
+      if (!this.raise(p, runtimeErrorValue(error, this.site(p).line))) {
+        this.finish(p, FAILED);
+        return;
+      }
+    } else {
+      p.stack[p.sp++] = value;
+    }
+    this.queue.push(p);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Outcomes, sites and errors
+
+  private outcome(p: Process): RunOutcome {
+    if (p.status === DONE) {
+      return { ok: true, value: p.result, rendered: render(p.result), json: toJson(p.result) };
+    }
+    const f = p.failure!;
+    return {
+      ok: false,
+      error: { message: failureMessage(f.value), ...f.site, value: f.value, stack: f.stack },
+    };
+  }
+
+  private budgetExhausted(p: Process): RunOutcome {
+    return this.failRun(p, `step budget of ${this.maxSteps} exhausted; raise it with --max-steps`, false);
+  }
+
+  private failRun(p: Process, message: string, blockedAtOp: boolean): RunOutcome {
+    const site = this.site(p, blockedAtOp);
+    return {
+      ok: false,
+      error: { message, ...site, value: runtimeErrorValue(message, site.line), stack: this.stackTrace(p, blockedAtOp) },
+    };
+  }
+
+  private siteOf(frame: Frame, exact: boolean): Site {
+    const proto = this.fns[frame.proto];
+    const unit = this.bundle.units[proto.unit];
+    let at = exact ? frame.ip : frame.ip - 1;
+    if (at < 0) at = 0;
+    if (at >= proto.spans.length) at = proto.spans.length - 1;
+    const pos = unit.file.position(proto.spans[at] ?? 0);
+    return { path: unit.path, line: pos.line, column: pos.column };
+  }
+
+  /** The source location of the running (or last run) instruction of `p`. */
+  site(p: Process, exact = false): Site {
+    const frame = p.frames[p.frames.length - 1];
+    if (!frame) return { path: this.bundle.units[this.bundle.entry].path, line: 1, column: 1 };
+    return this.siteOf(frame, exact);
+  }
+
+  stackTrace(p: Process, exact = false): StackEntry[] {
+    const out: StackEntry[] = [];
+    for (let i = p.frames.length - 1; i >= 0; i--) {
+      const f = p.frames[i];
+      out.push({ fn: this.fns[f.proto].name, ...this.siteOf(f, exact && i === p.frames.length - 1) });
+    }
+    return out;
+  }
+
+  /** Throws `value` in `p` at its current instruction: unwinds to the innermost handler. */
+  private raise(p: Process, value: Value): boolean {
+    const h = p.handlers.pop();
+    if (!h) {
+      const failure: Failure = { value, site: this.site(p), stack: this.stackTrace(p) };
+      p.failure = failure;
+      return false;
+    }
+    for (let i = p.frames.length - 1; i > h.frame; i--) {
+      const m = p.frames[i].module;
+      if (m >= 0) p.loading = p.loading.filter((u) => u !== m);
+    }
+    p.frames.length = h.frame + 1;
+    p.sp = h.sp;
+    p.stack[p.sp++] = value;
+    p.frames[h.frame].ip = h.ip;
+    return true;
+  }
+
+  private errorValue(p: Process, e: unknown): Value {
+    if (e instanceof TurnThrow) return e.value;
+    const line = this.site(p).line;
+    if (e instanceof VMError) return runtimeErrorValue(e.message, line);
+    if (e instanceof RangeError && /call stack/i.test(e.message)) return runtimeErrorValue('call depth limit exceeded', line);
+    return runtimeErrorValue(`internal error: ${e instanceof Error ? e.message : String(e)}`, line);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Calls
+
+  /**
+   * Pushes a frame for `closure` whose arguments are at stack[base .. base+argc). For a method
+   * the receiver is at stack[base] and `argc` counts it. Returns the new stack height.
+   */
+  private enter(p: Process, closure: ClosureVal, argc: number, base: number, ret: number): number {
+    const proto = this.fns[closure.proto];
+    const first = proto.method ? 1 : 0;
+    if (argc - first !== proto.arity) {
+      const got = argc - first;
+      throw new VMError(
+        `${proto.name} expects ${proto.arity} argument${proto.arity === 1 ? '' : 's'}, got ${got}`,
+      );
+    }
+    if (p.frames.length >= MAX_FRAMES) throw new VMError('call depth limit exceeded');
+    const stack = p.stack;
+    const params = proto.params;
+    for (let i = 0; i < params.length; i++) {
+      const check = params[i].check;
+      if (check !== 0 && !checkParam(stack[base + first + i], check)) {
+        const v = stack[base + first + i];
+        throw new VMError(`parameter ${params[i].name} of ${proto.name} expects ${params[i].type}, got ${typeName(v)}`);
+      }
+    }
+    let sp = base + argc;
+    for (let i = argc; i < proto.nslots; i++) stack[sp++] = null;
+    p.frames.push({ closure, proto: closure.proto, ip: 0, bp: base, ret, module: -1 });
+    return sp;
+  }
+
+  private method(type: string, name: string): ClosureVal | undefined {
+    return this.methods.get(type)?.get(name);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The interpreter loop
+
+  /** Runs `p` for at most `budget` reductions. Returns YIELD, DONE, FAILED, BLOCKED or EFFECT. */
+  exec(p: Process, budget: number): number {
+    const fns = this.fns;
+    const stack = p.stack;
+    let frame = p.frames[p.frames.length - 1];
+    let code = fns[frame.proto].code;
+    let consts = fns[frame.proto].consts;
+    let ip = frame.ip;
+    let bp = frame.bp;
+    let sp = p.sp;
+    for (;;) {
+      try {
+        for (;;) {
+          switch (code[ip++]) {
+            case 71 /* LOOP_CMP_LC */: {
+              const a = stack[bp + code[ip + 1]];
+              const b = consts[code[ip + 2]] as number;
+              let r: boolean;
+              if (typeof a === 'number') {
+                switch (code[ip]) {
+                  case 0 /* CMP_LT */: r = a < b; break;
+                  case 1 /* CMP_LE */: r = a <= b; break;
+                  case 2 /* CMP_GT */: r = a > b; break;
+                  default: r = a >= b;
+                }
+              } else r = truthy(binarySlow(cmpOp(code[ip]), a, b));
+              if (!r) {
+                ip += 4;
+                break;
+              }
+              ip = code[ip + 3];
+              if (--budget <= 0) {
+                frame.ip = ip;
+                p.sp = sp;
+                this.left = 0;
+                return YIELD;
+              }
+              break;
+            }
+            case 72 /* LOOP_CMP_LL */: {
+              const a = stack[bp + code[ip + 1]];
+              const b = stack[bp + code[ip + 2]];
+              let r: boolean;
+              if (typeof a === 'number' && typeof b === 'number') {
+                switch (code[ip]) {
+                  case 0 /* CMP_LT */: r = a < b; break;
+                  case 1 /* CMP_LE */: r = a <= b; break;
+                  case 2 /* CMP_GT */: r = a > b; break;
+                  default: r = a >= b;
+                }
+              } else r = truthy(binarySlow(cmpOp(code[ip]), a, b));
+              if (!r) {
+                ip += 4;
+                break;
+              }
+              ip = code[ip + 3];
+              if (--budget <= 0) {
+                frame.ip = ip;
+                p.sp = sp;
+                this.left = 0;
+                return YIELD;
+              }
+              break;
+            }
+            case 73 /* LOOP_IF_TRUE */: {
+              const c = stack[--sp];
+              if (!(c === true || (c !== false && truthy(c)))) {
+                ip++;
+                break;
+              }
+              ip = code[ip];
+              if (--budget <= 0) {
+                frame.ip = ip;
+                p.sp = sp;
+                this.left = 0;
+                return YIELD;
+              }
+              break;
+            }
+            case 33 /* JCMP_LC */: {
+              const a = stack[bp + code[ip + 1]];
+              const b = consts[code[ip + 2]] as number;
+              let r: boolean;
+              if (typeof a === 'number') {
+                switch (code[ip]) {
+                  case 0 /* CMP_LT */: r = a < b; break;
+                  case 1 /* CMP_LE */: r = a <= b; break;
+                  case 2 /* CMP_GT */: r = a > b; break;
+                  default: r = a >= b;
+                }
+              } else r = truthy(binarySlow(cmpOp(code[ip]), a, b));
+              ip = r ? ip + 4 : code[ip + 3];
+              break;
+            }
+            case 34 /* JCMP_LL */: {
+              const a = stack[bp + code[ip + 1]];
+              const b = stack[bp + code[ip + 2]];
+              let r: boolean;
+              if (typeof a === 'number' && typeof b === 'number') {
+                switch (code[ip]) {
+                  case 0 /* CMP_LT */: r = a < b; break;
+                  case 1 /* CMP_LE */: r = a <= b; break;
+                  case 2 /* CMP_GT */: r = a > b; break;
+                  default: r = a >= b;
+                }
+              } else r = truthy(binarySlow(cmpOp(code[ip]), a, b));
+              ip = r ? ip + 4 : code[ip + 3];
+              break;
+            }
+            case 35 /* ADD_LL_ST */: {
+              const a = stack[bp + code[ip + 1]];
+              const b = stack[bp + code[ip + 2]];
+              stack[bp + code[ip]] = typeof a === 'number' && typeof b === 'number' ? a + b : binarySlow(Op.ADD, a, b);
+              ip += 3;
+              break;
+            }
+            case 36 /* ADD_LC_ST */: {
+              const a = stack[bp + code[ip + 1]];
+              const b = consts[code[ip + 2]] as number;
+              stack[bp + code[ip]] = typeof a === 'number' ? a + b : binarySlow(Op.ADD, a, b);
+              ip += 3;
+              break;
+            }
+            case 32 /* LOOP */:
+              ip = code[ip];
+              if (--budget <= 0) {
+                frame.ip = ip;
+                p.sp = sp;
+                this.left = 0;
+                return YIELD;
+              }
+              break;
+            case 6 /* LOAD_LOCAL */:
+              stack[sp++] = stack[bp + code[ip++]];
+              break;
+            case 7 /* STORE_LOCAL */:
+              stack[bp + code[ip++]] = stack[--sp];
+              break;
+            case 0 /* CONST */:
+              stack[sp++] = consts[code[ip++]] as Value;
+              break;
+            case 31 /* JUMP_IF_FALSE */: {
+              const c = stack[--sp];
+              if (c === true || (c !== false && truthy(c))) ip++;
+              else ip = code[ip];
+              break;
+            }
+            case 30 /* JUMP */:
+              ip = code[ip];
+              break;
+            case 8 /* LOAD_CELL */:
+              stack[sp++] = (stack[bp + code[ip++]] as unknown as { v: Value }).v;
+              break;
+            case 9 /* STORE_CELL */:
+              (stack[bp + code[ip++]] as unknown as { v: Value }).v = stack[--sp];
+              break;
+            case 10 /* LOAD_UPVAL */:
+              stack[sp++] = frame.closure.cells[code[ip++]].v;
+              break;
+            case 13 /* ADD */: {
+              const b = stack[--sp];
+              const a = stack[sp - 1];
+              stack[sp - 1] = typeof a === 'number' && typeof b === 'number' ? a + b : binarySlow(Op.ADD, a, b);
+              break;
+            }
+            case 14 /* SUB */: {
+              const b = stack[--sp];
+              const a = stack[sp - 1];
+              stack[sp - 1] = typeof a === 'number' && typeof b === 'number' ? a - b : binarySlow(Op.SUB, a, b);
+              break;
+            }
+            case 15 /* MUL */: {
+              const b = stack[--sp];
+              const a = stack[sp - 1];
+              stack[sp - 1] = typeof a === 'number' && typeof b === 'number' ? a * b : binarySlow(Op.MUL, a, b);
+              break;
+            }
+            case 19 /* LT */: {
+              const b = stack[--sp];
+              const a = stack[sp - 1];
+              stack[sp - 1] = typeof a === 'number' && typeof b === 'number' ? a < b : binarySlow(Op.LT, a, b);
+              break;
+            }
+            case 20 /* GT */: {
+              const b = stack[--sp];
+              const a = stack[sp - 1];
+              stack[sp - 1] = typeof a === 'number' && typeof b === 'number' ? a > b : binarySlow(Op.GT, a, b);
+              break;
+            }
+            case 21 /* LE */: {
+              const b = stack[--sp];
+              const a = stack[sp - 1];
+              stack[sp - 1] = typeof a === 'number' && typeof b === 'number' ? a <= b : binarySlow(Op.LE, a, b);
+              break;
+            }
+            case 22 /* GE */: {
+              const b = stack[--sp];
+              const a = stack[sp - 1];
+              stack[sp - 1] = typeof a === 'number' && typeof b === 'number' ? a >= b : binarySlow(Op.GE, a, b);
+              break;
+            }
+            case 17 /* EQ */: {
+              const b = stack[--sp];
+              const a = stack[sp - 1];
+              stack[sp - 1] = a === b ? true : binarySlow(Op.EQ, a, b);
+              break;
+            }
+            case 18 /* NE */: {
+              const b = stack[--sp];
+              const a = stack[sp - 1];
+              stack[sp - 1] = a === b ? false : binarySlow(Op.NE, a, b);
+              break;
+            }
+            case 16 /* DIV */: {
+              const b = stack[--sp];
+              const a = stack[sp - 1];
+              stack[sp - 1] = typeof a === 'number' && typeof b === 'number' && b !== 0 ? a / b : binarySlow(Op.DIV, a, b);
+              break;
+            }
+            case 44 /* CALL */: {
+              const argc = code[ip++];
+              let callee = stack[sp - argc - 1];
+              if (!(callee instanceof ClosureVal)) {
+                callee = unwrap(callee);
+                if (!(callee instanceof ClosureVal)) throw new VMError(`cannot call a ${typeName(callee)} (not a closure)`);
+              }
+              frame.ip = ip;
+              sp = this.enter(p, callee, argc, sp - argc, sp - argc - 1);
+              frame = p.frames[p.frames.length - 1];
+              code = fns[frame.proto].code;
+              consts = fns[frame.proto].consts;
+              ip = 0;
+              bp = frame.bp;
+              if (--budget <= 0) {
+                p.sp = sp;
+                this.left = 0;
+                return YIELD;
+              }
+              break;
+            }
+            case 47 /* RETURN */: {
+              const result = stack[sp - 1];
+              const fi = p.frames.length - 1;
+              const hs = p.handlers;
+              while (hs.length > 0 && hs[hs.length - 1].frame >= fi) hs.pop();
+              if (frame.module >= 0) {
+                const m = frame.module;
+                this.moduleCache.set(m, result);
+                p.loading = p.loading.filter((u) => u !== m);
+              }
+              p.frames.pop();
+              if (fi === 0) {
+                p.result = result;
+                p.sp = 0;
+                this.left = budget;
+                return DONE;
+              }
+              sp = frame.ret;
+              stack[sp++] = result;
+              frame = p.frames[fi - 1];
+              code = fns[frame.proto].code;
+              consts = fns[frame.proto].consts;
+              ip = frame.ip;
+              bp = frame.bp;
+              break;
+            }
+            case 41 /* INDEX */: {
+              const i = stack[--sp];
+              const t = stack[sp - 1];
+              if (Array.isArray(t) && typeof i === 'number' && i >= 0 && i < t.length && Number.isInteger(i)) stack[sp - 1] = t[i];
+              else stack[sp - 1] = indexSlow(t, i);
+              break;
+            }
+            case 42 /* GET_FIELD */:
+              stack[sp - 1] = getField(stack[sp - 1], consts[code[ip++]] as string);
+              break;
+            case 4 /* POP */:
+              sp--;
+              break;
+            case 1 /* NULL */:
+              stack[sp++] = null;
+              break;
+            case 2 /* TRUE */:
+              stack[sp++] = true;
+              break;
+            case 3 /* FALSE */:
+              stack[sp++] = false;
+              break;
+            case 52 /* FOR_ITER */: {
+              const l = stack[bp + code[ip]] as Value[];
+              const is = bp + code[ip + 1];
+              const i = stack[is] as number;
+              if (i < l.length) {
+                stack[bp + code[ip + 2]] = l[i];
+                stack[is] = i + 1;
+                ip += 4;
+              } else ip = code[ip + 3];
+              break;
+            }
+            case 53 /* APPEND_LOCAL */:
+              (stack[bp + code[ip++]] as Value[]).push(stack[--sp]);
+              break;
+            case 26 /* AND_JUMP */: {
+              const a = stack[sp - 1];
+              // An uncertain left side is not short-circuited: its confidence combines with the right's.
+              if (a === true || a instanceof Uncertain || (a !== false && truthy(a))) ip++;
+              else {
+                stack[sp - 1] = false;
+                ip = code[ip];
+              }
+              break;
+            }
+            case 27 /* AND_END */: {
+              const b = stack[--sp];
+              const a = stack[sp - 1];
+              stack[sp - 1] = a === true && typeof b === 'boolean' ? b : withConfidence(truthy(a) && truthy(b), Math.min(confidenceOf(a), confidenceOf(b)));
+              break;
+            }
+            case 28 /* OR_JUMP */: {
+              const a = stack[sp - 1];
+              if (a === true || (a !== false && !(a instanceof Uncertain) && truthy(a))) {
+                stack[sp - 1] = true;
+                ip = code[ip];
+              } else ip++;
+              break;
+            }
+            case 29 /* OR_END */: {
+              const b = stack[--sp];
+              const a = stack[sp - 1];
+              stack[sp - 1] = a === false && typeof b === 'boolean' ? b : withConfidence(truthy(a) || truthy(b), Math.max(confidenceOf(a), confidenceOf(b)));
+              break;
+            }
+            case 25 /* NOT */: {
+              const a = stack[sp - 1];
+              stack[sp - 1] = a === true ? false : a === false ? true : withConfidence(!truthy(a), confidenceOf(a));
+              break;
+            }
+            case 46 /* METHOD_CALL */: {
+              const name = consts[code[ip++]] as string;
+              const argc = code[ip++];
+              const recvAt = sp - argc - 1;
+              const recv = unwrap(stack[recvAt]);
+              let fn: Value | undefined;
+              let asMethod = false;
+              if (recv instanceof StructVal) {
+                const m = this.method(recv.type, name);
+                if (m) {
+                  fn = m;
+                  asMethod = fns[m.proto].method;
+                } else fn = recv.fields.get(name);
+              } else if (recv instanceof Map) {
+                fn = recv.get(name);
+              }
+              fn = fn === undefined ? undefined : unwrap(fn);
+              if (!(fn instanceof ClosureVal)) {
+                if (fn === undefined) throw new VMError(`${typeName(recv)} has no method ${name}`);
+                throw new VMError(`${typeName(recv)}.${name} is a ${typeName(fn)}, not a closure`);
+              }
+              frame.ip = ip;
+              if (asMethod) {
+                sp = this.enter(p, fn, argc + 1, recvAt, recvAt);
+              } else {
+                stack[recvAt] = fn;
+                sp = this.enter(p, fn, argc, recvAt + 1, recvAt);
+              }
+              frame = p.frames[p.frames.length - 1];
+              code = fns[frame.proto].code;
+              consts = fns[frame.proto].consts;
+              ip = 0;
+              bp = frame.bp;
+              if (--budget <= 0) {
+                p.sp = sp;
+                this.left = 0;
+                return YIELD;
+              }
+              break;
+            }
+            case 45 /* CALL_BUILTIN */: {
+              let argc = code[ip++];
+              const target = unwrap(stack[sp - argc - 1]);
+              if (typeof target === 'string') {
+                const tool = Object.hasOwn(TOOLS, target) ? TOOLS[target] : undefined;
+                if (!tool) throw new VMError(`unknown tool "${target}"`);
+                const result = tool(toolArgs(stack.slice(sp - argc, sp)), this.toolEnv);
+                sp -= argc + 1;
+                stack[sp++] = result;
+                break;
+              }
+              if (!(target instanceof ClosureVal)) throw new VMError(`call expects a closure or a tool name, got ${typeName(target)}`);
+              if (argc === 1 && fns[target.proto].arity > 1) {
+                const only = unwrap(stack[sp - 1]);
+                if (Array.isArray(only)) {
+                  sp--;
+                  for (const x of only) stack[sp++] = x;
+                  argc = only.length;
+                }
+              }
+              frame.ip = ip;
+              sp = this.enter(p, target, argc, sp - argc, sp - argc - 1);
+              frame = p.frames[p.frames.length - 1];
+              code = fns[frame.proto].code;
+              consts = fns[frame.proto].consts;
+              ip = 0;
+              bp = frame.bp;
+              if (--budget <= 0) {
+                p.sp = sp;
+                this.left = 0;
+                return YIELD;
+              }
+              break;
+            }
+            case 43 /* CLOSURE */: {
+              const id = code[ip++];
+              const proto = fns[id];
+              const ups = proto.upvalues;
+              const cells = new Array(ups.length);
+              for (let i = 0; i < ups.length; i++) {
+                const u = ups[i];
+                cells[i] = u.local ? stack[bp + u.index] : frame.closure.cells[u.index];
+              }
+              stack[sp++] = new ClosureVal(id, cells, proto.name);
+              break;
+            }
+            case 37 /* MAKE_LIST */: {
+              const n = code[ip++];
+              const items = stack.slice(sp - n, sp);
+              sp -= n;
+              stack[sp++] = items;
+              break;
+            }
+            case 38 /* MAKE_MAP */: {
+              const keys = consts[code[ip++]] as string[];
+              const n = code[ip++];
+              const m = new Map<string, Value>();
+              const base = sp - n;
+              for (let i = 0; i < n; i++) m.set(keys[i], stack[base + i]);
+              sp = base;
+              stack[sp++] = m;
+              break;
+            }
+            case 39 /* MAKE_STRUCT */: {
+              const desc = consts[code[ip++]] as StructDesc;
+              const n = code[ip++];
+              const base = sp - n - (desc.spread ? 1 : 0);
+              stack[base] = makeStruct(desc, stack, base, n);
+              sp = base + 1;
+              break;
+            }
+            case 5 /* DUP */:
+              stack[sp] = stack[sp - 1];
+              sp++;
+              break;
+            case 11 /* NEW_CELL */:
+              stack[bp + code[ip++]] = new Cell(null) as unknown as Value;
+              break;
+            case 12 /* BOX */: {
+              const s = bp + code[ip++];
+              stack[s] = new Cell(stack[s]) as unknown as Value;
+              break;
+            }
+            case 23 /* SIM */: {
+              const b = stack[--sp];
+              stack[sp - 1] = binarySlow(Op.SIM, stack[sp - 1], b);
+              break;
+            }
+            case 24 /* NEG */: {
+              const a = stack[sp - 1];
+              if (typeof a === 'number') stack[sp - 1] = -a;
+              else if (a instanceof Uncertain && typeof a.v === 'number') stack[sp - 1] = new Uncertain(-a.v, a.c);
+              else throw new VMError(`cannot negate ${typeName(a)}`);
+              break;
+            }
+            case 40 /* MAKE_VEC */: {
+              const n = code[ip++];
+              const items: number[] = [];
+              for (let i = sp - n; i < sp; i++) {
+                const x = unwrap(stack[i]);
+                if (typeof x !== 'number') throw new VMError(`a vec holds numbers, got ${typeName(x)}`);
+                items.push(x);
+              }
+              sp -= n;
+              stack[sp++] = new VecVal(items);
+              break;
+            }
+            case 48 /* TRY */:
+              p.handlers.push({ frame: p.frames.length - 1, ip: code[ip++], sp });
+              break;
+            case 49 /* END_TRY */:
+              p.handlers.pop();
+              break;
+            case 50 /* THROW */:
+              throw new TurnThrow(stack[--sp]);
+            case 51 /* ITER_CHECK */: {
+              const s = bp + code[ip++];
+              const l = unwrap(stack[s]);
+              if (!Array.isArray(l)) throw new VMError(`expected a List, got ${typeName(l)}`);
+              stack[s] = l;
+              break;
+            }
+            case 54 /* IMPL */: {
+              const desc = consts[code[ip++]] as ImplDesc;
+              const n = code[ip++];
+              let table = this.methods.get(desc.type);
+              if (!table) this.methods.set(desc.type, (table = new Map()));
+              for (let i = 0; i < n; i++) {
+                const c = unwrap(stack[sp - n + i]);
+                if (!(c instanceof ClosureVal)) throw new VMError(`method ${desc.type}.${desc.names[i]} must be a closure`);
+                table.set(desc.names[i], c);
+              }
+              sp -= n;
+              break;
+            }
+            case 55 /* USE */: {
+              const unit = code[ip++];
+              if (this.moduleCache.has(unit)) {
+                stack[sp++] = this.moduleCache.get(unit)!;
+                break;
+              }
+              if (p.loading.includes(unit)) {
+                const chain = [...p.loading.slice(p.loading.indexOf(unit)), unit].map((u) => this.bundle.units[u].path);
+                throw new VMError(`module cycle: ${chain.join(' -> ')}`);
+              }
+              const u = this.bundle.units[unit];
+              const c = new ClosureVal(u.main, [], 'main');
+              stack[sp++] = c;
+              frame.ip = ip;
+              sp = this.enter(p, c, 0, sp, sp - 1);
+              frame = p.frames[p.frames.length - 1];
+              frame.module = unit;
+              p.loading.push(unit);
+              code = fns[frame.proto].code;
+              consts = fns[frame.proto].consts;
+              ip = 0;
+              bp = frame.bp;
+              break;
+            }
+            case 56 /* INFER */: {
+              const desc = consts[code[ip++]] as InferDesc;
+              const prompt = stack[--sp];
+              if (prompt instanceof IdentityVal) throw new VMError('an identity handle cannot be sent in a prompt');
+              p.effect = {
+                kind: 'infer',
+                desc,
+                request: { typeName: desc.typeName, schema: desc.schema, prompt: render(prompt), context: p.context.render(), pid: p.id },
+              };
+              frame.ip = ip;
+              p.sp = sp;
+              this.left = budget;
+              return EFFECT;
+            }
+            case 57 /* CONFIDENCE */: {
+              const a = stack[sp - 1];
+              stack[sp - 1] = a instanceof Uncertain ? a.c : 1;
+              break;
+            }
+            case 58 /* SPAWN */: {
+              const link = code[ip++] === 1;
+              const c = unwrap(stack[sp - 1]);
+              if (!(c instanceof ClosureVal)) throw new VMError(`spawn expects a closure, got ${typeName(c)}`);
+              const child = this.spawn(p, isolate(c) as ClosureVal, [], link);
+              stack[sp - 1] = new PidVal(child.id);
+              break;
+            }
+            case 59 /* SPAWN_EACH */: {
+              const c = unwrap(stack[--sp]);
+              const l = unwrap(stack[sp - 1]);
+              if (!Array.isArray(l)) throw new VMError(`spawn_each expects a List, got ${typeName(l)}`);
+              if (!(c instanceof ClosureVal)) throw new VMError(`spawn_each expects a closure, got ${typeName(c)}`);
+              const pids: Value[] = [];
+              for (const item of l) {
+                const memo = new Map<object, unknown>();
+                const child = this.spawn(p, isolate(c, memo) as ClosureVal, [isolate(item, memo)], false);
+                pids.push(new PidVal(child.id));
+              }
+              stack[sp - 1] = pids;
+              break;
+            }
+            case 60 /* GATHER */: {
+              const v = unwrap(stack[sp - 1]);
+              const single = v instanceof PidVal;
+              const list = single ? [v] : v;
+              if (!Array.isArray(list)) throw new VMError(`gather expects a List of pids, got ${typeName(v)}`);
+              let waitOn: Process | undefined;
+              for (const x of list) {
+                const pid = unwrap(x);
+                if (!(pid instanceof PidVal)) throw new VMError(`gather expects pids, got ${typeName(pid)}`);
+                const q = this.procs.get(pid.id);
+                if (!q) throw new VMError(`gather: no process ${pid.id}`);
+                if (!q.finished) {
+                  waitOn = q;
+                  break;
+                }
+              }
+              if (waitOn) {
+                if (waitOn === p) throw new VMError('a process cannot gather itself');
+                waitOn.watchers.push(p.id);
+                p.waiting = 'gather';
+                frame.ip = ip - 1;
+                p.sp = sp;
+                this.left = budget;
+                return BLOCKED;
+              }
+              const results = list.map((x) => {
+                const q = this.procs.get((unwrap(x) as PidVal).id)!;
+                return isolate(q.status === DONE ? q.result : q.failure!.value);
+              });
+              stack[sp - 1] = single ? results[0] : results;
+              break;
+            }
+            case 61 /* RECEIVE */:
+              if (p.mailbox.length > 0) {
+                stack[sp++] = p.mailbox.shift()!;
+                break;
+              }
+              p.waiting = 'receive';
+              frame.ip = ip - 1;
+              p.sp = sp;
+              this.left = budget;
+              return BLOCKED;
+            case 62 /* SEND */: {
+              const msg = stack[--sp];
+              const pid = unwrap(stack[sp - 1]);
+              if (!(pid instanceof PidVal)) throw new VMError(`send expects a pid, got ${typeName(pid)}`);
+              const to = this.procs.get(pid.id);
+              if (to && !to.finished) this.deliver(to, isolate(msg));
+              stack[sp - 1] = null;
+              break;
+            }
+            case 63 /* REMEMBER */: {
+              const v = stack[--sp];
+              p.memory.set(keyString(stack[sp - 1], 'remember'), v);
+              stack[sp - 1] = null;
+              break;
+            }
+            case 64 /* RECALL */: {
+              const v = p.memory.get(keyString(stack[sp - 1], 'recall'));
+              stack[sp - 1] = v === undefined ? null : v;
+              break;
+            }
+            case 65 /* CTX_APPEND */:
+            case 66 /* CTX_SYSTEM */: {
+              const v = stack[sp - 1];
+              if (v instanceof IdentityVal) throw new VMError('an identity handle cannot be put in a context');
+              if (code[ip - 1] === Op.CTX_APPEND) p.context.append(render(v));
+              else p.context.addSystem(render(v));
+              stack[sp - 1] = null;
+              break;
+            }
+            case 67 /* GRANT */:
+              throw new VMError('identities are not available yet');
+            case 68 /* ERROR */:
+              throw new VMError(consts[code[ip++]] as string);
+            case 70 /* UNDEFINED */:
+              throw new VMError(`undefined name ${consts[code[ip++]] as string}`);
+            case 69 /* SUSPEND */:
+              throw new VMError('suspend needs a store (not available yet)');
+            default:
+              throw new Error(`bad opcode ${code[ip - 1]} at ${ip - 1} in ${fns[frame.proto].name}`);
+          }
+        }
+      } catch (e) {
+        frame.ip = ip;
+        p.sp = sp;
+        if (!this.raise(p, this.errorValue(p, e))) {
+          this.left = budget;
+          return FAILED;
+        }
+        frame = p.frames[p.frames.length - 1];
+        code = fns[frame.proto].code;
+        consts = fns[frame.proto].consts;
+        ip = frame.ip;
+        bp = frame.bp;
+        sp = p.sp;
+      }
+    }
+  }
+}
+
+function cmpOp(cmp: number): number {
+  return cmp === Cmp.LT ? Op.LT : cmp === Cmp.LE ? Op.LE : cmp === Cmp.GT ? Op.GT : Op.GE;
+}
+
+function makeStruct(desc: StructDesc, stack: Value[], base: number, n: number): StructVal {
+  const given = new Map<string, Value>();
+  for (let i = 0; i < n; i++) given.set(desc.names[i], stack[base + i]);
+  let spread: Map<string, Value> | null = null;
+  if (desc.spread) {
+    const s = unwrap(stack[base + n]);
+    if (s instanceof StructVal) spread = s.fields;
+    else if (s instanceof Map) spread = s;
+    else throw new VMError(`cannot spread a ${typeName(s)} into ${desc.type}`);
+  }
+  const fields = new Map<string, Value>();
+  if (desc.order) {
+    for (const name of desc.names) {
+      if (!desc.order.includes(name)) throw new VMError(`${desc.type} has no field ${name}`);
+    }
+    for (const name of desc.order) {
+      if (given.has(name)) fields.set(name, given.get(name)!);
+      else if (spread && spread.has(name)) fields.set(name, spread.get(name)!);
+      else throw new VMError(`${desc.type} literal is missing field ${name}`);
+    }
+  } else {
+    if (spread) for (const [k, v] of spread) fields.set(k, v);
+    for (const [k, v] of given) fields.set(k, v);
+  }
+  return new StructVal(desc.type, fields);
+}
+
+function failureMessage(v: Value): string {
+  if (v instanceof Map && v.get('type') === 'RuntimeError' && typeof v.get('message') === 'string') {
+    return v.get('message') as string;
+  }
+  return `uncaught error: ${render(v)}`;
+}
+
+/** Runs a compiled program to completion. */
+export function runBundle(bundle: Bundle, host: Host, options?: RunOptions): Promise<RunOutcome> {
+  return new VM(bundle, host, options).run();
+}

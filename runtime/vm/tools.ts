@@ -1,0 +1,239 @@
+// Host tools reachable through `call("name", args...)`: `echo` and the Turn v1 list, string,
+// map and JSON tools. Tools receive plain (unwrapped) arguments and never re-enter the VM.
+import {
+  ClosureVal, IdentityVal, Uncertain, VMError, fromPlain, render, toJson, typeName, unwrap, equals, type Value,
+} from './values.js';
+
+export interface ToolEnv {
+  output(line: string): void;
+}
+
+export type Tool = (args: Value[], env: ToolEnv) => Value;
+
+function arity(name: string, args: Value[], n: number, m = n): void {
+  if (args.length < n || args.length > m) {
+    const want = n === m ? `${n}` : `${n} to ${m}`;
+    throw new VMError(`tool ${name} expects ${want} argument${m === 1 ? '' : 's'}, got ${args.length}`);
+  }
+}
+
+function list(name: string, v: Value): Value[] {
+  if (!Array.isArray(v)) throw new VMError(`tool ${name} expects a List, got ${typeName(v)}`);
+  return v;
+}
+
+function str(name: string, v: Value): string {
+  if (typeof v !== 'string') throw new VMError(`tool ${name} expects a Str, got ${typeName(v)}`);
+  return v;
+}
+
+function num(name: string, v: Value): number {
+  if (typeof v !== 'number') throw new VMError(`tool ${name} expects a Num, got ${typeName(v)}`);
+  return v;
+}
+
+function map(name: string, v: Value): Map<string, Value> {
+  if (!(v instanceof Map)) throw new VMError(`tool ${name} expects a Map, got ${typeName(v)}`);
+  return v;
+}
+
+function index(name: string, l: Value[], i: Value, allowEnd = false): number {
+  const n = num(name, i);
+  if (!Number.isInteger(n) || n < 0 || n > l.length || (!allowEnd && n === l.length)) {
+    throw new VMError(`tool ${name}: index ${n} out of range (length ${l.length})`);
+  }
+  return n;
+}
+
+function noSecrets(v: Value): void {
+  if (v instanceof IdentityVal) throw new VMError('an identity handle cannot be serialized');
+  if (Array.isArray(v)) v.forEach(noSecrets);
+  else if (v instanceof Map) v.forEach(noSecrets);
+}
+
+export const TOOLS: Record<string, Tool> = {
+  echo(args, env) {
+    for (const a of args) if (a instanceof IdentityVal) throw new VMError('an identity handle cannot be printed');
+    env.output(args.map((a) => render(a)).join(' '));
+    return null;
+  },
+  len(args) {
+    arity('len', args, 1);
+    const v = args[0];
+    if (typeof v === 'string') return [...v].length;
+    if (Array.isArray(v)) return v.length;
+    if (v instanceof Map) return v.size;
+    throw new VMError(`tool len expects a List, Str or Map, got ${typeName(v)}`);
+  },
+  list_push(args) {
+    arity('list_push', args, 2);
+    return [...list('list_push', args[0]), args[1]];
+  },
+  list_contains(args) {
+    arity('list_contains', args, 2);
+    return list('list_contains', args[0]).some((x) => equals(x, args[1]));
+  },
+  list_get(args) {
+    arity('list_get', args, 2);
+    const l = list('list_get', args[0]);
+    return l[index('list_get', l, args[1])];
+  },
+  list_set(args) {
+    arity('list_set', args, 3);
+    const l = list('list_set', args[0]).slice();
+    l[index('list_set', l, args[1])] = args[2];
+    return l;
+  },
+  list_pop(args) {
+    arity('list_pop', args, 1);
+    return list('list_pop', args[0]).slice(0, -1);
+  },
+  list_last(args) {
+    arity('list_last', args, 1);
+    const l = list('list_last', args[0]);
+    return l.length ? l[l.length - 1] : null;
+  },
+  list_concat(args) {
+    arity('list_concat', args, 2);
+    return [...list('list_concat', args[0]), ...list('list_concat', args[1])];
+  },
+  list_slice(args) {
+    arity('list_slice', args, 2, 3);
+    const l = list('list_slice', args[0]);
+    return l.slice(num('list_slice', args[1]), args.length > 2 ? num('list_slice', args[2]) : undefined);
+  },
+  list_reverse(args) {
+    arity('list_reverse', args, 1);
+    return list('list_reverse', args[0]).slice().reverse();
+  },
+  list_index_of(args) {
+    arity('list_index_of', args, 2);
+    return list('list_index_of', args[0]).findIndex((x) => equals(x, args[1]));
+  },
+  range(args) {
+    arity('range', args, 1, 2);
+    const [a, b] = args.length === 1 ? [0, num('range', args[0])] : [num('range', args[0]), num('range', args[1])];
+    const out: Value[] = [];
+    for (let i = a; i < b; i++) out.push(i);
+    return out;
+  },
+  str_split(args) {
+    arity('str_split', args, 2);
+    return str('str_split', args[0]).split(str('str_split', args[1]));
+  },
+  str_join(args) {
+    arity('str_join', args, 1, 2);
+    return list('str_join', args[0]).map((x) => render(x)).join(args.length > 1 ? str('str_join', args[1]) : '');
+  },
+  str_contains(args) {
+    arity('str_contains', args, 2);
+    return str('str_contains', args[0]).includes(str('str_contains', args[1]));
+  },
+  str_replace(args) {
+    arity('str_replace', args, 3);
+    return str('str_replace', args[0]).split(str('str_replace', args[1])).join(str('str_replace', args[2]));
+  },
+  str_upper(args) {
+    arity('str_upper', args, 1);
+    return str('str_upper', args[0]).toUpperCase();
+  },
+  str_lower(args) {
+    arity('str_lower', args, 1);
+    return str('str_lower', args[0]).toLowerCase();
+  },
+  str_trim(args) {
+    arity('str_trim', args, 1);
+    return str('str_trim', args[0]).trim();
+  },
+  str_starts_with(args) {
+    arity('str_starts_with', args, 2);
+    return str('str_starts_with', args[0]).startsWith(str('str_starts_with', args[1]));
+  },
+  str_ends_with(args) {
+    arity('str_ends_with', args, 2);
+    return str('str_ends_with', args[0]).endsWith(str('str_ends_with', args[1]));
+  },
+  str_slice(args) {
+    arity('str_slice', args, 2, 3);
+    const cps = [...str('str_slice', args[0])];
+    return cps.slice(num('str_slice', args[1]), args.length > 2 ? num('str_slice', args[2]) : undefined).join('');
+  },
+  to_string(args) {
+    arity('to_string', args, 1);
+    if (args[0] instanceof IdentityVal) throw new VMError('an identity handle cannot be converted to a string');
+    return render(args[0]);
+  },
+  to_number(args) {
+    arity('to_number', args, 1);
+    const v = args[0];
+    if (typeof v === 'number') return v;
+    if (typeof v === 'boolean') return v ? 1 : 0;
+    if (typeof v === 'string' && v.trim() !== '') {
+      const n = Number(v);
+      return Number.isNaN(n) ? null : n;
+    }
+    return null;
+  },
+  type_of(args) {
+    arity('type_of', args, 1);
+    return typeName(args[0]);
+  },
+  keys(args) {
+    arity('keys', args, 1);
+    return [...map('keys', args[0]).keys()];
+  },
+  values(args) {
+    arity('values', args, 1);
+    return [...map('values', args[0]).values()];
+  },
+  map_get(args) {
+    arity('map_get', args, 2);
+    return map('map_get', args[0]).get(str('map_get', args[1])) ?? null;
+  },
+  map_set(args) {
+    arity('map_set', args, 3);
+    const m = new Map(map('map_set', args[0]));
+    m.set(str('map_set', args[1]), args[2]);
+    return m;
+  },
+  map_has(args) {
+    arity('map_has', args, 2);
+    return map('map_has', args[0]).has(str('map_has', args[1]));
+  },
+  map_remove(args) {
+    arity('map_remove', args, 2);
+    const m = new Map(map('map_remove', args[0]));
+    m.delete(str('map_remove', args[1]));
+    return m;
+  },
+  json_parse(args) {
+    arity('json_parse', args, 1);
+    try {
+      return fromPlain(JSON.parse(str('json_parse', args[0])));
+    } catch (e) {
+      if (e instanceof VMError) throw e;
+      throw new VMError(`json_parse: ${(e as Error).message}`);
+    }
+  },
+  json_stringify(args) {
+    arity('json_stringify', args, 1);
+    noSecrets(args[0]);
+    return JSON.stringify(toJson(args[0]));
+  },
+  abs: (args) => (arity('abs', args, 1), Math.abs(num('abs', args[0]))),
+  floor: (args) => (arity('floor', args, 1), Math.floor(num('floor', args[0]))),
+  ceil: (args) => (arity('ceil', args, 1), Math.ceil(num('ceil', args[0]))),
+  round: (args) => (arity('round', args, 1), Math.round(num('round', args[0]))),
+  sqrt: (args) => (arity('sqrt', args, 1), Math.sqrt(num('sqrt', args[0]))),
+  min: (args) => (args.length === 0 ? null : Math.min(...args.map((a) => num('min', a)))),
+  max: (args) => (args.length === 0 ? null : Math.max(...args.map((a) => num('max', a)))),
+};
+
+/** Tool arguments are plain values: the confidence of an argument does not reach the host. */
+export function toolArgs(args: Value[]): Value[] {
+  return args.map((a) => (a instanceof Uncertain ? a.v : a));
+}
+
+export function isCallable(v: Value): v is ClosureVal {
+  return unwrap(v) instanceof ClosureVal;
+}
