@@ -172,6 +172,10 @@ module.exports = grammar({
         $.remember_expression,
         $.recall_expression,
         $.context_call,
+        $.invoke_expression,
+        $.scope_expression,
+        $.task_expression,
+        $.detach_expression,
       ),
 
     parenthesized_expression: ($) => seq('(', $._expression, ')'),
@@ -267,7 +271,8 @@ module.exports = grammar({
 
     gather_expression: ($) => prec(PREC.unary, seq('gather', field('operand', $._expression))),
 
-    receive: (_) => 'receive',
+    // `receive`, or `receive(ms)`: waits at most `ms` milliseconds, then yields `null`.
+    receive: ($) => prec.right(seq('receive', optional(seq('(', field('timeout', $._expression), ')')))),
 
     // `send pid, message` — the message extends as far as an expression can.
     send_expression: ($) =>
@@ -280,6 +285,19 @@ module.exports = grammar({
 
     context_call: ($) =>
       seq('context', '.', field('operation', choice('append', 'system')), '(', field('argument', $._expression), optional(','), ')'),
+
+    // `invoke f(x)` / `invoke turn() { ... }`: a scoped invocation. The callee starts from a snapshot
+    // of the caller's context, and its context changes vanish when it returns.
+    invoke_expression: ($) => prec(PREC.unary, seq('invoke', field('call', $._expression))),
+
+    // `scope wait_all { task turn() { ... }; ... }`: concurrent tasks owned by the scope, with an
+    // explicit failure policy (fail_fast, wait_all, first_success); the value is their results.
+    scope_expression: ($) => seq('scope', field('policy', $.identifier), field('body', $.block)),
+
+    task_expression: ($) => prec(PREC.unary, seq('task', field('body', $._expression))),
+
+    // `detach turn() { ... }`: a process owned by the runtime, not by its creator; yields a handle.
+    detach_expression: ($) => prec(PREC.unary, seq('detach', field('body', $._expression))),
 
     // ------------------------------------------------------------------ tokens
 

@@ -31,6 +31,7 @@
 [
   "infer" "confidence" "spawn" "spawn_link" "spawn_each" "gather" "send" "remember" "recall"
   "context" "append" "system" "call" "map" "filter" "vec" "schema" "identity"
+  "invoke" "scope" "task" "detach"
 ] @keyword.function
 
 (receive) @keyword.function

@@ -19,6 +19,8 @@ import {
   type TypeResolver,
 } from './types.js';
 
+const SCOPE_POLICIES = new Set(['fail_fast', 'wait_all', 'first_success']);
+
 export interface StructInfo {
   decl: A.StructDecl;
   fields: Map<string, StaticType>;
@@ -409,6 +411,25 @@ class Analyzer implements TypeResolver {
         this.expr(e.operand, scope);
         return { kind: 'List', element: ANY };
       case 'Receive':
+        if (e.timeout) this.expectType(e.timeout, scope, NUM, 'a receive timeout (milliseconds)');
+        return ANY;
+      case 'Invoke':
+        if (e.call.kind === 'Closure') this.checkFnArity(e.call, 0, 'invoke');
+        return this.expr(e.call, scope);
+      case 'Scope': {
+        if (!SCOPE_POLICIES.has(e.policy.name)) {
+          this.report(e.policy.span, `unknown scope policy \`${e.policy.name}\`: use fail_fast, wait_all or first_success`, 'scope-policy');
+        }
+        this.statements(e.body.body, scope);
+        return e.policy.name === 'first_success' ? ANY : { kind: 'List', element: ANY };
+      }
+      case 'Task':
+        this.expr(e.body, scope);
+        this.checkFnArity(e.body, 0, 'task');
+        return { kind: 'Pid' };
+      case 'Detach':
+        this.expr(e.body, scope);
+        this.checkFnArity(e.body, 0, 'detach');
         return ANY;
       case 'Send':
         this.expectType(e.pid, scope, { kind: 'Pid' }, 'the target of `send`');

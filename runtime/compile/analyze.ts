@@ -60,7 +60,10 @@ export function forEachChild(n: Walkable, f: (c: Walkable) => void): void {
     case 'Bool':
     case 'Null':
     case 'Identifier':
+      return;
     case 'Receive':
+      if (n.timeout) f(n.timeout);
+      return;
     case 'Use':
       return;
     case 'List':
@@ -142,6 +145,16 @@ export function forEachChild(n: Walkable, f: (c: Walkable) => void): void {
       return;
     case 'Context':
       f(n.arg);
+      return;
+    case 'Invoke':
+      f(n.call);
+      return;
+    case 'Scope':
+      f(n.body);
+      return;
+    case 'Task':
+    case 'Detach':
+      f(n.body);
       return;
   }
 }

@@ -573,6 +573,10 @@ class Compiler {
         this.emit(at, Op.GATHER);
         return;
       case 'Receive':
+        if (e.timeout) {
+          this.emit(at, Op.ERROR, fs.constant('`receive(timeout)` is not available yet'));
+          return;
+        }
         this.emit(at, Op.RECEIVE);
         return;
       case 'Send':
@@ -593,6 +597,16 @@ class Compiler {
         this.expr(e.arg);
         this.emit(at, e.op === 'append' ? Op.CTX_APPEND : Op.CTX_SYSTEM);
         return;
+      case 'Invoke':
+      case 'Scope':
+      case 'Task':
+      case 'Detach':
+        this.emit(at, Op.ERROR, fs.constant(`\`${e.kind.toLowerCase()}\` is not available yet`));
+        return;
+      default: {
+        const unhandled: never = e;
+        throw new Error(`compiler: unhandled expression ${(unhandled as Expr).kind}`);
+      }
     }
   }
 

@@ -180,7 +180,11 @@ export type Expr =
   | SendExpr
   | RememberExpr
   | RecallExpr
-  | ContextExpr;
+  | ContextExpr
+  | InvokeExpr
+  | ScopeExpr
+  | TaskExpr
+  | DetachExpr;
 
 export interface NumberLit extends NodeBase {
   kind: 'Number';
@@ -358,8 +362,10 @@ export interface GatherExpr extends NodeBase {
   operand: Expr;
 }
 
+/** `receive`, or `receive(ms)`: waits at most `ms` milliseconds, then yields `null`. */
 export interface ReceiveExpr extends NodeBase {
   kind: 'Receive';
+  timeout?: Expr;
 }
 
 /** `send pid, message` */
@@ -385,6 +391,33 @@ export interface ContextExpr extends NodeBase {
   kind: 'Context';
   op: 'append' | 'system';
   arg: Expr;
+}
+
+/** `invoke f(x)` / `invoke turn() {..}`: a scoped invocation on a snapshot of the caller's context. */
+export interface InvokeExpr extends NodeBase {
+  kind: 'Invoke';
+  call: Expr;
+}
+
+export type ScopePolicy = 'fail_fast' | 'wait_all' | 'first_success';
+
+/** `scope wait_all { task ..; }`: concurrent tasks owned by the scope, under an explicit failure policy. */
+export interface ScopeExpr extends NodeBase {
+  kind: 'Scope';
+  policy: Identifier;
+  body: Block;
+}
+
+/** `task e`: starts `e` (a closure of no parameters) as a task of the innermost enclosing scope. */
+export interface TaskExpr extends NodeBase {
+  kind: 'Task';
+  body: Expr;
+}
+
+/** `detach e`: a process owned by the runtime rather than its creator; yields a handle. */
+export interface DetachExpr extends NodeBase {
+  kind: 'Detach';
+  body: Expr;
 }
 
 export type Node = Program | Block | Stmt | Expr | TypeExpr;

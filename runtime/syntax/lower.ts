@@ -411,8 +411,23 @@ class Lowerer {
         };
       case 'gather_expression':
         return { kind: 'Gather', operand: this.expr(node.childForFieldName('operand'), node), span: s };
-      case 'receive':
-        return { kind: 'Receive', span: s };
+      case 'receive': {
+        const timeout = node.childForFieldName('timeout');
+        return { kind: 'Receive', timeout: timeout ? this.expr(timeout, node) : undefined, span: s };
+      }
+      case 'invoke_expression':
+        return { kind: 'Invoke', call: this.expr(node.childForFieldName('call'), node), span: s };
+      case 'scope_expression':
+        return {
+          kind: 'Scope',
+          policy: this.identifier(node.childForFieldName('policy'), node),
+          body: this.block(node.childForFieldName('body'), node),
+          span: s,
+        };
+      case 'task_expression':
+        return { kind: 'Task', body: this.expr(node.childForFieldName('body'), node), span: s };
+      case 'detach_expression':
+        return { kind: 'Detach', body: this.expr(node.childForFieldName('body'), node), span: s };
       case 'send_expression':
         return {
           kind: 'Send',
