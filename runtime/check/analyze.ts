@@ -32,16 +32,27 @@ export interface ClosureSig {
   result?: StaticType;
 }
 
-interface Binding {
+/** Where a name was first bound; read by the symbol index (symbols.ts), never by the checks. */
+export type BindingOrigin =
+  | { kind: 'let'; stmt: A.LetStmt }
+  | { kind: 'param'; param: A.Param }
+  | { kind: 'catch'; stmt: A.TryStmt }
+  | { kind: 'field'; struct: StructInfo; name: string }
+  | { kind: 'self'; struct: StructInfo };
+
+export interface Binding {
   type: StaticType;
   /** Known signature when the name is bound once, to a closure literal. */
   sig?: ClosureSig;
   bindings: number;
   declared?: StaticType;
+  origin?: BindingOrigin;
 }
 
-class FunctionScope {
+export class FunctionScope {
   readonly names = new Map<string, Binding>();
+  /** `scope` blocks open in this function: `return` inside one would leave its tasks behind */
+  openScopes = 0;
   constructor(
     readonly parent: FunctionScope | undefined,
     /** Inside an `impl` method: the struct whose fields are visible as plain names. */
@@ -54,9 +65,9 @@ class FunctionScope {
       const b = s.names.get(name);
       if (b) return b;
       if (s.receiver) {
-        if (name === 'self') return { type: { kind: 'Struct', name: s.receiver.decl.name.name }, bindings: 1 };
+        if (name === 'self') return { type: { kind: 'Struct', name: s.receiver.decl.name.name }, bindings: 1, origin: { kind: 'self', struct: s.receiver } };
         const field = s.receiver.fields.get(name);
-        if (field) return { type: field, bindings: 1 };
+        if (field) return { type: field, bindings: 1, origin: { kind: 'field', struct: s.receiver, name } };
       }
     }
     return undefined;
@@ -68,8 +79,23 @@ export interface AnalysisResult {
   structs: Map<string, StructInfo>;
 }
 
-export function analyze(program: A.Program): AnalysisResult {
-  const analyzer = new Analyzer();
+/**
+ * Hooks for tools that need what the analyzer resolves (the language server's symbol index,
+ * runtime/check/symbols.ts). They observe only: diagnostics are the same with or without them.
+ */
+export interface AnalysisObserver {
+  /** A function scope (the program, a closure or an `impl` method), once its names are hoisted. */
+  enterScope?(owner: A.Program | A.Closure, scope: FunctionScope): void;
+  /** A name read as an expression and what it resolves to (undefined: an undefined name). */
+  reference?(id: A.Identifier, binding: Binding | undefined, scope: FunctionScope): void;
+  /** A `let` and the binding it writes (undefined where the analyzer binds nothing). */
+  let?(stmt: A.LetStmt, binding: Binding | undefined, scope: FunctionScope): void;
+  /** The static type of an expression. */
+  expr?(e: A.Expr, type: StaticType, scope: FunctionScope): void;
+}
+
+export function analyze(program: A.Program, observer?: AnalysisObserver): AnalysisResult {
+  const analyzer = new Analyzer(observer);
   analyzer.run(program);
   return { diagnostics: analyzer.diagnostics, structs: analyzer.structs };
 }
@@ -80,10 +106,13 @@ class Analyzer implements TypeResolver {
   private readonly aliases = new Map<string, A.TypeAliasDecl>();
   private readonly resolvingAliases = new Set<string>();
 
+  constructor(private readonly observer?: AnalysisObserver) {}
+
   run(program: A.Program): void {
     this.declareTypes(program.body);
     const top = new FunctionScope(undefined);
     this.hoist(program.body, top);
+    this.observer?.enterScope?.(program, top);
     this.statements(program.body, top);
   }
 
@@ -189,6 +218,7 @@ class Analyzer implements TypeResolver {
                 bindings: 1,
                 declared,
                 sig: s.value.kind === 'Closure' ? this.signature(s.value) : undefined,
+                origin: { kind: 'let', stmt: s },
               });
             }
             break;
@@ -202,7 +232,7 @@ class Analyzer implements TypeResolver {
             break;
           case 'Try':
             visit(s.body.body);
-            if (!scope.names.has(s.param.name)) scope.names.set(s.param.name, { type: ANY, bindings: 1 });
+            if (!scope.names.has(s.param.name)) scope.names.set(s.param.name, { type: ANY, bindings: 1, origin: { kind: 'catch', stmt: s } });
             visit(s.handler.body);
             break;
           case 'Entry':
@@ -230,12 +260,16 @@ class Analyzer implements TypeResolver {
           this.mismatch(s.value.span, `\`${s.name.name}\` is declared`, b.declared, t);
         }
         if (b) b.type = b.declared ?? (b.bindings === 1 ? t : ANY);
+        this.observer?.let?.(s, b, scope);
         return;
       }
       case 'ExprStmt':
         this.expr(s.expr, scope);
         return;
       case 'Return': {
+        if (scope.openScopes > 0) {
+          this.report(s.span, '`return` cannot leave a `scope` block: the scope\'s value is its tasks\' results', 'scope-return');
+        }
         const t = s.value ? this.expr(s.value, scope) : NULL;
         if (scope.declaredResult && s.value && !isAssignable(t, scope.declaredResult)) {
           this.mismatch(s.value.span, 'the closure returns', scope.declaredResult, t);
@@ -279,6 +313,12 @@ class Analyzer implements TypeResolver {
   // ------------------------------------------------------------------ expressions
 
   private expr(e: A.Expr, scope: FunctionScope): StaticType {
+    const t = this.exprType(e, scope);
+    this.observer?.expr?.(e, t, scope);
+    return t;
+  }
+
+  private exprType(e: A.Expr, scope: FunctionScope): StaticType {
     switch (e.kind) {
       case 'Number':
         return NUM;
@@ -290,6 +330,7 @@ class Analyzer implements TypeResolver {
         return NULL;
       case 'Identifier': {
         const b = scope.lookup(e.name);
+        this.observer?.reference?.(e, b, scope);
         if (!b) {
           this.report(e.span, `undefined name \`${e.name}\``, 'undefined-name');
           return ANY;
@@ -420,7 +461,9 @@ class Analyzer implements TypeResolver {
         if (!SCOPE_POLICIES.has(e.policy.name)) {
           this.report(e.policy.span, `unknown scope policy \`${e.policy.name}\`: use fail_fast, wait_all or first_success`, 'scope-policy');
         }
+        scope.openScopes++;
         this.statements(e.body.body, scope);
+        scope.openScopes--;
         return e.policy.name === 'first_success' ? ANY : { kind: 'List', element: ANY };
       }
       case 'Task':
@@ -458,9 +501,10 @@ class Analyzer implements TypeResolver {
       seen.add(p.name.name);
       if (p.type) this.checkTypeExpr(p.type);
       const type = p.type ? resolveType(p.type, this) : ANY;
-      scope.names.set(p.name.name, { type, declared: p.type ? type : undefined, bindings: 1 });
+      scope.names.set(p.name.name, { type, declared: p.type ? type : undefined, bindings: 1, origin: { kind: 'param', param: p } });
     }
     this.hoist(c.body.body, scope);
+    this.observer?.enterScope?.(c, scope);
     this.statements(c.body.body, scope);
   }
 

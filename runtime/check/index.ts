@@ -35,9 +35,23 @@ export async function checkSource(filePath: string, text: string): Promise<Check
 
 export type ModuleResolution = { ok: true; path: string } | { ok: false; message: string };
 
+let stdDir: string | undefined;
+
+/** runtime/std, which holds the standard modules written in Turn (found from source or from dist/). */
+export function stdDirectory(): string {
+  if (stdDir) return stdDir;
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'runtime', 'std');
+    if (fs.existsSync(candidate)) return (stdDir = candidate);
+    if (path.dirname(dir) === dir) throw new Error(`cannot find runtime/std above ${__dirname}`);
+  }
+}
+
 /** `use "x"` resolves relative to the importing file; `.tn` may be left off. */
 export function resolveModule(fromFile: string, spec: string): ModuleResolution {
   if (spec.startsWith('std/')) {
+    const file = path.join(stdDirectory(), spec.slice(4) + '.tn');
+    if (/^std\/[a-z_]+$/.test(spec) && fs.existsSync(file)) return { ok: true, path: file };
     return { ok: false, message: `the standard module \`${spec}\` is not available in this version of Turn yet` };
   }
   if (spec === '') return { ok: false, message: '`use` needs a module path' };

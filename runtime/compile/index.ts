@@ -7,6 +7,10 @@ import type { SourceFile } from '../syntax/source.js';
 import { typeToSchema, SchemaError, type StructInfo } from '../infer/schema.js';
 import { Analyzer, forEachChild, type FnInfo } from './analyze.js';
 import { Check, Cmp, Op } from './opcodes.js';
+import type { ScopePolicy } from '../vm/process.js';
+
+/** Operand of SCOPE_ENTER; the VM decodes it with SCOPE_POLICIES. */
+export const SCOPE_POLICY_CODES: Record<ScopePolicy, number> = { fail_fast: 0, wait_all: 1, first_success: 2 };
 import type { Bundle, FunctionProto, ImplDesc, InferDesc, StructDesc, UpvalueDesc } from './bundle.js';
 
 export type { Bundle, BundleUnit, FunctionProto, ParamInfo, StructDesc, ImplDesc, InferDesc, UpvalueDesc } from './bundle.js';
@@ -574,7 +578,8 @@ class Compiler {
         return;
       case 'Receive':
         if (e.timeout) {
-          this.emit(at, Op.ERROR, fs.constant('`receive(timeout)` is not available yet'));
+          this.expr(e.timeout);
+          this.emit(at, Op.RECEIVE_T);
           return;
         }
         this.emit(at, Op.RECEIVE);
@@ -597,10 +602,20 @@ class Compiler {
         this.expr(e.arg);
         this.emit(at, e.op === 'append' ? Op.CTX_APPEND : Op.CTX_SYSTEM);
         return;
-      case 'Invoke':
       case 'Scope':
+        this.emit(at, Op.SCOPE_ENTER, SCOPE_POLICY_CODES[e.policy.name as ScopePolicy] ?? 0);
+        for (const s of e.body.body) this.stmt(s);
+        this.emit(e.span.end, Op.SCOPE_EXIT);
+        return;
       case 'Task':
+        this.expr(e.body);
+        this.emit(at, Op.TASK);
+        return;
       case 'Detach':
+        this.expr(e.body);
+        this.emit(at, Op.DETACH);
+        return;
+      case 'Invoke':
         this.emit(at, Op.ERROR, fs.constant(`\`${e.kind.toLowerCase()}\` is not available yet`));
         return;
       default: {

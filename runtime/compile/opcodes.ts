@@ -76,6 +76,12 @@ export const Op = {
   LOOP_CMP_LC: 71, // cmp slot k target: if (slot CMP const k) jump back to target (counts a step)
   LOOP_CMP_LL: 72, // cmp slotA slotB target: likewise
   LOOP_IF_TRUE: 73, // target: pop; if truthy jump back to target (counts a step)
+  // issue 4: lifecycles (numbered from 90, clear of the inference issue's additions)
+  RECEIVE_T: 90, // pop ms: the next message, or null once ms have passed
+  SCOPE_ENTER: 91, // policy: open a scope (0 fail_fast, 1 wait_all, 2 first_success)
+  SCOPE_EXIT: 92, // wait for the scope's tasks per its policy; push their results
+  TASK: 93, // pop closure: start it as a task of the innermost scope; push its pid
+  DETACH: 94, // pop closure: start it as a process owned by the runtime; push its pid
 } as const;
 
 export type OpCode = (typeof Op)[keyof typeof Op];
@@ -87,7 +93,7 @@ for (const op of [
   Op.CONST, Op.LOAD_LOCAL, Op.STORE_LOCAL, Op.LOAD_CELL, Op.STORE_CELL, Op.LOAD_UPVAL, Op.NEW_CELL, Op.BOX,
   Op.AND_JUMP, Op.OR_JUMP, Op.JUMP, Op.JUMP_IF_FALSE, Op.LOOP, Op.MAKE_LIST, Op.MAKE_VEC, Op.GET_FIELD,
   Op.CLOSURE, Op.CALL, Op.CALL_BUILTIN, Op.TRY, Op.ITER_CHECK, Op.APPEND_LOCAL, Op.USE, Op.INFER, Op.SPAWN,
-  Op.GRANT, Op.ERROR, Op.UNDEFINED, Op.LOOP_IF_TRUE,
+  Op.GRANT, Op.ERROR, Op.UNDEFINED, Op.LOOP_IF_TRUE, Op.SCOPE_ENTER,
 ]) OPERANDS[op] = 1;
 for (const op of [Op.MAKE_MAP, Op.MAKE_STRUCT, Op.METHOD_CALL, Op.IMPL]) OPERANDS[op] = 2;
 for (const op of [Op.ADD_LL_ST, Op.ADD_LC_ST]) OPERANDS[op] = 3;

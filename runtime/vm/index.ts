@@ -13,6 +13,10 @@ import {
 } from './process.js';
 import { TOOLS, toolArgs, type ToolEnv } from './tools.js';
 import {
+  BLOCK, PROCESS_TOOLS, ProcessFailed, SCOPE_POLICIES, abandonScopes, cancelScopeTasks, cancelledValue, innermostScope,
+  inspect, millisArg, openScope, processEnded, scopeResult, taskFinished, timedWait, type ActorRuntime, type ProcessInfo,
+} from './actors.js';
+import {
   Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VMError, VecVal,
   confidenceOf, isolate, render, toJson, truthy, typeName, unwrap, withConfidence, type Value,
 } from './values.js';
@@ -53,6 +57,8 @@ export const DEFAULT_MAX_STEPS = 200_000_000;
 export const MAX_FRAMES = 10_000;
 /** Reductions a process runs before the scheduler moves on. */
 const SLICE = 20_000;
+/** With `--seed`, slices are drawn from 1..SEEDED_SLICE so interleavings vary from seed to seed. */
+const SEEDED_SLICE = 64;
 
 /** A Turn `throw` travelling through the JS stack of `exec` to its catch. */
 class TurnThrow {
@@ -98,7 +104,19 @@ interface EffectWait {
   promise: Promise<{ ok: true; value: unknown; confidence: number } | { ok: false; error: unknown }>;
 }
 
-export class VM {
+/** mulberry32: a small, well-distributed generator, so a seed replays a schedule exactly. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+}
+
+export class VM implements ActorRuntime {
   readonly fns: FunctionProto[];
   private readonly procs = new Map<number, Process>();
   private nextPid = 1;
@@ -112,6 +130,9 @@ export class VM {
   /** budget left when `exec` returned */
   private left = 0;
   private readonly toolEnv: ToolEnv;
+  /** the scheduler's generator when a seed was given; otherwise processes run in arrival order */
+  private readonly rng: (() => number) | undefined;
+  private readonly startedAt = performance.now();
   main!: Process;
 
   constructor(
@@ -121,6 +142,7 @@ export class VM {
   ) {
     this.fns = bundle.functions;
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+    this.rng = options.seed === undefined ? undefined : seededRandom(options.seed);
     this.toolEnv = { output: (line) => host.output(line) };
   }
 
@@ -136,13 +158,16 @@ export class VM {
     this.queue.push(main);
     for (;;) {
       while (this.qhead < this.queue.length) {
-        const p = this.queue[this.qhead++];
-        if (this.qhead > 1024 && this.qhead * 2 > this.queue.length) {
-          this.queue = this.queue.slice(this.qhead);
-          this.qhead = 0;
-        }
+        const p = this.nextReady();
         if (p.status !== READY) continue;
-        let slice = SLICE;
+        if (p.cancel === 'requested') {
+          this.deliverCancel(p);
+          if (p.finished) {
+            if (main.finished && !this.hasLiveDetached()) return this.outcome(main);
+            continue;
+          }
+        }
+        let slice = this.rng ? 1 + (this.rng() % SEEDED_SLICE) : SLICE;
         if (this.maxSteps > 0) slice = Math.min(slice, this.maxSteps - this.used);
         if (slice <= 0) return this.budgetExhausted(p);
         const st = this.exec(p, slice);
@@ -155,7 +180,6 @@ export class VM {
           case DONE:
           case FAILED:
             this.finish(p, st);
-            if (p === main) return this.outcome(p);
             break;
           case BLOCKED:
             p.status = BLOCKED;
@@ -165,14 +189,98 @@ export class VM {
             this.startEffect(p);
             break;
         }
+        if (main.finished && !this.hasLiveDetached()) return this.outcome(main);
       }
-      if (main.finished) return this.outcome(main);
-      const w = this.pending.shift();
-      if (!w) return this.failRun(main, 'deadlock: every process is waiting', true);
-      const reply = await w.promise;
-      this.resumeEffect(w, reply);
-      if (main.finished) return this.outcome(main);
+      if (main.finished && !this.hasLiveDetached()) return this.outcome(main);
+      const woke = await this.awaitEffectOrTimer();
+      if (!woke) {
+        // Nothing can ever run again. Detached processes that wait forever end with the run.
+        if (main.finished) return this.outcome(main);
+        return this.failRun(main, 'deadlock: every process is waiting', true);
+      }
     }
+  }
+
+  /** The next process to run: in arrival order, or drawn by the seeded generator. */
+  private nextReady(): Process {
+    if (this.rng) {
+      const i = this.qhead + (this.rng() % (this.queue.length - this.qhead));
+      const picked = this.queue[i];
+      this.queue[i] = this.queue[this.qhead];
+      this.queue[this.qhead] = picked;
+    }
+    const p = this.queue[this.qhead++];
+    if (this.qhead > 1024 && this.qhead * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.qhead);
+      this.qhead = 0;
+    }
+    return p;
+  }
+
+  /** Raises `Cancelled` in `p` at this safe point (between slices), so a `catch` can clean up. */
+  private deliverCancel(p: Process): void {
+    p.cancel = 'delivered';
+    p.waiting = null;
+    p.deadline = null;
+    if (!this.raise(p, cancelledValue(p.cancelReason))) this.finish(p, FAILED);
+  }
+
+  private hasLiveDetached(): boolean {
+    for (const p of this.procs.values()) if (p.detached && !p.finished) return true;
+    return false;
+  }
+
+  /**
+   * Waits for the oldest pending effect or the earliest timer (`receive(ms)`, `sleep`), whichever
+   * comes first, and makes its process runnable. False when there is nothing to wait for.
+   */
+  private async awaitEffectOrTimer(): Promise<boolean> {
+    let sleeper: Process | undefined;
+    for (const p of this.procs.values()) {
+      if (p.status === BLOCKED && p.deadline !== null && (!sleeper || p.deadline < sleeper.deadline!)) sleeper = p;
+    }
+    const w = this.pending[0];
+    if (!w && !sleeper) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeUp = sleeper
+      ? new Promise<'timer'>((resolve) => {
+          timer = setTimeout(() => resolve('timer'), Math.max(0, sleeper!.deadline! - this.now()));
+        })
+      : undefined;
+    const first = w ? await (timeUp ? Promise.race([w.promise, timeUp]) : w.promise) : await timeUp!;
+    clearTimeout(timer);
+    if (first === 'timer') {
+      const now = this.now();
+      for (const p of this.procs.values()) {
+        if (p.status === BLOCKED && p.deadline !== null && p.deadline <= now) {
+          p.timedOut = true;
+          this.wake(p);
+        }
+      }
+      return true;
+    }
+    this.pending.shift();
+    this.resumeEffect(w, first);
+    return true;
+  }
+
+  // ActorRuntime (runtime/vm/actors.ts)
+
+  process(pid: number): Process | undefined {
+    return this.procs.get(pid);
+  }
+
+  processes(): Iterable<Process> {
+    return this.procs.values();
+  }
+
+  /** Every process with its state, parent, links and mailbox size: the editor's actor tree. */
+  inspectProcesses(): ProcessInfo[] {
+    return [...this.procs.values()].map(inspect);
+  }
+
+  now(): number {
+    return performance.now() - this.startedAt;
   }
 
   private newProcess(parent: number, linked: boolean): Process {
@@ -186,19 +294,25 @@ export class VM {
     const child = this.newProcess(parent.id, linked);
     child.stack.push(closure, ...args);
     child.sp = this.enter(child, closure, args.length, 1, 0);
+    child.events.push(new Map<string, Value>([['type', 'Spawned'], ['pid', new PidVal(child.id)], ['parent', new PidVal(parent.id)]]));
     this.queue.push(child);
     return child;
   }
 
-  private wake(p: Process): void {
-    if (p.status === BLOCKED) {
+  /**
+   * Makes a waiting process runnable. A process waiting on an effect is woken only to be
+   * cancelled: the effect's late result is then ignored (see `resumeEffect`).
+   */
+  wake(p: Process): void {
+    if (p.status === BLOCKED || (p.status === EFFECT && p.cancel === 'requested')) {
       p.status = READY;
       p.waiting = null;
+      p.effect = null;
       this.queue.push(p);
     }
   }
 
-  private deliver(to: Process, message: Value): void {
+  deliver(to: Process, message: Value): void {
     if (to.finished) return;
     to.mailbox.push(message);
     if (to.waiting === 'receive') this.wake(to);
@@ -209,6 +323,10 @@ export class VM {
     p.stack = [];
     p.sp = 0;
     p.loading = [];
+    // No orphans: a process that ends with scopes still open cancels their tasks.
+    while (p.scopes.length > 0) cancelScopeTasks(this, p.scopes.pop()!, 'cancelled: the process that owns its scope ended');
+    taskFinished(this, p);
+    processEnded(this, p);
     for (const id of p.watchers) {
       const w = this.procs.get(id);
       if (w && w.waiting === 'gather') this.wake(w);
@@ -242,7 +360,7 @@ export class VM {
 
   private resumeEffect(w: EffectWait, reply: Awaited<EffectWait['promise']>): void {
     const p = w.p;
-    if (p.status !== EFFECT) return;
+    if (p.status !== EFFECT || p.effect !== w.effect) return; // cancelled meanwhile: the reply is dropped
     p.status = READY;
     p.effect = null;
     const { typeName: tn, schema } = w.effect.desc;
@@ -340,11 +458,12 @@ export class VM {
     p.sp = h.sp;
     p.stack[p.sp++] = value;
     p.frames[h.frame].ip = h.ip;
+    abandonScopes(this, p, p.handlers.length);
     return true;
   }
 
   private errorValue(p: Process, e: unknown): Value {
-    if (e instanceof TurnThrow) return e.value;
+    if (e instanceof TurnThrow || e instanceof ProcessFailed) return e.value;
     const line = this.site(p).line;
     if (e instanceof VMError) return runtimeErrorValue(e.message, line);
     if (e instanceof RangeError && /call stack/i.test(e.message)) return runtimeErrorValue('call depth limit exceeded', line);
@@ -771,6 +890,18 @@ export class VM {
               let argc = code[ip++];
               const target = unwrap(stack[sp - argc - 1]);
               if (typeof target === 'string') {
+                if (Object.hasOwn(PROCESS_TOOLS, target)) {
+                  const result = PROCESS_TOOLS[target](this, p, toolArgs(stack.slice(sp - argc, sp)));
+                  if (result === BLOCK) {
+                    frame.ip = ip - 2; // run the tool again when woken
+                    p.sp = sp;
+                    this.left = budget;
+                    return BLOCKED;
+                  }
+                  sp -= argc + 1;
+                  stack[sp++] = result;
+                  break;
+                }
                 const tool = Object.hasOwn(TOOLS, target) ? TOOLS[target] : undefined;
                 if (!tool) throw new VMError(`unknown tool "${target}"`);
                 const result = tool(toolArgs(stack.slice(sp - argc, sp)), this.toolEnv);
@@ -1009,6 +1140,57 @@ export class VM {
               p.sp = sp;
               this.left = budget;
               return BLOCKED;
+            case 90 /* RECEIVE_T */: {
+              if (p.mailbox.length > 0) {
+                p.deadline = null;
+                p.timedOut = false;
+                stack[sp - 1] = p.mailbox.shift()!;
+                break;
+              }
+              if (timedWait(this, p, millisArg(stack[sp - 1]))) {
+                stack[sp - 1] = null;
+                break;
+              }
+              p.waiting = 'receive';
+              frame.ip = ip - 1;
+              p.sp = sp;
+              this.left = budget;
+              return BLOCKED;
+            }
+            case 91 /* SCOPE_ENTER */:
+              openScope(p, SCOPE_POLICIES[code[ip++]]);
+              break;
+            case 92 /* SCOPE_EXIT */: {
+              const rec = p.scopes[p.scopes.length - 1];
+              const result = scopeResult(this, rec);
+              if (!result.done) {
+                p.waiting = 'scope';
+                frame.ip = ip - 1;
+                p.sp = sp;
+                this.left = budget;
+                return BLOCKED;
+              }
+              p.scopes.pop();
+              if ('error' in result) throw new TurnThrow(result.error);
+              stack[sp++] = result.value;
+              break;
+            }
+            case 93 /* TASK */:
+            case 94 /* DETACH */: {
+              const c = unwrap(stack[sp - 1]);
+              const what = code[ip - 1] === Op.TASK ? 'task' : 'detach';
+              if (!(c instanceof ClosureVal)) throw new VMError(`${what} expects a closure, got ${typeName(c)}`);
+              const rec = what === 'task' ? innermostScope(p) : undefined;
+              const child = this.spawn(p, isolate(c) as ClosureVal, [], false);
+              if (rec) {
+                rec.tasks.push(child.id);
+                child.ownerScope = { pid: p.id, scope: rec.id };
+              } else {
+                child.detached = true;
+              }
+              stack[sp - 1] = new PidVal(child.id);
+              break;
+            }
             case 62 /* SEND */: {
               const msg = stack[--sp];
               const pid = unwrap(stack[sp - 1]);

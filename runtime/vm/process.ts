@@ -58,6 +58,21 @@ export interface PendingEffect {
   request: { typeName: string; schema: object; prompt: string; context: string[]; pid: number };
 }
 
+export type Waiting = 'receive' | 'gather' | 'scope' | 'wait' | 'sleep';
+
+export type ScopePolicy = 'fail_fast' | 'wait_all' | 'first_success';
+
+/** An open `scope` block: the tasks it owns, in spawn order. */
+export interface ScopeRecord {
+  id: number;
+  policy: ScopePolicy;
+  tasks: number[];
+  /** `p.handlers.length` when the scope opened: unwinding below it abandons the scope */
+  handlers: number;
+  /** the task that decided the scope: fail_fast's first failure, first_success's first success */
+  decidedBy: number | null;
+}
+
 export class Process {
   status = READY;
   stack: Value[] = [];
@@ -68,7 +83,7 @@ export class Process {
   context = new Context();
   mailbox: Value[] = [];
   /** what a BLOCKED process waits for */
-  waiting: 'receive' | 'gather' | null = null;
+  waiting: Waiting | null = null;
   effect: PendingEffect | null = null;
   result: Value = null;
   failure: Failure | null = null;
@@ -77,6 +92,25 @@ export class Process {
   /** module units whose top level is running in this process (cycle detection) */
   loading: number[] = [];
 
+  // ---- lifecycles (runtime/vm/actors.ts)
+  /** pids monitoring this process: each gets a `Down` message when it ends */
+  monitors: number[] = [];
+  /** pids blocked in `call("wait", pid)` on this process */
+  waiters: number[] = [];
+  /** open `scope` blocks, innermost last */
+  scopes: ScopeRecord[] = [];
+  /** the scope this process is a task of: its owner's pid and the scope's id */
+  ownerScope: { pid: number; scope: number } | null = null;
+  /** owned by the runtime (`detach`): outlives its creator; the run waits for it */
+  detached = false;
+  /** cancellation: requested by a scope, a supervisor or `call("cancel", pid)`; delivered once at a safe point */
+  cancel: 'none' | 'requested' | 'delivered' = 'none';
+  cancelReason = '';
+  /** `receive(ms)` / `call("sleep", ms)`: when the wait ends on its own (scheduler clock, ms) */
+  deadline: number | null = null;
+  timedOut = false;
+  /** runtime events of this process (spawned, progress, exit) — never part of a model context */
+  events: Value[] = [];
   constructor(
     readonly id: number,
     readonly parent: number,

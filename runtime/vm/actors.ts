@@ -1,0 +1,323 @@
+// Lifecycles on top of the scheduler: scoped tasks and their failure policies, cancellation,
+// monitors, detached processes, process inspection, and the process-aware tools
+// (`call("self")`, `call("monitor", pid)`, ...). The VM calls in here; nothing here runs bytecode.
+//
+// Results come back in spawn order, never completion order. The two policies that stop early are
+// decided by the first task to settle the question — fail_fast by the first failure, first_success
+// by the first success — and cancel every other task at once; that is their purpose (stop paying
+// for work whose outcome no longer matters), so when several tasks could decide, which one does
+// depends on timing.
+import { DONE, FAILED, type Process, type ScopePolicy, type ScopeRecord, type Waiting } from './process.js';
+import { PidVal, VMError, isolate, typeName, unwrap, type Value } from './values.js';
+
+export const SCOPE_POLICIES: readonly ScopePolicy[] = ['fail_fast', 'wait_all', 'first_success'];
+
+/** What actors.ts needs from the VM. */
+export interface ActorRuntime {
+  process(pid: number): Process | undefined;
+  processes(): Iterable<Process>;
+  deliver(to: Process, message: Value): void;
+  wake(p: Process): void;
+  /** the scheduler's clock, in milliseconds since the run started */
+  now(): number;
+}
+
+const msg = (entries: [string, Value][]): Map<string, Value> => new Map(entries);
+
+export function cancelledValue(reason: string): Map<string, Value> {
+  return msg([
+    ['type', 'Cancelled'],
+    ['message', reason],
+  ]);
+}
+
+/** The value a finished process contributes: its result, or its error value. */
+export function outcomeValue(p: Process): Value {
+  return isolate(p.status === DONE ? p.result : p.failure!.value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cancellation
+
+/**
+ * Asks `p` to stop. It is told at its next safe point — the scheduler raises a catchable
+ * `{"type": "Cancelled"}` in it before it runs again — so it can clean up in a `catch`.
+ */
+export function requestCancel(rt: ActorRuntime, p: Process, reason: string): void {
+  if (p.finished || p.cancel !== 'none') return;
+  p.cancel = 'requested';
+  p.cancelReason = reason;
+  rt.wake(p);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scopes
+
+let nextScopeId = 1;
+
+export function openScope(p: Process, policy: ScopePolicy): void {
+  p.scopes.push({ id: nextScopeId++, policy, tasks: [], handlers: p.handlers.length, decidedBy: null });
+}
+
+export function innermostScope(p: Process): ScopeRecord {
+  const rec = p.scopes[p.scopes.length - 1];
+  if (!rec) throw new VMError('`task` runs only inside a `scope` block');
+  return rec;
+}
+
+export type ScopeResult = { done: false } | { done: true; value: Value } | { done: true; error: Value };
+
+/** Whether the scope's policy is settled, and with what (called at the end of the scope's block). */
+export function scopeResult(rt: ActorRuntime, rec: ScopeRecord): ScopeResult {
+  const tasks = rec.tasks.map((id) => rt.process(id)!);
+  if (!tasks.every((t) => t.finished)) return { done: false };
+  switch (rec.policy) {
+    case 'wait_all':
+      return { done: true, value: tasks.map(outcomeValue) };
+    case 'fail_fast':
+      if (rec.decidedBy !== null) return { done: true, error: outcomeValue(rt.process(rec.decidedBy)!) };
+      return { done: true, value: tasks.map(outcomeValue) };
+    case 'first_success': {
+      if (rec.decidedBy !== null) return { done: true, value: outcomeValue(rt.process(rec.decidedBy)!) };
+      const errors = tasks.map(outcomeValue);
+      return {
+        done: true,
+        error: msg([
+          ['type', 'AllTasksFailed'],
+          ['message', `all ${tasks.length} task${tasks.length === 1 ? '' : 's'} of the first_success scope failed`],
+          ['errors', errors],
+        ]),
+      };
+    }
+  }
+}
+
+/** A task ended: apply its scope's policy to its siblings and wake the owner if it waits. */
+export function taskFinished(rt: ActorRuntime, task: Process): void {
+  if (!task.ownerScope) return;
+  const owner = rt.process(task.ownerScope.pid);
+  const rec = owner?.scopes.find((s) => s.id === task.ownerScope!.scope);
+  if (!owner || !rec) return;
+  const decisive =
+    rec.decidedBy === null &&
+    task.cancel === 'none' &&
+    ((rec.policy === 'fail_fast' && task.status === FAILED) || (rec.policy === 'first_success' && task.status === DONE));
+  if (decisive) {
+    rec.decidedBy = task.id;
+    cancelScopeTasks(rt, rec, rec.policy === 'fail_fast' ? 'cancelled: a sibling task failed' : 'cancelled: a sibling task succeeded');
+  }
+  if (owner.waiting === 'scope') rt.wake(owner);
+}
+
+/** Leaving scopes without finishing them (an error unwound past them): cancel their tasks. */
+export function abandonScopes(rt: ActorRuntime, p: Process, handlersLeft: number): void {
+  while (p.scopes.length > 0 && p.scopes[p.scopes.length - 1].handlers > handlersLeft) {
+    cancelScopeTasks(rt, p.scopes.pop()!, 'cancelled: its scope was left by an error');
+  }
+}
+
+export function cancelScopeTasks(rt: ActorRuntime, rec: ScopeRecord, reason: string): void {
+  for (const id of rec.tasks) {
+    const t = rt.process(id);
+    if (t) requestCancel(rt, t, reason);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Endings: monitors, waiters and events
+
+export function exitEvent(p: Process): Map<string, Value> {
+  const e = msg([
+    ['type', 'Exit'],
+    ['pid', new PidVal(p.id)],
+  ]);
+  if (p.status === DONE) e.set('result', outcomeValue(p));
+  else e.set('reason', outcomeValue(p));
+  return e;
+}
+
+/** Notifies monitors and `wait`ers that `p` ended. */
+export function processEnded(rt: ActorRuntime, p: Process): void {
+  p.events.push(exitEvent(p));
+  for (const id of p.monitors) {
+    const m = rt.process(id);
+    if (m && !m.finished) rt.deliver(m, downMessage(p));
+  }
+  p.monitors = [];
+  for (const id of p.waiters) {
+    const w = rt.process(id);
+    if (w && w.waiting === 'wait') rt.wake(w);
+  }
+  p.waiters = [];
+}
+
+function downMessage(p: Process): Map<string, Value> {
+  const d = msg([
+    ['type', 'Down'],
+    ['pid', new PidVal(p.id)],
+  ]);
+  if (p.status === DONE) d.set('result', outcomeValue(p));
+  else d.set('reason', outcomeValue(p));
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inspection: what the editor's actor tree shows
+
+export interface ProcessInfo {
+  pid: number;
+  parent: number;
+  status: 'ready' | 'waiting' | 'done' | 'failed';
+  waitingOn: Waiting | 'effect' | null;
+  linked: boolean;
+  detached: boolean;
+  monitors: number[];
+  mailbox: number;
+  scopes: number;
+  cancel: Process['cancel'];
+}
+
+export function inspect(p: Process): ProcessInfo {
+  const status = p.status === DONE ? 'done' : p.status === FAILED ? 'failed' : p.waiting || p.effect ? 'waiting' : 'ready';
+  return {
+    pid: p.id,
+    parent: p.parent,
+    status,
+    waitingOn: p.effect ? 'effect' : p.waiting,
+    linked: p.linked,
+    detached: p.detached,
+    monitors: [...p.monitors],
+    mailbox: p.mailbox.length,
+    scopes: p.scopes.length,
+    cancel: p.cancel,
+  };
+}
+
+function infoValue(i: ProcessInfo): Map<string, Value> {
+  return msg([
+    ['pid', new PidVal(i.pid)],
+    ['parent', i.parent === 0 ? null : new PidVal(i.parent)],
+    ['status', i.status],
+    ['waiting_on', i.waitingOn],
+    ['linked', i.linked],
+    ['detached', i.detached],
+    ['mailbox', i.mailbox],
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Process-aware tools: `call("self")`, `call("monitor", pid)`, ...
+
+/** A tool's answer: a value, or "block and run this tool again when woken". */
+export const BLOCK = Symbol('block');
+
+export type ProcessTool = (rt: ActorRuntime, p: Process, args: Value[]) => Value | typeof BLOCK;
+
+function pidArg(name: string, rt: ActorRuntime, args: Value[], i = 0): Process {
+  const v = unwrap(args[i]);
+  if (!(v instanceof PidVal)) throw new VMError(`tool ${name} expects a pid, got ${typeName(v)}`);
+  const q = rt.process(v.id);
+  if (!q) throw new VMError(`tool ${name}: no process ${v.id}`);
+  return q;
+}
+
+function arity(name: string, args: Value[], n: number): void {
+  if (args.length !== n) throw new VMError(`tool ${name} expects ${n} argument${n === 1 ? '' : 's'}, got ${args.length}`);
+}
+
+function millis(name: string, v: Value): number {
+  const n = unwrap(v);
+  if (typeof n !== 'number' || !(n >= 0)) throw new VMError(`tool ${name} expects milliseconds (a Num >= 0), got ${typeName(n)}`);
+  return n;
+}
+
+/** Starts or finishes a timed wait; returns true once the time has passed. */
+export function timedWait(rt: ActorRuntime, p: Process, ms: number): boolean {
+  if (p.timedOut) {
+    p.timedOut = false;
+    p.deadline = null;
+    return true;
+  }
+  if (p.deadline === null) p.deadline = rt.now() + ms;
+  return false;
+}
+
+export const PROCESS_TOOLS: Record<string, ProcessTool> = {
+  /** the caller's own pid */
+  self(_rt, p, args) {
+    arity('self', args, 0);
+    return new PidVal(p.id);
+  },
+  /** `monitor(pid)`: a `{"type": "Down", "pid", "result" | "reason"}` message arrives when pid ends */
+  monitor(rt, p, args) {
+    arity('monitor', args, 1);
+    const q = pidArg('monitor', rt, args);
+    if (q.finished) rt.deliver(p, downMessage(q));
+    else if (!q.monitors.includes(p.id)) q.monitors.push(p.id);
+    return null;
+  },
+  demonitor(rt, p, args) {
+    arity('demonitor', args, 1);
+    const q = pidArg('demonitor', rt, args);
+    q.monitors = q.monitors.filter((id) => id !== p.id);
+    return null;
+  },
+  /** asks a process to stop at its next safe point */
+  cancel(rt, _p, args) {
+    arity('cancel', args, 1);
+    requestCancel(rt, pidArg('cancel', rt, args), 'cancelled');
+    return null;
+  },
+  /** waits for a process to end: its result, or its error raised in the caller */
+  wait(rt, p, args) {
+    arity('wait', args, 1);
+    const q = pidArg('wait', rt, args);
+    if (q === p) throw new VMError('a process cannot wait for itself');
+    if (!q.finished) {
+      if (!q.waiters.includes(p.id)) q.waiters.push(p.id);
+      p.waiting = 'wait';
+      return BLOCK;
+    }
+    if (q.status === FAILED) throw new ProcessFailed(outcomeValue(q));
+    return outcomeValue(q);
+  },
+  /** the runtime events of a process so far (spawned, progress, exit) */
+  events(rt, _p, args) {
+    arity('events', args, 1);
+    return pidArg('events', rt, args).events.map((e) => isolate(e));
+  },
+  /** records a progress event on the caller's event stream (never in a model context) */
+  emit(_rt, p, args) {
+    arity('emit', args, 1);
+    p.events.push(msg([
+      ['type', 'Progress'],
+      ['value', isolate(args[0])],
+    ]));
+    return null;
+  },
+  /** every process the VM knows, with its state */
+  processes(rt, _p, args) {
+    arity('processes', args, 0);
+    return [...rt.processes()].map((q) => infoValue(inspect(q)));
+  },
+  sleep(rt, p, args) {
+    arity('sleep', args, 1);
+    if (timedWait(rt, p, millis('sleep', args[0]))) return null;
+    p.waiting = 'sleep';
+    return BLOCK;
+  },
+  /** milliseconds since the run started, on the scheduler's clock */
+  now(rt, _p, args) {
+    arity('now', args, 0);
+    return Math.round(rt.now());
+  },
+};
+
+/** Raised by `wait` when the awaited process failed: its error value, thrown in the waiter. */
+export class ProcessFailed {
+  constructor(readonly value: Value) {}
+}
+
+export function millisArg(v: Value): number {
+  return millis('receive', v);
+}
