@@ -4,10 +4,23 @@
 import * as os from 'node:os';
 
 export interface Sample {
+  /** in `unit` (milliseconds unless a unit is given) */
   medianMs: number;
   minMs: number;
   maxMs: number;
   samples: number;
+  unit?: string;
+}
+
+/** A whole-run sample divided into a per-operation figure, in microseconds. */
+export function perOp(s: Sample, ops: number): Sample {
+  const us = (ms: number) => (ms * 1000) / ops;
+  return { medianMs: us(s.medianMs), minMs: us(s.minMs), maxMs: us(s.maxMs), samples: s.samples, unit: 'µs' };
+}
+
+/** A single measured quantity (bytes, a count) shown in the table like a sample. */
+export function quantity(value: number, unit: string): Sample {
+  return { medianMs: value, minMs: value, maxMs: value, samples: 1, unit };
 }
 
 export async function measure(fn: () => unknown | Promise<unknown>, options: { warmup?: number; samples?: number } = {}): Promise<Sample> {
@@ -43,7 +56,8 @@ export function machine(): string {
   return `${cpu} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.platform()} ${os.arch()}`;
 }
 
-const fmt = (s: Sample) => `${s.medianMs.toFixed(2)} ms (${s.minMs.toFixed(2)}–${s.maxMs.toFixed(2)})`;
+const fmt = (s: Sample) =>
+  s.samples === 1 ? `${s.medianMs.toFixed(2)} ${s.unit ?? 'ms'}` : `${s.medianMs.toFixed(2)} ${s.unit ?? 'ms'} (${s.minMs.toFixed(2)}–${s.maxMs.toFixed(2)})`;
 
 export function markdownTable(rows: Row[]): string {
   const lines = [
@@ -51,5 +65,6 @@ export function markdownTable(rows: Row[]): string {
     '| --- | --- | --- | --- | --- |',
     ...rows.map((r) => `| ${r.benchmark} | ${fmt(r.ours)} | ${r.anchorName} | ${fmt(r.anchor)} | ${r.ratio.toFixed(1)}× |`),
   ];
-  return lines.join('\n');
+  const notes = rows.filter((r) => r.note).map((r) => `- ${r.benchmark}: ${r.note}`);
+  return lines.join('\n') + (notes.length ? '\n\n' + notes.join('\n') : '');
 }

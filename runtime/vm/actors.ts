@@ -96,6 +96,7 @@ export function scopeResult(rt: ActorRuntime, rec: ScopeRecord): ScopeResult {
 export function taskFinished(rt: ActorRuntime, task: Process): void {
   if (!task.ownerScope) return;
   const owner = rt.process(task.ownerScope.pid);
+  if (owner?.waiting === 'join') rt.wake(owner);
   const rec = owner?.scopes.find((s) => s.id === task.ownerScope!.scope);
   if (!owner || !rec) return;
   const decisive =
@@ -112,7 +113,9 @@ export function taskFinished(rt: ActorRuntime, task: Process): void {
 /** Leaving scopes without finishing them (an error unwound past them): cancel their tasks. */
 export function abandonScopes(rt: ActorRuntime, p: Process, handlersLeft: number): void {
   while (p.scopes.length > 0 && p.scopes[p.scopes.length - 1].handlers > handlersLeft) {
-    cancelScopeTasks(rt, p.scopes.pop()!, 'cancelled: its scope was left by an error');
+    const rec = p.scopes.pop()!;
+    cancelScopeTasks(rt, rec, 'cancelled: its scope was left by an error');
+    p.joining.push(...rec.tasks);
   }
 }
 
@@ -126,6 +129,14 @@ export function cancelScopeTasks(rt: ActorRuntime, rec: ScopeRecord, reason: str
 // ---------------------------------------------------------------------------------------------
 // Endings: monitors, waiters and events
 
+export function spawnedEvent(p: Process): Map<string, Value> {
+  return msg([
+    ['type', 'Spawned'],
+    ['pid', new PidVal(p.id)],
+    ['parent', p.parent === 0 ? null : new PidVal(p.parent)],
+  ]);
+}
+
 export function exitEvent(p: Process): Map<string, Value> {
   const e = msg([
     ['type', 'Exit'],
@@ -138,7 +149,9 @@ export function exitEvent(p: Process): Map<string, Value> {
 
 /** Notifies monitors and `wait`ers that `p` ended. */
 export function processEnded(rt: ActorRuntime, p: Process): void {
-  p.events.push(exitEvent(p));
+  // Event streams are kept for detached processes (reached through their handle) and for any
+  // process that emitted progress; other processes would pay memory for events nobody reads.
+  if (p.detached || p.events.length > 0) p.events.push(exitEvent(p));
   for (const id of p.monitors) {
     const m = rt.process(id);
     if (m && !m.finished) rt.deliver(m, downMessage(p));
