@@ -605,7 +605,7 @@ class Compiler {
       case 'Scope':
         this.emit(at, Op.SCOPE_ENTER, SCOPE_POLICY_CODES[e.policy.name as ScopePolicy] ?? 0);
         for (const s of e.body.body) this.stmt(s);
-        this.emit(e.span.end, Op.SCOPE_EXIT);
+        this.emit(at, Op.SCOPE_EXIT); // errors the scope raises point at `scope`
         return;
       case 'Task':
         this.expr(e.body);
@@ -615,9 +615,20 @@ class Compiler {
         this.expr(e.body);
         this.emit(at, Op.DETACH);
         return;
-      case 'Invoke':
-        this.emit(at, Op.ERROR, fs.constant(`\`${e.kind.toLowerCase()}\` is not available yet`));
+      case 'Invoke': {
+        // issue 3: `invoke f(x)` / `invoke turn() {..}` runs the call on a snapshot of the
+        // caller's context; INVOKE_EXIT (or a throw past it, see VM.raise) restores the caller's.
+        this.emit(at, Op.INVOKE_ENTER);
+        const c = e.call;
+        if (c.kind === 'Call' || c.kind === 'MethodCall' || c.kind === 'CallBuiltin') this.expr(c);
+        else {
+          if (c.kind === 'Closure') this.closure(c, 'invoked');
+          else this.expr(c);
+          this.emit(at, Op.CALL, 0);
+        }
+        this.emit(at, Op.INVOKE_EXIT);
         return;
+      }
       default: {
         const unhandled: never = e;
         throw new Error(`compiler: unhandled expression ${(unhandled as Expr).kind}`);

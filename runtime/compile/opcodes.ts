@@ -76,6 +76,9 @@ export const Op = {
   LOOP_CMP_LC: 71, // cmp slot k target: if (slot CMP const k) jump back to target (counts a step)
   LOOP_CMP_LL: 72, // cmp slotA slotB target: likewise
   LOOP_IF_TRUE: 73, // target: pop; if truthy jump back to target (counts a step)
+  // issue 3: scoped invocation
+  INVOKE_ENTER: 74, // the process's context becomes a snapshot of itself; the caller's is kept
+  INVOKE_EXIT: 75, // the kept context comes back (a throw out of the invocation does this too)
   // issue 4: lifecycles (numbered from 90, clear of the inference issue's additions)
   RECEIVE_T: 90, // pop ms: the next message, or null once ms have passed
   SCOPE_ENTER: 91, // policy: open a scope (0 fail_fast, 1 wait_all, 2 first_success)

@@ -1,42 +1,136 @@
-// A per-process model context with three tiers: P0 system entries (never evicted), P1 working
-// entries (the most recent), P2 episodic entries (what was pushed out of P1). Rendered P0, P2, P1.
-// Bounds count entries for now; a later issue replaces them with token budgets.
+// A per-process model context with three tiers, budgeted in tokens (o200k_base, see tokens.ts):
+//   P0 system entries (`context.system`): render first, never evicted;
+//   P1 working entries (`context.append`): the most recent, within `working` tokens;
+//   P2 episodic entries: what overflowed P1 (oldest first), within `episodic` tokens; what
+//      overflows P2 (its oldest) is dropped.
+// Render order is P0, P2, P1 — which is also the order the entries were added in, so a demotion
+// from P1 to P2 never changes the rendered bytes; only a drop from P2 changes the prefix.
+export { contextText, renderPrompt, prefixHash, userText, ENTRY_SEPARATOR, type Tiers, type RenderedPrompt } from './render.js';
+export { countTokens, TOKENIZER } from './tokens.js';
+import { countTokens } from './tokens.js';
+import type { Tiers } from './render.js';
 
 export interface ContextLimits {
+  /** P1 budget in tokens */
   working: number;
+  /** P2 budget in tokens */
   episodic: number;
 }
 
-export const DEFAULT_LIMITS: ContextLimits = { working: 64, episodic: 256 };
+export const DEFAULT_LIMITS: ContextLimits = { working: 8_000, episodic: 32_000 };
+
+/** What an `append` pushed between tiers (for the run's event stream). */
+export interface AppendEffect {
+  demoted: { text: string; tokens: number }[];
+  dropped: { text: string; tokens: number }[];
+}
+
+const UNKNOWN = -1;
+
+/**
+ * One tier's entries with their token counts. A count is computed when it matters: a BPE token
+ * is at least one UTF-8 byte, so while a tier's bytes fit its budget its tokens do too, and the
+ * tokenizer runs only once a tier may be over budget. Budgets are enforced on exact counts.
+ */
+class Tier {
+  texts: string[] = [];
+  tokens: number[] = [];
+  /** sum of exact tokens and, for entries not counted yet, their bytes: an upper bound of the tokens */
+  bound = 0;
+
+  push(text: string, tokens: number = UNKNOWN): void {
+    this.texts.push(text);
+    this.tokens.push(tokens);
+    this.bound += tokens === UNKNOWN ? Buffer.byteLength(text) : tokens;
+  }
+
+  /** Counts every entry; `bound` becomes the exact total. */
+  count(): number {
+    let total = 0;
+    for (let i = 0; i < this.texts.length; i++) {
+      if (this.tokens[i] === UNKNOWN) this.tokens[i] = countTokens(this.texts[i]);
+      total += this.tokens[i];
+    }
+    this.bound = total;
+    return total;
+  }
+
+  /** Keeps the total within `limit`, taking from the front; returns what it took. */
+  trim(limit: number): { text: string; tokens: number }[] {
+    const out: { text: string; tokens: number }[] = [];
+    if (this.bound <= limit) return out;
+    // The bound counted some entries by bytes; make the front entries exact as they go.
+    this.count();
+    while (this.bound > limit && this.texts.length > 0) {
+      const e = { text: this.texts.shift()!, tokens: this.tokens.shift()! };
+      this.bound -= e.tokens;
+      out.push(e);
+    }
+    return out;
+  }
+
+  copy(): Tier {
+    const t = new Tier();
+    t.texts = this.texts.slice();
+    t.tokens = this.tokens.slice();
+    t.bound = this.bound;
+    return t;
+  }
+}
 
 export class Context {
-  system: string[] = [];
-  working: string[] = [];
-  episodic: string[] = [];
+  private p0 = new Tier();
+  private p1 = new Tier();
+  private p2 = new Tier();
 
   constructor(public limits: ContextLimits = DEFAULT_LIMITS) {}
 
+  /** P0 entries */
+  get system(): string[] {
+    return this.p0.texts;
+  }
+
+  /** P1 entries, oldest first */
+  get working(): string[] {
+    return this.p1.texts;
+  }
+
+  /** P2 entries, oldest first */
+  get episodic(): string[] {
+    return this.p2.texts;
+  }
+
   addSystem(entry: string): void {
-    this.system.push(entry);
+    this.p0.push(entry);
   }
 
-  append(entry: string): void {
-    this.working.push(entry);
-    while (this.working.length > this.limits.working) {
-      this.episodic.push(this.working.shift()!);
-    }
-    while (this.episodic.length > this.limits.episodic) this.episodic.shift();
+  append(entry: string): AppendEffect {
+    this.p1.push(entry);
+    const demoted = this.p1.trim(this.limits.working);
+    for (const e of demoted) this.p2.push(e.text, e.tokens);
+    const dropped = this.p2.trim(this.limits.episodic);
+    return { demoted, dropped };
   }
 
+  /** Entries in render order: P0, P2, P1. */
   render(): string[] {
-    return [...this.system, ...this.episodic, ...this.working];
+    return [...this.p0.texts, ...this.p2.texts, ...this.p1.texts];
+  }
+
+  tiers(): Tiers {
+    return { system: this.p0.texts.slice(), episodic: this.p2.texts.slice(), working: this.p1.texts.slice() };
+  }
+
+  /** Exact token totals per tier (runs the tokenizer on entries not counted yet). */
+  usage(): { system: number; episodic: number; working: number } {
+    return { system: this.p0.count(), episodic: this.p2.count(), working: this.p1.count() };
   }
 
   snapshot(): Context {
     const c = new Context(this.limits);
-    c.system = this.system.slice();
-    c.working = this.working.slice();
-    c.episodic = this.episodic.slice();
+    c.p0 = this.p0.copy();
+    c.p1 = this.p1.copy();
+    c.p2 = this.p2.copy();
     return c;
   }
 }

@@ -1,9 +1,15 @@
-// Inference support: Turn types as JSON Schema, reply validation and conversion, the mock model.
+// Inference support: Turn types as JSON Schema, reply repair, validation and conversion,
+// confidence, the retry driver, and the mock model.
 import { StructVal, type Value } from '../vm/values.js';
 
 export { typeToSchema, SchemaError, SCHEMA_DIALECT, type JsonSchema, type StructInfo, type TypeEnv } from './schema.js';
 export { mockReply, mockValue, MOCK_CONFIDENCE } from './mock.js';
-export { validate, validatorFor } from './validate.js';
+export { validate, validatorFor, issues, formatIssue } from './validate.js';
+export { parseReply } from './repair.js';
+export { wireSchema, taskText, feedbackText } from './prompt.js';
+export { runInfer, interpret, DEFAULT_INFER_RETRIES, type InferCall, type InferOutcome, type InferFailure, type AskModel } from './driver.js';
+export { UNREPORTED_CONFIDENCE, logprobConfidence, type ConfidenceInfo, type ConfidenceSource } from './confidence.js';
+export type { InferRequest, InferReply, InferIO, ValidationIssue, Feedback, TokenLogprob } from './types.js';
 
 /**
  * Converts a (validated) JSON reply into Turn values guided by its schema: an object whose

@@ -4,8 +4,11 @@
 // with its state saved in plain data, and is resumed with the effect's result.
 import type { Bundle, FunctionProto, ImplDesc, InferDesc, StructDesc } from '../compile/bundle.js';
 import { Check, Cmp, Op } from '../compile/opcodes.js';
-import { fromReply } from '../infer/index.js';
-import { validate } from '../infer/validate.js';
+import { contextText, type ContextLimits } from '../context/index.js';
+import { EventLog, type RunEvent } from '../events/index.js';
+import type { InferOutcome } from '../infer/driver.js';
+import { inferErrorValue, inferredValue, startInfer } from '../infer/effect.js';
+import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 import { binarySlow, getField, indexSlow } from './ops.js';
 import {
   BLOCKED, DONE, EFFECT, FAILED, READY, YIELD, Process,
@@ -14,7 +17,7 @@ import {
 import { TOOLS, toolArgs, type ToolEnv } from './tools.js';
 import {
   BLOCK, PROCESS_TOOLS, ProcessFailed, SCOPE_POLICIES, abandonScopes, cancelScopeTasks, cancelledValue, innermostScope,
-  inspect, millisArg, openScope, processEnded, scopeResult, taskFinished, timedWait, type ActorRuntime, type ProcessInfo,
+  inspect, millisArg, openScope, processEnded, scopeResult, spawnedEvent, taskFinished, timedWait, type ActorRuntime, type ProcessInfo,
 } from './actors.js';
 import {
   Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VMError, VecVal,
@@ -28,14 +31,24 @@ export { TOOLS } from './tools.js';
 export interface Host {
   /** `call("echo", x)`: print x as one line (already rendered to a string by the VM). */
   output(line: string): void;
-  /** An effect: the VM yields the process and awaits this. Returns the raw reply value (JSON-like JS value) and a confidence in [0,1]. */
-  infer(request: { typeName: string; schema: object; prompt: string; context: string[]; pid: number }): Promise<{ value: unknown; confidence: number }>;
+  /**
+   * One model exchange for an `infer` (the VM yields the process meanwhile). The reply is the
+   * model's raw text (usually) or an already-parsed value; the VM repairs, validates and re-asks
+   * (runtime/infer/driver.ts). See docs/inference.md.
+   */
+  infer(request: InferRequest, io?: InferIO): Promise<InferReply>;
+  /** Receives every event of the run's event stream as it happens (the trace). */
+  event?(event: RunEvent): void;
 }
 
 export interface RunOptions {
   /** instruction budget, counted at backward jumps and calls; default 200_000_000; 0 = unlimited */
   maxSteps?: number;
   seed?: number;
+  /** re-asks after a reply that fails its schema (default 2) */
+  inferRetries?: number;
+  /** token budgets of every process's context tiers */
+  context?: Partial<ContextLimits>;
 }
 
 export type RunOutcome =
@@ -101,7 +114,7 @@ function keyString(v: Value, what: string): string {
 interface EffectWait {
   p: Process;
   effect: PendingEffect;
-  promise: Promise<{ ok: true; value: unknown; confidence: number } | { ok: false; error: unknown }>;
+  promise: Promise<InferOutcome>;
 }
 
 /** mulberry32: a small, well-distributed generator, so a seed replays a schedule exactly. */
@@ -133,6 +146,13 @@ export class VM implements ActorRuntime {
   /** the scheduler's generator when a seed was given; otherwise processes run in arrival order */
   private readonly rng: (() => number) | undefined;
   private readonly startedAt = performance.now();
+  /** blocked processes with a deadline (`receive(ms)`, `sleep`) */
+  private readonly sleeping = new Set<Process>();
+  /** the run's event stream (requests, replies, retries, tier demotions, invokes, spawns, exits) */
+  readonly events: EventLog;
+  private inferSeq = 0;
+  private readonly inferRetries: number | undefined;
+  private readonly contextLimits: ContextLimits | undefined;
   main!: Process;
 
   constructor(
@@ -144,6 +164,9 @@ export class VM implements ActorRuntime {
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     this.rng = options.seed === undefined ? undefined : seededRandom(options.seed);
     this.toolEnv = { output: (line) => host.output(line) };
+    this.events = new EventLog(host.event ? (e) => host.event!(e) : undefined);
+    this.inferRetries = options.inferRetries;
+    if (options.context) this.contextLimits = { working: 8_000, episodic: 32_000, ...options.context };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -158,6 +181,7 @@ export class VM implements ActorRuntime {
     this.queue.push(main);
     for (;;) {
       while (this.qhead < this.queue.length) {
+        if (this.sleeping.size > 0) this.fireTimers();
         const p = this.nextReady();
         if (p.status !== READY) continue;
         if (p.cancel === 'requested') {
@@ -167,6 +191,7 @@ export class VM implements ActorRuntime {
             continue;
           }
         }
+        if (p.joining.length > 0 && this.mustJoin(p)) continue;
         let slice = this.rng ? 1 + (this.rng() % SEEDED_SLICE) : SLICE;
         if (this.maxSteps > 0) slice = Math.min(slice, this.maxSteps - this.used);
         if (slice <= 0) return this.budgetExhausted(p);
@@ -183,6 +208,7 @@ export class VM implements ActorRuntime {
             break;
           case BLOCKED:
             p.status = BLOCKED;
+            if (p.deadline !== null) this.sleeping.add(p);
             break;
           case EFFECT:
             p.status = EFFECT;
@@ -225,6 +251,18 @@ export class VM implements ActorRuntime {
     if (!this.raise(p, cancelledValue(p.cancelReason))) this.finish(p, FAILED);
   }
 
+  /**
+   * An error left scopes whose tasks are still stopping: the catch block runs only once they
+   * have ended, so leaving a scope never leaves a task behind.
+   */
+  private mustJoin(p: Process): boolean {
+    p.joining = p.joining.filter((id) => !this.procs.get(id)?.finished);
+    if (p.joining.length === 0) return false;
+    p.status = BLOCKED;
+    p.waiting = 'join';
+    return true;
+  }
+
   private hasLiveDetached(): boolean {
     for (const p of this.procs.values()) if (p.detached && !p.finished) return true;
     return false;
@@ -236,7 +274,7 @@ export class VM implements ActorRuntime {
    */
   private async awaitEffectOrTimer(): Promise<boolean> {
     let sleeper: Process | undefined;
-    for (const p of this.procs.values()) {
+    for (const p of this.sleeping) {
       if (p.status === BLOCKED && p.deadline !== null && (!sleeper || p.deadline < sleeper.deadline!)) sleeper = p;
     }
     const w = this.pending[0];
@@ -250,18 +288,25 @@ export class VM implements ActorRuntime {
     const first = w ? await (timeUp ? Promise.race([w.promise, timeUp]) : w.promise) : await timeUp!;
     clearTimeout(timer);
     if (first === 'timer') {
-      const now = this.now();
-      for (const p of this.procs.values()) {
-        if (p.status === BLOCKED && p.deadline !== null && p.deadline <= now) {
-          p.timedOut = true;
-          this.wake(p);
-        }
-      }
+      this.fireTimers();
       return true;
     }
     this.pending.shift();
     this.resumeEffect(w, first);
     return true;
+  }
+
+  /** Wakes the processes whose `receive(ms)` or `sleep` time is up. */
+  private fireTimers(): void {
+    const now = this.now();
+    for (const p of this.sleeping) {
+      if (p.status !== BLOCKED || p.deadline === null) this.sleeping.delete(p);
+      else if (p.deadline <= now) {
+        this.sleeping.delete(p);
+        p.timedOut = true;
+        this.wake(p);
+      }
+    }
   }
 
   // ActorRuntime (runtime/vm/actors.ts)
@@ -286,6 +331,8 @@ export class VM implements ActorRuntime {
   private newProcess(parent: number, linked: boolean): Process {
     const p = new Process(this.nextPid++, parent, linked);
     this.procs.set(p.id, p);
+    if (this.contextLimits) p.context.limits = this.contextLimits;
+    this.events.emit('process.spawn', { pid: p.id, parent });
     return p;
   }
 
@@ -294,7 +341,6 @@ export class VM implements ActorRuntime {
     const child = this.newProcess(parent.id, linked);
     child.stack.push(closure, ...args);
     child.sp = this.enter(child, closure, args.length, 1, 0);
-    child.events.push(new Map<string, Value>([['type', 'Spawned'], ['pid', new PidVal(child.id)], ['parent', new PidVal(parent.id)]]));
     this.queue.push(child);
     return child;
   }
@@ -320,6 +366,7 @@ export class VM implements ActorRuntime {
 
   private finish(p: Process, st: number): void {
     p.status = st;
+    this.events.emit('process.exit', { pid: p.id, status: st === DONE ? 'done' : 'failed' });
     p.stack = [];
     p.sp = 0;
     p.loading = [];
@@ -349,43 +396,23 @@ export class VM implements ActorRuntime {
   private startEffect(p: Process): void {
     const effect = p.effect!;
     const host = this.host;
-    const promise = Promise.resolve()
-      .then(() => host.infer(effect.request))
-      .then(
-        (r) => ({ ok: true as const, value: r?.value, confidence: r?.confidence }),
-        (error: unknown) => ({ ok: false as const, error }),
-      );
+    const id = `i${++this.inferSeq}`;
+    const promise = startInfer(effect.request, (request, io) => host.infer(request, io), this.events, id, this.inferRetries);
     this.pending.push({ p, effect, promise });
   }
 
-  private resumeEffect(w: EffectWait, reply: Awaited<EffectWait['promise']>): void {
+  private resumeEffect(w: EffectWait, outcome: InferOutcome): void {
     const p = w.p;
     if (p.status !== EFFECT || p.effect !== w.effect) return; // cancelled meanwhile: the reply is dropped
     p.status = READY;
     p.effect = null;
-    const { typeName: tn, schema } = w.effect.desc;
-    let error: string | null = null;
-    let value: Value = null;
-    if (!reply.ok) {
-      const e = reply.error;
-      error = `infer ${tn}: the model call failed: ${e instanceof Error ? e.message : String(e)}`;
-    } else {
-      const problems = validate(schema, reply.value);
-      if (problems) {
-        error = `infer ${tn}: the reply does not match the schema: ${problems}`;
-      } else {
-        let c = typeof reply.confidence === 'number' && !Number.isNaN(reply.confidence) ? reply.confidence : 1;
-        c = Math.max(0, Math.min(1, c));
-        value = withConfidence(fromReply(reply.value, schema), c);
-      }
-    }
-    if (error !== null) {
-      if (!this.raise(p, runtimeErrorValue(error, this.site(p).line))) {
+    if (!outcome.ok) {
+      if (!this.raise(p, inferErrorValue(outcome, this.site(p).line))) {
         this.finish(p, FAILED);
         return;
       }
     } else {
-      p.stack[p.sp++] = value;
+      p.stack[p.sp++] = inferredValue(outcome, w.effect.desc.schema);
     }
     this.queue.push(p);
   }
@@ -455,10 +482,16 @@ export class VM implements ActorRuntime {
       if (m >= 0) p.loading = p.loading.filter((u) => u !== m);
     }
     p.frames.length = h.frame + 1;
+    p.gatherCursor = 0;
     p.sp = h.sp;
     p.stack[p.sp++] = value;
     p.frames[h.frame].ip = h.ip;
     abandonScopes(this, p, p.handlers.length);
+    // An `invoke` the throw leaves ends: its caller's context comes back (issue 3).
+    while (p.invokes.length > 0 && p.invokes[p.invokes.length - 1].handlers > p.handlers.length) {
+      p.context = p.invokes.pop()!.saved;
+      this.events.emit('invoke.exit', { pid: p.id, thrown: true });
+    }
     return true;
   }
 
@@ -713,13 +746,15 @@ export class VM implements ActorRuntime {
             case 17 /* EQ */: {
               const b = stack[--sp];
               const a = stack[sp - 1];
-              stack[sp - 1] = a === b ? true : binarySlow(Op.EQ, a, b);
+              // The same uncertain value on both sides keeps its confidence (comparisons take the minimum).
+              stack[sp - 1] = a === b && !(a instanceof Uncertain) ? true : binarySlow(Op.EQ, a, b);
               break;
             }
             case 18 /* NE */: {
               const b = stack[--sp];
               const a = stack[sp - 1];
-              stack[sp - 1] = a === b ? false : binarySlow(Op.NE, a, b);
+              // The same uncertain value on both sides keeps its confidence (comparisons take the minimum).
+              stack[sp - 1] = a === b && !(a instanceof Uncertain) ? false : binarySlow(Op.NE, a, b);
               break;
             }
             case 16 /* DIV */: {
@@ -1064,7 +1099,7 @@ export class VM implements ActorRuntime {
               p.effect = {
                 kind: 'infer',
                 desc,
-                request: { typeName: desc.typeName, schema: desc.schema, prompt: render(prompt), context: p.context.render(), pid: p.id },
+                request: { typeName: desc.typeName, schema: desc.schema, prompt: contextText(prompt), pid: p.id, tiers: p.context.tiers() },
               };
               frame.ip = ip;
               p.sp = sp;
@@ -1104,13 +1139,15 @@ export class VM implements ActorRuntime {
               const list = single ? [v] : v;
               if (!Array.isArray(list)) throw new VMError(`gather expects a List of pids, got ${typeName(v)}`);
               let waitOn: Process | undefined;
-              for (const x of list) {
-                const pid = unwrap(x);
+              // Resume the scan where the last wake-up left it: gather over n pids stays O(n).
+              for (let i = p.gatherCursor; i < list.length; i++) {
+                const pid = unwrap(list[i]);
                 if (!(pid instanceof PidVal)) throw new VMError(`gather expects pids, got ${typeName(pid)}`);
                 const q = this.procs.get(pid.id);
                 if (!q) throw new VMError(`gather: no process ${pid.id}`);
                 if (!q.finished) {
                   waitOn = q;
+                  p.gatherCursor = i;
                   break;
                 }
               }
@@ -1123,6 +1160,7 @@ export class VM implements ActorRuntime {
                 this.left = budget;
                 return BLOCKED;
               }
+              p.gatherCursor = 0;
               const results = list.map((x) => {
                 const q = this.procs.get((unwrap(x) as PidVal).id)!;
                 return isolate(q.status === DONE ? q.result : q.failure!.value);
@@ -1187,6 +1225,7 @@ export class VM implements ActorRuntime {
                 child.ownerScope = { pid: p.id, scope: rec.id };
               } else {
                 child.detached = true;
+                child.events.push(spawnedEvent(child));
               }
               stack[sp - 1] = new PidVal(child.id);
               break;
@@ -1215,8 +1254,11 @@ export class VM implements ActorRuntime {
             case 66 /* CTX_SYSTEM */: {
               const v = stack[sp - 1];
               if (v instanceof IdentityVal) throw new VMError('an identity handle cannot be put in a context');
-              if (code[ip - 1] === Op.CTX_APPEND) p.context.append(render(v));
-              else p.context.addSystem(render(v));
+              if (code[ip - 1] === Op.CTX_APPEND) {
+                const moved = p.context.append(contextText(v));
+                if (moved.demoted.length > 0) this.events.emit('context.demote', { pid: p.id, entries: moved.demoted.length, tokens: moved.demoted.reduce((a, e) => a + e.tokens, 0) });
+                if (moved.dropped.length > 0) this.events.emit('context.drop', { pid: p.id, entries: moved.dropped.length, tokens: moved.dropped.reduce((a, e) => a + e.tokens, 0) });
+              } else p.context.addSystem(contextText(v));
               stack[sp - 1] = null;
               break;
             }
@@ -1226,6 +1268,17 @@ export class VM implements ActorRuntime {
               throw new VMError(consts[code[ip++]] as string);
             case 70 /* UNDEFINED */:
               throw new VMError(`undefined name ${consts[code[ip++]] as string}`);
+            case 74 /* INVOKE_ENTER */:
+              p.invokes.push({ saved: p.context, handlers: p.handlers.length });
+              p.context = p.context.snapshot();
+              this.events.emit('invoke.enter', { pid: p.id, depth: p.invokes.length });
+              break;
+            case 75 /* INVOKE_EXIT */: {
+              const r = p.invokes.pop();
+              if (r) p.context = r.saved;
+              this.events.emit('invoke.exit', { pid: p.id, thrown: false });
+              break;
+            }
             case 69 /* SUSPEND */:
               throw new VMError('suspend needs a store (not available yet)');
             default:
@@ -1238,6 +1291,10 @@ export class VM implements ActorRuntime {
         if (!this.raise(p, this.errorValue(p, e))) {
           this.left = budget;
           return FAILED;
+        }
+        if (p.joining.length > 0) {
+          this.left = budget;
+          return YIELD; // the scheduler holds it until the abandoned scopes' tasks have ended
         }
         frame = p.frames[p.frames.length - 1];
         code = fns[frame.proto].code;
@@ -1282,7 +1339,7 @@ function makeStruct(desc: StructDesc, stack: Value[], base: number, n: number): 
 }
 
 function failureMessage(v: Value): string {
-  if (v instanceof Map && v.get('type') === 'RuntimeError' && typeof v.get('message') === 'string') {
+  if (v instanceof Map && (v.get('type') === 'RuntimeError' || v.get('type') === 'InferError') && typeof v.get('message') === 'string') {
     return v.get('message') as string;
   }
   return `uncaught error: ${render(v)}`;

@@ -1,6 +1,7 @@
 // A Turn process: plain data (frames, stack, handlers, memory, context, mailbox) so that a later
 // issue can serialize it. Closures and prototypes are referenced by id.
 import { Context } from '../context/index.js';
+import type { InferCall } from '../infer/driver.js';
 import type { ClosureVal, Value } from './values.js';
 
 export const READY = 0;
@@ -55,10 +56,18 @@ export interface PendingEffect {
   kind: 'infer';
   /** constant index of the InferDesc in the running prototype */
   desc: { typeName: string; schema: object };
-  request: { typeName: string; schema: object; prompt: string; context: string[]; pid: number };
+  /** what the model is asked (the context tiers as they were at the `infer`) */
+  request: InferCall;
 }
 
-export type Waiting = 'receive' | 'gather' | 'scope' | 'wait' | 'sleep';
+/** An open `invoke` (issue 3): the caller's context, restored when the invocation ends or unwinds. */
+export interface InvokeRecord {
+  saved: Context;
+  /** `p.handlers.length` when it opened: a throw caught below it ends the invocation */
+  handlers: number;
+}
+
+export type Waiting = 'receive' | 'gather' | 'scope' | 'join' | 'wait' | 'sleep';
 
 export type ScopePolicy = 'fail_fast' | 'wait_all' | 'first_success';
 
@@ -81,12 +90,16 @@ export class Process {
   handlers: Handler[] = [];
   memory = new Map<string, Value>();
   context = new Context();
+  /** open `invoke`s, innermost last (issue 3) */
+  invokes: InvokeRecord[] = [];
   mailbox: Value[] = [];
   /** what a BLOCKED process waits for */
   waiting: Waiting | null = null;
   effect: PendingEffect | null = null;
   result: Value = null;
   failure: Failure | null = null;
+  /** how far a blocked `gather` has found its pids finished (reset when the gather completes) */
+  gatherCursor = 0;
   /** pids of processes blocked in `gather` on this one */
   watchers: number[] = [];
   /** module units whose top level is running in this process (cycle detection) */
@@ -99,6 +112,8 @@ export class Process {
   waiters: number[] = [];
   /** open `scope` blocks, innermost last */
   scopes: ScopeRecord[] = [];
+  /** tasks of scopes an error left, still stopping: the handler runs once they have ended */
+  joining: number[] = [];
   /** the scope this process is a task of: its owner's pid and the scope's id */
   ownerScope: { pid: number; scope: number } | null = null;
   /** owned by the runtime (`detach`): outlives its creator; the run waits for it */

@@ -133,7 +133,7 @@ test('an invalid reply is a catchable runtime error; host failures too', async (
   const caught = await ok('struct S { a: Num };\ntry { let v = infer S { "x"; }; } catch (e) { return e["type"]; }', {
     infer: async () => ({ value: { a: 1, b: 2 }, confidence: 1 }),
   });
-  assert.equal(caught.value, 'RuntimeError');
+  assert.equal(caught.value, 'InferError');
   const thrown = await fails('let v = infer Str { "x"; };', { infer: async () => { throw new Error('network down'); } });
   assert.match(thrown.error.message, /the model call failed: network down/);
 });

@@ -1,0 +1,87 @@
+// Byte-stable rendering of context entries and prompts. An entry's text is fixed when it is
+// added (strings as they are; other values as canonical text with map keys sorted and no
+// timestamps), and a prompt is its entries in tier order, so the bytes of an unchanged prefix
+// never change: a provider's prompt cache (or a KV cache) can reuse them.
+import { createHash } from 'node:crypto';
+import type { Value } from '../vm/values.js';
+import { ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, VMError } from '../vm/values.js';
+
+/** The text a value contributes to a context (and to a prompt). */
+export function contextText(v: Value): string {
+  if (v instanceof Uncertain) v = v.v;
+  if (typeof v === 'string') return v;
+  return canonical(v);
+}
+
+function canonical(v: Value): string {
+  if (v instanceof Uncertain) v = v.v;
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) ? String(v) : 'null';
+    case 'boolean':
+      return v ? 'true' : 'false';
+  }
+  if (Array.isArray(v)) return '[' + v.map(canonical).join(',') + ']';
+  if (v instanceof Map) {
+    const keys = [...v.keys()].sort();
+    return '{' + keys.map((k) => JSON.stringify(k) + ':' + canonical(v.get(k)!)).join(',') + '}';
+  }
+  if (v instanceof StructVal) {
+    const keys = [...v.fields.keys()].sort();
+    return v.type + '{' + keys.map((k) => JSON.stringify(k) + ':' + canonical(v.fields.get(k)!)).join(',') + '}';
+  }
+  if (v instanceof VecVal) return 'vec[' + v.items.join(',') + ']';
+  if (v instanceof PidVal) return `<pid ${v.id}>`;
+  if (v instanceof ClosureVal) return `<closure ${v.name}>`;
+  if (v instanceof IdentityVal) throw new VMError('an identity handle cannot be put in a context');
+  return String(v);
+}
+
+/** Separator between entries, and between the context and the task. */
+export const ENTRY_SEPARATOR = '\n\n';
+
+export interface Tiers {
+  /** P0: `context.system(..)`, never evicted */
+  system: string[];
+  /** P2: episodic, what was pushed out of P1 */
+  episodic: string[];
+  /** P1: working, the most recent entries */
+  working: string[];
+}
+
+export interface RenderedPrompt {
+  /** P0 entries joined: the system message */
+  system: string;
+  /** P2 then P1 entries joined: the start of the user message */
+  context: string;
+  /** what the program asks now (prompt, reply format): the end of the user message */
+  task: string;
+  /** sha256 (hex) of the prefix `system + "\u0000" + context` — equal prefixes, equal hashes */
+  prefixHash: string;
+  /** UTF-8 bytes of `system` and of `context` */
+  prefixBytes: { system: number; context: number };
+}
+
+export function renderPrompt(tiers: Tiers, task: string): RenderedPrompt {
+  const system = tiers.system.join(ENTRY_SEPARATOR);
+  const context = [...tiers.episodic, ...tiers.working].join(ENTRY_SEPARATOR);
+  return {
+    system,
+    context,
+    task,
+    prefixHash: prefixHash(system, context),
+    prefixBytes: { system: Buffer.byteLength(system), context: Buffer.byteLength(context) },
+  };
+}
+
+export function prefixHash(system: string, context: string): string {
+  return createHash('sha256').update(system).update('\u0000').update(context).digest('hex');
+}
+
+/** The user message: the context, then the task. */
+export function userText(p: RenderedPrompt): string {
+  return p.context.length > 0 ? p.context + ENTRY_SEPARATOR + p.task : p.task;
+}

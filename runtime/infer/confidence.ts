@@ -1,0 +1,73 @@
+// Where an inferred value's confidence comes from (docs/inference.md):
+//   1. token log-probabilities, when the provider returns them: the geometric mean of the
+//      probabilities of the tokens that spell the value (exp of their mean log-probability);
+//      structure around the value and the self-reported confidence are left out when the
+//      tokens can be aligned with the reply text, else every token counts;
+//   2. otherwise the confidence the model reported beside the value (`{"value", "confidence"}`),
+//      clamped to [0, 1];
+//   3. otherwise UNREPORTED_CONFIDENCE: nothing is known, so neither sure nor wrong.
+import type { TokenLogprob } from './types.js';
+
+export const UNREPORTED_CONFIDENCE = 0.5;
+
+export type ConfidenceSource = 'logprobs' | 'reported' | 'unreported';
+
+export interface ConfidenceInfo {
+  value: number;
+  source: ConfidenceSource;
+  /** what the model said, when it said something */
+  reported?: number;
+  /** what the log-probabilities give, when there are some */
+  fromLogprobs?: number;
+  /** tokens the log-probability figure is over */
+  tokens?: number;
+}
+
+/** exp(mean log-probability) of the value's tokens; null when there are none. */
+export function logprobConfidence(text: string | undefined, logprobs: TokenLogprob[]): { value: number; tokens: number } | null {
+  let chosen = logprobs;
+  if (text !== undefined && logprobs.every((t) => typeof t.token === 'string') && logprobs.map((t) => t.token).join('') === text) {
+    const span = valueSpan(text);
+    if (span) {
+      const picked: TokenLogprob[] = [];
+      let at = 0;
+      for (const t of logprobs) {
+        const start = at;
+        at += t.token!.length;
+        if (at <= span.start || start >= span.end) continue;
+        if (t.token!.trim().length === 0) continue;
+        picked.push(t);
+      }
+      if (picked.length > 0) chosen = picked;
+    }
+  }
+  const lps = chosen.map((t) => t.logprob).filter((x) => typeof x === 'number' && !Number.isNaN(x));
+  if (lps.length === 0) return null;
+  const mean = lps.reduce((a, b) => a + Math.min(0, b), 0) / lps.length;
+  return { value: clamp(Math.exp(mean)), tokens: lps.length };
+}
+
+/** The character span of the envelope's `value` in a reply text, without the `confidence` member. */
+function valueSpan(text: string): { start: number; end: number } | null {
+  const key = /"value"\s*:\s*/.exec(text);
+  if (!key) return null;
+  const start = key.index + key[0].length;
+  const conf = /,?\s*"confidence"\s*:\s*-?[0-9.eE+-]+\s*/g;
+  conf.lastIndex = start;
+  const m = conf.exec(text);
+  let end = m ? m.index : text.lastIndexOf('}');
+  if (end <= start) end = text.length;
+  return { start, end };
+}
+
+export function clamp(c: number): number {
+  return c < 0 ? 0 : c > 1 ? 1 : c;
+}
+
+export function chooseConfidence(reported: number | undefined, fromLogprobs: { value: number; tokens: number } | null): ConfidenceInfo {
+  if (fromLogprobs) {
+    return { value: fromLogprobs.value, source: 'logprobs', reported, fromLogprobs: fromLogprobs.value, tokens: fromLogprobs.tokens };
+  }
+  if (reported !== undefined) return { value: reported, source: 'reported', reported };
+  return { value: UNREPORTED_CONFIDENCE, source: 'unreported' };
+}

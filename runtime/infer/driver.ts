@@ -1,0 +1,204 @@
+// One `infer`, from the VM's point of view: ask the host (one model exchange per attempt), repair
+// the reply, unwrap the envelope, validate against the type's schema, and re-ask with the
+// validation errors a bounded number of times. A value is returned only if it conforms; otherwise
+// a failure that becomes a catchable `InferError`. Every step is reported to the run's events.
+import { renderPrompt, type Tiers } from '../context/render.js';
+import { chooseConfidence, clamp, logprobConfidence, type ConfidenceInfo } from './confidence.js';
+import { feedbackText, taskText, wireSchema } from './prompt.js';
+import { parseReply } from './repair.js';
+import type { JsonSchema } from './schema.js';
+import type { Feedback, InferIO, InferReply, InferRequest, ValidationIssue } from './types.js';
+import { formatIssue, issues as validationIssues } from './validate.js';
+
+export const DEFAULT_INFER_RETRIES = 2;
+
+/** What the VM knows when it reaches an `infer`. */
+export interface InferCall {
+  typeName: string;
+  schema: JsonSchema;
+  prompt: string;
+  pid: number;
+  tiers: Tiers;
+}
+
+export type InferOutcome =
+  | { ok: true; value: unknown; confidence: ConfidenceInfo; attempts: number }
+  | { ok: false; message: string; details: InferFailure };
+
+export interface InferFailure {
+  reason: 'invalid' | 'provider';
+  typeName: string;
+  attempts: number;
+  /** the last raw reply (null when no reply came) */
+  reply: string | null;
+  issues: ValidationIssue[];
+  status?: number;
+}
+
+export interface DriverOptions {
+  retries?: number;
+  emit?: (kind: string, data: Record<string, unknown>) => void;
+  id: string;
+}
+
+export type AskModel = (request: InferRequest, io: InferIO) => Promise<InferReply>;
+
+/** Interprets one reply: repairs, envelope, confidence, validation. Pure. */
+export function interpret(
+  schema: JsonSchema,
+  reply: InferReply,
+): { raw: string; value?: unknown; issues: ValidationIssue[]; repairs: string[]; confidence?: ConfidenceInfo } {
+  const repairs: string[] = [];
+  let raw: string;
+  let value: unknown;
+  let reported: number | undefined;
+  if (typeof reply.text === 'string') {
+    raw = reply.text;
+    if (reply.finishReason === 'length') {
+      return {
+        raw,
+        issues: [{ path: '', message: 'the reply was cut off at the output token limit (finish_reason: length)' }],
+        repairs,
+      };
+    }
+    const parsed = parseReply(raw, schema.type === 'string');
+    repairs.push(...parsed.repairs);
+    if (!parsed.ok) return { raw, issues: [{ path: '', message: parsed.error! }], repairs };
+    const j = parsed.value;
+    if (isEnvelope(j)) {
+      value = j.value;
+      const c = j.confidence;
+      if (typeof c === 'number' && Number.isFinite(c)) reported = c;
+      else if (typeof c === 'string' && c.trim() !== '' && Number.isFinite(Number(c))) {
+        reported = Number(c);
+        repairs.push('read the confidence from a string');
+      } else if (c !== undefined) {
+        repairs.push(`ignored a confidence that is not a number (${JSON.stringify(c)})`);
+      }
+    } else {
+      value = j;
+      repairs.push('the reply was the bare value, not {"value", "confidence"}: used it as the value');
+    }
+  } else {
+    value = reply.value;
+    raw = safeJson(reply.value);
+  }
+  if (reported === undefined && typeof reply.confidence === 'number' && Number.isFinite(reply.confidence)) reported = reply.confidence;
+  if (reported !== undefined && (reported < 0 || reported > 1)) {
+    repairs.push(`clamped the confidence ${reported} to [0, 1]`);
+    reported = clamp(reported);
+  }
+  const problems = validationIssues(schema, value, '/value');
+  if (problems) return { raw, issues: problems, repairs };
+  const lp = reply.logprobs && reply.logprobs.length > 0 ? logprobConfidence(reply.text, reply.logprobs) : null;
+  return { raw, value, issues: [], repairs, confidence: chooseConfidence(reported, lp) };
+}
+
+function isEnvelope(j: unknown): j is { value: unknown; confidence?: unknown } {
+  if (!j || typeof j !== 'object' || Array.isArray(j)) return false;
+  const keys = Object.keys(j);
+  return keys.includes('value') && keys.every((k) => k === 'value' || k === 'confidence');
+}
+
+function safeJson(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? 'undefined';
+  } catch {
+    return String(v);
+  }
+}
+
+function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export async function runInfer(call: InferCall, ask: AskModel, options: DriverOptions): Promise<InferOutcome> {
+  const retries = Math.max(0, options.retries ?? DEFAULT_INFER_RETRIES);
+  const emit = options.emit ?? (() => {});
+  const wire = wireSchema(call.schema);
+  const rendered = renderPrompt(call.tiers, taskText(call.prompt, call.typeName, wire));
+  const context = [...call.tiers.system, ...call.tiers.episodic, ...call.tiers.working];
+  const feedback: Feedback[] = [];
+  const io: InferIO = { emit: (kind, data) => emit(kind, { id: options.id, pid: call.pid, ...data }) };
+  let last: { raw: string; issues: ValidationIssue[] } | null = null;
+  for (let attempt = 1; attempt <= retries + 1; attempt++) {
+    const request: InferRequest = {
+      id: options.id,
+      pid: call.pid,
+      typeName: call.typeName,
+      schema: call.schema,
+      wireSchema: wire,
+      prompt: call.prompt,
+      context,
+      tiers: call.tiers,
+      rendered,
+      attempt,
+      feedback: feedback.slice(),
+    };
+    emit('infer.request', {
+      id: options.id,
+      pid: call.pid,
+      type: call.typeName,
+      attempt,
+      prompt: { P0: call.tiers.system, P2: call.tiers.episodic, P1: call.tiers.working, task: rendered.task },
+      feedback: feedback.map((f) => feedbackText(f)),
+      prefix: { hash: rendered.prefixHash, bytes: rendered.prefixBytes },
+      schema: wire,
+    });
+    const started = performance.now();
+    let reply: InferReply;
+    try {
+      reply = await ask(request, io);
+    } catch (e) {
+      const latencyMs = round(performance.now() - started);
+      const status = (e as { status?: unknown }).status;
+      emit('infer.error', { id: options.id, pid: call.pid, attempt, error: errorMessage(e), latencyMs });
+      return {
+        ok: false,
+        message: `infer ${call.typeName}: the model call failed: ${errorMessage(e)}`,
+        details: {
+          reason: 'provider',
+          typeName: call.typeName,
+          attempts: attempt,
+          reply: last?.raw ?? null,
+          issues: last?.issues ?? [],
+          ...(typeof status === 'number' ? { status } : {}),
+        },
+      };
+    }
+    const latencyMs = round(performance.now() - started);
+    const r = interpret(call.schema, reply ?? {});
+    emit('infer.reply', {
+      id: options.id,
+      pid: call.pid,
+      attempt,
+      raw: r.raw,
+      repairs: r.repairs,
+      errors: r.issues,
+      valid: r.issues.length === 0,
+      confidence: r.confidence ?? null,
+      usage: reply?.usage ?? null,
+      finishReason: reply?.finishReason ?? null,
+      latencyMs,
+      ...(reply?.meta ? { meta: reply.meta } : {}),
+    });
+    if (r.issues.length === 0) {
+      return { ok: true, value: r.value, confidence: r.confidence!, attempts: attempt };
+    }
+    last = { raw: r.raw, issues: r.issues };
+    feedback.push({ reply: r.raw, issues: r.issues });
+    if (attempt <= retries) emit('infer.retry', { id: options.id, pid: call.pid, attempt: attempt + 1, errors: r.issues });
+  }
+  const attempts = retries + 1;
+  return {
+    ok: false,
+    message:
+      `infer ${call.typeName}: the reply does not match the schema after ${attempts} attempt${attempts === 1 ? '' : 's'}: ` +
+      last!.issues.map(formatIssue).join('; '),
+    details: { reason: 'invalid', typeName: call.typeName, attempts, reply: last!.raw, issues: last!.issues },
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}

@@ -1,0 +1,126 @@
+// Repairs of what models commonly get wrong around JSON, each recorded so the trace shows it:
+// a Markdown code fence, prose before or after the JSON, trailing commas. What cannot be repaired
+// is reported as a validation issue (and fed back to the model), never guessed at.
+
+export interface Parsed {
+  ok: boolean;
+  value?: unknown;
+  repairs: string[];
+  /** why the text is not JSON (when !ok) */
+  error?: string;
+}
+
+function tryParse(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (e) {
+    return { ok: false, error: (e as Error).message };
+  }
+}
+
+const FENCE = /```[ \t]*([A-Za-z0-9_-]*)[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```/;
+
+/** The balanced JSON object or array that starts at the first `{` or `[`, or null. */
+function extractJson(text: string): { start: number; end: number } | null {
+  for (let start = 0; start < text.length; start++) {
+    const ch = text[start];
+    if (ch !== '{' && ch !== '[') continue;
+    const end = balancedEnd(text, start);
+    if (end > 0) return { start, end };
+  }
+  return null;
+}
+
+function balancedEnd(text: string, start: number): number {
+  const stack: string[] = [];
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === '{') stack.push('}');
+    else if (ch === '[') stack.push(']');
+    else if (ch === '}' || ch === ']') {
+      if (stack.pop() !== ch) return -1;
+      if (stack.length === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+/** Removes commas that directly precede `}` or `]` (outside strings). Returns the text and the count. */
+function removeTrailingCommas(text: string): { text: string; count: number } {
+  let out = '';
+  let count = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      out += ch;
+      if (ch === '\\' && i + 1 < text.length) out += text[++i];
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    if (ch === ',') {
+      let j = i + 1;
+      while (j < text.length && /\s/.test(text[j])) j++;
+      if (text[j] === '}' || text[j] === ']') {
+        count++;
+        continue;
+      }
+    }
+    out += ch;
+  }
+  return { text: out, count };
+}
+
+/**
+ * Parses a model's raw reply as JSON, repairing a code fence, surrounding prose and trailing
+ * commas. `plainStringOk`: the expected value is a string, so a reply that is not JSON at all
+ * may be taken as that string (recorded as a repair).
+ */
+export function parseReply(raw: string, plainStringOk = false): Parsed {
+  const repairs: string[] = [];
+  let text = raw.replace(/^\uFEFF/, '').trim();
+  if (text.length === 0) return { ok: false, repairs, error: 'the reply is empty' };
+  let r = tryParse(text);
+  if (r.ok) return { ok: true, value: r.value, repairs };
+
+  const fence = FENCE.exec(text);
+  if (fence) {
+    text = fence[2].trim();
+    repairs.push(`removed a Markdown code fence${fence[1] ? ` (\`\`\`${fence[1]})` : ''}`);
+    r = tryParse(text);
+    if (r.ok) return { ok: true, value: r.value, repairs };
+  }
+
+  const span = extractJson(text);
+  if (span && (span.start > 0 || span.end < text.length)) {
+    const before = text.slice(0, span.start).trim().length;
+    const after = text.slice(span.end).trim().length;
+    text = text.slice(span.start, span.end);
+    if (before || after) repairs.push(`removed text around the JSON (${before} characters before, ${after} after)`);
+    r = tryParse(text);
+    if (r.ok) return { ok: true, value: r.value, repairs };
+  }
+
+  const commas = removeTrailingCommas(text);
+  if (commas.count > 0) {
+    r = tryParse(commas.text);
+    if (r.ok) {
+      repairs.push(`removed ${commas.count} trailing comma${commas.count === 1 ? '' : 's'}`);
+      return { ok: true, value: r.value, repairs };
+    }
+  }
+
+  if (plainStringOk && !span) {
+    repairs.push('took a reply that is not JSON as the string value');
+    return { ok: true, value: raw.trim(), repairs };
+  }
+  return { ok: false, repairs, error: `the reply is not JSON (${r.ok ? '' : r.error})` };
+}

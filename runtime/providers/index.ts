@@ -1,0 +1,142 @@
+// Model specs (`--model`, `TURN_MODEL`, the `turn.model` setting) to providers:
+//   mock
+//   script:FILE
+//   openai:MODEL[?OPTIONS]      OpenAI or any OpenAI-compatible server (vLLM, LM Studio, ...)
+//   ollama:MODEL[?OPTIONS]      openai: with base_url http://127.0.0.1:11434/v1 and no key needed
+//   anthropic:MODEL[?OPTIONS]
+// OPTIONS are `key=value` pairs joined by `&`: base_url, api_key_env, timeout_ms, retries,
+// backoff_ms, max_wait_ms, max_tokens, temperature; for openai also structured (strict|schema|json|none) and
+// logprobs (1|0); for anthropic also version. See docs/inference.md.
+import { anthropicProvider, ANTHROPIC_DEFAULT_BASE } from './anthropic.js';
+import { mockProvider } from './mock.js';
+import { OPENAI_DEFAULT_BASE, openaiProvider } from './openai.js';
+import { scriptProvider } from './script.js';
+import { ModelConfigError, type Provider, type TransportOptions } from './types.js';
+
+export * from './types.js';
+export { exchangeFor, envSecrets, redactedCall, type SecretSource, type Exchange, type Fetch } from './transport.js';
+export { mockProvider } from './mock.js';
+export { scriptProvider, parseScript } from './script.js';
+export { openaiProvider, strictCompatible, type OpenAIOptions } from './openai.js';
+export { anthropicProvider, TOOL_NAME, type AnthropicOptions } from './anthropic.js';
+export { chatTurns } from './messages.js';
+
+export interface ModelSetup {
+  provider: Provider;
+  transport: Partial<TransportOptions>;
+}
+
+export interface SpecEnv {
+  /** reads a fixture file; throws with a message when it cannot */
+  readFile(path: string): string;
+  env: Record<string, string | undefined>;
+}
+
+const COMMON = ['base_url', 'api_key_env', 'timeout_ms', 'retries', 'backoff_ms', 'max_wait_ms', 'max_tokens', 'temperature'];
+
+function options(spec: string, query: string, allowed: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!query) return out;
+  for (const part of query.split('&')) {
+    if (!part) continue;
+    const eq = part.indexOf('=');
+    const k = decodeURIComponent(eq < 0 ? part : part.slice(0, eq));
+    const v = decodeURIComponent(eq < 0 ? '' : part.slice(eq + 1));
+    if (!allowed.includes(k)) throw new ModelConfigError(`model \`${spec}\`: unknown option \`${k}\` (options: ${allowed.join(', ')})`);
+    out.set(k, v);
+  }
+  return out;
+}
+
+function num(spec: string, o: Map<string, string>, key: string, min: number, integer = true): number | undefined {
+  const v = o.get(key);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
+    throw new ModelConfigError(`model \`${spec}\`: option ${key} needs ${integer ? 'a whole number' : 'a number'} >= ${min}, got \`${v}\``);
+  }
+  return n;
+}
+
+function transport(spec: string, o: Map<string, string>): Partial<TransportOptions> {
+  const t: Partial<TransportOptions> = {};
+  const timeout = num(spec, o, 'timeout_ms', 1);
+  const retries = num(spec, o, 'retries', 0);
+  const maxWait = num(spec, o, 'max_wait_ms', 0);
+  const backoff = num(spec, o, 'backoff_ms', 0);
+  if (backoff !== undefined) t.backoffMs = backoff;
+  if (timeout !== undefined) t.timeoutMs = timeout;
+  if (retries !== undefined) t.retries = retries;
+  if (maxWait !== undefined) t.maxWaitMs = maxWait;
+  return t;
+}
+
+function baseUrl(spec: string, v: string): string {
+  try {
+    const u = new URL(v);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new ModelConfigError(`model \`${spec}\`: base_url must be an http(s) URL, got \`${v}\``);
+  }
+  return v;
+}
+
+export function createProvider(spec: string, env: SpecEnv): ModelSetup {
+  if (spec === 'mock') return { provider: mockProvider(), transport: {} };
+  const colon = spec.indexOf(':');
+  const kind = colon < 0 ? spec : spec.slice(0, colon);
+  const rest = colon < 0 ? '' : spec.slice(colon + 1);
+  if (kind === 'script') {
+    if (!rest) throw new ModelConfigError('`script:FILE` needs a fixture file name');
+    let text: string;
+    try {
+      text = env.readFile(rest);
+    } catch (e) {
+      throw new ModelConfigError(`cannot read the script fixture ${rest}: ${(e as Error).message}`);
+    }
+    return { provider: scriptProvider(rest, text), transport: {} };
+  }
+  const q = rest.indexOf('?');
+  const model = q < 0 ? rest : rest.slice(0, q);
+  const query = q < 0 ? '' : rest.slice(q + 1);
+  if (kind === 'openai' || kind === 'ollama') {
+    if (!model) throw new ModelConfigError(`\`${kind}:MODEL\` needs a model name`);
+    const o = options(spec, query, [...COMMON, 'structured', 'logprobs']);
+    const base = baseUrl(spec, o.get('base_url') ?? (kind === 'ollama' ? 'http://127.0.0.1:11434/v1' : env.env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE));
+    const structured = o.get('structured') ?? 'strict';
+    if (!['strict', 'schema', 'json', 'none'].includes(structured)) {
+      throw new ModelConfigError(`model \`${spec}\`: structured must be strict, schema, json or none, got \`${structured}\``);
+    }
+    const lp = o.get('logprobs') ?? '1';
+    if (lp !== '0' && lp !== '1') throw new ModelConfigError(`model \`${spec}\`: logprobs must be 0 or 1, got \`${lp}\``);
+    return {
+      provider: openaiProvider({
+        model,
+        baseUrl: base,
+        apiKeyEnv: o.get('api_key_env') ?? (kind === 'ollama' ? 'OLLAMA_API_KEY' : 'OPENAI_API_KEY'),
+        keyRequired: kind === 'openai' && new URL(base).hostname === 'api.openai.com',
+        structured: structured as 'strict',
+        logprobs: lp === '1',
+        maxTokens: num(spec, o, 'max_tokens', 1),
+        temperature: num(spec, o, 'temperature', 0, false),
+      }),
+      transport: transport(spec, o),
+    };
+  }
+  if (kind === 'anthropic') {
+    if (!model) throw new ModelConfigError('`anthropic:MODEL` needs a model name');
+    const o = options(spec, query, [...COMMON, 'version']);
+    return {
+      provider: anthropicProvider({
+        model,
+        baseUrl: baseUrl(spec, o.get('base_url') ?? env.env.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE),
+        apiKeyEnv: o.get('api_key_env') ?? 'ANTHROPIC_API_KEY',
+        maxTokens: num(spec, o, 'max_tokens', 1) ?? 1024,
+        temperature: num(spec, o, 'temperature', 0, false),
+        version: o.get('version') ?? '2023-06-01',
+      }),
+      transport: transport(spec, o),
+    };
+  }
+  throw new ModelConfigError(`unknown model \`${spec}\`: use mock, script:FILE, openai:MODEL, ollama:MODEL or anthropic:MODEL`);
+}

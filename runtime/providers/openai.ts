@@ -1,0 +1,105 @@
+// OpenAI-compatible chat completions (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server, ...).
+// Structured output: `response_format: json_schema` with `strict: true` when the schema fits the
+// strict subset (every object closed and fully required, no open `{}`), else without `strict`;
+// `structured=json` sends `json_object`, `structured=none` nothing. Log-probabilities are asked
+// for (`logprobs: true`) unless `logprobs=0`, and used for the confidence when returned.
+import type { JsonSchema } from '../infer/schema.js';
+import type { InferReply, InferRequest, TokenLogprob } from '../infer/types.js';
+import { httpError, parseBody } from './http-errors.js';
+import { chatTurns } from './messages.js';
+import { ProviderError, type AuthSpec, type HttpProvider } from './types.js';
+
+export interface OpenAIOptions {
+  model: string;
+  baseUrl: string;
+  /** environment variable with the API key (optional for local servers) */
+  apiKeyEnv: string;
+  keyRequired: boolean;
+  structured: 'strict' | 'schema' | 'json' | 'none';
+  logprobs: boolean;
+  maxTokens?: number;
+  temperature?: number;
+}
+
+export const OPENAI_DEFAULT_BASE = 'https://api.openai.com/v1';
+
+/** True when `schema` is inside OpenAI's strict structured-output subset. */
+export function strictCompatible(schema: unknown): boolean {
+  if (!schema || typeof schema !== 'object') return false;
+  const s = schema as Record<string, unknown>;
+  if (Object.keys(s).filter((k) => k !== 'description' && k !== 'title').length === 0) return false; // `{}`: any value
+  if (s.type === 'object') {
+    const props = s.properties as Record<string, unknown> | undefined;
+    if (!props || s.additionalProperties !== false) return false;
+    const req = (s.required as string[] | undefined) ?? [];
+    if (Object.keys(props).some((k) => !req.includes(k))) return false;
+    return Object.values(props).every(strictCompatible);
+  }
+  if (s.type === 'array') return s.items === undefined ? false : strictCompatible(s.items);
+  return true;
+}
+
+export function openaiProvider(o: OpenAIOptions): HttpProvider {
+  const url = o.baseUrl.replace(/\/+$/, '') + '/chat/completions';
+  const auth: AuthSpec = { env: o.apiKeyEnv, header: 'authorization', prefix: 'Bearer ', required: o.keyRequired };
+  return {
+    kind: 'http',
+    name: `openai:${o.model}`,
+    encode(request: InferRequest) {
+      const { system, turns } = chatTurns(request);
+      const messages: { role: string; content: string }[] = [];
+      if (system.length > 0) messages.push({ role: 'system', content: system });
+      messages.push(...turns);
+      // Key order is fixed (model, messages, then per-request options) so that equal prefixes
+      // are equal bytes on the wire too.
+      const body: Record<string, unknown> = { model: o.model, messages };
+      const structured = o.structured === 'strict' && !strictCompatible(request.wireSchema) ? 'schema' : o.structured;
+      if (structured === 'strict' || structured === 'schema') {
+        body.response_format = {
+          type: 'json_schema',
+          json_schema: { name: schemaName(request.typeName), strict: structured === 'strict', schema: request.wireSchema },
+        };
+      } else if (structured === 'json') {
+        body.response_format = { type: 'json_object' };
+      }
+      if (o.logprobs) body.logprobs = true;
+      if (o.maxTokens !== undefined) body.max_tokens = o.maxTokens;
+      if (o.temperature !== undefined) body.temperature = o.temperature;
+      return { method: 'POST', url, headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body), auth };
+    },
+    decode(res): InferReply {
+      if (res.status < 200 || res.status >= 300) throw httpError('the OpenAI-compatible server', url, res);
+      const j = parseBody('the OpenAI-compatible server', url, res);
+      const choices = j.choices as { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown; logprobs?: { content?: unknown } }[] | undefined;
+      const choice = Array.isArray(choices) ? choices[0] : undefined;
+      if (!choice || !choice.message) throw new ProviderError(`the OpenAI-compatible server at ${url} sent no choices`, true, res.status);
+      if (typeof choice.message.refusal === 'string' && choice.message.refusal) {
+        throw new ProviderError(`the model refused: ${choice.message.refusal}`, false, res.status);
+      }
+      const text = typeof choice.message.content === 'string' ? choice.message.content : '';
+      const reply: InferReply = { text, meta: { model: j.model ?? o.model, status: res.status, ...(j.id ? { requestId: j.id } : {}) } };
+      if (typeof choice.finish_reason === 'string') reply.finishReason = choice.finish_reason;
+      const lp = choice.logprobs?.content;
+      if (Array.isArray(lp)) {
+        const tokens: TokenLogprob[] = [];
+        for (const t of lp as { token?: unknown; logprob?: unknown }[]) {
+          if (typeof t?.logprob === 'number') tokens.push(typeof t.token === 'string' ? { token: t.token, logprob: t.logprob } : { logprob: t.logprob });
+        }
+        if (tokens.length > 0) reply.logprobs = tokens;
+      }
+      const usage = j.usage as { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } } | undefined;
+      if (usage) {
+        reply.usage = { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens };
+        if (typeof usage.prompt_tokens_details?.cached_tokens === 'number') reply.usage.cachedTokens = usage.prompt_tokens_details.cached_tokens;
+      }
+      return reply;
+    },
+  };
+}
+
+function schemaName(typeName: string): string {
+  const n = 'turn_' + typeName.replace(/[^A-Za-z0-9_-]/g, '_');
+  return n.slice(0, 64);
+}
+
+export type { JsonSchema };
