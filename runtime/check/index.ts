@@ -20,7 +20,15 @@ export interface CheckResult {
 
 export async function checkSource(filePath: string, text: string): Promise<CheckResult> {
   const { program, diagnostics, file } = await parseSource(filePath, text);
-  const semantic = diagnostics.some((d) => d.code === 'nesting') ? [] : analyze(program).diagnostics;
+  return checkParsed(filePath, file, program, diagnostics);
+}
+
+/**
+ * The part of `checkSource` after parsing, for callers that already hold a lowered program (the
+ * language server re-parses incrementally): analysis, `use` resolution, diagnostics in file order.
+ */
+export function checkParsed(filePath: string, file: SourceFile, program: Program, syntax: Diagnostic[]): CheckResult {
+  const semantic = syntax.some((d) => d.code === 'nesting') ? [] : analyze(program).diagnostics;
   const uses = new Map<UseExpr, string>();
   const useDiagnostics: Diagnostic[] = [];
   walk(program, (node) => {
@@ -29,7 +37,7 @@ export async function checkSource(filePath: string, text: string): Promise<Check
     if (resolved.ok) uses.set(node, resolved.path);
     else useDiagnostics.push({ severity: 'error', message: resolved.message, span: node.path.span, code: 'unknown-module' });
   });
-  const all = [...diagnostics, ...semantic, ...useDiagnostics].sort((a, b) => a.span.start - b.span.start);
+  const all = [...syntax, ...semantic, ...useDiagnostics].sort((a, b) => a.span.start - b.span.start);
   return { file, program, diagnostics: all, uses };
 }
 

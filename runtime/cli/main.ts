@@ -5,7 +5,8 @@ import { formatDiagnostic, hasErrors } from '../diagnostics.js';
 import { InputError, loadProgram, type LoadedProgram } from '../load.js';
 import { compileBundle } from '../compile/index.js';
 import { runBundle } from '../vm/index.js';
-import { createModel, UnknownModelError } from './model.js';
+import { createModel, inferRetriesFromEnv, ModelInputError, UnknownModelError } from './model.js';
+import { openTrace } from '../events/trace.js';
 import { StdoutLines } from './output.js';
 
 export const EXIT = { ok: 0, runtimeError: 1, compileError: 2, usage: 64, internal: 70 } as const;
@@ -15,12 +16,16 @@ const USAGE = `usage: turn <command> [options]
 commands:
   run FILE      compile and run a Turn program
   check FILE    report diagnostics without running (same format and exit code as run)
+  fmt FILE...   format files in place (--check: change nothing, exit 1 if a file would change)
   lsp           start the language server on standard input and output
   version       print the version
 
 run options:
   --json              print the program's result as one JSON line at the end
-  --model NAME        model provider for \`infer\`: mock (the default) or script:FILE
+  --model NAME        model provider for \`infer\`: mock (the default), script:FILE, openai:MODEL,
+                      ollama:MODEL or anthropic:MODEL (options: docs/inference.md)
+  --trace             print the run's events (model requests, replies, retries...) as JSON lines on stderr
+  --trace-file FILE   write them to FILE instead
   --max-steps N       stop a runaway program after about N VM steps (default 200000000, 0 = no limit)
   --seed N            seed for the scheduler's deterministic order (default 0)
 
@@ -35,6 +40,10 @@ export async function main(argv: string[]): Promise<number> {
       return runCommand(rest);
     case 'check':
       return checkCommand(rest);
+    case 'fmt': {
+      const { fmtCommand } = await import('./fmt.js');
+      return fmtCommand(rest);
+    }
     case 'lsp': {
       const { startServer } = await import('../../language-server/server.js');
       startServer();
@@ -109,15 +118,23 @@ async function runCommand(args: string[]): Promise<number> {
     model: { type: 'string' },
     'max-steps': { type: 'string' },
     seed: { type: 'string' },
+    trace: { type: 'boolean' },
+    'trace-file': { type: 'string' },
   });
   const file = singleFile(positionals, 'run');
   const maxSteps = numberOption(values['max-steps'], 'max-steps');
   const seed = numberOption(values.seed, 'seed');
   let model;
+  let inferRetries;
   try {
     model = createModel(String(values.model ?? process.env.TURN_MODEL ?? 'mock'));
+    inferRetries = inferRetriesFromEnv();
   } catch (e) {
     if (e instanceof UnknownModelError) throw new UsageError(e.message);
+    if (e instanceof ModelInputError) {
+      process.stderr.write(`turn: ${e.message}\n`);
+      return EXIT.compileError;
+    }
     throw e;
   }
 
@@ -129,15 +146,27 @@ async function runCommand(args: string[]): Promise<number> {
   }
 
   const bundle = compileBundle(loaded.units, loaded.entryPath);
+  let trace;
+  const traceTarget = values['trace-file'] !== undefined ? String(values['trace-file']) : values.trace ? '-' : undefined;
+  if (traceTarget !== undefined) {
+    try {
+      trace = openTrace(traceTarget);
+    } catch (e) {
+      process.stderr.write(`turn: cannot write the trace to ${traceTarget}: ${(e as Error).message}\n`);
+      return EXIT.usage;
+    }
+  }
   const stdout = new StdoutLines();
   const outcome = await runBundle(
     bundle,
     {
       output: (line) => stdout.write(line),
-      infer: (request) => model.infer(request),
+      infer: (request, io) => model.infer(request, io),
+      ...(trace ? { event: trace.sink } : {}),
     },
-    { maxSteps, seed },
+    { maxSteps, seed, inferRetries },
   );
+  trace?.close();
   await stdout.flush();
   if (!outcome.ok) {
     const { error } = outcome;

@@ -129,3 +129,73 @@ describe('startServer', () => {
     }
   });
 });
+
+describe('startServer, every feature over the protocol', () => {
+  it('syncs incremental edits and answers completion, hover, definition, symbols, tokens and formatting', async () => {
+    const server = await loadServer();
+    assert.ok(server);
+    const { readFileSync } = await import('node:fs');
+    const { fixturePath, uriOf, markerOffset } = await import('./helpers.js');
+    const c2s = new PassThrough();
+    const s2c = new PassThrough();
+    const serverConnection = createConnection(ProposedFeatures.all, new StreamMessageReader(c2s), new StreamMessageWriter(s2c));
+    server.startServer(serverConnection, { debounceMs: 0 });
+    const client = createProtocolConnection(new StreamMessageReader(s2c), new StreamMessageWriter(c2s));
+    const published: PublishDiagnosticsParams[] = [];
+    let waiter: (() => void) | undefined;
+    client.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
+      published.push(p);
+      waiter?.();
+    });
+    const nextPublish = () => new Promise<void>((resolve) => (waiter = resolve));
+    client.listen();
+    try {
+      const init = (await client.sendRequest('initialize', { processId: null, rootUri: uriOf(fixturePath('')), capabilities: {} })) as {
+        capabilities: Record<string, unknown>;
+      };
+      for (const cap of ['completionProvider', 'hoverProvider', 'definitionProvider', 'referencesProvider', 'renameProvider', 'documentSymbolProvider', 'workspaceSymbolProvider', 'semanticTokensProvider', 'foldingRangeProvider', 'selectionRangeProvider', 'documentFormattingProvider', 'codeActionProvider']) {
+        assert.ok(init.capabilities[cap], cap);
+      }
+      await client.sendNotification('initialized', {});
+      const uri = uriOf(fixturePath('shapes.tn'));
+      const text = readFileSync(fixturePath('shapes.tn'), 'utf8');
+      const file = new SourceFile('shapes.tn', text);
+      const pos = (name: string) => file.utf16Position(markerOffset(text, name));
+      let p = nextPublish();
+      await client.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'turn', version: 1, text } });
+      await p;
+      assert.deepEqual(published.at(-1)?.diagnostics, []);
+
+      const completion = (await client.sendRequest('textDocument/completion', { textDocument: { uri }, position: pos('methodref') })) as { items: { label: string }[] };
+      assert.deepEqual(completion.items.map((i) => i.label).sort(), ['norm', 'scaled', 'x', 'y']);
+      const hover = (await client.sendRequest('textDocument/hover', { textDocument: { uri }, position: pos('addref') })) as { contents: { value: string } };
+      assert.match(hover.contents.value, /let add/);
+      const def = (await client.sendRequest('textDocument/definition', { textDocument: { uri }, position: pos('addref') })) as { range: { start: unknown } };
+      assert.deepEqual(def.range.start, pos('adddef'));
+      const symbols = (await client.sendRequest('textDocument/documentSymbol', { textDocument: { uri } })) as { name: string }[];
+      assert.ok(symbols.some((s) => s.name === 'Point'));
+      const tokens = (await client.sendRequest('textDocument/semanticTokens/full', { textDocument: { uri } })) as { data: number[] };
+      assert.ok(tokens.data.length > 0 && tokens.data.length % 5 === 0);
+      const formatting = (await client.sendRequest('textDocument/formatting', { textDocument: { uri }, options: { tabSize: 4, insertSpaces: true } })) as unknown[];
+      assert.ok(Array.isArray(formatting));
+
+      // An incremental edit that introduces an unknown field: diagnostics follow, and requests see the new text.
+      const at = pos('memberref');
+      p = nextPublish();
+      await client.sendNotification('textDocument/didChange', {
+        textDocument: { uri, version: 2 },
+        contentChanges: [{ range: { start: at, end: { line: at.line, character: at.character + 1 } }, text: 'z' }],
+      });
+      await p;
+      assert.equal(published.at(-1)?.version, 2);
+      const unknown = published.at(-1)?.diagnostics.find((d) => d.code === 'unknown-field');
+      assert.ok(unknown, JSON.stringify(published.at(-1)));
+      assert.deepEqual(unknown.range.start, at);
+      const actions = (await client.sendRequest('textDocument/codeAction', { textDocument: { uri }, range: unknown.range, context: { diagnostics: [unknown] } })) as { title: string }[];
+      assert.ok(actions.some((a) => a.title === 'Change to `y`' || a.title === 'Change to `x`'), JSON.stringify(actions));
+    } finally {
+      client.dispose();
+      serverConnection.dispose();
+    }
+  });
+});

@@ -1,0 +1,157 @@
+// textDocument/completion. A list of providers, tried in order: the first that recognises the
+// cursor's context answers (even with an empty list); the last one offers everything that can start
+// an expression or statement. Later features plug in by adding a provider in front, e.g. members of
+// a std module after `fs.` or absorbed schema types after `infer` (the authority issue).
+import { CompletionItemKind, InsertTextFormat } from 'vscode-languageserver';
+import type { CompletionItem, CompletionList, CompletionParams } from 'vscode-languageserver';
+import { membersOf, visibleNames, type SymbolDef, type SymbolIndex } from '../runtime/check/symbols.js';
+import { BUILTIN_TYPE_NAMES, typeToString } from '../runtime/check/types.js';
+import { cursorContext, typeBeforeDot, type CursorContext } from './context.js';
+import type { TurnDocument } from './document.js';
+
+/** Answers for a context it recognises, else undefined so that the next provider is asked. */
+export type CompletionProvider = (ctx: CursorContext) => CompletionItem[] | undefined;
+
+export const KEYWORDS = [
+  'turn', 'let', 'struct', 'impl', 'type', 'use', 'grant', 'infer', 'confidence', 'suspend', 'spawn', 'spawn_link',
+  'spawn_each', 'gather', 'send', 'receive', 'context', 'remember', 'recall', 'call', 'return', 'if', 'else', 'while',
+  'try', 'catch', 'throw', 'and', 'or', 'true', 'false', 'null', 'vec', 'map', 'filter', 'invoke', 'scope', 'task', 'detach',
+];
+
+/** Identity kinds offered after `identity::` until the authority issue supplies the real list. */
+export const IDENTITY_KINDS = ['api_key', 'bearer', 'oauth'];
+/** Protocols offered after `schema::`. */
+export const SCHEMA_PROTOCOLS = ['openapi'];
+export const SCOPE_POLICIES = ['fail_fast', 'wait_all', 'first_success'];
+
+const SNIPPETS: { label: string; body: string; detail: string }[] = [
+  { label: 'let', body: 'let ${1:name} = ${0};', detail: 'let binding' },
+  { label: 'if', body: 'if ${1:condition} {\n\t$0\n}', detail: 'if statement' },
+  { label: 'ifelse', body: 'if ${1:condition} {\n\t$2\n} else {\n\t$0\n}', detail: 'if / else' },
+  { label: 'while', body: 'while ${1:condition} {\n\t$0\n}', detail: 'while loop' },
+  { label: 'try', body: 'try {\n\t$1\n} catch (${2:e}) {\n\t$0\n}', detail: 'try / catch' },
+  { label: 'turn', body: 'turn(${1}) {\n\t$0\n}', detail: 'closure' },
+  { label: 'struct', body: 'struct ${1:Name} {\n\t${2:field}: ${3:Str}\n};', detail: 'struct declaration' },
+  { label: 'impl', body: 'impl ${1:Name} {\n\tlet ${2:method} = turn() {\n\t\t$0\n\t};\n}', detail: 'methods of a struct' },
+  { label: 'infer', body: 'infer ${1:Type} {\n\t"${0:prompt}";\n}', detail: 'ask the model for a typed value' },
+  { label: 'spawn', body: 'spawn turn() {\n\t$0\n}', detail: 'start an actor' },
+  { label: 'scope', body: 'scope ${1|wait_all,fail_fast,first_success|} {\n\ttask turn() {\n\t\t$0\n\t};\n}', detail: 'scoped tasks' },
+  { label: 'entry', body: 'turn {\n\t$0\n}', detail: 'program entry block' },
+];
+
+const kindOf: Record<SymbolDef['kind'], CompletionItemKind> = {
+  variable: CompletionItemKind.Variable,
+  function: CompletionItemKind.Function,
+  parameter: CompletionItemKind.Variable,
+  struct: CompletionItemKind.Struct,
+  field: CompletionItemKind.Field,
+  method: CompletionItemKind.Method,
+  typeAlias: CompletionItemKind.TypeParameter,
+  self: CompletionItemKind.Variable,
+};
+
+function symbolItem(def: SymbolDef, sortText: string): CompletionItem {
+  return { label: def.name, kind: kindOf[def.kind], detail: typeToString(def.type), sortText: sortText + def.name };
+}
+
+function plain(labels: readonly string[], kind: CompletionItemKind, detail?: string): CompletionItem[] {
+  return labels.map((label) => ({ label, kind, detail }));
+}
+
+function typeItems(index: SymbolIndex, forInfer: boolean): CompletionItem[] {
+  const builtins = forInfer ? ['Num', 'Str', 'Bool', 'List', 'Map', 'Any'] : [...BUILTIN_TYPE_NAMES];
+  const items: CompletionItem[] = [];
+  for (const def of index.types.values()) {
+    items.push({ label: def.name, kind: def.kind === 'struct' ? CompletionItemKind.Struct : CompletionItemKind.TypeParameter, detail: def.kind === 'struct' ? 'struct' : 'type alias', sortText: '0' + def.name });
+  }
+  for (const b of builtins) items.push({ label: b, kind: CompletionItemKind.TypeParameter, detail: 'built-in type', sortText: '1' + b });
+  return items;
+}
+
+// ------------------------------------------------------------------------------------------ providers
+
+export const commentOrString: CompletionProvider = (ctx) => (ctx.inCommentOrString ? [] : undefined);
+
+export const identityKinds: CompletionProvider = (ctx) =>
+  /\bidentity\s*::\s*$/.test(ctx.before) ? plain(IDENTITY_KINDS, CompletionItemKind.EnumMember, 'identity kind') : undefined;
+
+export const schemaProtocols: CompletionProvider = (ctx) =>
+  /\bschema\s*::\s*$/.test(ctx.before) ? plain(SCHEMA_PROTOCOLS, CompletionItemKind.Module, 'schema protocol') : undefined;
+
+export const contextOperations: CompletionProvider = (ctx) =>
+  /\bcontext\s*\.\s*$/.test(ctx.before) ? plain(['append', 'system'], CompletionItemKind.Method, 'context tier') : undefined;
+
+export const scopePolicies: CompletionProvider = (ctx) =>
+  /\bscope\s+$/.test(ctx.before) ? plain(SCOPE_POLICIES, CompletionItemKind.EnumMember, 'failure policy') : undefined;
+
+/** After `expr.`: the fields and methods of the expression's struct type. */
+export const members: CompletionProvider = (ctx) => {
+  if (!/\.\s*$/.test(ctx.before) || /\.\.\s*$/.test(ctx.before)) return undefined;
+  const dot = ctx.lastSignificant;
+  const index = ctx.analysis.index;
+  const t = typeBeforeDot(index, ctx.doc.text, dot);
+  if (t?.kind !== 'Struct') return [];
+  return membersOf(index, t.name).map((def) => ({
+    ...symbolItem(def, def.kind === 'field' ? '0' : '1'),
+    detail: `${def.container}.${def.name}: ${typeToString(def.type)}`,
+  }));
+};
+
+/** After `infer`: the types a model can be asked for, structs first. */
+export const inferTypes: CompletionProvider = (ctx) => (/\binfer\s+$/.test(ctx.before) ? typeItems(ctx.analysis.index, true) : undefined);
+
+/** Where a type is written: after `let x:`, a parameter's `:`, `->`, `type X =`, inside `<...>`, or a struct field's `:`. */
+export const typePositions: CompletionProvider = (ctx) => {
+  const b = ctx.before;
+  const inStructDecl = /\bstruct\s+[_\p{ID_Start}][_\p{ID_Continue}]*\s*(<[^>]*>)?\s*\{[^}]*$/u.test(ctx.doc.text.slice(Math.max(0, ctx.wordStart - 2000), ctx.wordStart));
+  const isType =
+    /->\s*$/.test(b) ||
+    /\blet\s+[_\p{ID_Start}][_\p{ID_Continue}]*\s*:\s*$/u.test(b) ||
+    /\bturn\s*\([^()]*:\s*$/.test(b) ||
+    /\btype\s+[_\p{ID_Start}][_\p{ID_Continue}]*\s*=\s*$/u.test(b) ||
+    /\b[A-Z][_\p{ID_Continue}]*\s*<[^<>()]*$/u.test(b) ||
+    (inStructDecl && /(^|[{,])\s*[_\p{ID_Start}][_\p{ID_Continue}]*\s*:\s*$/u.test(b));
+  return isType ? typeItems(ctx.analysis.index, false) : undefined;
+};
+
+/** Anything that can start a statement or expression: names in scope, structs, keywords, snippets. */
+export const general: CompletionProvider = (ctx) => {
+  const index = ctx.analysis.index;
+  const items: CompletionItem[] = visibleNames(index, ctx.offset).map((d) => symbolItem(d, '0'));
+  for (const def of index.types.values()) {
+    if (def.kind === 'struct') items.push({ label: def.name, kind: CompletionItemKind.Struct, detail: 'struct', sortText: '1' + def.name });
+  }
+  items.push(...KEYWORDS.map((k) => ({ label: k, kind: CompletionItemKind.Keyword, sortText: '2' + k })));
+  items.push(
+    ...SNIPPETS.map((s) => ({
+      label: s.label,
+      kind: CompletionItemKind.Snippet,
+      detail: s.detail,
+      insertText: s.body,
+      insertTextFormat: InsertTextFormat.Snippet,
+      sortText: '3' + s.label,
+    })),
+  );
+  return items;
+};
+
+export const DEFAULT_PROVIDERS: readonly CompletionProvider[] = [
+  commentOrString,
+  identityKinds,
+  schemaProtocols,
+  contextOperations,
+  scopePolicies,
+  members,
+  inferTypes,
+  typePositions,
+  general,
+];
+
+export function onCompletion(doc: TurnDocument, params: CompletionParams, providers: readonly CompletionProvider[] = DEFAULT_PROVIDERS): CompletionList {
+  const ctx = cursorContext(doc, doc.offsetAt(params.position));
+  for (const provider of providers) {
+    const items = provider(ctx);
+    if (items) return { isIncomplete: false, items };
+  }
+  return { isIncomplete: false, items: [] };
+}

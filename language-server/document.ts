@@ -1,0 +1,195 @@
+// The document model: one open (or on-disk) Turn file with its text, its tree-sitter tree kept up to
+// date incrementally, and its analysis (AST, diagnostics, symbol index) computed lazily per version.
+//
+// LSP positions are 0-based lines and UTF-16 code units; web-tree-sitter, given a JavaScript string,
+// counts indices and columns in UTF-16 code units too. So an LSP position (line, character) is the
+// tree-sitter point (row, column), and a text offset is a tree-sitter index: no conversion happens.
+import type { Range, TextDocumentContentChangeEvent } from 'vscode-languageserver';
+import { Edit, type Parser, type Point, type Tree } from 'web-tree-sitter';
+import type { Diagnostic } from '../runtime/diagnostics.js';
+import type { Program, UseExpr } from '../runtime/syntax/ast.js';
+import { lowerProgram } from '../runtime/syntax/lower.js';
+import { SourceFile } from '../runtime/syntax/source.js';
+import { checkParsed } from '../runtime/check/index.js';
+import { indexProgram, type SymbolIndex } from '../runtime/check/symbols.js';
+
+/** A parse (full or incremental) that takes longer than this is abandoned; the document reports it. */
+export const PARSE_TIME_CAP_MS = 2000;
+
+export interface Analysis {
+  file: SourceFile;
+  program: Program;
+  /** Exactly what `checkSource` (and so `turn check`) reports for this text. */
+  diagnostics: Diagnostic[];
+  /** The symbol index, built on first use (publishing diagnostics does not need it). */
+  readonly index: SymbolIndex;
+  /** Resolved absolute path of each `use "..."` whose file exists. */
+  uses: Map<UseExpr, string>;
+}
+
+/** Parses `text`, reusing `oldTree` (already edited) when given; null when the time cap ran out. */
+export function parseWithCap(parser: Parser, text: string, oldTree: Tree | null, capMs = PARSE_TIME_CAP_MS): Tree | null {
+  const deadline = performance.now() + capMs;
+  const tree = parser.parse(text, oldTree, { progressCallback: () => performance.now() > deadline });
+  if (!tree) parser.reset();
+  return tree;
+}
+
+/** The tree-sitter point of an offset: row and UTF-16 column, which is what LSP positions are. */
+export function pointAt(file: SourceFile, offset: number): Point {
+  const { line, character } = file.utf16Position(offset);
+  return { row: line, column: character };
+}
+
+/** Where inserted text ends, from where it starts. */
+function pointAfter(start: Point, inserted: string): Point {
+  const lastNewline = inserted.lastIndexOf('\n');
+  if (lastNewline < 0) return { row: start.row, column: start.column + inserted.length };
+  let rows = 0;
+  for (let i = 0; i < inserted.length; i++) if (inserted.charCodeAt(i) === 10) rows++;
+  return { row: start.row + rows, column: inserted.length - lastNewline - 1 };
+}
+
+export class TurnDocument {
+  private fileCache: SourceFile | undefined;
+  private analysisCache: Analysis | undefined;
+  /** Set when the last parse ran past the time cap. */
+  parseTimedOut = false;
+
+  private constructor(
+    readonly uri: string,
+    readonly path: string,
+    private currentText: string,
+    private currentVersion: number,
+    private readonly parser: Parser,
+    private currentTree: Tree | null,
+    private readonly capMs: number,
+  ) {}
+
+  static open(uri: string, path: string, text: string, version: number, parser: Parser, capMs = PARSE_TIME_CAP_MS): TurnDocument {
+    const doc = new TurnDocument(uri, path, text, version, parser, null, capMs);
+    doc.reparse(null);
+    return doc;
+  }
+
+  get text(): string {
+    return this.currentText;
+  }
+
+  get version(): number {
+    return this.currentVersion;
+  }
+
+  /** The current tree; null only when the last parse ran out of time. Owned by the document: do not delete. */
+  get tree(): Tree | null {
+    return this.currentTree;
+  }
+
+  get file(): SourceFile {
+    this.fileCache ??= new SourceFile(this.path, this.currentText);
+    return this.fileCache;
+  }
+
+  offsetAt(position: { line: number; character: number }): number {
+    return this.file.offsetAt(position.line, position.character);
+  }
+
+  /**
+   * Applies LSP content changes in order: each ranged change edits the text and the tree; a change
+   * without a range replaces the whole text. Then the tree is re-parsed once, reusing what did not change.
+   */
+  applyChanges(changes: readonly TextDocumentContentChangeEvent[], version: number): void {
+    let reuse = this.currentTree !== null;
+    for (const change of changes) {
+      if (!('range' in change) || !change.range) {
+        this.currentText = change.text;
+        this.fileCache = undefined;
+        reuse = false;
+        continue;
+      }
+      const file = this.file;
+      const start = file.offsetAt(change.range.start.line, change.range.start.character);
+      const oldEnd = Math.max(start, file.offsetAt(change.range.end.line, change.range.end.character));
+      const startPosition = pointAt(file, start);
+      const oldEndPosition = pointAt(file, oldEnd);
+      this.currentText = this.currentText.slice(0, start) + change.text + this.currentText.slice(oldEnd);
+      this.fileCache = undefined;
+      if (reuse && this.currentTree) {
+        this.currentTree.edit(
+          new Edit({
+            startIndex: start,
+            oldEndIndex: oldEnd,
+            newEndIndex: start + change.text.length,
+            startPosition,
+            oldEndPosition,
+            newEndPosition: pointAfter(startPosition, change.text),
+          }),
+        );
+      }
+    }
+    this.currentVersion = version;
+    this.analysisCache = undefined;
+    this.reparse(reuse ? this.currentTree : null);
+  }
+
+  private reparse(oldTree: Tree | null): void {
+    const previous = this.currentTree;
+    const tree = parseWithCap(this.parser, this.currentText, oldTree, this.capMs);
+    previous?.delete(); // the old tree is freed whether or not it was reused
+    this.currentTree = tree;
+    this.parseTimedOut = tree === null;
+  }
+
+  /** The analysis of the current text (computed on first use after each change). */
+  analysis(): Analysis {
+    if (this.analysisCache) return this.analysisCache;
+    const file = this.file;
+    if (!this.currentTree) {
+      // Parsing ran out of time: say so instead of showing stale or partial results.
+      const program: Program = { kind: 'Program', body: [], span: { start: 0, end: file.text.length } };
+      this.analysisCache = {
+        file,
+        program,
+        diagnostics: [{ severity: 'error', code: 'parse-timeout', span: { start: 0, end: 0 }, message: `parsing took longer than ${this.capMs} ms and was stopped` }],
+        index: indexProgram(program).index,
+        uses: new Map(),
+      };
+      return this.analysisCache;
+    }
+    this.analysisCache = analyzeTree(this.path, file, this.currentTree);
+    return this.analysisCache;
+  }
+
+  dispose(): void {
+    this.currentTree?.delete();
+    this.currentTree = null;
+  }
+}
+
+/**
+ * What `checkSource` (runtime/check/index.ts) computes, from a tree the document already has: the
+ * same lowering, then the same `checkParsed`. The parity test (test/language-server/parity.test.ts)
+ * compares the two on every fixture and conformance program.
+ */
+export function analyzeTree(filePath: string, file: SourceFile, tree: Tree): Analysis {
+  const lowered = lowerProgram(tree.rootNode, file);
+  const { program, diagnostics: all, uses } = checkParsed(filePath, file, lowered.program, lowered.diagnostics);
+  const tooDeep = lowered.diagnostics.some((d) => d.code === 'nesting');
+  let index: SymbolIndex | undefined;
+  return {
+    file,
+    program,
+    diagnostics: all,
+    uses,
+    get index() {
+      // Past the nesting limit the analyzer is not run (as in checkSource); the index is then empty.
+      index ??= indexProgram(tooDeep ? { kind: 'Program', body: [], span: program.span } : program).index;
+      return index;
+    },
+  };
+}
+
+/** An LSP range as UTF-16 offsets into `file`. */
+export function rangeToSpan(file: SourceFile, range: Range): { start: number; end: number } {
+  return { start: file.offsetAt(range.start.line, range.start.character), end: file.offsetAt(range.end.line, range.end.character) };
+}

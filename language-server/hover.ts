@@ -1,0 +1,88 @@
+// textDocument/hover: the type of a name; for `infer T`, the JSON Schema the model will receive.
+// Providers are tried in order, so absorbed schema operations (the authority issue) can add theirs.
+import { MarkupKind } from 'vscode-languageserver';
+import type { Hover, HoverParams } from 'vscode-languageserver';
+import { describeSymbol, refAt, type SymbolDef } from '../runtime/check/symbols.js';
+import { typeToSchema, SchemaError, type TypeEnv } from '../runtime/infer/schema.js';
+import type * as A from '../runtime/syntax/ast.js';
+import { walk } from '../runtime/syntax/walk.js';
+import type { Analysis, TurnDocument } from './document.js';
+import { spanToRange } from './diagnostics.js';
+
+export type HoverProvider = (doc: TurnDocument, analysis: Analysis, offset: number) => Hover | undefined;
+
+const code = (lang: string, text: string) => '```' + lang + '\n' + text + '\n```';
+
+/** The type environment `infer` compiles against: the file's structs and aliases (first declaration wins). */
+export function schemaEnv(program: A.Program): TypeEnv {
+  const structs = new Map<string, A.StructDecl>();
+  const aliases = new Map<string, A.TypeAliasDecl>();
+  for (const s of program.body) {
+    if (s.kind === 'Struct' && !structs.has(s.name.name) && !aliases.has(s.name.name)) structs.set(s.name.name, s);
+    if (s.kind === 'TypeAlias' && !structs.has(s.name.name) && !aliases.has(s.name.name)) aliases.set(s.name.name, s);
+  }
+  return {
+    struct(name) {
+      const s = structs.get(name);
+      return s && { name, typeParams: s.typeParams.map((p) => p.name), fields: s.fields.map((f) => ({ name: f.name.name, type: f.type })) };
+    },
+    alias: (name) => aliases.get(name)?.type,
+  };
+}
+
+/** The `infer` expression whose keyword or type is under `offset` (not its prompt block). */
+export function inferAt(program: A.Program, offset: number): A.InferExpr | undefined {
+  let found: A.InferExpr | undefined;
+  walk(program, (n) => {
+    if (n.kind === 'Infer' && n.span.start <= offset && offset < n.body.span.start) found = n;
+  });
+  return found;
+}
+
+export const inferSchemaHover: HoverProvider = (doc, analysis, offset) => {
+  const infer = inferAt(analysis.program, offset);
+  if (!infer) return undefined;
+  const typeText = doc.text.slice(infer.type.span.start, infer.type.span.end);
+  let body: string;
+  try {
+    body = `The model receives this JSON Schema for \`${typeText}\`; a reply binds only if it conforms.\n\n` + code('json', JSON.stringify(typeToSchema(infer.type, schemaEnv(analysis.program)), null, 2));
+  } catch (e) {
+    if (!(e instanceof SchemaError)) throw e;
+    body = `\`infer ${typeText}\`: no schema (${e.message}).`;
+  }
+  return { contents: { kind: MarkupKind.Markdown, value: body }, range: spanToRange(analysis.file, infer.span.start, infer.body.span.start) };
+};
+
+/** `//` comment lines right above a declaration. */
+export function docComment(text: string, declStart: number): string {
+  const lines = text.slice(0, declStart).split('\n');
+  lines.pop(); // the declaration's own line, up to the declaration
+  const out: string[] = [];
+  while (lines.length > 0 && /^\s*\/\//.test(lines[lines.length - 1])) out.unshift(lines.pop()!.replace(/^\s*\/\/\s?/, ''));
+  return out.join('\n');
+}
+
+function symbolMarkdown(doc: TurnDocument, def: SymbolDef): string {
+  let signature = describeSymbol(def);
+  if ((def.kind === 'struct' || def.kind === 'typeAlias') && def.decl) signature = doc.text.slice(def.decl.span.start, def.decl.span.end);
+  const comment = def.kind === 'parameter' || def.kind === 'self' ? '' : docComment(doc.text, def.span.start);
+  return code('turn', signature) + (comment ? '\n\n' + comment : '');
+}
+
+export const symbolHover: HoverProvider = (doc, analysis, offset) => {
+  const ref = refAt(analysis.index, offset);
+  if (!ref) return undefined;
+  return { contents: { kind: MarkupKind.Markdown, value: symbolMarkdown(doc, ref.symbol) }, range: spanToRange(analysis.file, ref.span.start, ref.span.end) };
+};
+
+export const DEFAULT_HOVER_PROVIDERS: readonly HoverProvider[] = [inferSchemaHover, symbolHover];
+
+export function onHover(doc: TurnDocument, params: HoverParams, providers: readonly HoverProvider[] = DEFAULT_HOVER_PROVIDERS): Hover | null {
+  const analysis = doc.analysis();
+  const offset = doc.offsetAt(params.position);
+  for (const p of providers) {
+    const h = p(doc, analysis, offset);
+    if (h) return h;
+  }
+  return null;
+}

@@ -1,0 +1,87 @@
+// Diagnostics parity: the language server's diagnostics (incrementally parsed tree → lowerProgram →
+// the analyzer) equal `checkSource`'s and `turn check`'s on every fixture and conformance program,
+// also after incremental edits.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { describe, it } from 'node:test';
+import { checkSource } from '../../runtime/check/index.js';
+import { analyze } from '../../runtime/check/analyze.js';
+import { indexProgram } from '../../runtime/check/symbols.js';
+import { toLspDiagnostics } from '../../language-server/diagnostics.js';
+import { documentDiagnostics } from '../../language-server/validate.js';
+import type { TurnDocument } from '../../language-server/document.js';
+import { allTurnFiles, uriOf, workspace } from './helpers.js';
+import { turn } from '../cli/run-cli.js';
+
+async function expected(doc: TurnDocument) {
+  const checked = await checkSource(doc.path, doc.text);
+  return toLspDiagnostics(checked.file, checked.diagnostics);
+}
+
+const files = allTurnFiles();
+
+describe('diagnostics parity with turn check', () => {
+  it('covers the fixtures, the examples and both sets of conformance programs', () => {
+    assert.ok(files.length >= 15, `only ${files.length} files`);
+    assert.ok(files.some((f) => f.includes('shared')), 'the shared conformance programs are missing');
+  });
+
+  for (const file of files) {
+    it(`matches checkSource on ${file.split('/').slice(-2).join('/')}`, async () => {
+      const ws = await workspace();
+      const doc = ws.openDocument(uriOf(file) + '#parity', fs.readFileSync(file, 'utf8'), 1);
+      try {
+        assert.deepEqual(documentDiagnostics(doc), await expected(doc));
+      } finally {
+        ws.closeDocument(doc.uri);
+      }
+    });
+  }
+
+  it('matches checkSource after incremental edits (deletions, insertions, emoji)', async () => {
+    const ws = await workspace();
+    for (const file of files) {
+      const doc = ws.openDocument(uriOf(file) + '#edits', fs.readFileSync(file, 'utf8'), 1);
+      try {
+        let version = 1;
+        // Deterministic edits spread over the file: delete a character, insert a brace, insert an emoji.
+        for (let k = 1; k <= 6; k++) {
+          const offset = Math.floor((doc.text.length * k) / 7);
+          const pos = doc.file.utf16Position(offset);
+          const end = doc.file.utf16Position(Math.min(doc.text.length, offset + 1));
+          const text = ['', '{', '😀', ';', '', '"'][k - 1];
+          doc.applyChanges([{ range: { start: pos, end: k % 2 ? end : pos }, text }], ++version);
+          assert.deepEqual(documentDiagnostics(doc), await expected(doc), `${file} after edit ${k}`);
+        }
+      } finally {
+        ws.closeDocument(doc.uri);
+      }
+    }
+  });
+
+  it('builds the symbol index from an analyzer run whose diagnostics are the plain run’s', async () => {
+    for (const file of files) {
+      const { program } = await checkSource(file, fs.readFileSync(file, 'utf8'));
+      assert.deepEqual(indexProgram(program).diagnostics, analyze(program).diagnostics, file);
+    }
+  });
+
+  it('prints the same FILE:LINE:COL lines as the `turn check` command', async () => {
+    const ws = await workspace();
+    for (const file of files) {
+      const doc = ws.openDocument(uriOf(file) + '#cli', fs.readFileSync(file, 'utf8'), 1);
+      try {
+        const ours = doc.analysis().diagnostics.map((d) => {
+          const { line, column } = doc.file.position(d.span.start);
+          return `${file}:${line}:${column}: ${d.severity === 'error' ? '' : d.severity + ': '}${d.message}`;
+        });
+        const cli = turn(['check', file]);
+        const theirs = cli.stderr.split('\n').filter((l) => l.startsWith(file + ':'));
+        assert.deepEqual(ours, theirs, file);
+        assert.equal(cli.code, ours.length > 0 || cli.stderr.trim() ? cli.code : 0);
+      } finally {
+        ws.closeDocument(doc.uri);
+      }
+    }
+  });
+});
