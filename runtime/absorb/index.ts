@@ -1,0 +1,133 @@
+// `use schema::<protocol>("file-or-url")`: absorbs a spec at compile time into struct
+// declarations and typed callables (see types.ts and docs/authority.md). Never throws: every
+// problem, including an internal one, is a diagnostic.
+import * as path from 'node:path';
+import { absorbGraphQL } from './graphql.js';
+import { absorbOpenApi } from './openapi.js';
+import { SchemaConverter, identifier, structName, uniqueName } from './schema.js';
+import { loadSource, parseSpecText, pointerOf } from './source.js';
+import { PROTOCOLS, type AbsorbOptions, type AbsorbResult, type AbsorbedOperation, type AbsorbedParam, type Protocol, type SpecDiagnostic } from './types.js';
+
+export * from './types.js';
+export { cacheFileFor } from './source.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (x: unknown): x is Obj => !!x && typeof x === 'object' && !Array.isArray(x);
+
+export async function absorbSchema(protocol: Protocol | string, source: string, baseDir: string, options: AbsorbOptions): Promise<AbsorbResult> {
+  const diagnostics: SpecDiagnostic[] = [];
+  const empty = (): AbsorbResult => ({ structs: [], operations: [], diagnostics });
+  if (!PROTOCOLS.includes(protocol as Protocol)) {
+    diagnostics.push({ severity: 'error', message: `unknown schema protocol "${protocol}" (supported: ${PROTOCOLS.join(', ')})`, file: source });
+    return empty();
+  }
+  try {
+    const loaded = await loadSource(source, baseDir, options, diagnostics);
+    if (!loaded) return empty();
+    const resolvedFrom = { file: loaded.file ?? loaded.display, url: loaded.url, cached: loaded.cached };
+    if (protocol === 'graphql') {
+      const r = absorbGraphQL(loaded.text, loaded.display, diagnostics, loaded.url);
+      return { ...r, diagnostics, resolvedFrom };
+    }
+    const doc = parseSpecText(loaded.text, loaded.display, loaded.formatHint, diagnostics);
+    if (!doc) return { ...empty(), resolvedFrom };
+    let conv: SchemaConverter;
+    let operations: AbsorbedOperation[] = [];
+    if (protocol === 'openapi') {
+      conv = new SchemaConverter(doc.data, doc, loaded.display, diagnostics, ['#/components/schemas/']);
+      operations = absorbOpenApi(conv);
+    } else if (protocol === 'jsonschema') {
+      conv = new SchemaConverter(doc.data, doc, loaded.display, diagnostics, ['#/$defs/', '#/definitions/']);
+      absorbJsonSchema(conv, loaded.formatHint);
+    } else {
+      conv = new SchemaConverter(doc.data, doc, loaded.display, diagnostics, []);
+      operations = absorbMcp(conv);
+    }
+    return { structs: conv.structs, operations, diagnostics, resolvedFrom };
+  } catch (e) {
+    diagnostics.push({ severity: 'error', message: `internal error while absorbing the spec: ${(e as Error).message}`, file: source });
+    return empty();
+  }
+}
+
+function absorbJsonSchema(conv: SchemaConverter, formatHint: string): void {
+  const root = conv.root;
+  if (!isObj(root)) {
+    conv.diag('error', 'a JSON Schema must be an object', '#');
+    return;
+  }
+  if (typeof root.$schema === 'string' && !/json-schema\.org\/(draft-0[4-7]|draft\/20(19-09|20-12))/.test(root.$schema)) {
+    conv.diag('warning', `unrecognized $schema "${root.$schema}"; reading it as JSON Schema 2020-12`, '#/$schema');
+  }
+  for (const container of ['$defs', 'definitions']) {
+    const defs = root[container];
+    if (defs === undefined) continue;
+    if (!isObj(defs)) {
+      conv.diag('error', `"${container}" must be an object`, pointerOf([container]));
+      continue;
+    }
+    for (const name of Object.keys(defs)) conv.declareNamed(pointerOf([container, name]), name);
+  }
+  const rootName = typeof root.title === 'string' ? root.title : path.basename(formatHint).replace(/\.(schema\.)?(json|ya?ml)$/i, '');
+  const made = conv.declareNamed('#', rootName);
+  if (!made && conv.structs.length === 0) conv.diag('warning', 'the schema has no object type with properties: no struct is absorbed', '#');
+}
+
+/** An MCP `tools/list` result: `{"tools": [...]}` or the JSON-RPC response around it. */
+function absorbMcp(conv: SchemaConverter): AbsorbedOperation[] {
+  let root = conv.root;
+  let base = '#';
+  if (isObj(root) && isObj(root.result) && root.jsonrpc !== undefined) {
+    root = root.result;
+    base = '#/result';
+  }
+  if (isObj(root) && root.error !== undefined && !Array.isArray(root.tools)) {
+    conv.diag('error', 'this is a JSON-RPC error response, not a tools/list result', base);
+    return [];
+  }
+  if (!isObj(root) || !Array.isArray(root.tools)) {
+    conv.diag('error', 'an MCP tools/list result needs a "tools" array', base);
+    return [];
+  }
+  const ops: AbsorbedOperation[] = [];
+  const names = new Set<string>();
+  root.tools.forEach((tool, i) => {
+    const ptr = `${base}/tools/${i}`;
+    if (!isObj(tool) || typeof tool.name !== 'string' || tool.name === '') {
+      conv.diag('error', 'a tool needs a "name"', ptr);
+      return;
+    }
+    const input = tool.inputSchema;
+    if (!isObj(input)) {
+      conv.diag('error', `tool "${tool.name}" needs an "inputSchema" object`, `${ptr}`);
+      return;
+    }
+    if (input.type !== undefined && input.type !== 'object') conv.diag('error', `tool "${tool.name}": inputSchema must have type "object"`, `${ptr}/inputSchema/type`);
+    const name = uniqueName(identifier(tool.name), names);
+    const required = new Set(Array.isArray(input.required) ? input.required.filter((r): r is string => typeof r === 'string') : []);
+    const taken = new Set<string>();
+    const params: AbsorbedParam[] = [];
+    if (isObj(input.properties)) {
+      for (const [k, s] of Object.entries(input.properties)) {
+        const t = conv.typeOf(s, `${ptr}/inputSchema/properties/${pointerOf([k]).slice(2)}`, structName(tool.name) + structName(k));
+        const p: AbsorbedParam = { name: uniqueName(identifier(k), taken), wireName: k, in: 'argument', type: t.type, optional: t.optional || !required.has(k) };
+        if (isObj(s) && typeof s.description === 'string') p.doc = s.description;
+        params.push(p);
+      }
+    }
+    const result = tool.outputSchema !== undefined ? conv.typeOf(tool.outputSchema, `${ptr}/outputSchema`, structName(tool.name) + 'Result').type : { kind: 'Any' as const };
+    const op: AbsorbedOperation = {
+      name,
+      protocol: 'mcp',
+      method: 'POST',
+      path: '',
+      params,
+      result,
+      origin: ptr,
+      mcp: { tool: tool.name, inputSchema: input },
+    };
+    if (typeof tool.description === 'string') op.doc = tool.description;
+    ops.push(op);
+  });
+  return ops;
+}

@@ -1,0 +1,95 @@
+// What `use schema::<protocol>("source")` absorbs at compile time: structs and callables, in the
+// shapes of the gradual checker's StaticType (runtime/check/types.ts).
+import type { StaticType } from '../check/types.js';
+
+export type Protocol = 'openapi' | 'jsonschema' | 'graphql' | 'mcp';
+export const PROTOCOLS: readonly Protocol[] = ['openapi', 'jsonschema', 'graphql', 'mcp'];
+
+export interface AbsorbedField {
+  /** A valid Turn identifier (sanitized from the spec's property name). */
+  name: string;
+  /** The property name on the wire (JSON key / GraphQL field), when it differs from `name`. */
+  wireName: string;
+  type: StaticType;
+  /** Not required, or nullable: the value may be `null`/absent. */
+  optional: boolean;
+  doc?: string;
+}
+
+export interface AbsorbedStruct {
+  /** A valid, unique Turn struct name (PascalCase). */
+  name: string;
+  fields: AbsorbedField[];
+  doc?: string;
+  /** Where it comes from: a JSON pointer into the spec (`#/components/schemas/Pet`) or a GraphQL type name. */
+  origin: string;
+}
+
+export interface AbsorbedParam {
+  /** A valid Turn identifier. */
+  name: string;
+  wireName: string;
+  /** `variable`: a GraphQL variable; `argument`: an MCP tool argument. */
+  in: 'path' | 'query' | 'header' | 'cookie' | 'variable' | 'argument';
+  type: StaticType;
+  optional: boolean;
+  doc?: string;
+}
+
+export interface AbsorbedOperation {
+  /** A valid, unique Turn identifier (operationId, GraphQL field or MCP tool name, sanitized). */
+  name: string;
+  protocol: Protocol;
+  /** HTTP method (GraphQL: POST; MCP: POST, JSON-RPC `tools/call`). */
+  method: string;
+  /** Path template relative to `baseUrl`, e.g. `/pets/{petId}` (GraphQL/MCP: ''). */
+  path: string;
+  /** The first server URL of the spec when it has one (may be relative or templated). */
+  baseUrl?: string;
+  params: AbsorbedParam[];
+  /** The request body (OpenAPI), with its content type. */
+  body?: { type: StaticType; optional: boolean; contentType: string };
+  /** The type of a successful response (`Void` when none is described, `Any` when not JSON). */
+  result: StaticType;
+  doc?: string;
+  origin: string;
+  graphql?: { operation: 'query' | 'mutation'; field: string; document: string };
+  mcp?: { tool: string; inputSchema: unknown };
+}
+
+export interface SpecDiagnostic {
+  severity: 'error' | 'warning';
+  message: string;
+  /** The spec file path or URL. */
+  file: string;
+  /** A JSON pointer into the spec (`#/paths/~1pets/get`), when the spec is JSON/YAML. */
+  pointer?: string;
+  /** 1-based, when known. */
+  line?: number;
+  column?: number;
+}
+
+export interface AbsorbResult {
+  structs: AbsorbedStruct[];
+  operations: AbsorbedOperation[];
+  diagnostics: SpecDiagnostic[];
+  /** The resolved file (or the cache file of a URL) and whether the cache was used. */
+  resolvedFrom?: { file: string; url?: string; cached?: boolean };
+}
+
+export type FetchLike = (url: string, init?: { signal?: AbortSignal; headers?: Record<string, string> }) => Promise<{
+  ok: boolean;
+  status: number;
+  text(): Promise<string>;
+}>;
+
+export interface AbsorbOptions {
+  /** Where fetched URLs are cached (one file per URL, keyed by its SHA-256). */
+  cacheDir: string;
+  /** Re-fetch a URL even when it is cached (`turn check --refresh-schemas`). */
+  refresh?: boolean;
+  /** The only way a URL is fetched; without it, an uncached URL is a diagnostic. */
+  fetch?: FetchLike;
+  /** Default 15 000 ms. */
+  timeoutMs?: number;
+}

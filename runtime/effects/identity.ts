@@ -1,0 +1,125 @@
+// Identity kinds: what `grant identity::kind("spec")` means and how the host injects the secret
+// into an HTTP request. The VM holds only the handle `{kind, name}` (IdentityVal); the secret is
+// looked up in the vault by `secretName(handle)` when the request is performed.
+//
+//   identity::bearer("github")            Authorization: Bearer <secret github>
+//   identity::header("x-api-key:stripe")  x-api-key: <secret stripe>
+//   identity::basic("alice:jira")         Authorization: Basic base64("alice:" + <secret jira>)
+//   identity::basic("jira")               Authorization: Basic base64(<secret jira>)   (secret is "user:password")
+//   identity::query("api_key:maps")       ...?api_key=<secret maps>
+
+export interface IdentityHandle {
+  kind: string;
+  name: string;
+}
+
+export type IdentityKind = 'bearer' | 'header' | 'basic' | 'query';
+export const IDENTITY_KINDS: readonly IdentityKind[] = ['bearer', 'header', 'basic', 'query'];
+
+/** A parsed handle: which secret to fetch and where it goes. */
+export type IdentitySpec =
+  | { kind: 'bearer'; secret: string }
+  | { kind: 'header'; header: string; secret: string }
+  | { kind: 'basic'; user?: string; secret: string }
+  | { kind: 'query'; param: string; secret: string };
+
+export class IdentityError extends Error {}
+
+const SECRET_NAME = /^[A-Za-z0-9_.\-]+$/;
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'cookie']);
+
+/**
+ * Parses `grant identity::kind("name")` into its spec, or returns an error message (for the
+ * analyzer when the name is a literal, and for the host at request time).
+ */
+export function parseIdentity(kind: string, name: string): { ok: true; spec: IdentitySpec } | { ok: false; message: string } {
+  const bad = (message: string) => ({ ok: false as const, message });
+  const secretOk = (s: string) => SECRET_NAME.test(s);
+  const secretMsg = (s: string) => `identity::${kind}: "${s}" is not a valid secret name (letters, digits, _ . - only)`;
+  switch (kind) {
+    case 'bearer':
+      if (!secretOk(name)) return bad(secretMsg(name));
+      return { ok: true, spec: { kind, secret: name } };
+    case 'header':
+    case 'query': {
+      const i = name.indexOf(':');
+      if (i <= 0) {
+        const example = kind === 'header' ? 'x-api-key:NAME' : 'api_key:NAME';
+        return bad(`identity::${kind} needs "${kind === 'header' ? 'HEADER' : 'PARAM'}:SECRET", e.g. identity::${kind}("${example}")`);
+      }
+      const where = name.slice(0, i).trim();
+      const secret = name.slice(i + 1).trim();
+      if (!secretOk(secret)) return bad(secretMsg(secret));
+      if (kind === 'header') {
+        if (!HEADER_NAME.test(where)) return bad(`identity::header: "${where}" is not a valid header name`);
+        if (FORBIDDEN_HEADERS.has(where.toLowerCase())) return bad(`identity::header: the header "${where}" cannot carry a secret`);
+        return { ok: true, spec: { kind, header: where, secret } };
+      }
+      if (!/^[A-Za-z0-9_.\-\[\]]+$/.test(where)) return bad(`identity::query: "${where}" is not a valid query parameter name`);
+      return { ok: true, spec: { kind, param: where, secret } };
+    }
+    case 'basic': {
+      const i = name.indexOf(':');
+      if (i < 0) {
+        if (!secretOk(name)) return bad(secretMsg(name));
+        return { ok: true, spec: { kind, secret: name } };
+      }
+      const user = name.slice(0, i);
+      const secret = name.slice(i + 1);
+      if (user === '' || /[\s:]/.test(user)) return bad(`identity::basic: "${user}" is not a valid user name`);
+      if (!secretOk(secret)) return bad(secretMsg(secret));
+      return { ok: true, spec: { kind, user, secret } };
+    }
+    default:
+      return bad(`unknown identity kind "${kind}" (known: ${IDENTITY_KINDS.join(', ')})`);
+  }
+}
+
+/** The vault name of the secret behind a handle. Throws IdentityError for a malformed handle. */
+export function secretName(handle: IdentityHandle): string {
+  const p = parseIdentity(handle.kind, handle.name);
+  if (!p.ok) throw new IdentityError(p.message);
+  return p.spec.secret;
+}
+
+/** A request being prepared by the host (headers lower-cased). */
+export interface OutgoingRequest {
+  url: URL;
+  headers: Record<string, string>;
+}
+
+/**
+ * Puts `secret` where the handle's kind says. Never includes the secret in a thrown message.
+ * A secret containing CR, LF or NUL is refused (it would split headers).
+ */
+export function injectIdentity(request: OutgoingRequest, handle: IdentityHandle, secret: string): void {
+  const p = parseIdentity(handle.kind, handle.name);
+  if (!p.ok) throw new IdentityError(p.message);
+  const spec = p.spec;
+  if (/[\r\n\0]/.test(secret)) throw new IdentityError(`the secret "${spec.secret}" contains a line break and cannot be sent`);
+  switch (spec.kind) {
+    case 'bearer':
+      request.headers['authorization'] = `Bearer ${secret}`;
+      return;
+    case 'header':
+      request.headers[spec.header.toLowerCase()] = secret;
+      return;
+    case 'basic': {
+      const pair = spec.user !== undefined ? `${spec.user}:${secret}` : secret;
+      if (spec.user === undefined && !pair.includes(':')) {
+        throw new IdentityError(`identity::basic("${handle.name}"): the secret must have the form user:password`);
+      }
+      request.headers['authorization'] = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+      return;
+    }
+    case 'query':
+      request.url.searchParams.set(spec.param, secret);
+      return;
+  }
+}
+
+/** How a handle is shown anywhere (trace, errors, `echo` refuses it anyway): never the secret. */
+export function describeIdentity(handle: IdentityHandle): string {
+  return `identity::${handle.kind}("${handle.name}")`;
+}

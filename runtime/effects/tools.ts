@@ -1,0 +1,278 @@
+// Host-side logic of the tools the standard modules call (`call("regex_match", p, s)` ...).
+// Each function takes plain JavaScript values (the VM converts: maps → objects, IdentityVal →
+// {kind, name}) and returns plain JSON-like values (the VM converts back with `fromPlain`).
+// Pure tools are synchronous; effect tools (time, random, env, fs, http) take an EffectToolContext
+// and the lead routes them through the effect/journal path. The registry at the bottom lists them.
+import { capabilitiesFromPlain, check, narrow, requireApproval, EffectDenied, type ApprovalHook, type ApprovalRecord, type Capabilities, type Usage } from './capabilities.js';
+import { existsEffect, listDirEffect, readFileEffect, writeFileEffect } from './fs.js';
+import { performHttp, type HttpResponse } from './http.js';
+import { IDENTITY_KINDS, type IdentityHandle } from './identity.js';
+import type { Redactor, Vault } from './vault.js';
+
+export class ToolError extends Error {}
+
+export interface EffectToolContext {
+  vault: Vault;
+  capabilities: Capabilities;
+  usage?: Usage;
+  approve?: ApprovalHook;
+  journal?: (entry: ApprovalRecord) => void;
+  redactor?: Redactor;
+  fetch?: typeof globalThis.fetch;
+  timeoutMs?: number;
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  /** Wall clock (ms since epoch); default Date.now. */
+  now?: () => number;
+  random?: () => number;
+}
+
+function str(tool: string, v: unknown, what = 'argument'): string {
+  if (typeof v !== 'string') throw new ToolError(`${tool}: the ${what} must be a Str`);
+  return v;
+}
+
+function num(tool: string, v: unknown, what = 'argument'): number {
+  if (typeof v !== 'number' || Number.isNaN(v)) throw new ToolError(`${tool}: the ${what} must be a Num`);
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// regex (pure). JavaScript regular expressions; flags among "gimsuy" (g is implied where it matters).
+
+const MAX_PATTERN = 1000;
+const MAX_TEXT = 1_000_000;
+
+function regex(tool: string, pattern: unknown, flags: unknown, global = false): RegExp {
+  const p = str(tool, pattern, 'pattern');
+  const f = flags === undefined || flags === null ? '' : str(tool, flags, 'flags');
+  if (p.length > MAX_PATTERN) throw new ToolError(`${tool}: the pattern is longer than ${MAX_PATTERN} characters`);
+  if (!/^[imsu]*$/.test(f)) throw new ToolError(`${tool}: flags must be among i, m, s, u`);
+  try {
+    return new RegExp(p, f + (global ? 'g' : ''));
+  } catch (e) {
+    throw new ToolError(`${tool}: invalid pattern: ${(e as Error).message}`);
+  }
+}
+
+function text(tool: string, v: unknown): string {
+  const s = str(tool, v, 'text');
+  if (s.length > MAX_TEXT) throw new ToolError(`${tool}: the text is longer than ${MAX_TEXT} characters`);
+  return s;
+}
+
+export interface RegexMatch {
+  match: string;
+  index: number;
+  groups: (string | null)[];
+  named: Record<string, string | null>;
+}
+
+function toMatch(m: RegExpExecArray): RegexMatch {
+  const named: Record<string, string | null> = {};
+  for (const [k, v] of Object.entries(m.groups ?? {})) named[k] = v ?? null;
+  return { match: m[0], index: m.index, groups: m.slice(1).map((g) => g ?? null), named };
+}
+
+/** regex_match(pattern, text, flags?) → Bool */
+export function regexMatch(pattern: unknown, s: unknown, flags?: unknown): boolean {
+  return regex('regex_match', pattern, flags).test(text('regex_match', s));
+}
+/** regex_find(pattern, text, flags?) → {match, index, groups, named} | null */
+export function regexFind(pattern: unknown, s: unknown, flags?: unknown): RegexMatch | null {
+  const m = regex('regex_find', pattern, flags).exec(text('regex_find', s));
+  return m ? toMatch(m) : null;
+}
+/** regex_find_all(pattern, text, flags?) → List of {match, index, groups, named} */
+export function regexFindAll(pattern: unknown, s: unknown, flags?: unknown): RegexMatch[] {
+  return [...text('regex_find_all', s).matchAll(regex('regex_find_all', pattern, flags, true))].map((m) => toMatch(m as RegExpExecArray));
+}
+/** regex_replace(pattern, text, replacement, flags?) → Str; replaces every match; `$1`, `$<name>` refer to groups. */
+export function regexReplace(pattern: unknown, s: unknown, replacement: unknown, flags?: unknown): string {
+  return text('regex_replace', s).replace(regex('regex_replace', pattern, flags, true), str('regex_replace', replacement, 'replacement'));
+}
+/** regex_split(pattern, text, flags?) → List<Str> */
+export function regexSplit(pattern: unknown, s: unknown, flags?: unknown): string[] {
+  return text('regex_split', s).split(regex('regex_split', pattern, flags));
+}
+
+// ---------------------------------------------------------------------------------------------
+// math (pure, except random)
+
+const MATH1: Record<string, (x: number) => number> = {
+  math_log: Math.log, math_log10: Math.log10, math_log2: Math.log2, math_exp: Math.exp,
+  math_sin: Math.sin, math_cos: Math.cos, math_tan: Math.tan, math_asin: Math.asin, math_acos: Math.acos, math_atan: Math.atan,
+  math_trunc: Math.trunc, math_sign: Math.sign,
+};
+/** math_pow(base, exponent) → Num */
+export function mathPow(a: unknown, b: unknown): number {
+  return Math.pow(num('math_pow', a), num('math_pow', b));
+}
+/** math_atan2(y, x) → Num */
+export function mathAtan2(y: unknown, x: unknown): number {
+  return Math.atan2(num('math_atan2', y), num('math_atan2', x));
+}
+/** math_random() → Num in [0, 1) — an effect (journaled so replay returns the same number). */
+export function mathRandom(ctx: Pick<EffectToolContext, 'random'>): number {
+  return (ctx.random ?? Math.random)();
+}
+
+// ---------------------------------------------------------------------------------------------
+// json (pure): json_parse / json_stringify exist in the VM; one more.
+
+/** json_pretty(value, indent?) → Str; the VM must refuse identity handles as for json_stringify. */
+export function jsonPretty(v: unknown, indent?: unknown): string {
+  const n = indent === undefined || indent === null ? 2 : num('json_pretty', indent, 'indent');
+  return JSON.stringify(v, null, Math.max(0, Math.min(10, Math.floor(n))));
+}
+
+// ---------------------------------------------------------------------------------------------
+// time (effects: the clock is read once and journaled)
+
+/** time_now_ms() → Num, milliseconds since the Unix epoch. */
+export function timeNowMs(ctx: Pick<EffectToolContext, 'now'>): number {
+  return (ctx.now ?? Date.now)();
+}
+/** time_now_iso() → Str, e.g. 2026-03-07T12:00:00.000Z */
+export function timeNowIso(ctx: Pick<EffectToolContext, 'now'>): string {
+  return new Date(timeNowMs(ctx)).toISOString();
+}
+/** time_format_iso(ms) → Str (pure) */
+export function timeFormatIso(ms: unknown): string {
+  const d = new Date(num('time_format_iso', ms));
+  if (Number.isNaN(d.getTime())) throw new ToolError('time_format_iso: not a valid time');
+  return d.toISOString();
+}
+/** time_parse_iso(str) → Num | null (pure): ms since the epoch, null when the text is not a date. */
+export function timeParseIso(s: unknown): number | null {
+  const t = Date.parse(str('time_parse_iso', s));
+  return Number.isNaN(t) ? null : t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// env (effect; needs the env capability; TURN_SECRET_* never readable)
+
+/** env_get(name) → Str | null */
+export async function envGet(ctx: EffectToolContext, name: unknown): Promise<string | null> {
+  const n = str('env_get', name, 'name');
+  const verdict = check(ctx.capabilities, { kind: 'env', name: n }, ctx.usage);
+  if (!verdict.ok) throw new EffectDenied(verdict.message);
+  await requireApproval(verdict.approve, { effect: 'env', summary: `read environment variable ${n}` }, ctx.approve, ctx.journal);
+  const v = (ctx.env ?? process.env)[n];
+  return v === undefined ? null : v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// fs and net: the first argument narrows the process's capabilities for this call.
+
+/**
+ * The capabilities one call runs with. `cap` is null (the process's own), or a capability map
+ * written in Turn (`{"files": {"read": ["data"]}}`), which must narrow the process's own.
+ */
+export function callCapabilities(ctx: EffectToolContext, cap: unknown, tool: string): Capabilities {
+  if (cap === null || cap === undefined) return ctx.capabilities;
+  if (isIdentity(cap)) throw new ToolError(`${tool}: expects a capability map or null, not an identity`);
+  try {
+    return narrow(ctx.capabilities, capabilitiesFromPlain(cap, ctx.cwd), ctx.usage);
+  } catch (e) {
+    throw new EffectDenied(`${tool}: ${(e as Error).message}`);
+  }
+}
+
+function fsCtx(ctx: EffectToolContext, cap: unknown, tool: string) {
+  return { capabilities: callCapabilities(ctx, cap, tool), cwd: ctx.cwd, approve: ctx.approve, journal: ctx.journal };
+}
+
+/** fs_read(cap, path) → Str */
+export async function fsRead(ctx: EffectToolContext, cap: unknown, p: unknown): Promise<string> {
+  return readFileEffect(str('fs_read', p, 'path'), fsCtx(ctx, cap, 'fs_read'));
+}
+/** fs_write(cap, path, content) → null */
+export async function fsWrite(ctx: EffectToolContext, cap: unknown, p: unknown, content: unknown): Promise<null> {
+  await writeFileEffect(str('fs_write', p, 'path'), str('fs_write', content, 'content'), fsCtx(ctx, cap, 'fs_write'));
+  return null;
+}
+/** fs_append(cap, path, content) → null */
+export async function fsAppend(ctx: EffectToolContext, cap: unknown, p: unknown, content: unknown): Promise<null> {
+  await writeFileEffect(str('fs_append', p, 'path'), str('fs_append', content, 'content'), fsCtx(ctx, cap, 'fs_append'), { append: true });
+  return null;
+}
+/** fs_list(cap, path) → List<Str> (names, sorted) */
+export async function fsList(ctx: EffectToolContext, cap: unknown, p: unknown): Promise<string[]> {
+  return listDirEffect(str('fs_list', p, 'path'), fsCtx(ctx, cap, 'fs_list'));
+}
+/** fs_exists(cap, path) → Bool */
+export async function fsExists(ctx: EffectToolContext, cap: unknown, p: unknown): Promise<boolean> {
+  return existsEffect(str('fs_exists', p, 'path'), fsCtx(ctx, cap, 'fs_exists'));
+}
+
+function isIdentity(v: unknown): v is IdentityHandle {
+  return !!v && typeof v === 'object' && typeof (v as IdentityHandle).kind === 'string' && typeof (v as IdentityHandle).name === 'string'
+    && IDENTITY_KINDS.includes((v as IdentityHandle).kind as never) && Object.keys(v).length === 2;
+}
+
+/**
+ * http_request(auth, method, url, options?) → {status, headers, body}
+ * `auth`: an identity handle (sent as its kind says, under the process's network capability),
+ * a capability map (narrows the network capability for this call), or null.
+ * `options`: {"headers": Map, "query": Map, "body": Str | Any (sent as JSON), "timeout_ms": Num}.
+ */
+export async function httpRequest(ctx: EffectToolContext, auth: unknown, method: unknown, url: unknown, options?: unknown): Promise<HttpResponse> {
+  const o = (options ?? {}) as Record<string, unknown>;
+  if (typeof o !== 'object' || Array.isArray(o)) throw new ToolError('http_request: options must be a map');
+  const identity = isIdentity(auth) ? { kind: auth.kind, name: auth.name } : undefined;
+  const capabilities = identity ? ctx.capabilities : callCapabilities(ctx, auth, 'http_request');
+  const headers = (o.headers ?? {}) as Record<string, unknown>;
+  const query = (o.query ?? {}) as Record<string, unknown>;
+  return performHttp(
+    {
+      method: str('http_request', method, 'method'),
+      url: str('http_request', url, 'url'),
+      headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)])),
+      query: query as Record<string, string>,
+      body: o.body ?? undefined,
+      identity,
+    },
+    {
+      vault: ctx.vault,
+      capabilities,
+      approve: ctx.approve,
+      journal: ctx.journal,
+      fetch: ctx.fetch,
+      redactor: ctx.redactor,
+      timeoutMs: typeof o.timeout_ms === 'number' ? o.timeout_ms : ctx.timeoutMs,
+    },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registry for the lead: tool name → implementation and whether it is an effect.
+
+export type PureTool = { effect: false; run: (...args: unknown[]) => unknown };
+export type EffectTool = { effect: true; capability: string; run: (ctx: EffectToolContext, ...args: unknown[]) => unknown | Promise<unknown> };
+
+export const STD_TOOLS: Record<string, PureTool | EffectTool> = {
+  regex_match: { effect: false, run: regexMatch as PureTool['run'] },
+  regex_find: { effect: false, run: regexFind as PureTool['run'] },
+  regex_find_all: { effect: false, run: regexFindAll as PureTool['run'] },
+  regex_replace: { effect: false, run: regexReplace as PureTool['run'] },
+  regex_split: { effect: false, run: regexSplit as PureTool['run'] },
+  math_pow: { effect: false, run: mathPow as PureTool['run'] },
+  math_atan2: { effect: false, run: mathAtan2 as PureTool['run'] },
+  ...Object.fromEntries(
+    Object.entries(MATH1).map(([name, f]) => [name, { effect: false, run: (x: unknown) => f(num(name, x)) } as PureTool]),
+  ),
+  math_random: { effect: true, capability: 'none (random; journaled)', run: (ctx) => mathRandom(ctx) },
+  json_pretty: { effect: false, run: jsonPretty as PureTool['run'] },
+  time_now_ms: { effect: true, capability: 'none (clock; journaled)', run: (ctx) => timeNowMs(ctx) },
+  time_now_iso: { effect: true, capability: 'none (clock; journaled)', run: (ctx) => timeNowIso(ctx) },
+  time_format_iso: { effect: false, run: timeFormatIso as PureTool['run'] },
+  time_parse_iso: { effect: false, run: timeParseIso as PureTool['run'] },
+  env_get: { effect: true, capability: 'env', run: envGet as EffectTool['run'] },
+  fs_read: { effect: true, capability: 'files read', run: fsRead as EffectTool['run'] },
+  fs_write: { effect: true, capability: 'files write', run: fsWrite as EffectTool['run'] },
+  fs_append: { effect: true, capability: 'files write', run: fsAppend as EffectTool['run'] },
+  fs_list: { effect: true, capability: 'files read', run: fsList as EffectTool['run'] },
+  fs_exists: { effect: true, capability: 'files read', run: fsExists as EffectTool['run'] },
+  http_request: { effect: true, capability: 'network (+ identity)', run: httpRequest as EffectTool['run'] },
+};
