@@ -1,0 +1,650 @@
+// A compact, deterministic binary encoding of Turn values and of VM snapshots (issue 5).
+//
+// Deterministic: the same value graph (same contents, same map insertion order, same sharing)
+// always gives the same bytes, so `valueHash` can identify an effect's input across replays.
+// Compact: a tag byte per value, LEB128 varints, zigzag integers, every string written once and
+// then referred to by index (map keys, struct fields and type names cost a byte or two after
+// their first use). Faithful: lists, maps, structs, closures and cells keep their identity —
+// sharing and cycles come back as they were — and numbers keep -0, NaN and ±Infinity.
+// Identity handles are written as their kind and name: the VM never holds a secret, and the
+// encoding has no way to carry one. See docs/durability.md ("Snapshot format").
+import { createHash } from 'node:crypto';
+import { Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, type Value } from '../vm/values.js';
+
+/** Bump when the byte format changes; a decoder refuses formats it does not know. */
+export const VALUE_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 1;
+
+const VALUE_MAGIC = [0x54, 0x4e, 0x56]; // "TNV"
+const SNAPSHOT_MAGIC = [0x54, 0x4e, 0x53]; // "TNS"
+
+const enum Tag {
+  NULL = 0,
+  FALSE = 1,
+  TRUE = 2,
+  INT = 3, // zigzag varint, |n| <= 2^52
+  F64 = 4, // 8 bytes little-endian
+  STR = 5, // a string seen for the first time: varint UTF-8 length, bytes
+  STR_REF = 6, // varint index of a string seen before
+  LIST = 7, // varint count, items            (has identity)
+  MAP = 8, // varint count, (key, value)*     (has identity)
+  STRUCT = 9, // type, varint count, (field, value)*   (has identity)
+  CLOSURE = 10, // varint proto, name, varint count, cells   (has identity)
+  CELL = 11, // value                          (has identity)
+  REF = 12, // varint id of an object with identity seen before (sharing, cycles)
+  PID = 13, // zigzag varint
+  VEC = 14, // varint count, f64*
+  IDENTITY = 15, // kind, name — never a secret
+  UNCERTAIN = 16, // f64 confidence, value
+  STR16 = 17, // a string that is not well-formed UTF-16 (lone surrogates): varint units, u16*
+  OBJ = 18, // plain JSON object (snapshot metadata only): varint count, (key, value)*
+  ARR = 19, // plain JSON array (snapshot metadata only): varint count, items
+  UNDEFINED = 20, // an unset stack slot
+  STR_LIT = 21, // a string value written in full and not remembered: varint UTF-8 length, bytes
+}
+
+/** A value stack slot: a Turn value or a boxed local captured by a closure. */
+export type Slot = Value | Cell | undefined;
+
+/** Plain data (the VM's own bookkeeping in a snapshot). */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export class SerializeError extends Error {
+  override name = 'SerializeError';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+const hasWellFormed = typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function';
+function wellFormed(s: string): boolean {
+  if (hasWellFormed) return (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+  return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+}
+
+class Writer {
+  buf: Buffer;
+  pos = 0;
+  private strings = new Map<string, number>();
+  private objects = new Map<object, number>();
+
+  constructor(size = 4096) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  private grow(n: number): void {
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  byte(b: number): void {
+    if (this.pos >= this.buf.length) this.grow(1);
+    this.buf[this.pos++] = b;
+  }
+
+  varint(n: number): void {
+    if (this.pos + 8 > this.buf.length) this.grow(8);
+    const buf = this.buf;
+    while (n >= 0x80) {
+      buf[this.pos++] = (n % 0x80) | 0x80;
+      n = Math.floor(n / 0x80);
+    }
+    buf[this.pos++] = n;
+  }
+
+  zigzag(n: number): void {
+    this.varint(n >= 0 ? n * 2 : -n * 2 - 1);
+  }
+
+  f64(x: number): void {
+    if (this.pos + 8 > this.buf.length) this.grow(8);
+    this.buf.writeDoubleLE(x, this.pos);
+    this.pos += 8;
+  }
+
+  /**
+   * A string. Names (map keys, struct fields and types, closure names) are remembered and written
+   * once; string values are written in full (`intern` false): they rarely repeat, and remembering
+   * each costs more time than it saves bytes.
+   */
+  str(s: string, intern = true): void {
+    if (intern) {
+      const seen = this.strings.get(s);
+      if (seen !== undefined) {
+        this.byte(Tag.STR_REF);
+        this.varint(seen);
+        return;
+      }
+      this.strings.set(s, this.strings.size);
+    }
+    const tag = intern ? Tag.STR : Tag.STR_LIT;
+    const n = s.length;
+    // ASCII fast path: one byte per unit, no native call.
+    if (n < 64) {
+      if (this.pos + n + 2 > this.buf.length) this.grow(n + 2);
+      const buf = this.buf;
+      const start = this.pos;
+      buf[start] = tag;
+      buf[start + 1] = n;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[start + 2 + i] = c;
+      }
+      if (i === n) {
+        this.pos = start + 2 + n;
+        return;
+      }
+    }
+    if (!wellFormed(s)) {
+      if (!intern) this.strings.set(s, this.strings.size); // STR16 is always remembered
+      this.byte(Tag.STR16);
+      this.varint(n);
+      if (this.pos + 2 * n > this.buf.length) this.grow(2 * n);
+      for (let i = 0; i < n; i++) this.buf.writeUInt16LE(s.charCodeAt(i), this.pos + 2 * i);
+      this.pos += 2 * n;
+      return;
+    }
+    const len = Buffer.byteLength(s, 'utf8');
+    this.byte(tag);
+    this.varint(len);
+    if (this.pos + len > this.buf.length) this.grow(len);
+    this.pos += this.buf.write(s, this.pos, len, 'utf8');
+  }
+
+  /** REF to `o` if it was written before; else registers it and returns false. */
+  private ref(o: object): boolean {
+    const id = this.objects.get(o);
+    if (id !== undefined) {
+      this.byte(Tag.REF);
+      this.varint(id);
+      return true;
+    }
+    this.objects.set(o, this.objects.size);
+    return false;
+  }
+
+  value(v: Slot): void {
+    if (v === null) return this.byte(Tag.NULL);
+    switch (typeof v) {
+      case 'boolean':
+        return this.byte(v ? Tag.TRUE : Tag.FALSE);
+      case 'number':
+        if (Number.isInteger(v) && v <= 2 ** 52 && v >= -(2 ** 52) && !Object.is(v, -0)) {
+          this.byte(Tag.INT);
+          this.zigzag(v);
+        } else {
+          this.byte(Tag.F64);
+          this.f64(v);
+        }
+        return;
+      case 'string':
+        return this.str(v, false);
+      case 'undefined':
+        return this.byte(Tag.UNDEFINED);
+    }
+    if (Array.isArray(v)) {
+      if (this.ref(v)) return;
+      this.byte(Tag.LIST);
+      this.varint(v.length);
+      for (let i = 0; i < v.length; i++) this.value(v[i]);
+      return;
+    }
+    if (v instanceof Map) {
+      if (this.ref(v)) return;
+      this.byte(Tag.MAP);
+      this.varint(v.size);
+      for (const [k, x] of v) {
+        this.str(k);
+        this.value(x);
+      }
+      return;
+    }
+    if (v instanceof Uncertain) {
+      this.byte(Tag.UNCERTAIN);
+      this.f64(v.c);
+      return this.value(v.v);
+    }
+    if (v instanceof StructVal) {
+      if (this.ref(v)) return;
+      this.byte(Tag.STRUCT);
+      this.str(v.type);
+      this.varint(v.fields.size);
+      for (const [k, x] of v.fields) {
+        this.str(k);
+        this.value(x);
+      }
+      return;
+    }
+    if (v instanceof ClosureVal) {
+      if (this.ref(v)) return;
+      this.byte(Tag.CLOSURE);
+      this.varint(v.proto);
+      this.str(v.name);
+      this.varint(v.cells.length);
+      for (const c of v.cells) this.value(c);
+      return;
+    }
+    if (v instanceof Cell) {
+      if (this.ref(v)) return;
+      this.byte(Tag.CELL);
+      return this.value(v.v);
+    }
+    if (v instanceof PidVal) {
+      this.byte(Tag.PID);
+      this.zigzag(v.id);
+      return;
+    }
+    if (v instanceof VecVal) {
+      this.byte(Tag.VEC);
+      this.varint(v.items.length);
+      for (const x of v.items) this.f64(x);
+      return;
+    }
+    if (v instanceof IdentityVal) {
+      this.byte(Tag.IDENTITY);
+      this.str(v.kind);
+      this.str(v.name);
+      return;
+    }
+    throw new SerializeError(`cannot serialize ${describe(v)}: not a Turn value`);
+  }
+
+  json(x: Json): void {
+    if (x === null || typeof x !== 'object') {
+      if (typeof x === 'number' || typeof x === 'string' || typeof x === 'boolean' || x === null) return this.value(x);
+      throw new SerializeError(`cannot serialize ${describe(x)} in snapshot metadata`);
+    }
+    if (Array.isArray(x)) {
+      this.byte(Tag.ARR);
+      this.varint(x.length);
+      for (const e of x) this.json(e);
+      return;
+    }
+    if (Object.getPrototypeOf(x) !== Object.prototype && Object.getPrototypeOf(x) !== null) {
+      throw new SerializeError(`cannot serialize ${describe(x)} in snapshot metadata: only plain objects, arrays and scalars`);
+    }
+    const keys = Object.keys(x);
+    this.byte(Tag.OBJ);
+    this.varint(keys.length);
+    for (const k of keys) {
+      this.str(k);
+      this.json(x[k]);
+    }
+  }
+
+  bytes(): Uint8Array {
+    return new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.pos);
+  }
+}
+
+function describe(v: unknown): string {
+  if (v === null || typeof v !== 'object') return typeof v;
+  return (v as object).constructor?.name ?? 'object';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+class Reader {
+  pos = 0;
+  private strings: string[] = [];
+  private objects: object[] = [];
+  private readonly buf: Buffer;
+
+  constructor(
+    bytes: Uint8Array,
+    private readonly what: string,
+  ) {
+    this.buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  fail(msg: string): never {
+    throw new SerializeError(`corrupt ${this.what}: ${msg} at byte ${this.pos}`);
+  }
+
+  need(n: number): void {
+    if (this.pos + n > this.buf.length) this.fail(`truncated (${n} more bytes expected, ${this.buf.length - this.pos} left)`);
+  }
+
+  byte(): number {
+    if (this.pos >= this.buf.length) this.fail('truncated');
+    return this.buf[this.pos++];
+  }
+
+  varint(): number {
+    let n = 0;
+    let scale = 1;
+    for (let i = 0; i < 8; i++) {
+      const b = this.byte();
+      n += (b & 0x7f) * scale;
+      if (b < 0x80) return n;
+      scale *= 0x80;
+    }
+    return this.fail('varint too long');
+  }
+
+  zigzag(): number {
+    const z = this.varint();
+    return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+  }
+
+  f64(): number {
+    this.need(8);
+    const x = this.buf.readDoubleLE(this.pos);
+    this.pos += 8;
+    return x;
+  }
+
+  /** A count, checked against the bytes left (each item takes at least `min` bytes). */
+  count(min = 1): number {
+    const n = this.varint();
+    if (n * min > this.buf.length - this.pos) this.fail(`count ${n} larger than the data left`);
+    return n;
+  }
+
+  private utf8(len: number): string {
+    const start = this.pos;
+    this.pos += len;
+    return this.buf.toString('utf8', start, start + len);
+  }
+
+  strAfterTag(tag: number): string {
+    if (tag === Tag.STR || tag === Tag.STR_LIT) {
+      const len = this.count();
+      const s = this.utf8(len);
+      if (tag === Tag.STR) this.strings.push(s);
+      return s;
+    }
+    if (tag === Tag.STR_REF) {
+      const i = this.varint();
+      if (i >= this.strings.length) this.fail(`string reference ${i} out of range`);
+      return this.strings[i];
+    }
+    if (tag === Tag.STR16) {
+      const n = this.count(2);
+      let s = '';
+      for (let i = 0; i < n; i++) s += String.fromCharCode(this.buf.readUInt16LE(this.pos + 2 * i));
+      this.pos += 2 * n;
+      this.strings.push(s);
+      return s;
+    }
+    return this.fail(`expected a string, found tag ${tag}`);
+  }
+
+  str(): string {
+    return this.strAfterTag(this.byte());
+  }
+
+  value(): Slot {
+    const tag = this.byte();
+    switch (tag) {
+      case Tag.NULL:
+        return null;
+      case Tag.FALSE:
+        return false;
+      case Tag.TRUE:
+        return true;
+      case Tag.INT:
+        return this.zigzag();
+      case Tag.F64:
+        return this.f64();
+      case Tag.STR:
+      case Tag.STR_LIT:
+      case Tag.STR_REF:
+      case Tag.STR16:
+        return this.strAfterTag(tag);
+      case Tag.UNDEFINED:
+        return undefined;
+      case Tag.LIST: {
+        const n = this.count();
+        const out: Value[] = [];
+        this.objects.push(out);
+        for (let i = 0; i < n; i++) out.push(this.value() as Value);
+        return out;
+      }
+      case Tag.MAP: {
+        const n = this.count(2);
+        const out = new Map<string, Value>();
+        this.objects.push(out);
+        for (let i = 0; i < n; i++) {
+          const k = this.str();
+          out.set(k, this.value() as Value);
+        }
+        return out;
+      }
+      case Tag.STRUCT: {
+        const id = this.objects.length;
+        this.objects.push(null as unknown as object); // reserved until the type name is read
+        const type = this.str();
+        const fields = new Map<string, Value>();
+        const out = new StructVal(type, fields);
+        this.objects[id] = out;
+        const n = this.count(2);
+        for (let i = 0; i < n; i++) {
+          const k = this.str();
+          fields.set(k, this.value() as Value);
+        }
+        return out;
+      }
+      case Tag.CLOSURE: {
+        const id = this.objects.length;
+        this.objects.push(null as unknown as object);
+        const proto = this.varint();
+        const name = this.str();
+        const cells: Cell[] = [];
+        const out = new ClosureVal(proto, cells, name);
+        this.objects[id] = out;
+        const n = this.count();
+        for (let i = 0; i < n; i++) {
+          const c = this.value();
+          if (!(c instanceof Cell)) this.fail('a closure captures something that is not a cell');
+          cells.push(c);
+        }
+        return out;
+      }
+      case Tag.CELL: {
+        const out = new Cell(null);
+        this.objects.push(out);
+        out.v = this.value() as Value;
+        return out;
+      }
+      case Tag.REF: {
+        const id = this.varint();
+        const o = this.objects[id];
+        if (id >= this.objects.length || o === null) this.fail(`object reference ${id} out of range`);
+        return o as Slot;
+      }
+      case Tag.PID:
+        return new PidVal(this.zigzag());
+      case Tag.VEC: {
+        const n = this.count(8);
+        const items = new Array<number>(n);
+        for (let i = 0; i < n; i++) items[i] = this.f64();
+        return new VecVal(items);
+      }
+      case Tag.IDENTITY: {
+        const kind = this.str();
+        return new IdentityVal(kind, this.str());
+      }
+      case Tag.UNCERTAIN: {
+        const c = this.f64();
+        return new Uncertain(this.value() as Value, c);
+      }
+    }
+    return this.fail(`unknown tag ${tag}`);
+  }
+
+  json(): Json {
+    const tag = this.byte();
+    if (tag === Tag.ARR) {
+      const n = this.count();
+      const out: Json[] = [];
+      for (let i = 0; i < n; i++) out.push(this.json());
+      return out;
+    }
+    if (tag === Tag.OBJ) {
+      const n = this.count(2);
+      const out: { [k: string]: Json } = {};
+      for (let i = 0; i < n; i++) {
+        const k = this.str();
+        out[k] = this.json();
+      }
+      return out;
+    }
+    this.pos--;
+    const v = this.value();
+    if (v !== null && typeof v === 'object') this.fail('expected plain data, found a Turn value');
+    if (v === undefined) this.fail('expected plain data, found an unset slot');
+    return v as Json;
+  }
+
+  header(magic: number[], format: number): void {
+    for (const m of magic) if (this.byte() !== m) this.fail('bad magic (not Turn data)');
+    const f = this.byte();
+    if (f !== format) this.fail(`format ${f}, this Turn reads format ${format}`);
+  }
+
+  end(): void {
+    if (this.pos !== this.buf.length) this.fail(`${this.buf.length - this.pos} trailing bytes`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values
+
+/** One Turn value (a journal payload, a result) as bytes. */
+export function encodeValue(v: Slot): Uint8Array {
+  const w = new Writer(256);
+  for (const m of VALUE_MAGIC) w.byte(m);
+  w.byte(VALUE_FORMAT);
+  w.value(v);
+  return w.bytes();
+}
+
+export function decodeValue(bytes: Uint8Array): Slot {
+  const r = new Reader(bytes, 'value');
+  r.header(VALUE_MAGIC, VALUE_FORMAT);
+  const v = r.value();
+  r.end();
+  return v;
+}
+
+/** SHA-256 (hex) of a value's encoding: the `inputHash` of a journal entry. */
+export function valueHash(v: Slot): string {
+  return createHash('sha256').update(encodeValue(v)).digest('hex');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshots
+
+/** A process's context tiers (runtime/context): entries in each tier, oldest first. */
+export interface ContextSnapshot {
+  limits: { working: number; episodic: number };
+  system: string[];
+  working: string[];
+  episodic: string[];
+  /** token counts per entry where known (-1: not counted yet), so loading never re-tokenizes */
+  tokens?: { system: number[]; working: number[]; episodic: number[] };
+}
+
+/** One process. What is plain bookkeeping goes in `state`; what holds Turn values goes in the rest. */
+export interface ProcessSnapshot {
+  pid: number;
+  /**
+   * The VM's plain data for this process, its own layout: status, parent, linked, frames
+   * (proto, ip, bp, ret, module), handlers, waiting, deadline, cancel, scopes, monitors, ...
+   */
+  state: Json;
+  /** the value stack up to `sp`; cells included (captured locals are boxed) */
+  stack: Slot[];
+  memory: Map<string, Value>;
+  mailbox: Value[];
+  context: ContextSnapshot;
+  /**
+   * Every other value the process holds, by name: frame closures, the result, a failure value,
+   * events, contexts saved by open invocations ... Sharing with the stack, memory and mailbox is
+   * preserved: the whole snapshot is written with one object table.
+   */
+  values: Record<string, Slot>;
+}
+
+/** The whole VM at a safe point. */
+export interface SnapshotData {
+  /** the bundle the run runs (runs.bytecode_hash) */
+  bytecodeHash: string;
+  semanticsVersion: string;
+  /** the last journal entry this snapshot reflects (0: none); replay continues after it */
+  seq: number;
+  /** the scheduler's plain data: ready queue order, next pid, clock, steps used, generator state ... */
+  scheduler: Json;
+  processes: ProcessSnapshot[];
+}
+
+function writeContext(w: Writer, c: ContextSnapshot): void {
+  w.json(c as unknown as Json);
+}
+
+export function encodeSnapshot(s: SnapshotData): Uint8Array {
+  const w = new Writer(64 * 1024);
+  for (const m of SNAPSHOT_MAGIC) w.byte(m);
+  w.byte(SNAPSHOT_FORMAT);
+  w.str(s.bytecodeHash);
+  w.str(s.semanticsVersion);
+  w.varint(s.seq);
+  w.json(s.scheduler);
+  w.varint(s.processes.length);
+  for (const p of s.processes) {
+    w.zigzag(p.pid);
+    w.json(p.state);
+    writeContext(w, p.context);
+    w.varint(p.stack.length);
+    for (const x of p.stack) w.value(x);
+    w.value(p.memory);
+    w.value(p.mailbox);
+    const names = Object.keys(p.values);
+    w.varint(names.length);
+    for (const k of names) {
+      w.str(k);
+      w.value(p.values[k]);
+    }
+  }
+  return w.bytes();
+}
+
+export function decodeSnapshot(bytes: Uint8Array): SnapshotData {
+  const r: Reader = new Reader(bytes, 'snapshot');
+  r.header(SNAPSHOT_MAGIC, SNAPSHOT_FORMAT);
+  const bytecodeHash = r.str();
+  const semanticsVersion = r.str();
+  const seq = r.varint();
+  const scheduler = r.json();
+  const n = r.count();
+  const processes: ProcessSnapshot[] = [];
+  for (let i = 0; i < n; i++) {
+    const pid = r.zigzag();
+    const state = r.json();
+    const context = r.json() as unknown as ContextSnapshot;
+    if (!context || typeof context !== 'object' || !Array.isArray(context.system)) r.fail('bad context');
+    const depth = r.count();
+    const stack: Slot[] = new Array(depth);
+    for (let j = 0; j < depth; j++) stack[j] = r.value();
+    const memory = r.value();
+    if (!(memory instanceof Map)) r.fail('process memory is not a map');
+    const mailbox = r.value();
+    if (!Array.isArray(mailbox)) r.fail('process mailbox is not a list');
+    const values: Record<string, Slot> = {};
+    const k = r.count();
+    for (let j = 0; j < k; j++) {
+      const name = r.str();
+      values[name] = r.value();
+    }
+    processes.push({ pid, state, stack, memory, mailbox, context, values });
+  }
+  r.end();
+  return { bytecodeHash, semanticsVersion, seq, scheduler, processes };
+}

@@ -1,0 +1,232 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  SerializeError, decodeSnapshot, decodeValue, encodeSnapshot, encodeValue, valueHash,
+  type ProcessSnapshot, type SnapshotData, type Slot,
+} from '../../runtime/store/serialize.js';
+import { Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, equals, type Value } from '../../runtime/vm/values.js';
+
+const roundTrip = (v: Slot) => decodeValue(encodeValue(v));
+
+/** Deep structural comparison that also checks classes, confidence, -0 and NaN. */
+function same(a: unknown, b: unknown, seen = new Map<unknown, unknown>()): boolean {
+  if (typeof a === 'number' && typeof b === 'number') return Object.is(a, b);
+  if (a === null || typeof a !== 'object') return a === b;
+  if (b === null || typeof b !== 'object') return false;
+  if (seen.has(a)) return seen.get(a) === b;
+  seen.set(a, b);
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  if (a instanceof Map) {
+    const bm = b as Map<unknown, unknown>;
+    if (a.size !== bm.size) return false;
+    const ak = [...a.keys()];
+    const bk = [...bm.keys()];
+    return ak.every((k, i) => k === bk[i] && same(a.get(k), bm.get(k), seen));
+  }
+  const ka = Object.keys(a);
+  const kb = Object.keys(b as object);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k, i) => k === kb[i] && same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], seen));
+}
+
+describe('serialize: values', () => {
+  test('every scalar kind round-trips exactly', () => {
+    const values: Slot[] = [
+      null, true, false, 0, 1, -1, 127, 128, -129, 2 ** 31, -(2 ** 40), 2 ** 52, -(2 ** 52), 2 ** 53, Number.MAX_SAFE_INTEGER,
+      Number.MAX_VALUE, Number.MIN_VALUE, 0.1, -2.5, -0, NaN, Infinity, -Infinity, 1e300,
+      '', 'a', 'hello world', 'é', '日本語', '😀 emoji', 'x'.repeat(63), 'x'.repeat(64), 'y'.repeat(100_000), 'ascii then ü'.repeat(10),
+      '\ud800 lone high', 'lone low \udc00', '\0nul',
+      undefined,
+    ];
+    for (const v of values) {
+      const back = roundTrip(v);
+      assert.ok(same(back, v), `${String(v).slice(0, 40)} came back as ${String(back).slice(0, 40)}`);
+    }
+  });
+
+  test('lists, maps (insertion order), structs, pids, vectors, uncertain values, identity handles', () => {
+    const v: Value = [
+      [1, 'two', [3, [4]]],
+      new Map<string, Value>([['z', 1], ['a', 2], ['m', new Map<string, Value>([['deep', [true]]])]]),
+      new StructVal('Point', new Map<string, Value>([['x', 1.5], ['y', -2]])),
+      new StructVal('Empty', new Map()),
+      new PidVal(0),
+      new PidVal(123456),
+      new VecVal([0.25, -1, 1e-9, 3]),
+      new VecVal([]),
+      new Uncertain('maybe', 0.42),
+      new Uncertain(new StructVal('Answer', new Map<string, Value>([['ok', true]])), 0.9),
+      new IdentityVal('oauth', 'github'),
+    ];
+    const back = roundTrip(v) as Value[];
+    assert.ok(same(back, v));
+    assert.ok(equals(back, v));
+    assert.deepEqual([...(back[1] as Map<string, Value>).keys()], ['z', 'a', 'm']);
+    assert.ok(back[8] instanceof Uncertain && back[8].c === 0.42);
+    assert.ok(back[10] instanceof IdentityVal && back[10].name === 'github' && back[10].kind === 'oauth');
+  });
+
+  test('an identity handle is written as its kind and name only, never a secret', () => {
+    const handle = Object.assign(new IdentityVal('env', 'GITHUB_TOKEN'), { secret: 'ghp_SuperSecretValue' });
+    const bytes = Buffer.from(encodeValue([handle, new Map([['h', handle]])]));
+    assert.ok(bytes.includes('GITHUB_TOKEN'));
+    assert.ok(!bytes.includes('ghp_SuperSecretValue'));
+    const back = roundTrip(handle) as IdentityVal;
+    assert.deepEqual(Object.keys(back).sort(), ['kind', 'name']);
+  });
+
+  test('closures by prototype id with their cells; sharing and cycles are preserved', () => {
+    const shared = new Cell(10);
+    const self = new Cell(null);
+    const f = new ClosureVal(3, [shared, self], 'counter');
+    self.v = f; // a recursive closure: its own cell holds it
+    const g = new ClosureVal(4, [shared], 'reader');
+    const list: Value[] = [1];
+    list.push(list); // a list that contains itself
+    const m = new Map<string, Value>();
+    m.set('me', m);
+    m.set('list', list);
+    const s = new StructVal('Node', new Map<string, Value>());
+    s.fields.set('next', s);
+    const sharedList: Value[] = ['x'];
+    const root: Value[] = [f, g, list, m, s, sharedList, sharedList, new Uncertain(list, 0.5)];
+
+    const back = roundTrip(root) as Value[];
+    const [f2, g2, list2, m2, s2, a, b, u] = back as [ClosureVal, ClosureVal, Value[], Map<string, Value>, StructVal, Value[], Value[], Uncertain];
+    assert.ok(f2 instanceof ClosureVal && f2.proto === 3 && f2.name === 'counter');
+    assert.equal(f2.cells[0], g2.cells[0], 'a cell shared by two closures stays shared');
+    assert.equal(f2.cells[0].v, 10);
+    f2.cells[0].v = 11;
+    assert.equal(g2.cells[0].v, 11);
+    assert.equal(f2.cells[1].v, f2, 'the recursive closure holds itself');
+    assert.equal(list2[1], list2);
+    assert.equal(m2.get('me'), m2);
+    assert.equal(m2.get('list'), list2);
+    assert.equal(s2.fields.get('next'), s2);
+    assert.equal(a, b, 'a list referenced twice is one list');
+    assert.equal(u.v, list2);
+    assert.equal(u.c, 0.5);
+  });
+
+  test('cells on a value stack (boxed locals) round-trip', () => {
+    const c = new Cell('boxed');
+    const back = roundTrip([c, new ClosureVal(1, [c], 'f')] as unknown as Value) as unknown as [Cell, ClosureVal];
+    assert.ok(back[0] instanceof Cell);
+    assert.equal(back[1].cells[0], back[0]);
+  });
+
+  test('deterministic: the same graph gives the same bytes and hash; a different one does not', () => {
+    const make = () => new Map<string, Value>([['a', [1, 2, new StructVal('S', new Map([['f', 'v']]))]], ['b', new Uncertain(3, 0.5)]]);
+    assert.deepEqual(encodeValue(make()), encodeValue(make()));
+    assert.equal(valueHash(make()), valueHash(make()));
+    assert.match(valueHash(make()), /^[0-9a-f]{64}$/);
+    const other = make();
+    other.set('b', 3);
+    assert.notEqual(valueHash(other), valueHash(make()));
+    // map insertion order is part of the value (Turn iterates maps in insertion order)
+    const ab = new Map<string, Value>([['a', 1], ['b', 2]]);
+    const ba = new Map<string, Value>([['b', 2], ['a', 1]]);
+    assert.notEqual(valueHash(ab), valueHash(ba));
+  });
+
+  test('repeated strings are written once', () => {
+    const rows: Value = Array.from({ length: 1000 }, (_, i) => new StructVal('Row', new Map<string, Value>([['identifier', i], ['description', -i]])));
+    const size = encodeValue(rows).length;
+    // per row: STRUCT tag, type ref (2), count, 2 × (field ref (2), value (1-3)): at most 15 bytes,
+    // where the names alone are 24 bytes
+    assert.ok(size < 15_000, `1000 structs took ${size} bytes`);
+    // string values are written in full every time (only names are remembered) and still round-trip
+    const repeated = Array.from({ length: 100 }, () => 'same text') as Value;
+    assert.ok(same(roundTrip(repeated), repeated));
+  });
+
+  test('damaged bytes are a SerializeError, never a wrong value', () => {
+    const good = encodeValue([1, 'two', new Map([['k', 'v']])]);
+    assert.throws(() => decodeValue(good.subarray(0, good.length - 1)), SerializeError);
+    assert.throws(() => decodeValue(new Uint8Array([1, 2, 3, 4, 5])), /bad magic/);
+    const badTag = Uint8Array.from(good);
+    badTag[4] = 200;
+    assert.throws(() => decodeValue(badTag), /unknown tag 200/);
+    assert.throws(() => decodeValue(Uint8Array.from([...good, 0])), /trailing bytes/);
+    const newer = Uint8Array.from(good);
+    newer[3] = 9;
+    assert.throws(() => decodeValue(newer), /format 9/);
+    // a huge count in a tiny buffer is refused before allocating
+    assert.throws(() => decodeValue(Uint8Array.from([0x54, 0x4e, 0x56, 1, 7, 0xff, 0xff, 0xff, 0x7f])), /count .* larger than the data left/);
+  });
+
+  test('refuses what is not a Turn value', () => {
+    assert.throws(() => encodeValue({ a: 1 } as unknown as Value), /not a Turn value/);
+    assert.throws(() => encodeValue((() => 1) as unknown as Value), /not a Turn value/);
+  });
+});
+
+function processWith(pid: number, entries: number): ProcessSnapshot {
+  const memory = new Map<string, Value>();
+  for (let i = 0; i < entries; i++) memory.set(`fact_${i}`, `observation number ${i} about the task`);
+  const cell = new Cell(memory);
+  const closure = new ClosureVal(2, [cell], 'helper');
+  return {
+    pid,
+    state: { status: 1, waiting: 'receive', frames: [{ proto: 2, ip: 17, bp: 0, ret: 0, module: -1 }], deadline: null, cancel: 'none' },
+    stack: [closure, cell, 42, undefined, 'x'],
+    memory,
+    mailbox: [new Map<string, Value>([['type', 'Msg'], ['body', 'hello']]), new PidVal(0)],
+    context: {
+      limits: { working: 8000, episodic: 32000 },
+      system: ['You are careful.'],
+      working: ['step 1', 'step 2'],
+      episodic: ['old step'],
+      tokens: { system: [4], working: [3, -1], episodic: [2] },
+    },
+    values: { frameClosures: [closure], result: null, failure: new Uncertain('x', 0.3) },
+  };
+}
+
+describe('serialize: snapshots', () => {
+  test('a whole VM round-trips: scheduler data, processes, stack, memory, mailbox, context, sharing', () => {
+    const data: SnapshotData = {
+      bytecodeHash: 'sha256:feed',
+      semanticsVersion: 'turn-vm/1',
+      seq: 1234,
+      scheduler: { queue: [1, 0], nextPid: 2, clock: 1.5, rng: null, used: 99 },
+      processes: [processWith(0, 3), processWith(1, 0)],
+    };
+    const back = decodeSnapshot(encodeSnapshot(data));
+    assert.ok(same(back, data));
+    const p = back.processes[0];
+    // sharing inside one process survives: the closure on the stack, in `values`, and its cell
+    assert.equal(p.stack[0], (p.values.frameClosures as Value[])[0]);
+    assert.equal(p.stack[1], (p.stack[0] as ClosureVal).cells[0]);
+    assert.equal((p.stack[1] as Cell).v, p.memory, 'the cell holds the very memory map');
+    assert.equal(p.stack[3], undefined);
+    assert.deepEqual(p.context.tokens, { system: [4], working: [3, -1], episodic: [2] });
+    assert.deepEqual(encodeSnapshot(back), encodeSnapshot(data), 'deterministic');
+  });
+
+  test('snapshot metadata must be plain data', () => {
+    const data: SnapshotData = { bytecodeHash: 'h', semanticsVersion: 'v', seq: 0, scheduler: { bad: new Map() as never }, processes: [] };
+    assert.throws(() => encodeSnapshot(data), /only plain objects/);
+  });
+
+  test('a truncated or altered snapshot is a SerializeError', () => {
+    const bytes = encodeSnapshot({ bytecodeHash: 'h', semanticsVersion: 'v', seq: 3, scheduler: {}, processes: [processWith(0, 10)] });
+    for (const cut of [1, 10, bytes.length >> 1, bytes.length - 1]) {
+      assert.throws(() => decodeSnapshot(bytes.subarray(0, cut)), SerializeError, `cut at ${cut}`);
+    }
+    assert.throws(() => decodeSnapshot(encodeValue(1)), /bad magic/);
+  });
+
+  test('an agent holding 5,000 memory entries: about 4 bytes of overhead per entry, under JSON', () => {
+    const data: SnapshotData = { bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: {}, processes: [processWith(0, 5000)] };
+    const bytes = encodeSnapshot(data);
+    let payload = 0;
+    for (const [k, v] of data.processes[0].memory) payload += Buffer.byteLength(k) + Buffer.byteLength(v as string);
+    // key: tag + length + bytes; value: tag + length + bytes
+    assert.ok(bytes.length - payload < 5 * 5000, `${bytes.length} bytes for ${payload} bytes of keys and values`);
+    assert.ok(bytes.length < JSON.stringify(Object.fromEntries(data.processes[0].memory)).length);
+    const back = decodeSnapshot(bytes);
+    assert.equal(back.processes[0].memory.size, 5000);
+    assert.equal(back.processes[0].memory.get('fact_4999'), 'observation number 4999 about the task');
+  });
+});
