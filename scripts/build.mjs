@@ -1,20 +1,51 @@
-// Bundles the CLI, the language server and the extension with esbuild.
+// Bundles the CLI, the language server, the extension, the debug adapter (Node, CommonJS) and the
+// run panel's webview script (browser, IIFE) with esbuild. `--production` minifies and drops source
+// maps (what `vsce package` ships, through the `vscode:prepublish` script).
 // Type-checking is separate (`npm run typecheck`), as esbuild only strips types.
+//
+// web-tree-sitter is bundled too: its CommonJS build finds web-tree-sitter.wasm in `__dirname`,
+// i.e. dist/, and runtime/syntax/parse.ts finds grammar/tree-sitter-turn.wasm in a `grammar/`
+// folder above the bundle, i.e. dist/grammar/. Both files are copied there, so dist/ is
+// self-contained and the .vsix needs no node_modules.
 import { build } from 'esbuild';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const production = process.argv.includes('--production');
+const require = createRequire(import.meta.url);
 
 const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'cjs',
-  sourcemap: true,
+  sourcemap: !production,
+  minify: production,
+  keepNames: true,
   logLevel: 'warning',
-  // web-tree-sitter locates its own .wasm next to its module file, so it stays a runtime dependency.
-  external: ['vscode', 'web-tree-sitter'],
+  // better-sqlite3 is a native addon (the CLI's store driver on Node 20); inside VS Code the store
+  // uses node:sqlite instead, so the addon is never loaded there.
+  external: ['vscode', 'better-sqlite3'],
 };
+
+mkdirSync('dist/grammar', { recursive: true });
+copyFileSync(join(dirname(require.resolve('web-tree-sitter')), 'web-tree-sitter.wasm'), 'dist/web-tree-sitter.wasm');
+copyFileSync('grammar/tree-sitter-turn.wasm', 'dist/grammar/tree-sitter-turn.wasm');
 
 await Promise.all([
   build({ ...common, entryPoints: ['runtime/cli/main.ts'], outfile: 'dist/cli.js' }),
   build({ ...common, entryPoints: ['language-server/server.ts'], outfile: 'dist/server.js' }),
   build({ ...common, entryPoints: ['extension/extension.ts'], outfile: 'dist/extension.js' }),
+  build({ ...common, entryPoints: ['extension/debug/adapter-main.ts'], outfile: 'dist/debug-adapter.js' }),
+  build({
+    ...common,
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+    external: [],
+    entryPoints: ['extension/panel/webview/main.ts'],
+    outfile: 'dist/webview/panel.js',
+  }),
 ]);
+copyFileSync('extension/panel/webview/panel.css', 'dist/webview/panel.css');

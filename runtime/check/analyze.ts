@@ -19,6 +19,9 @@ import {
   type TypeResolver,
 } from './types.js';
 
+/** Tools that would print, serialize or store a value as text: a handle given to them is a leak. */
+const LEAKING_TOOLS = new Set(['echo', 'json_stringify', 'json_pretty', 'to_string', 'str_join', 'fs_write', 'fs_append']);
+
 const SCOPE_POLICIES = new Set(['fail_fast', 'wait_all', 'first_success']);
 
 export interface StructInfo {
@@ -402,6 +405,11 @@ class Analyzer implements TypeResolver {
       case 'CallBuiltin': {
         const targetType = this.expr(e.target, scope);
         const argTypes = e.args.map((a) => this.expr(a, scope));
+        if (e.target.kind === 'String' && LEAKING_TOOLS.has(e.target.value)) {
+          argTypes.forEach((t, i) => {
+            if (t.kind === 'Identity') this.report(e.args[i].span, `an identity handle cannot be passed to \`${e.target.kind === 'String' ? e.target.value : ''}\`: its secret stays with the host`, 'identity-leak');
+          });
+        }
         const sig = e.target.kind === 'Identifier' ? scope.lookup(e.target.name)?.sig : undefined;
         if (sig) this.checkCall(sig, e.args, argTypes, calleeName(e.target), e.span, true);
         else if (['Num', 'Bool', 'Null', 'List', 'Map', 'Struct'].includes(targetType.kind)) {
@@ -431,9 +439,14 @@ class Analyzer implements TypeResolver {
         const t = resolveType(e.type, this);
         const bad = unsupportedInferType(t, this);
         if (bad) this.report(e.type.span, `\`infer\` cannot produce ${bad}: use a struct, Num, Str, Bool, a string enum or a List of them`, 'infer-type');
-        this.statements(e.body.body, scope);
-        const last = e.body.body[e.body.body.length - 1];
-        if (!last || last.kind !== 'ExprStmt') this.report(e.body.span, '`infer` needs a prompt: end its block with an expression such as "Summarise this";', 'infer-prompt');
+        const body = e.body.body;
+        const last = body[body.length - 1];
+        const prompt = last?.kind === 'ExprStmt' ? last : undefined;
+        this.statements(prompt ? body.slice(0, -1) : body, scope);
+        if (prompt && this.expr(prompt.expr, scope).kind === 'Identity') {
+          this.report(prompt.expr.span, 'an identity handle cannot be sent in a prompt', 'identity-leak');
+        }
+        if (!prompt) this.report(e.body.span, '`infer` needs a prompt: end its block with an expression such as "Summarise this";', 'infer-prompt');
         return t;
       }
       case 'Confidence':
@@ -476,7 +489,9 @@ class Analyzer implements TypeResolver {
         return ANY;
       case 'Send':
         this.expectType(e.pid, scope, { kind: 'Pid' }, 'the target of `send`');
-        this.expr(e.message, scope);
+        if (this.expr(e.message, scope).kind === 'Identity') {
+          this.report(e.message.span, 'an identity handle cannot be sent to another process; grant it there instead', 'identity-leak');
+        }
         return NULL;
       case 'Remember':
         this.expr(e.key, scope);
@@ -486,7 +501,7 @@ class Analyzer implements TypeResolver {
         this.expr(e.key, scope);
         return ANY;
       case 'Context':
-        this.expr(e.arg, scope);
+        if (this.expr(e.arg, scope).kind === 'Identity') this.report(e.arg.span, 'an identity handle cannot be put in a context', 'identity-leak');
         return NULL;
     }
   }
@@ -598,6 +613,10 @@ class Analyzer implements TypeResolver {
   private binary(e: A.Binary, scope: FunctionScope): StaticType {
     const l = this.expr(e.left, scope);
     const r = this.expr(e.right, scope);
+    if ((l.kind === 'Identity') !== (r.kind === 'Identity') && l.kind !== 'Any' && r.kind !== 'Any' && e.op !== 'and' && e.op !== 'or') {
+      this.report(e.span, `an identity handle cannot be ${e.op === '+' ? 'concatenated' : 'used with `' + e.op + '`'}: its secret stays with the host`, 'identity-leak');
+      return e.op === '+' ? ANY : BOOL;
+    }
     switch (e.op) {
       case '+':
         if (l.kind === 'Str' || r.kind === 'Str' || l.kind === 'Enum' || r.kind === 'Enum') return STR;

@@ -8,6 +8,11 @@ import { runBundle } from '../vm/index.js';
 import { createModel, inferRetriesFromEnv, ModelInputError, UnknownModelError } from './model.js';
 import { openTrace } from '../events/trace.js';
 import { StdoutLines } from './output.js';
+import { AUTHORITY_OPTIONS, AUTHORITY_USAGE, authorityFromFlags, type RunAuthority } from './authority.js';
+import { budgetedModel, performTool } from '../effects/host.js';
+import { VaultError } from '../effects/vault.js';
+import type { InferIO, InferRequest } from '../infer/types.js';
+import type { RunEvent } from '../events/index.js';
 
 export const EXIT = { ok: 0, runtimeError: 1, compileError: 2, usage: 64, internal: 70 } as const;
 
@@ -27,7 +32,9 @@ run options:
   --trace             print the run's events (model requests, replies, retries...) as JSON lines on stderr
   --trace-file FILE   write them to FILE instead
   --max-steps N       stop a runaway program after about N VM steps (default 200000000, 0 = no limit)
-  --seed N            seed for the scheduler's deterministic order (default 0)
+  --seed N            seed the scheduler: interleavings vary by seed and replay exactly (default: arrival order)
+
+${AUTHORITY_USAGE}
 
 exit codes: 0 success, 1 run-time error, 2 compile error or unreadable file, 64 usage error`;
 
@@ -120,8 +127,20 @@ async function runCommand(args: string[]): Promise<number> {
     seed: { type: 'string' },
     trace: { type: 'boolean' },
     'trace-file': { type: 'string' },
+    ...AUTHORITY_OPTIONS,
   });
   const file = singleFile(positionals, 'run');
+  let authority: RunAuthority;
+  try {
+    authority = await authorityFromFlags(values, process.cwd());
+  } catch (e) {
+    if (e instanceof VaultError) {
+      process.stderr.write(`turn: ${e.message}\n`);
+      return EXIT.compileError;
+    }
+    throw new UsageError((e as Error).message);
+  }
+  const { redactor, context: effects } = authority;
   const maxSteps = numberOption(values['max-steps'], 'max-steps');
   const seed = numberOption(values.seed, 'seed');
   let model;
@@ -157,12 +176,15 @@ async function runCommand(args: string[]): Promise<number> {
     }
   }
   const stdout = new StdoutLines();
+  const traceSink = trace?.sink;
   const outcome = await runBundle(
     bundle,
     {
-      output: (line) => stdout.write(line),
-      infer: (request, io) => model.infer(request, io),
-      ...(trace ? { event: trace.sink } : {}),
+      // Secrets never reach the program, but a server may echo one back: redact what leaves.
+      output: (line) => stdout.write(redactor.redact(line)),
+      infer: budgetedModel(effects.capabilities, effects.usage!, (request: InferRequest, io?: InferIO) => model.infer(request, io)),
+      tool: (request) => performTool(effects, request),
+      ...(traceSink ? { event: (event: RunEvent) => traceSink(redactor.redactDeep(event)) } : {}),
     },
     { maxSteps, seed, inferRetries },
   );
@@ -171,13 +193,13 @@ async function runCommand(args: string[]): Promise<number> {
   if (!outcome.ok) {
     const { error } = outcome;
     const where = `${error.path}:${error.line}:${error.column}`;
-    let text = `${where}: runtime error: ${error.message}\n`;
+    let text = `${where}: runtime error: ${redactor.redact(error.message)}\n`;
     for (const frame of error.stack.slice(1)) text += `    at ${frame.fn} (${frame.path}:${frame.line}:${frame.column})\n`;
     process.stderr.write(text);
     return EXIT.runtimeError;
   }
   if (values.json) {
-    stdout.write(JSON.stringify(outcome.json ?? null));
+    stdout.write(redactor.redact(JSON.stringify(outcome.json ?? null)));
     await stdout.flush();
   }
   return EXIT.ok;

@@ -15,13 +15,14 @@ import {
   type Failure, type Frame, type PendingEffect, type Site, type StackEntry,
 } from './process.js';
 import { TOOLS, toolArgs, type ToolEnv } from './tools.js';
+import { EFFECT_TOOL_NAMES, PURE_STD_TOOLS, toHostArg, type ToolRequest } from './host-tools.js';
 import {
   BLOCK, PROCESS_TOOLS, ProcessFailed, SCOPE_POLICIES, abandonScopes, cancelScopeTasks, cancelledValue, innermostScope,
   inspect, millisArg, openScope, processEnded, scopeResult, spawnedEvent, taskFinished, timedWait, type ActorRuntime, type ProcessInfo,
 } from './actors.js';
 import {
   Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VMError, VecVal,
-  confidenceOf, isolate, render, toJson, truthy, typeName, unwrap, withConfidence, type Value,
+  confidenceOf, fromPlain, isolate, render, toJson, truthy, typeName, unwrap, withConfidence, type Value,
 } from './values.js';
 
 export * from './values.js';
@@ -39,6 +40,12 @@ export interface Host {
   infer(request: InferRequest, io?: InferIO): Promise<InferReply>;
   /** Receives every event of the run's event stream as it happens (the trace). */
   event?(event: RunEvent): void;
+  /**
+   * A standard-library effect tool (`fs_read`, `http_request`, `env_get`, `time_now_ms`, ...),
+   * performed by the host with the run's capabilities and vault. Rejects with an Error whose
+   * message the program sees; a host without it refuses every effect tool.
+   */
+  tool?(request: ToolRequest): Promise<unknown>;
 }
 
 export interface RunOptions {
@@ -111,10 +118,12 @@ function keyString(v: Value, what: string): string {
   throw new VMError(`${what} key must be a Str, got ${typeName(v)}`);
 }
 
+type EffectResult = { kind: 'infer'; outcome: InferOutcome } | { kind: 'tool'; ok: true; value: unknown } | { kind: 'tool'; ok: false; message: string };
+
 interface EffectWait {
   p: Process;
   effect: PendingEffect;
-  promise: Promise<InferOutcome>;
+  promise: Promise<EffectResult>;
 }
 
 /** mulberry32: a small, well-distributed generator, so a seed replays a schedule exactly. */
@@ -396,23 +405,54 @@ export class VM implements ActorRuntime {
   private startEffect(p: Process): void {
     const effect = p.effect!;
     const host = this.host;
-    const id = `i${++this.inferSeq}`;
-    const promise = startInfer(effect.request, (request, io) => host.infer(request, io), this.events, id, this.inferRetries);
+    let promise: Promise<EffectResult>;
+    if (effect.kind === 'infer') {
+      const id = `i${++this.inferSeq}`;
+      promise = startInfer(effect.request, (request, io) => host.infer(request, io), this.events, id, this.inferRetries).then(
+        (outcome) => ({ kind: 'infer' as const, outcome }),
+      );
+    } else {
+      const request = effect.request;
+      this.events.emit('tool.request', { pid: p.id, tool: request.name });
+      promise = Promise.resolve()
+        .then(() => {
+          if (!host.tool) throw new Error(`this host performs no effects (${request.name})`);
+          return host.tool(request);
+        })
+        .then(
+          (value): EffectResult => ({ kind: 'tool', ok: true, value }),
+          (e: unknown): EffectResult => ({ kind: 'tool', ok: false, message: e instanceof Error ? e.message : String(e) }),
+        );
+    }
     this.pending.push({ p, effect, promise });
   }
 
-  private resumeEffect(w: EffectWait, outcome: InferOutcome): void {
+  private resumeEffect(w: EffectWait, result: EffectResult): void {
     const p = w.p;
     if (p.status !== EFFECT || p.effect !== w.effect) return; // cancelled meanwhile: the reply is dropped
     p.status = READY;
     p.effect = null;
-    if (!outcome.ok) {
-      if (!this.raise(p, inferErrorValue(outcome, this.site(p).line))) {
-        this.finish(p, FAILED);
-        return;
-      }
+    let failure: Value | undefined;
+    if (result.kind === 'infer') {
+      const outcome = result.outcome;
+      if (!outcome.ok) failure = inferErrorValue(outcome, this.site(p).line);
+      else if (w.effect.kind === 'infer') p.stack[p.sp++] = inferredValue(outcome, w.effect.desc.schema);
     } else {
-      p.stack[p.sp++] = inferredValue(outcome, w.effect.desc.schema);
+      const tool = (w.effect as Extract<PendingEffect, { kind: 'tool' }>).request.name;
+      this.events.emit('tool.reply', { pid: p.id, tool, ok: result.ok });
+      if (result.ok) p.stack[p.sp++] = fromPlain(result.value);
+      else {
+        failure = new Map<string, Value>([
+          ['type', 'EffectError'],
+          ['tool', tool],
+          ['message', result.message],
+          ['line', this.site(p).line],
+        ]);
+      }
+    }
+    if (failure !== undefined && !this.raise(p, failure)) {
+      this.finish(p, FAILED);
+      return;
     }
     this.queue.push(p);
   }
@@ -421,6 +461,9 @@ export class VM implements ActorRuntime {
   // Outcomes, sites and errors
 
   private outcome(p: Process): RunOutcome {
+    if (p.status === DONE && containsIdentity(p.result)) {
+      return this.failRun(p, "the program's result holds an identity handle, which cannot be serialized", false);
+    }
     if (p.status === DONE) {
       return { ok: true, value: p.result, rendered: render(p.result), json: toJson(p.result) };
     }
@@ -937,7 +980,16 @@ export class VM implements ActorRuntime {
                   stack[sp++] = result;
                   break;
                 }
-                const tool = Object.hasOwn(TOOLS, target) ? TOOLS[target] : undefined;
+                if (EFFECT_TOOL_NAMES.has(target)) {
+                  const args = toolArgs(stack.slice(sp - argc, sp)).map(toHostArg);
+                  sp -= argc + 1;
+                  p.effect = { kind: 'tool', request: { name: target, args, pid: p.id } };
+                  frame.ip = ip;
+                  p.sp = sp;
+                  this.left = budget;
+                  return EFFECT;
+                }
+                const tool = Object.hasOwn(TOOLS, target) ? TOOLS[target] : Object.hasOwn(PURE_STD_TOOLS, target) ? PURE_STD_TOOLS[target] : undefined;
                 if (!tool) throw new VMError(`unknown tool "${target}"`);
                 const result = tool(toolArgs(stack.slice(sp - argc, sp)), this.toolEnv);
                 sp -= argc + 1;
@@ -1232,6 +1284,7 @@ export class VM implements ActorRuntime {
             }
             case 62 /* SEND */: {
               const msg = stack[--sp];
+              if (containsIdentity(msg)) throw new VMError('an identity handle cannot be sent to another process; grant it there instead');
               const pid = unwrap(stack[sp - 1]);
               if (!(pid instanceof PidVal)) throw new VMError(`send expects a pid, got ${typeName(pid)}`);
               const to = this.procs.get(pid.id);
@@ -1262,8 +1315,13 @@ export class VM implements ActorRuntime {
               stack[sp - 1] = null;
               break;
             }
-            case 67 /* GRANT */:
-              throw new VMError('identities are not available yet');
+            case 67 /* GRANT */: {
+              // Only the handle: kind and name. The secret stays with the host's vault.
+              const name = unwrap(stack[sp - 1]);
+              if (typeof name !== 'string' || name === '') throw new VMError(`an identity needs a name (a non-empty Str), got ${typeName(name)}`);
+              stack[sp - 1] = new IdentityVal(consts[code[ip++]] as string, name);
+              break;
+            }
             case 68 /* ERROR */:
               throw new VMError(consts[code[ip++]] as string);
             case 70 /* UNDEFINED */:
@@ -1336,6 +1394,15 @@ function makeStruct(desc: StructDesc, stack: Value[], base: number, n: number): 
     for (const [k, v] of given) fields.set(k, v);
   }
   return new StructVal(desc.type, fields);
+}
+
+function containsIdentity(v: Value): boolean {
+  if (v instanceof IdentityVal) return true;
+  if (v instanceof Uncertain) return containsIdentity(v.v);
+  if (Array.isArray(v)) return v.some(containsIdentity);
+  if (v instanceof Map) return [...v.values()].some(containsIdentity);
+  if (v instanceof StructVal) return [...v.fields.values()].some(containsIdentity);
+  return false;
 }
 
 function failureMessage(v: Value): string {

@@ -38,9 +38,11 @@ export function binarySlow(op: number, a: Value, b: Value): Value {
       }
       break;
     case Op.EQ:
-      return equals(a, b);
     case Op.NE:
-      return !equals(a, b);
+      if ((a instanceof IdentityVal) !== (b instanceof IdentityVal)) {
+        throw new VMError(`an identity handle cannot be compared with a ${typeName(a instanceof IdentityVal ? b : a)}`);
+      }
+      return op === Op.EQ ? equals(a, b) : !equals(a, b);
     case Op.LT:
     case Op.GT:
     case Op.LE:

@@ -1,7 +1,7 @@
 // Host tools reachable through `call("name", args...)`: `echo` and the Turn v1 list, string,
 // map and JSON tools. Tools receive plain (unwrapped) arguments and never re-enter the VM.
 import {
-  ClosureVal, IdentityVal, Uncertain, VMError, fromPlain, render, toJson, typeName, unwrap, equals, type Value,
+  ClosureVal, IdentityVal, StructVal, Uncertain, VMError, fromPlain, render, toJson, typeName, unwrap, equals, type Value,
 } from './values.js';
 
 export interface ToolEnv {
@@ -45,15 +45,18 @@ function index(name: string, l: Value[], i: Value, allowEnd = false): number {
   return n;
 }
 
-function noSecrets(v: Value): void {
-  if (v instanceof IdentityVal) throw new VMError('an identity handle cannot be serialized');
-  if (Array.isArray(v)) v.forEach(noSecrets);
-  else if (v instanceof Map) v.forEach(noSecrets);
+/** Refuses a value that holds an identity handle anywhere inside it: it would leave as text. */
+function noSecrets(v: Value, what = 'serialized'): void {
+  if (v instanceof IdentityVal) throw new VMError(`an identity handle cannot be ${what}`);
+  if (v instanceof Uncertain) noSecrets(v.v, what);
+  else if (Array.isArray(v)) v.forEach((x) => noSecrets(x, what));
+  else if (v instanceof Map) v.forEach((x) => noSecrets(x, what));
+  else if (v instanceof StructVal) v.fields.forEach((x) => noSecrets(x, what));
 }
 
 export const TOOLS: Record<string, Tool> = {
   echo(args, env) {
-    for (const a of args) if (a instanceof IdentityVal) throw new VMError('an identity handle cannot be printed');
+    for (const a of args) noSecrets(a, 'printed');
     env.output(args.map((a) => render(a)).join(' '));
     return null;
   },
@@ -123,6 +126,7 @@ export const TOOLS: Record<string, Tool> = {
   },
   str_join(args) {
     arity('str_join', args, 1, 2);
+    noSecrets(args[0], 'joined into a string');
     return list('str_join', args[0]).map((x) => render(x)).join(args.length > 1 ? str('str_join', args[1]) : '');
   },
   str_contains(args) {
@@ -160,6 +164,7 @@ export const TOOLS: Record<string, Tool> = {
   },
   to_string(args) {
     arity('to_string', args, 1);
+    noSecrets(args[0], 'turned into a string');
     if (args[0] instanceof IdentityVal) throw new VMError('an identity handle cannot be converted to a string');
     return render(args[0]);
   },

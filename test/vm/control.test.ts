@@ -180,7 +180,12 @@ test('top-level turn { } entry block shares the main scope; top-level return', a
   assert.equal(r.value, 2);
 });
 
-test('suspend, grant and use schema are not available yet', async () => {
+test('suspend without a store is a clear error', async () => {
   assert.match((await fails('suspend;')).error.message, /suspend needs a store/);
-  assert.match((await fails('let k = grant identity::api_key("X");')).error.message, /identities are not available yet/);
+});
+
+test('grant yields an opaque handle: kind and name, never a secret', async () => {
+  const r = await ok('let k = grant identity::bearer("X"); return [call("type_of", k), k == grant identity::bearer("X")];');
+  assert.deepEqual(r.json, ['Identity', true]);
+  assert.match((await fails('let k = grant identity::bearer(""); return 1;')).error.message, /identity needs a name/);
 });
