@@ -7,7 +7,7 @@
 import type { Range, TextDocumentContentChangeEvent } from 'vscode-languageserver';
 import { Edit, type Parser, type Point, type Tree } from 'web-tree-sitter';
 import type { Diagnostic } from '../runtime/diagnostics.js';
-import type { Program, UseExpr } from '../runtime/syntax/ast.js';
+import type { Program, UseExpr, UseSchemaExpr } from '../runtime/syntax/ast.js';
 import { lowerProgram } from '../runtime/syntax/lower.js';
 import { SourceFile } from '../runtime/syntax/source.js';
 import { checkParsed } from '../runtime/check/index.js';
@@ -24,7 +24,7 @@ export interface Analysis {
   /** The symbol index, built on first use (publishing diagnostics does not need it). */
   readonly index: SymbolIndex;
   /** Resolved absolute path of each `use "..."` whose file exists. */
-  uses: Map<UseExpr, string>;
+  uses: Map<UseExpr | UseSchemaExpr, string>;
 }
 
 /** Parses `text`, reusing `oldTree` (already edited) when given; null when the time cap ran out. */

@@ -81,7 +81,8 @@ export function resolveTarget(ws: Workspace, doc: TurnDocument, offset: number):
   const ref = refAt(analysis.index, offset);
   if (ref) return { doc, symbol: ref.symbol };
   for (const [use, modulePath] of analysis.uses) {
-    if (use.path.span.start <= offset && offset <= use.path.span.end) {
+    const target = use.kind === 'Use' ? use.path.span : use.source.span;
+    if (target.start <= offset && offset <= target.end) {
       const moduleDoc = ws.byPath(modulePath);
       if (moduleDoc) return { doc: moduleDoc, span: { start: 0, end: 0 } };
     }

@@ -97,9 +97,13 @@ export interface AnalysisObserver {
   expr?(e: A.Expr, type: StaticType, scope: FunctionScope): void;
 }
 
-export function analyze(program: A.Program, observer?: AnalysisObserver): AnalysisResult {
+/**
+ * `imported`: struct declarations from elsewhere that this file may name — the structs of the
+ * schemas it absorbs (`use schema::...`).
+ */
+export function analyze(program: A.Program, observer?: AnalysisObserver, imported: A.StructDecl[] = []): AnalysisResult {
   const analyzer = new Analyzer(observer);
-  analyzer.run(program);
+  analyzer.run(program, imported);
   return { diagnostics: analyzer.diagnostics, structs: analyzer.structs };
 }
 
@@ -111,8 +115,8 @@ class Analyzer implements TypeResolver {
 
   constructor(private readonly observer?: AnalysisObserver) {}
 
-  run(program: A.Program): void {
-    this.declareTypes(program.body);
+  run(program: A.Program, imported: A.StructDecl[] = []): void {
+    this.declareTypes([...imported.filter((d) => !program.body.some((s) => s.kind === 'Struct' && s.name.name === d.name.name)), ...program.body]);
     const top = new FunctionScope(undefined);
     this.hoist(program.body, top);
     this.observer?.enterScope?.(program, top);

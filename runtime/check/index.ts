@@ -3,33 +3,35 @@
 // server all call this, so they report the same diagnostics for the same text.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Program, UseExpr } from '../syntax/ast.js';
+import type { Program, UseExpr, UseSchemaExpr } from '../syntax/ast.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { parseSource } from '../syntax/parse.js';
 import type { SourceFile } from '../syntax/source.js';
 import { walk } from '../syntax/walk.js';
 import { analyze } from './analyze.js';
+import { absorbSchemas, type AbsorbedSchemas } from './schemas.js';
 
 export interface CheckResult {
   file: SourceFile;
   program: Program;
   diagnostics: Diagnostic[];
-  /** Resolved absolute path of each `use "..."` whose file exists. */
-  uses: Map<UseExpr, string>;
+  /** Resolved absolute path of each `use "..."` whose file exists, and of each absorbed schema's generated module. */
+  uses: Map<UseExpr | UseSchemaExpr, string>;
 }
 
 export async function checkSource(filePath: string, text: string): Promise<CheckResult> {
   const { program, diagnostics, file } = await parseSource(filePath, text);
-  return checkParsed(filePath, file, program, diagnostics);
+  const schemas = diagnostics.length === 0 ? await absorbSchemas(filePath, program) : undefined;
+  return checkParsed(filePath, file, program, diagnostics, schemas);
 }
 
 /**
  * The part of `checkSource` after parsing, for callers that already hold a lowered program (the
  * language server re-parses incrementally): analysis, `use` resolution, diagnostics in file order.
  */
-export function checkParsed(filePath: string, file: SourceFile, program: Program, syntax: Diagnostic[]): CheckResult {
-  const semantic = syntax.some((d) => d.code === 'nesting') ? [] : analyze(program).diagnostics;
-  const uses = new Map<UseExpr, string>();
+export function checkParsed(filePath: string, file: SourceFile, program: Program, syntax: Diagnostic[], schemas?: AbsorbedSchemas): CheckResult {
+  const semantic = syntax.some((d) => d.code === 'nesting') ? [] : analyze(program, undefined, schemas?.structs).diagnostics;
+  const uses = new Map<UseExpr | UseSchemaExpr, string>(schemas?.uses);
   const useDiagnostics: Diagnostic[] = [];
   walk(program, (node) => {
     if (node.kind !== 'Use') return;
@@ -37,7 +39,7 @@ export function checkParsed(filePath: string, file: SourceFile, program: Program
     if (resolved.ok) uses.set(node, resolved.path);
     else useDiagnostics.push({ severity: 'error', message: resolved.message, span: node.path.span, code: 'unknown-module' });
   });
-  const all = [...syntax, ...semantic, ...useDiagnostics].sort((a, b) => a.span.start - b.span.start);
+  const all = [...syntax, ...semantic, ...useDiagnostics, ...(schemas?.diagnostics ?? [])].sort((a, b) => a.span.start - b.span.start);
   return { file, program, diagnostics: all, uses };
 }
 

@@ -1,7 +1,7 @@
 // Compiles the AST of every unit of a program into a Bundle of function prototypes.
 import { createHash } from 'node:crypto';
 import type {
-  Binary, Block, Closure, Expr, ImplDecl, InferExpr, ListOp, Program, Stmt, TypeExpr, UseExpr,
+  Binary, Block, Closure, Expr, ImplDecl, InferExpr, ListOp, Program, Stmt, TypeExpr, UseExpr, UseSchemaExpr,
 } from '../syntax/ast.js';
 import type { SourceFile } from '../syntax/source.js';
 import { typeToSchema, SchemaError, type StructInfo } from '../infer/schema.js';
@@ -22,7 +22,7 @@ export interface SourceUnit {
   file: SourceFile;
   program: Program;
   /** resolved module path for each `use "..."` node in this unit */
-  uses: Map<UseExpr, string>;
+  uses: Map<UseExpr | UseSchemaExpr, string>;
 }
 
 type Ref =
@@ -547,9 +547,14 @@ class Compiler {
         }
         return;
       }
-      case 'UseSchema':
-        this.emit(at, Op.ERROR, fs.constant(`use schema::${e.protocol.name} is not available yet`));
+      case 'UseSchema': {
+        // The checker absorbed the spec into a generated module (runtime/check/schemas.ts).
+        const path = this.unit.uses.get(e);
+        const idx = path === undefined ? undefined : this.unitByPath.get(path);
+        if (idx === undefined) this.emit(at, Op.ERROR, fs.constant(`schema ${e.protocol.name} was not absorbed`));
+        else this.emit(at, Op.USE, idx);
         return;
+      }
       case 'Grant':
         this.expr(e.name);
         this.emit(at, Op.GRANT, fs.constant(e.identityKind.name));

@@ -162,6 +162,10 @@ export const TOOLS: Record<string, Tool> = {
     const cps = [...str('str_slice', args[0])];
     return cps.slice(num('str_slice', args[1]), args.length > 2 ? num('str_slice', args[2]) : undefined).join('');
   },
+  url_encode(args) {
+    arity('url_encode', args, 1);
+    return encodeURIComponent(str('url_encode', args[0]));
+  },
   to_string(args) {
     arity('to_string', args, 1);
     noSecrets(args[0], 'turned into a string');

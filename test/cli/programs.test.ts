@@ -22,7 +22,10 @@ for (const name of fs.readdirSync(programsDir).filter((f) => f.endsWith('.tn')).
   });
 }
 
-for (const name of fs.readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.tn'))) {
+// Examples that need a server or other setup say so in a `// needs:` line and have their own test.
+const selfContained = (name: string) => !/^\/\/ needs:/m.test(fs.readFileSync(path.join(ROOT, 'examples', name), 'utf8'));
+
+for (const name of fs.readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.tn') && selfContained(f))) {
   test(`example ${name} runs with the mock model`, () => {
     const r = turn(['run', path.join('examples', name)]);
     assert.equal(r.code, 0, r.stderr);

@@ -1,0 +1,69 @@
+// examples/investment_committee.tn end to end: a local market-data server that only answers the
+// right bearer key, the mock model, and the capabilities the example documents.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { spawn } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { ROOT } from './run-cli.js';
+
+const KEY = 'mk-7d1e0c5a';
+const EXAMPLE = path.join(ROOT, 'examples', 'investment_committee.tn');
+
+function run(cwd: string, port: number, extra: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const args = ['run', EXAMPLE, '--model', 'mock', '--allow-net', '127.0.0.1:*', '--allow-env', 'MARKET_URL', '--allow-read', 'memos', '--allow-write', 'memos', ...extra];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'turn.js'), ...args], {
+      cwd,
+      env: { ...process.env, MARKET_URL: `http://127.0.0.1:${port}/v1`, TURN_SECRET_MARKET: KEY, TURN_SCHEMA_DIR: path.join(cwd, '.schemas') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('the investment committee runs end to end with the mock model, in at most 89 lines', async () => {
+  assert.ok(fs.readFileSync(EXAMPLE, 'utf8').trimEnd().split('\n').length <= 89, 'no longer than the paper reports');
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => {
+    requests.push(`${req.method} ${req.url} ${req.headers.authorization === `Bearer ${KEY}` ? 'authorized' : 'unauthorized'}`);
+    if (req.headers.authorization !== `Bearer ${KEY}`) {
+      res.statusCode = 401;
+      return res.end('{}');
+    }
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ symbol: 'ACME', price: 101.5, pe_ratio: 18.2, debt_to_equity: 0.4, volatility: 0.22 }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-committee-'));
+  fs.mkdirSync(path.join(cwd, 'memos'));
+  try {
+    const first = await run(cwd, port);
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(first.stdout.split('\n').slice(0, 3), [
+      'quote ACME at 101.5',
+      'fundamental analyst: buy (confidence 0.9)',
+      'risk officer: buy (confidence 0.9)',
+    ]);
+    assert.deepEqual(requests, ['GET /v1/quotes/ACME authorized']);
+    const memo = JSON.parse(fs.readFileSync(path.join(cwd, 'memos', 'ACME.json'), 'utf8'));
+    assert.deepEqual(Object.keys(memo), ['symbol', 'decision', 'summary', 'risks'], 'a typed memo');
+    assert.ok(!first.stdout.includes(KEY) && !first.stderr.includes(KEY));
+
+    // A second session starts from the memo of the first.
+    const trace = path.join(cwd, 'trace.jsonl');
+    const second = await run(cwd, port, ['--trace-file', trace]);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(fs.readFileSync(trace, 'utf8'), /Previous memo: \{\\"symbol\\"/, "the chair's prompt carries the earlier session's memo");
+  } finally {
+    server.close();
+  }
+});
