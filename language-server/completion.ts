@@ -19,7 +19,8 @@ export const KEYWORDS = [
 ];
 
 /** Identity kinds offered after `identity::` until the authority issue supplies the real list. */
-export const IDENTITY_KINDS = ['api_key', 'bearer', 'oauth'];
+import { IDENTITY_KINDS } from '../runtime/effects/identity.js';
+export { IDENTITY_KINDS };
 /** Protocols offered after `schema::`. */
 export const SCHEMA_PROTOCOLS = ['openapi'];
 export const SCOPE_POLICIES = ['fail_fast', 'wait_all', 'first_success'];

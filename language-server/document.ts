@@ -11,6 +11,7 @@ import type { Program, UseExpr, UseSchemaExpr } from '../runtime/syntax/ast.js';
 import { lowerProgram } from '../runtime/syntax/lower.js';
 import { SourceFile } from '../runtime/syntax/source.js';
 import { checkParsed } from '../runtime/check/index.js';
+import { absorbSchemas, schemaKey, useSchemaNodes, type AbsorbedSchemas } from '../runtime/check/schemas.js';
 import { indexProgram, type SymbolIndex } from '../runtime/check/symbols.js';
 
 /** A parse (full or incremental) that takes longer than this is abandoned; the document reports it. */
@@ -140,6 +141,23 @@ export class TurnDocument {
     this.parseTimedOut = tree === null;
   }
 
+  private schemas: AbsorbedSchemas | undefined;
+  private schemasKey = '';
+
+  /**
+   * Absorbs the specs named by this document's `use schema` lines (reading files, or the schema
+   * cache), so the next `analysis()` knows their structs, as `turn check` does. Re-absorbs only when
+   * the set of specs changes.
+   */
+  async prepareSchemas(): Promise<void> {
+    const program = this.analysis().program;
+    const key = useSchemaNodes(program).map(schemaKey).sort().join('\n');
+    if (key === this.schemasKey) return;
+    this.schemasKey = key;
+    this.schemas = key === '' ? undefined : await absorbSchemas(this.path, program);
+    this.analysisCache = undefined;
+  }
+
   /** The analysis of the current text (computed on first use after each change). */
   analysis(): Analysis {
     if (this.analysisCache) return this.analysisCache;
@@ -156,7 +174,7 @@ export class TurnDocument {
       };
       return this.analysisCache;
     }
-    this.analysisCache = analyzeTree(this.path, file, this.currentTree);
+    this.analysisCache = analyzeTree(this.path, file, this.currentTree, this.schemas);
     return this.analysisCache;
   }
 
@@ -171,9 +189,9 @@ export class TurnDocument {
  * same lowering, then the same `checkParsed`. The parity test (test/language-server/parity.test.ts)
  * compares the two on every fixture and conformance program.
  */
-export function analyzeTree(filePath: string, file: SourceFile, tree: Tree): Analysis {
+export function analyzeTree(filePath: string, file: SourceFile, tree: Tree, schemas?: AbsorbedSchemas): Analysis {
   const lowered = lowerProgram(tree.rootNode, file);
-  const { program, diagnostics: all, uses } = checkParsed(filePath, file, lowered.program, lowered.diagnostics);
+  const { program, diagnostics: all, uses } = checkParsed(filePath, file, lowered.program, lowered.diagnostics, schemas);
   const tooDeep = lowered.diagnostics.some((d) => d.code === 'nesting');
   let index: SymbolIndex | undefined;
   return {

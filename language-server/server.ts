@@ -95,6 +95,7 @@ export function startServer(connection: Connection = createDefaultConnection(), 
     const doc = ws.get(uri);
     if (!doc) return;
     const version = doc.version;
+    if (!options.check) await doc.prepareSchemas();
     const diagnostics = options.check ? await validateDocument({ uri, getText: () => doc.text }, options.check) : documentDiagnostics(doc);
     // A newer edit has its own check coming, and a closed document has had its diagnostics cleared.
     if (ws.get(uri)?.version !== version) return;

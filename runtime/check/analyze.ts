@@ -5,6 +5,7 @@
 // annotations. Where a type is unknown it says nothing (that is what makes it gradual).
 import type * as A from '../syntax/ast.js';
 import type { Diagnostic } from '../diagnostics.js';
+import { IDENTITY_KINDS, parseIdentity } from '../effects/identity.js';
 import {
   ANY,
   BOOL,
@@ -435,9 +436,17 @@ class Analyzer implements TypeResolver {
       case 'UseSchema':
         this.expr(e.source, scope);
         return ANY;
-      case 'Grant':
+      case 'Grant': {
         this.expectType(e.name, scope, STR, 'an identity name');
+        const kind = e.identityKind.name;
+        if (!(IDENTITY_KINDS as readonly string[]).includes(kind)) {
+          this.report(e.identityKind.span, `unknown identity kind \`${kind}\`: use ${IDENTITY_KINDS.join(', ')}`, 'identity-kind');
+        } else if (e.name.kind === 'String') {
+          const parsed = parseIdentity(kind, e.name.value);
+          if (!parsed.ok) this.report(e.name.span, parsed.message, 'identity-kind');
+        }
         return { kind: 'Identity' };
+      }
       case 'Infer': {
         this.checkTypeExpr(e.type);
         const t = resolveType(e.type, this);

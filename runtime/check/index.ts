@@ -9,7 +9,7 @@ import { parseSource } from '../syntax/parse.js';
 import type { SourceFile } from '../syntax/source.js';
 import { walk } from '../syntax/walk.js';
 import { analyze } from './analyze.js';
-import { absorbSchemas, type AbsorbedSchemas } from './schemas.js';
+import { absorbSchemas, bindSchemas, type AbsorbedSchemas } from './schemas.js';
 
 export interface CheckResult {
   file: SourceFile;
@@ -21,7 +21,7 @@ export interface CheckResult {
 
 export async function checkSource(filePath: string, text: string): Promise<CheckResult> {
   const { program, diagnostics, file } = await parseSource(filePath, text);
-  const schemas = diagnostics.length === 0 ? await absorbSchemas(filePath, program) : undefined;
+  const schemas = await absorbSchemas(filePath, program);
   return checkParsed(filePath, file, program, diagnostics, schemas);
 }
 
@@ -31,7 +31,8 @@ export async function checkSource(filePath: string, text: string): Promise<Check
  */
 export function checkParsed(filePath: string, file: SourceFile, program: Program, syntax: Diagnostic[], schemas?: AbsorbedSchemas): CheckResult {
   const semantic = syntax.some((d) => d.code === 'nesting') ? [] : analyze(program, undefined, schemas?.structs).diagnostics;
-  const uses = new Map<UseExpr | UseSchemaExpr, string>(schemas?.uses);
+  const bound = bindSchemas(program, schemas);
+  const uses = new Map<UseExpr | UseSchemaExpr, string>(bound.uses);
   const useDiagnostics: Diagnostic[] = [];
   walk(program, (node) => {
     if (node.kind !== 'Use') return;
@@ -39,7 +40,7 @@ export function checkParsed(filePath: string, file: SourceFile, program: Program
     if (resolved.ok) uses.set(node, resolved.path);
     else useDiagnostics.push({ severity: 'error', message: resolved.message, span: node.path.span, code: 'unknown-module' });
   });
-  const all = [...syntax, ...semantic, ...useDiagnostics, ...(schemas?.diagnostics ?? [])].sort((a, b) => a.span.start - b.span.start);
+  const all = [...syntax, ...semantic, ...useDiagnostics, ...bound.diagnostics].sort((a, b) => a.span.start - b.span.start);
   return { file, program, diagnostics: all, uses };
 }
 

@@ -13,27 +13,38 @@ import { parseSource } from '../syntax/parse.js';
 import { walk } from '../syntax/walk.js';
 
 export interface AbsorbedSchemas {
-  /** the generated module of each `use schema` that absorbed cleanly */
-  uses: Map<UseSchemaExpr, string>;
+  /** by `schemaKey`: the generated module, or the spec's problems */
+  specs: Map<string, { module?: string; problems: { severity: 'error' | 'warning'; message: string }[] }>;
   /** struct declarations of every absorbed spec, visible to the importing file */
   structs: StructDecl[];
-  diagnostics: Diagnostic[];
+}
+
+/** Identifies a `use schema` by what it absorbs, so results survive edits elsewhere in the file. */
+export function schemaKey(node: UseSchemaExpr): string {
+  return `${node.protocol.name}\u0000${node.source.kind === 'String' ? node.source.value : ''}`;
 }
 
 export function schemaCacheDir(): string {
   return process.env.TURN_SCHEMA_DIR ?? path.join(process.cwd(), '.turn', 'schemas');
 }
 
-export async function absorbSchemas(filePath: string, program: Program, options: { refresh?: boolean } = {}): Promise<AbsorbedSchemas> {
-  const result: AbsorbedSchemas = { uses: new Map(), structs: [], diagnostics: [] };
+export function useSchemaNodes(program: Program): UseSchemaExpr[] {
   const nodes: UseSchemaExpr[] = [];
   walk(program, (n) => {
     if (n.kind === 'UseSchema') nodes.push(n);
   });
-  for (const node of nodes) {
-    const report = (message: string) => result.diagnostics.push({ severity: 'error', message, span: node.source.span, code: 'schema' });
+  return nodes;
+}
+
+export async function absorbSchemas(filePath: string, program: Program, options: { refresh?: boolean } = {}): Promise<AbsorbedSchemas> {
+  const result: AbsorbedSchemas = { specs: new Map(), structs: [] };
+  for (const node of useSchemaNodes(program)) {
+    const key = schemaKey(node);
+    if (result.specs.has(key)) continue;
+    const entry: { module?: string; problems: { severity: 'error' | 'warning'; message: string }[] } = { problems: [] };
+    result.specs.set(key, entry);
     if (node.source.kind !== 'String') {
-      report('a schema source must be a string literal: specs are absorbed when the program is compiled');
+      entry.problems.push({ severity: 'error', message: 'a schema source must be a string literal: specs are absorbed when the program is compiled' });
       continue;
     }
     const cacheDir = schemaCacheDir();
@@ -41,13 +52,12 @@ export async function absorbSchemas(filePath: string, program: Program, options:
       cacheDir: path.join(cacheDir, 'specs'),
       refresh: options.refresh,
     });
-    const errors = absorbed.diagnostics.filter((d) => d.severity === 'error');
     for (const d of absorbed.diagnostics) {
       const where = d.line !== undefined ? `${d.file}:${d.line}:${d.column ?? 1}` : d.file;
       const pointer = d.pointer ? ` (${d.pointer})` : '';
-      result.diagnostics.push({ severity: d.severity, message: `${where}${pointer}: ${d.message}`, span: node.source.span, code: 'schema' });
+      entry.problems.push({ severity: d.severity, message: `${where}${pointer}: ${d.message}` });
     }
-    if (errors.length > 0) continue;
+    if (absorbed.diagnostics.some((d) => d.severity === 'error')) continue;
     const source = absorbedModuleSource(absorbed, node.protocol.name, node.source.value);
     const file = path.join(cacheDir, `${createHash('sha256').update(source).digest('hex').slice(0, 16)}.tn`);
     fs.mkdirSync(cacheDir, { recursive: true });
@@ -56,11 +66,24 @@ export async function absorbSchemas(filePath: string, program: Program, options:
     if (!fs.existsSync(file)) fs.writeFileSync(file, source);
     const generated = await parseSource(file, source);
     if (generated.diagnostics.length > 0) {
-      report(`internal error: the module generated from ${node.source.value} does not parse: ${generated.diagnostics[0].message}`);
+      entry.problems.push({ severity: 'error', message: `internal error: the module generated from ${node.source.value} does not parse: ${generated.diagnostics[0].message}` });
       continue;
     }
-    result.uses.set(node, file);
+    entry.module = file;
     for (const s of generated.program.body) if (s.kind === 'Struct') result.structs.push(s);
   }
   return result;
+}
+
+/** Maps absorbed specs onto this program's `use schema` nodes: their modules and their diagnostics. */
+export function bindSchemas(program: Program, schemas: AbsorbedSchemas | undefined): { uses: Map<UseSchemaExpr, string>; diagnostics: Diagnostic[] } {
+  const uses = new Map<UseSchemaExpr, string>();
+  const diagnostics: Diagnostic[] = [];
+  for (const node of useSchemaNodes(program)) {
+    const spec = schemas?.specs.get(schemaKey(node));
+    if (!spec) continue;
+    if (spec.module) uses.set(node, spec.module);
+    for (const p of spec.problems) diagnostics.push({ severity: p.severity, message: p.message, span: node.source.span, code: 'schema' });
+  }
+  return { uses, diagnostics };
 }

@@ -31,6 +31,7 @@ describe('diagnostics parity with turn check', () => {
       const ws = await workspace();
       const doc = ws.openDocument(uriOf(file) + '#parity', fs.readFileSync(file, 'utf8'), 1);
       try {
+        await doc.prepareSchemas();
         assert.deepEqual(documentDiagnostics(doc), await expected(doc));
       } finally {
         ws.closeDocument(doc.uri);
@@ -51,6 +52,7 @@ describe('diagnostics parity with turn check', () => {
           const end = doc.file.utf16Position(Math.min(doc.text.length, offset + 1));
           const text = ['', '{', '😀', ';', '', '"'][k - 1];
           doc.applyChanges([{ range: { start: pos, end: k % 2 ? end : pos }, text }], ++version);
+          await doc.prepareSchemas();
           assert.deepEqual(documentDiagnostics(doc), await expected(doc), `${file} after edit ${k}`);
         }
       } finally {
@@ -71,6 +73,7 @@ describe('diagnostics parity with turn check', () => {
     for (const file of files) {
       const doc = ws.openDocument(uriOf(file) + '#cli', fs.readFileSync(file, 'utf8'), 1);
       try {
+        await doc.prepareSchemas();
         const ours = doc.analysis().diagnostics.map((d) => {
           const { line, column } = doc.file.position(d.span.start);
           return `${file}:${line}:${column}: ${d.severity === 'error' ? '' : d.severity + ': '}${d.message}`;
