@@ -21,6 +21,10 @@ const USAGE = `usage: turn <command> [options]
 commands:
   run FILE      compile and run a Turn program
   check FILE    report diagnostics without running (same format and exit code as run)
+  resume RUN    continue a durable run (suspended, or killed) from its journal (docs/durability.md)
+  runs          list the runs in a store, with their status
+  inspect RUN   a run's processes, context tiers, memory, mailboxes, pending/unknown effects, journal tail
+  resolve RUN STEP --ok JSON | --error MESSAGE | --retry   settle an effect whose outcome is unknown
   fmt FILE...   format files in place (--check: change nothing, exit 1 if a file would change)
   lsp           start the language server on standard input and output
   version       print the version
@@ -33,18 +37,28 @@ run options:
   --trace-file FILE   write them to FILE instead
   --max-steps N       stop a runaway program after about N VM steps (default 200000000, 0 = no limit)
   --seed N            seed the scheduler: interleavings vary by seed and replay exactly (default: arrival order)
+  --store DIR         a durable run: journal every nondeterministic step in the store in DIR (also for
+                      resume, runs, inspect, resolve; default \$TURN_STORE_DIR, else .turn/)
+  --durable           a durable run in the default store folder
 
 ${AUTHORITY_USAGE}
 
-exit codes: 0 success, 1 run-time error, 2 compile error or unreadable file, 64 usage error`;
+exit codes: 0 success (or suspended), 1 run-time error, 2 compile error or unreadable file,
+  3 a durable run waits for a decision about an unknown outcome, 64 usage error`;
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'run':
+      if (rest.some((a) => a === '--durable' || a === '--store' || a.startsWith('--store='))) return (await import('./durable.js')).durableRun(rest);
       return runCommand(rest);
+    case 'resume':
+    case 'runs':
+    case 'inspect':
+    case 'resolve':
+      return (await import('./durable.js')).durableCommand(command, rest);
     case 'check':
       return checkCommand(rest);
     case 'fmt': {
@@ -74,7 +88,7 @@ export async function main(argv: string[]): Promise<number> {
 declare const __TURN_VERSION__: string | undefined;
 const VERSION = typeof __TURN_VERSION__ === 'string' ? __TURN_VERSION__ : 'dev';
 
-function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>) {
+export function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>) {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (e) {
@@ -87,7 +101,7 @@ function singleFile(positionals: string[], command: string): string {
   return positionals[0];
 }
 
-function numberOption(value: unknown, name: string): number | undefined {
+export function numberOption(value: unknown, name: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} needs a whole number >= 0, got \`${String(value)}\``);
@@ -95,7 +109,7 @@ function numberOption(value: unknown, name: string): number | undefined {
 }
 
 /** Loads and checks; prints diagnostics. Returns the program, or an exit code when it cannot run. */
-async function loadChecked(file: string): Promise<LoadedProgram | number> {
+export async function loadChecked(file: string): Promise<LoadedProgram | number> {
   let program: LoadedProgram;
   try {
     program = await loadProgram(file);

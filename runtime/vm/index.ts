@@ -9,6 +9,7 @@ import { EventLog, type RunEvent } from '../events/index.js';
 import type { InferOutcome } from '../infer/driver.js';
 import { inferErrorValue, inferredValue, startInfer } from '../infer/effect.js';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
+import type { DebugHook } from './debug.js'; // debugger hook
 import { binarySlow, getField, indexSlow } from './ops.js';
 import {
   BLOCKED, DONE, EFFECT, FAILED, READY, YIELD, Process,
@@ -24,6 +25,7 @@ import {
   Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VMError, VecVal,
   confidenceOf, fromPlain, isolate, render, toJson, truthy, typeName, unwrap, withConfidence, type Value,
 } from './values.js';
+import { SUSPEND_TOOL, type DurableHooks } from '../durable/hooks.js';
 
 export * from './values.js';
 export { render as renderValue } from './values.js';
@@ -163,6 +165,10 @@ export class VM implements ActorRuntime {
   private readonly inferRetries: number | undefined;
   private readonly contextLimits: ContextLimits | undefined;
   main!: Process;
+  // debugger hook (runtime/vm/debug.ts): set only while a debugger is attached
+  debug: DebugHook | undefined = undefined;
+  /** durable runs only (runtime/durable, issue 5): journals and replays nondeterminism */
+  durable: DurableHooks | undefined = undefined;
 
   constructor(
     readonly bundle: Bundle,
@@ -190,6 +196,7 @@ export class VM implements ActorRuntime {
     this.queue.push(main);
     for (;;) {
       while (this.qhead < this.queue.length) {
+        if (this.debug !== undefined && this.debug.paused !== null) await this.debug.paused; // debugger hook
         if (this.sleeping.size > 0) this.fireTimers();
         const p = this.nextReady();
         if (p.status !== READY) continue;
@@ -288,6 +295,16 @@ export class VM implements ActorRuntime {
     }
     const w = this.pending[0];
     if (!w && !sleeper) return false;
+    // durable replay (issue 5): the journal says whether a timer or the effect came first
+    if (sleeper && this.durable?.replaying) {
+      if (this.durable.timerFirst()) return this.fireTimers(true), true;
+      if (w) {
+        const result = await w.promise;
+        this.pending.shift();
+        this.resumeEffect(w, result);
+        return true;
+      }
+    }
     let timer: NodeJS.Timeout | undefined;
     const timeUp = sleeper
       ? new Promise<'timer'>((resolve) => {
@@ -297,7 +314,7 @@ export class VM implements ActorRuntime {
     const first = w ? await (timeUp ? Promise.race([w.promise, timeUp]) : w.promise) : await timeUp!;
     clearTimeout(timer);
     if (first === 'timer') {
-      this.fireTimers();
+      this.fireTimers(true);
       return true;
     }
     this.pending.shift();
@@ -306,7 +323,8 @@ export class VM implements ActorRuntime {
   }
 
   /** Wakes the processes whose `receive(ms)` or `sleep` time is up. */
-  private fireTimers(): void {
+  private fireTimers(awaited = false): void {
+    if (this.durable) return this.durable.fireTimers(this.sleeping, awaited); // issue 5
     const now = this.now();
     for (const p of this.sleeping) {
       if (p.status !== BLOCKED || p.deadline === null) this.sleeping.delete(p);
@@ -404,7 +422,7 @@ export class VM implements ActorRuntime {
 
   private startEffect(p: Process): void {
     const effect = p.effect!;
-    const host = this.host;
+    const host = this.durable ? this.durable.host(p, effect, this.host) : this.host; // issue 5
     let promise: Promise<EffectResult>;
     if (effect.kind === 'infer') {
       const id = `i${++this.inferSeq}`;
@@ -440,7 +458,9 @@ export class VM implements ActorRuntime {
     } else {
       const tool = (w.effect as Extract<PendingEffect, { kind: 'tool' }>).request.name;
       this.events.emit('tool.reply', { pid: p.id, tool, ok: result.ok });
-      if (result.ok) p.stack[p.sp++] = fromPlain(result.value);
+      if (result.ok) {
+        if (tool !== SUSPEND_TOOL) p.stack[p.sp++] = fromPlain(result.value); // `suspend;` pushes nothing
+      }
       else {
         failure = new Map<string, Value>([
           ['type', 'EffectError'],
@@ -599,6 +619,17 @@ export class VM implements ActorRuntime {
       try {
         for (;;) {
           switch (code[ip++]) {
+            // debugger hook: a breakpoint/step trap the debugger patched into a copy of the code
+            case 255 /* DEBUG_TRAP, runtime/vm/debug.ts */:
+              if (this.debug!.trap(p, frame.proto, ip - 1)) {
+                ip--; // the original instruction is back: run it
+                break;
+              }
+              frame.ip = ip - 1;
+              p.sp = sp;
+              this.left = budget;
+              return YIELD;
+            // end debugger hook
             case 71 /* LOOP_CMP_LC */: {
               const a = stack[bp + code[ip + 1]];
               const b = consts[code[ip + 2]] as number;
@@ -969,7 +1000,8 @@ export class VM implements ActorRuntime {
               const target = unwrap(stack[sp - argc - 1]);
               if (typeof target === 'string') {
                 if (Object.hasOwn(PROCESS_TOOLS, target)) {
-                  const result = PROCESS_TOOLS[target](this, p, toolArgs(stack.slice(sp - argc, sp)));
+                  let result = PROCESS_TOOLS[target](this, p, toolArgs(stack.slice(sp - argc, sp)));
+                  if (this.durable && target === 'now') result = this.durable.clock(p, result as number); // issue 5
                   if (result === BLOCK) {
                     frame.ip = ip - 2; // run the tool again when woken
                     p.sp = sp;
@@ -1338,7 +1370,13 @@ export class VM implements ActorRuntime {
               break;
             }
             case 69 /* SUSPEND */:
-              throw new VMError('suspend needs a store (not available yet)');
+              // issue 5: a durable run commits a snapshot here (runtime/durable); otherwise an error
+              if (!this.durable) throw new VMError('suspend needs a store: run with `turn run FILE --store DIR` (or --durable)');
+              p.effect = { kind: 'tool', request: { name: SUSPEND_TOOL, args: [], pid: p.id } };
+              frame.ip = ip;
+              p.sp = sp;
+              this.left = budget;
+              return EFFECT;
             default:
               throw new Error(`bad opcode ${code[ip - 1]} at ${ip - 1} in ${fns[frame.proto].name}`);
           }

@@ -1,0 +1,21 @@
+// The interface between the VM and a durable run (issue 5, docs/durability.md). The VM holds an
+// optional `durable: DurableHooks`; when it is undefined (every non-durable run) the VM runs as
+// before and none of this costs anything on its hot path.
+import type { Host } from '../vm/index.js';
+import type { PendingEffect, Process } from '../vm/process.js';
+
+/** The tool name a durable `suspend;` yields as (its result is dropped: `suspend` is a statement). */
+export const SUSPEND_TOOL = '__suspend';
+
+export interface DurableHooks {
+  /** true while journal entries remain that the re-execution has not reached yet */
+  readonly replaying: boolean;
+  /** The host an effect (infer, host tool, suspend) runs against: journaled or replayed. */
+  host(p: Process, effect: PendingEffect, host: Host): Host;
+  /** `call("now")`: the live reading, journaled; or the recorded one on replay. */
+  clock(p: Process, live: number): number;
+  /** Replaces VM.fireTimers: which sleepers wake is journaled (live) or taken from the journal (replay). */
+  fireTimers(sleeping: Set<Process>, awaited: boolean): void;
+  /** Replay: did the recorded run see a timer (rather than an effect) win the next scheduler wait? */
+  timerFirst(): boolean;
+}

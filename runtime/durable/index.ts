@@ -1,0 +1,373 @@
+// The VM side of durability (issue 5, docs/durability.md): journal every nondeterministic step a
+// run observes, replay a run by deterministic re-execution from its start with the journal
+// feeding every recorded result, detect divergence, and stop at `suspend;`.
+//
+// Every journal entry carries a *logical key* as its idempotency key, `turn:<run>:<key>`, where
+// <key> names the step by what the program did, not by when its write landed:
+//   e<n>.<k>  attempt k of the n-th effect (an `infer`; each model exchange is one entry)
+//   e<n>      the n-th effect, a host tool (files, HTTP, env, clock and random tools)
+//   c<n>      the n-th `call("now")` reading
+//   t<n>      the n-th timer check of the scheduler that woke a sleeper (or decided a wait)
+//   s<n>      the n-th `suspend;`
+//   d<seq>    a decision about the unknown step <seq> (`turn resolve ... --retry`)
+//   m<n>      a migration to another bytecode (`turn resume --migrate`)
+// Effects are numbered when they start, which the scheduler does in a deterministic order, so the
+// keys are stable across replays even when two effects' writes interleave differently.
+import { createHash } from 'node:crypto';
+import { encodeSnapshot } from '../store/serialize.js';
+import { StoreError, type JournalAppend, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
+import type { Host, VM } from '../vm/index.js';
+import type { PendingEffect, Process } from '../vm/process.js';
+import type { ToolRequest } from '../vm/host-tools.js';
+import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
+import { SUSPEND_TOOL, type DurableHooks } from './hooks.js';
+import { vmSnapshot } from './snapshot.js';
+
+export { SUSPEND_TOOL, type DurableHooks } from './hooks.js';
+
+/**
+ * The VM's semantics version: what a journal means (the keys above, what each step records, the
+ * scheduler's order). A run is resumed only by a VM that speaks the version it was started with.
+ */
+export const SEMANTICS_VERSION = 'turn-vm/1';
+/** Versions of the policies a run uses (recorded with the run; docs/durability.md). */
+export const POLICY_VERSIONS: Record<string, string> = { idempotency: 'v1', unknown: 'v1', replay: 'v1' };
+
+/** Host tools that may be re-run (with the same idempotency key) when their outcome is unknown. */
+const IDEMPOTENT_TOOLS = new Set(['fs_read', 'fs_list', 'fs_exists', 'env_get', 'time_now_ms', 'time_now_iso', 'math_random']);
+
+export function toolIsIdempotent(request: { name: string; args: unknown[] }): boolean {
+  if (IDEMPOTENT_TOOLS.has(request.name)) return true;
+  if (request.name === 'http_request') {
+    const o = request.args[0];
+    const method = o && typeof o === 'object' && typeof (o as { method?: unknown }).method === 'string' ? (o as { method: string }).method : 'GET';
+    return ['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase());
+  }
+  return false;
+}
+
+/** Why a durable run stopped before its program ended. */
+export type Stop =
+  | { kind: 'suspended'; seq: number }
+  | { kind: 'fatal'; error: Error };
+
+/** A replay that no longer matches its journal: the program (or its inputs) changed. */
+export class DivergenceError extends Error {
+  override name = 'DivergenceError';
+}
+
+/** An effect whose outcome is unknown and may not be re-run: the run waits for a decision. */
+export class UnknownOutcomeError extends Error {
+  override name = 'UnknownOutcomeError';
+  constructor(readonly entry: JournalEntry) {
+    super(`step ${entry.seq} (${entry.kind} ${entry.name}) has an unknown outcome`);
+  }
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+export const jsonBytes = (v: unknown): Uint8Array => enc.encode(JSON.stringify(v === undefined ? null : v));
+export const bytesJson = (b: Uint8Array | null): unknown => (b === null ? null : JSON.parse(dec.decode(b)));
+const sha = (v: unknown): string => createHash('sha256').update(JSON.stringify(v)).digest('hex');
+const short = (h: string | null): string => (h ? h.slice(0, 12) : '-');
+
+/** Test-only: `TURN_CRASH_AT=K[:before|:after]` kills the process (SIGKILL) at journal write K. */
+export function crashPointFromEnv(env: NodeJS.ProcessEnv = process.env): { at: number; when: 'before' | 'after' } | undefined {
+  const v = env.TURN_CRASH_AT;
+  if (!v) return undefined;
+  const [k, when] = v.split(':');
+  return { at: Number(k), when: when === 'after' ? 'after' : 'before' };
+}
+
+/**
+ * Every journal write of a run goes through here: appends and completions, counted (for the crash
+ * harness), with store failures turned into a fatal stop by the caller.
+ */
+export class JournalWriter {
+  writes = 0;
+  constructor(
+    readonly store: RunStore,
+    readonly runId: string,
+    private readonly crash = crashPointFromEnv(),
+  ) {}
+
+  private point(when: 'before' | 'after'): void {
+    if (this.crash && this.crash.at === this.writes && this.crash.when === when) process.kill(process.pid, 'SIGKILL');
+  }
+
+  append(entry: JournalAppend): number {
+    this.writes++;
+    this.point('before');
+    const seq = this.store.appendJournal(this.runId, entry);
+    this.point('after');
+    return seq;
+  }
+
+  complete(seq: number, status: 'ok' | 'error', payload: Uint8Array | null): void {
+    this.writes++;
+    this.point('before');
+    this.store.completeJournal(this.runId, seq, status, payload);
+    this.point('after');
+  }
+}
+
+const CONSUMABLE = /^[ects]/;
+
+/** The journaling and replay logic of one run in one OS process. */
+export class Durable implements DurableHooks {
+  private readonly byKey = new Map<string, JournalEntry>();
+  private readonly retries = new Set<number>();
+  private remaining = 0;
+  private effects = 0;
+  private clocks = 0;
+  private checks = 0;
+  private suspends = 0;
+  private readonly inflight = new Set<Promise<unknown>>();
+  /** a fatal stop: nothing more is written */
+  private dead = false;
+  /** suspended or dead: no new step starts (effects already running still record their outcome) */
+  private halted = false;
+  private settle!: (s: Stop) => void;
+  /** resolves when the run stops before its program ends (suspend, divergence, a store failure) */
+  readonly stopped = new Promise<Stop>((resolve) => (this.settle = resolve));
+  /** the keys replay consumed, in order (for tests and `inspect`) */
+  replayedSteps = 0;
+
+  constructor(
+    readonly vm: VM,
+    readonly run: RunRecord,
+    readonly journal: JournalWriter,
+    entries: JournalEntry[],
+  ) {
+    for (const e of entries) {
+      const key = this.logical(e.idempotencyKey);
+      if (key === null) continue;
+      if (key.startsWith('d')) {
+        this.retries.add(Number(key.slice(1)));
+        continue;
+      }
+      if (!CONSUMABLE.test(key)) continue;
+      this.byKey.set(key, e);
+      this.remaining++;
+    }
+  }
+
+  private logical(idempotencyKey: string | null): string | null {
+    const prefix = `turn:${this.run.id}:`;
+    return idempotencyKey && idempotencyKey.startsWith(prefix) ? idempotencyKey.slice(prefix.length) : null;
+  }
+
+  private keyOf(key: string): string {
+    return `turn:${this.run.id}:${key}`;
+  }
+
+  get replaying(): boolean {
+    return this.remaining > 0;
+  }
+
+  /** Unconsumed journal steps after the program ended: a divergence (the program now does less). */
+  leftover(): JournalEntry[] {
+    return [...this.byKey.values()];
+  }
+
+  /** Writes go through here: a store failure stops the run (its last commit stays intact). */
+  private write<T>(f: () => T): T | undefined {
+    if (this.dead) return undefined;
+    try {
+      return f();
+    } catch (e) {
+      this.fail(e instanceof Error ? e : new Error(String(e)));
+      return undefined;
+    }
+  }
+
+  fail(error: Error): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.halted = true;
+    this.settle({ kind: 'fatal', error });
+  }
+
+  get stoppedNow(): boolean {
+    return this.halted;
+  }
+
+  /** Waits for effects still running when the run stopped, so their outcomes are journaled. */
+  async drain(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
+  private take(key: string, kind: string, name: string, inputHash: string | null): JournalEntry | undefined | null {
+    const e = this.byKey.get(key);
+    if (!e) return undefined;
+    this.byKey.delete(key);
+    this.remaining--;
+    this.replayedSteps++;
+    if (e.kind !== kind || e.name !== name || (inputHash !== null && e.inputHash !== inputHash)) {
+      this.fail(
+        new DivergenceError(
+          `replay diverged at step ${e.seq} (${key}): the journal recorded ${e.kind} \`${e.name}\` (input ${short(e.inputHash)}), ` +
+            `the program now asks ${kind} \`${name}\` (input ${short(inputHash)}); the program or its inputs changed since the run started`,
+        ),
+      );
+      return null;
+    }
+    return e;
+  }
+
+  private never<T>(): Promise<T> {
+    return new Promise<T>(() => {});
+  }
+
+  /** One effect step: replayed from the journal when recorded, else intent → run → outcome. */
+  private step(key: string, kind: string, name: string, pid: number, input: unknown, request: unknown, idempotent: boolean, run: () => Promise<unknown>): Promise<unknown> {
+    if (this.halted) return this.never();
+    const inputHash = sha(input);
+    const e = this.take(key, kind, name, inputHash);
+    if (e === null) return this.never();
+    if (e) {
+      if (e.status === 'ok') return Promise.resolve(bytesJson(e.payload));
+      if (e.status === 'error') return Promise.reject(new Error(String(bytesJson(e.payload))));
+      // unknown (or an intent left by a crash): re-run only if idempotent or decided so
+      if (!e.idempotent && !this.retries.has(e.seq)) {
+        this.fail(new UnknownOutcomeError(e));
+        return this.never();
+      }
+      return this.perform(e.seq, run);
+    }
+    const seq = this.write(() =>
+      this.journal.append({ kind, name, pid, inputHash, status: 'intent', idempotencyKey: this.keyOf(key), idempotent, payload: jsonBytes(request) }),
+    );
+    if (seq === undefined) return this.never();
+    return this.perform(seq, run);
+  }
+
+  private perform(seq: number, run: () => Promise<unknown>): Promise<unknown> {
+    const p = Promise.resolve()
+      .then(run)
+      .then(
+        (value) => {
+          if (this.write(() => this.journal.complete(seq, 'ok', jsonBytes(value))) === undefined && this.dead) return this.never();
+          return value;
+        },
+        (err: unknown) => {
+          const message = err instanceof Error ? err.message : String(err);
+          if (this.write(() => this.journal.complete(seq, 'error', jsonBytes(message))) === undefined && this.dead) return this.never();
+          throw err;
+        },
+      );
+    this.inflight.add(p);
+    const done = () => this.inflight.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  // ---- DurableHooks
+
+  host(p: Process, effect: PendingEffect, real: Host): Host {
+    const n = ++this.effects;
+    const output = (line: string) => this.output(real, line);
+    if (effect.kind === 'tool' && effect.request.name === SUSPEND_TOOL) {
+      return { output, infer: real.infer, tool: () => this.suspendPoint(p) };
+    }
+    if (effect.kind === 'infer') {
+      let k = 0;
+      return {
+        output,
+        infer: (request: InferRequest, io?: InferIO) => {
+          const input = { typeName: request.typeName, schema: request.schema, prompt: request.prompt, context: request.context, attempt: request.attempt, feedback: request.feedback };
+          const summary = { typeName: request.typeName, prompt: request.prompt, attempt: request.attempt };
+          return this.step(`e${n}.${++k}`, 'infer', request.typeName, p.id, input, summary, true, () => real.infer(request, io)) as Promise<InferReply>;
+        },
+      };
+    }
+    return {
+      output,
+      infer: real.infer,
+      tool: (request: ToolRequest) => {
+        const input = { name: request.name, args: request.args };
+        return this.step(`e${n}`, 'tool', request.name, p.id, input, input, toolIsIdempotent(request), () => {
+          if (!real.tool) throw new Error(`this host performs no effects (${request.name})`);
+          return real.tool(request);
+        });
+      },
+    };
+  }
+
+  /** Output is not journaled: lines the replayed part of the run printed already are not printed again. */
+  output(real: Host, line: string): void {
+    if (!this.replaying && !this.halted) real.output(line);
+  }
+
+  clock(p: Process, live: number): number {
+    if (this.halted) return live;
+    const key = `c${++this.clocks}`;
+    const e = this.take(key, 'clock', 'now', null);
+    if (e) return bytesJson(e.payload) as number;
+    if (e === null) return live;
+    this.write(() => this.journal.append({ kind: 'clock', name: 'now', pid: p.id, status: 'ok', idempotencyKey: this.keyOf(key), payload: jsonBytes(live) }));
+    return live;
+  }
+
+  fireTimers(sleeping: Set<Process>, awaited: boolean): void {
+    if (this.halted) return;
+    const key = `t${++this.checks}`;
+    for (const p of sleeping) if (p.status !== 1 /* BLOCKED */ || p.deadline === null) sleeping.delete(p);
+    let pids: number[];
+    if (this.replaying) {
+      const e = this.take(key, 'timer', 'timers', null);
+      if (e === null) return;
+      if (!e) {
+        if (awaited) this.fail(new DivergenceError(`replay diverged at timer check ${key}: the journal recorded no timer here, the program now waits for one`));
+        return;
+      }
+      pids = (bytesJson(e.payload) as { pids: number[] }).pids;
+    } else {
+      const now = this.vm.now();
+      pids = [];
+      for (const p of sleeping) if (p.deadline! <= now) pids.push(p.id);
+      if (pids.length === 0 && !awaited) return;
+      this.write(() => this.journal.append({ kind: 'timer', name: 'timers', pid: -1, status: 'ok', idempotencyKey: this.keyOf(key), payload: jsonBytes({ pids, awaited }) }));
+    }
+    for (const id of pids) {
+      const p = this.vm.process(id);
+      if (!p) continue;
+      sleeping.delete(p);
+      p.timedOut = true;
+      this.vm.wake(p);
+    }
+  }
+
+  timerFirst(): boolean {
+    const e = this.byKey.get(`t${this.checks + 1}`);
+    return e !== undefined && (bytesJson(e.payload) as { awaited?: boolean }).awaited === true;
+  }
+
+  /** `suspend;`: commit a snapshot with the step, then stop the run (live), or go on (replay). */
+  private suspendPoint(p: Process): Promise<unknown> {
+    const key = `s${++this.suspends}`;
+    const e = this.take(key, 'suspend', 'suspend', null);
+    if (e) return Promise.resolve(null);
+    if (e === null || this.halted) return this.never();
+    let snapshot: Uint8Array | undefined;
+    try {
+      snapshot = encodeSnapshot(vmSnapshot(this.vm, 0, SEMANTICS_VERSION, { effects: this.effects, clocks: this.clocks, checks: this.checks, suspends: this.suspends }));
+    } catch {
+      snapshot = undefined; // a value the format cannot hold: the journal alone is the truth
+    }
+    const seq = this.write(() =>
+      this.journal.append({ kind: 'suspend', name: 'suspend', pid: p.id, status: 'ok', idempotencyKey: this.keyOf(key), payload: null, ...(snapshot ? { snapshot } : {}) }),
+    );
+    if (seq !== undefined) {
+      this.halted = true; // nothing new starts or prints after the suspend point in this OS process
+      this.settle({ kind: 'suspended', seq });
+    }
+    return this.never();
+  }
+}
+
+/** The store's error as one line for a person. */
+export function storeMessage(e: unknown): string {
+  if (e instanceof StoreError) return e.message;
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,125 @@
+// The crash harness (issue 5): a program that uses `infer`, a tool (a non-idempotent append and an
+// idempotent read), `send`/`receive`, the clock and `suspend` is killed with SIGKILL at every
+// journal write k, before and after the write, in each of its two OS processes (the run up to
+// `suspend;`, then the resume). Each crashed run is resumed (an unknown append is settled the way
+// an operator would: by looking at the file) until it is done, and must end with the uncrashed
+// run's result, without a recorded model reply asked twice, and with the append run at most once.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { countingModel, runIdOf, turnAsync, type Run } from './helpers.js';
+
+const PROGRAM = `
+let fs = use "std/fs";
+let me = call("self");
+let kid = spawn turn() { let m = receive; send m, "pong"; };
+send kid, me;
+let a = infer Str { "first question"; };
+fs.append(null, "out/log.txt", "A\\n");
+let t = call("now");
+suspend;
+let r = receive;
+let b = infer Str { "second question about " + a; };
+let text = fs.read(null, "out/log.txt");
+return {"a": a, "b": b, "r": r, "log": text};
+`;
+
+interface Scenario {
+  phase: 1 | 2;
+  k: number;
+  when: 'before' | 'after';
+}
+
+test('crash at every journal write, before and after it: the result is the uncrashed one, no reply asked twice, the append at most once', { timeout: 180_000 }, async () => {
+  const model = await countingModel();
+  const started = Date.now();
+  const setup = (): string => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-crash-'));
+    fs.mkdirSync(path.join(dir, 'out'));
+    fs.writeFileSync(path.join(dir, 'p.tn'), PROGRAM);
+    return dir;
+  };
+  const flags = (dir: string) => ['--store', path.join(dir, 'st')];
+  const run = (dir: string, env: NodeJS.ProcessEnv = {}, spec = model.spec) =>
+    turnAsync(['run', 'p.tn', ...flags(dir), '--model', spec, '--allow-write', 'out', '--allow-read', 'out'], dir, env);
+  const resume = (dir: string, id: string, env: NodeJS.ProcessEnv = {}) => turnAsync(['resume', id, ...flags(dir), '--json'], dir, env);
+
+  /** Resumes until done; settles an unknown append by looking at the file. Returns the result and how many unknowns it saw. */
+  async function finish(dir: string, id: string): Promise<{ result: unknown; unknown: number; last: Run }> {
+    let unknown = 0;
+    for (let i = 0; i < 6; i++) {
+      const r = await resume(dir, id);
+      if (r.code === 3) {
+        unknown++;
+        const step = /unknown: step (\d+) \(tool `fs_append`/.exec(r.stderr);
+        assert.ok(step, `only the append may be unknown and waiting: ${r.stderr}`);
+        const log = path.join(dir, 'out', 'log.txt');
+        const ran = fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('A');
+        const settle = ran ? ['--ok', 'null'] : ['--retry'];
+        const s = await turnAsync(['resolve', id, step[1], ...settle, ...flags(dir)], dir);
+        assert.equal(s.code, 0, s.stderr);
+        continue;
+      }
+      assert.equal(r.code, 0, r.stderr);
+      if (/suspended: /.test(r.stderr)) continue;
+      return { result: JSON.parse(r.stdout.trim().split('\n').pop()!), unknown, last: r };
+    }
+    throw new Error('the run did not finish');
+  }
+
+  try {
+    // the uncrashed run, and how many journal writes each of its processes makes
+    const dir0 = setup();
+    const first = await run(dir0);
+    assert.equal(first.code, 0, first.stderr);
+    const id0 = runIdOf(first.stderr);
+    const inspect1 = JSON.parse((await turnAsync(['inspect', id0, ...flags(dir0), '--json', '--tail', '1000'], dir0)).stdout) as { journal: { status: string; kind: string }[] };
+    const writes1 = inspect1.journal.reduce((n, e) => n + (e.kind === 'infer' || e.kind === 'tool' ? 2 : 1), 0);
+    const base = await finish(dir0, id0);
+    const inspect2 = JSON.parse((await turnAsync(['inspect', id0, ...flags(dir0), '--json', '--tail', '1000'], dir0)).stdout) as { journal: { kind: string }[] };
+    const writes2 = inspect2.journal.reduce((n, e) => n + (e.kind === 'infer' || e.kind === 'tool' ? 2 : 1), 0) - writes1;
+    const asked0 = model.asked().length;
+    assert.equal(asked0, 2);
+    assert.deepEqual((base.result as { log: string }).log, 'A\n');
+    assert.ok(writes1 >= 5 && writes2 >= 4, `writes: ${writes1} + ${writes2}`);
+
+    const scenarios: Scenario[] = [];
+    for (const phase of [1, 2] as const) {
+      for (let k = 1; k <= (phase === 1 ? writes1 : writes2); k++) for (const when of ['before', 'after'] as const) scenarios.push({ phase, k, when });
+    }
+    let unknowns = 0;
+    const one = async (s: Scenario): Promise<void> => {
+      const dir = setup();
+      const own = await countingModel(); // one model per scenario, to count its requests
+      const crash = { TURN_CRASH_AT: `${s.k}:${s.when}` };
+      let id: string;
+      if (s.phase === 1) {
+        const killed = await run(dir, crash, own.spec);
+        assert.equal(killed.signal, 'SIGKILL', `phase 1, write ${s.k} ${s.when}: ${killed.stderr}`);
+        id = runIdOf(killed.stderr);
+      } else {
+        const r = await run(dir, {}, own.spec);
+        assert.equal(r.code, 0, r.stderr);
+        id = runIdOf(r.stderr);
+        const killed = await resume(dir, id, crash);
+        assert.equal(killed.signal, 'SIGKILL', `phase 2, write ${s.k} ${s.when}: ${killed.stderr}`);
+      }
+      const end = await finish(dir, id).finally(() => own.server.close());
+      unknowns += end.unknown;
+      const what = `phase ${s.phase}, crash ${s.when} write ${s.k}`;
+      assert.deepEqual(end.result, base.result, `${what}: the same result as the uncrashed run`);
+      // every prompt is asked once, plus at most once more when the crash fell between its request and its recorded reply
+      const mine = own.server.received.length;
+      assert.ok(mine <= asked0 + 1, `${what}: ${mine} model requests`);
+      assert.equal(fs.readFileSync(path.join(dir, 'out', 'log.txt'), 'utf8'), 'A\n', `${what}: the append ran exactly once`);
+    };
+    // two scenarios at a time (the model server lives here; each scenario has its own store)
+    for (let i = 0; i < scenarios.length; i += 2) await Promise.all(scenarios.slice(i, i + 2).map(one));
+    assert.ok(unknowns >= 2, 'the crash points between the append and its recorded outcome surface as unknown');
+    process.stdout.write(`# crash harness: ${scenarios.length} crash points (${writes1} + ${writes2} writes, before and after), ${unknowns} unknown outcomes settled, ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  } finally {
+    await model.server.close();
+  }
+});

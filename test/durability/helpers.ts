@@ -1,0 +1,59 @@
+// Shared by the durability tests: the built CLI as an async child process (a fake model server
+// lives in the test process, so the child must not block it), and a counting fake model.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+import { fakeServer, openaiCompletion, type FakeServer } from '../providers/fake-server.js';
+
+export const ROOT = path.join(__dirname, '..', '..');
+const BIN = path.join(ROOT, 'bin', 'turn.js');
+
+export interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function turnAsync(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, TURN_TEST_KEY: 'k', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** The prompt of a chat request: its last user message. */
+export function promptOf(json: Record<string, unknown>): string {
+  const messages = (json.messages ?? []) as { role: string; content: unknown }[];
+  const user = messages.filter((m) => m.role === 'user').pop();
+  const text = typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content ?? '');
+  return text.split('\n\n')[0];
+}
+
+/** A model that answers every prompt with a value derived from it, and counts what it is asked. */
+export async function countingModel(): Promise<{ server: FakeServer; spec: string; asked: () => string[] }> {
+  const server = await fakeServer((req) => {
+    const h = createHash('sha256').update(promptOf(req.json)).digest('hex').slice(0, 8);
+    return { status: 200, body: openaiCompletion(JSON.stringify({ value: `R${h}`, confidence: 0.9 })) };
+  });
+  return {
+    server,
+    spec: `openai:gpt-test?base_url=${server.url}/v1&api_key_env=TURN_TEST_KEY`,
+    asked: () => server.received.map((r) => promptOf(r.json)),
+  };
+}
+
+export function runIdOf(stderr: string): string {
+  const m = /turn: run (\S+)/.exec(stderr);
+  if (!m) throw new Error(`no run id in: ${stderr}`);
+  return m[1];
+}
