@@ -18,4 +18,9 @@ export interface DurableHooks {
   fireTimers(sleeping: Set<Process>, awaited: boolean): void;
   /** Replay: did the recorded run see a timer (rather than an effect) win the next scheduler wait? */
   timerFirst(): boolean;
+  /**
+   * Several effects were pending and `index` (their position in start order) finished first: journaled
+   * live; on replay, returns the recorded position (the `live` argument is ignored).
+   */
+  effectFirst(live: number): number;
 }

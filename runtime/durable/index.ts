@@ -8,6 +8,7 @@
 //   e<n>      the n-th effect, a host tool (files, HTTP, env, clock and random tools)
 //   c<n>      the n-th `call("now")` reading
 //   t<n>      the n-th timer check of the scheduler that woke a sleeper (or decided a wait)
+//   w<n>      the n-th scheduler wait where several effects were pending: which finished first
 //   s<n>      the n-th `suspend;`
 //   d<seq>    a decision about the unknown step <seq> (`turn resolve ... --retry`)
 //   m<n>      a migration to another bytecode (`turn resume --migrate`)
@@ -121,6 +122,7 @@ export class Durable implements DurableHooks {
   private effects = 0;
   private clocks = 0;
   private checks = 0;
+  private waits = 0;
   private suspends = 0;
   private readonly inflight = new Set<Promise<unknown>>();
   /** a fatal stop: nothing more is written */
@@ -336,6 +338,20 @@ export class Durable implements DurableHooks {
       p.timedOut = true;
       this.vm.wake(p);
     }
+  }
+
+  effectFirst(live: number): number {
+    if (this.halted) return live;
+    const key = `w${++this.waits}`;
+    if (this.replaying) {
+      const e = this.take(key, 'schedule', 'effect-first', null);
+      if (e) return (bytesJson(e.payload) as { index: number }).index;
+      if (e === null) return live;
+      this.fail(new DivergenceError(`replay diverged at scheduler wait ${key}: the journal recorded no choice between effects here`));
+      return live;
+    }
+    this.write(() => this.journal.append({ kind: 'schedule', name: 'effect-first', pid: -1, status: 'ok', idempotencyKey: this.keyOf(key), payload: jsonBytes({ index: live }) }));
+    return live;
   }
 
   timerFirst(): boolean {

@@ -293,32 +293,39 @@ export class VM implements ActorRuntime {
     for (const p of this.sleeping) {
       if (p.status === BLOCKED && p.deadline !== null && (!sleeper || p.deadline < sleeper.deadline!)) sleeper = p;
     }
-    const w = this.pending[0];
-    if (!w && !sleeper) return false;
-    // durable replay (issue 5): the journal says whether a timer or the effect came first
-    if (sleeper && this.durable?.replaying) {
-      if (this.durable.timerFirst()) return this.fireTimers(true), true;
-      if (w) {
+    if (this.pending.length === 0 && !sleeper) return false;
+    // durable replay (issue 5): the journal says whether a timer or an effect came first, and which
+    if (this.durable?.replaying) {
+      if (sleeper && this.durable.timerFirst()) return this.fireTimers(true), true;
+      if (this.pending.length > 0) {
+        const i = this.pending.length > 1 ? this.durable.effectFirst(0) : 0;
+        const w = this.pending[i];
         const result = await w.promise;
-        this.pending.shift();
+        this.pending.splice(i, 1);
         this.resumeEffect(w, result);
         return true;
       }
     }
+    // Whichever finishes first, so one slow effect never holds up the others' results.
     let timer: NodeJS.Timeout | undefined;
-    const timeUp = sleeper
-      ? new Promise<'timer'>((resolve) => {
+    const racers: Promise<{ i: number; result: EffectResult } | 'timer'>[] = this.pending.map((w, i) => w.promise.then((result) => ({ i, result })));
+    if (sleeper) {
+      racers.push(
+        new Promise<'timer'>((resolve) => {
           timer = setTimeout(() => resolve('timer'), Math.max(0, sleeper!.deadline! - this.now()));
-        })
-      : undefined;
-    const first = w ? await (timeUp ? Promise.race([w.promise, timeUp]) : w.promise) : await timeUp!;
+        }),
+      );
+    }
+    const first = await Promise.race(racers);
     clearTimeout(timer);
     if (first === 'timer') {
       this.fireTimers(true);
       return true;
     }
-    this.pending.shift();
-    this.resumeEffect(w, first);
+    if (this.durable && this.pending.length > 1) this.durable.effectFirst(first.i);
+    const w = this.pending[first.i];
+    this.pending.splice(first.i, 1);
+    this.resumeEffect(w, first.result);
     return true;
   }
 
