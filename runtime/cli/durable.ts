@@ -10,19 +10,13 @@ import * as path from 'node:path';
 import { checkSource } from '../check/index.js';
 import { compileBundle, type SourceUnit } from '../compile/index.js';
 import type { Bundle } from '../compile/bundle.js';
-import { openTrace } from '../events/trace.js';
-import type { RunEvent } from '../events/index.js';
-import { budgetedModel, performTool } from '../effects/host.js';
-import { VaultError } from '../effects/vault.js';
-import type { InferIO, InferRequest } from '../infer/types.js';
 import { VM, render, type Host, type RunOutcome } from '../vm/index.js';
 import { openStore, defaultStoreDir, decodeSnapshot, StoreError, type JournalEntry, type RunRecord, type RunStore } from '../store/index.js';
 import {
   Durable, DivergenceError, JournalWriter, POLICY_VERSIONS, SEMANTICS_VERSION, UnknownOutcomeError, bytesJson, jsonBytes, storeMessage,
 } from '../durable/index.js';
-import { AUTHORITY_OPTIONS, authorityFromFlags } from './authority.js';
-import { createModel, inferRetriesFromEnv, ModelInputError, UnknownModelError } from './model.js';
-import { StdoutLines } from './output.js';
+import { AUTHORITY_OPTIONS } from './authority.js';
+import { hostFrom, type HostSetup, type Values } from './run-host.js';
 import { EXIT, UsageError, loadChecked, numberOption, parse } from './main.js';
 
 /** A durable run waits for a decision about an effect whose outcome is unknown. */
@@ -73,66 +67,6 @@ function sourcesOf(units: SourceUnit[], entryPath: string): Uint8Array {
   return jsonBytes(s);
 }
 
-interface HostSetup {
-  host: Host;
-  stdout: StdoutLines;
-  redact: (s: string) => string;
-  close(): void;
-  maxSteps?: number;
-  seed?: number;
-  inferRetries?: number;
-  json: boolean;
-}
-
-type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
-
-async function hostFrom(values: Values): Promise<HostSetup | number> {
-  let authority;
-  try {
-    authority = await authorityFromFlags(values as never, process.cwd());
-  } catch (e) {
-    if (e instanceof VaultError) {
-      err(`turn: ${e.message}`);
-      return EXIT.compileError;
-    }
-    throw new UsageError((e as Error).message);
-  }
-  const { redactor, context: effects } = authority;
-  let model;
-  let inferRetries;
-  try {
-    model = createModel(String(values.model ?? process.env.TURN_MODEL ?? 'mock'));
-    inferRetries = inferRetriesFromEnv();
-  } catch (e) {
-    if (e instanceof UnknownModelError) throw new UsageError(e.message);
-    if (e instanceof ModelInputError) {
-      err(`turn: ${e.message}`);
-      return EXIT.compileError;
-    }
-    throw e;
-  }
-  let trace: ReturnType<typeof openTrace> | undefined;
-  const traceTarget = values['trace-file'] !== undefined ? String(values['trace-file']) : values.trace ? '-' : undefined;
-  if (traceTarget !== undefined) trace = openTrace(traceTarget);
-  const stdout = new StdoutLines();
-  const traceSink = trace?.sink;
-  return {
-    host: {
-      output: (line) => stdout.write(redactor.redact(line)),
-      infer: budgetedModel(effects.capabilities, effects.usage!, (request: InferRequest, io?: InferIO) => model.infer(request, io)),
-      tool: (request) => performTool(effects, request),
-      ...(traceSink ? { event: (event: RunEvent) => traceSink(redactor.redactDeep(event)) } : {}),
-    },
-    stdout,
-    redact: (s) => redactor.redact(s),
-    close: () => trace?.close(),
-    maxSteps: numberOption(values['max-steps'], 'max-steps'),
-    seed: numberOption(values.seed, 'seed'),
-    inferRetries,
-    json: values.json === true,
-  };
-}
-
 function recordedArgs(values: Values): string[] {
   const out: string[] = [];
   for (const name of RECORDED) {
@@ -181,7 +115,8 @@ export async function durableRun(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { ...RUN_OPTIONS, ...STORE_OPTIONS });
   if (positionals.length !== 1) throw new UsageError(`\`turn run\` takes exactly one FILE, got ${positionals.length}`);
   const file = positionals[0];
-  const setup = await hostFrom(values);
+  let runId: string | undefined; // std/knowledge writes under the durable run's id, set below
+  const setup = await hostFrom(values, { knowledgeRunId: () => runId ?? 'unstarted' });
   if (typeof setup === 'number') return setup;
   const loaded = await loadChecked(file);
   if (typeof loaded === 'number') return loaded;
@@ -195,6 +130,7 @@ export async function durableRun(args: string[]): Promise<number> {
       policies: POLICY_VERSIONS,
       meta: { args: recordedArgs(values), cwd: process.cwd(), pid: process.pid },
     });
+    runId = run.id;
     err(`turn: run ${run.id} (store ${store.info().file})`);
     return execute(store, run, bundle, setup, []);
   });
@@ -324,7 +260,7 @@ async function resume(args: string[]): Promise<number> {
     }
     // the host's configuration the run started with, then what this command adds or overrides
     const recorded = parse([...((run.meta.args as string[] | undefined) ?? []), ...recordedArgs(values)], RUN_OPTIONS).values;
-    const setup = await hostFrom({ ...recorded, json: values.json });
+    const setup = await hostFrom({ ...recorded, json: values.json }, { knowledgeRunId: () => id });
     if (typeof setup === 'number') return setup;
 
     // Unknown outcomes first: an effect that started and whose result was not recorded.

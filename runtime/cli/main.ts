@@ -5,14 +5,8 @@ import { formatDiagnostic, hasErrors } from '../diagnostics.js';
 import { InputError, loadProgram, type LoadedProgram } from '../load.js';
 import { compileBundle } from '../compile/index.js';
 import { runBundle } from '../vm/index.js';
-import { createModel, inferRetriesFromEnv, ModelInputError, UnknownModelError } from './model.js';
-import { openTrace } from '../events/trace.js';
-import { StdoutLines } from './output.js';
-import { AUTHORITY_OPTIONS, AUTHORITY_USAGE, authorityFromFlags, type RunAuthority } from './authority.js';
-import { budgetedModel, performTool } from '../effects/host.js';
-import { VaultError } from '../effects/vault.js';
-import type { InferIO, InferRequest } from '../infer/types.js';
-import type { RunEvent } from '../events/index.js';
+import { AUTHORITY_OPTIONS, AUTHORITY_USAGE } from './authority.js';
+import { hostFrom } from './run-host.js';
 
 export const EXIT = { ok: 0, runtimeError: 1, compileError: 2, usage: 64, internal: 70 } as const;
 
@@ -144,32 +138,9 @@ async function runCommand(args: string[]): Promise<number> {
     ...AUTHORITY_OPTIONS,
   });
   const file = singleFile(positionals, 'run');
-  let authority: RunAuthority;
-  try {
-    authority = await authorityFromFlags(values, process.cwd());
-  } catch (e) {
-    if (e instanceof VaultError) {
-      process.stderr.write(`turn: ${e.message}\n`);
-      return EXIT.compileError;
-    }
-    throw new UsageError((e as Error).message);
-  }
-  const { redactor, context: effects } = authority;
-  const maxSteps = numberOption(values['max-steps'], 'max-steps');
-  const seed = numberOption(values.seed, 'seed');
-  let model;
-  let inferRetries;
-  try {
-    model = createModel(String(values.model ?? process.env.TURN_MODEL ?? 'mock'));
-    inferRetries = inferRetriesFromEnv();
-  } catch (e) {
-    if (e instanceof UnknownModelError) throw new UsageError(e.message);
-    if (e instanceof ModelInputError) {
-      process.stderr.write(`turn: ${e.message}\n`);
-      return EXIT.compileError;
-    }
-    throw e;
-  }
+  const setup = await hostFrom(values);
+  if (typeof setup === 'number') return setup;
+  const { stdout, redact } = setup;
 
   const loaded = await loadChecked(file);
   if (typeof loaded === 'number') return loaded;
@@ -179,41 +150,19 @@ async function runCommand(args: string[]): Promise<number> {
   }
 
   const bundle = compileBundle(loaded.units, loaded.entryPath);
-  let trace;
-  const traceTarget = values['trace-file'] !== undefined ? String(values['trace-file']) : values.trace ? '-' : undefined;
-  if (traceTarget !== undefined) {
-    try {
-      trace = openTrace(traceTarget);
-    } catch (e) {
-      process.stderr.write(`turn: cannot write the trace to ${traceTarget}: ${(e as Error).message}\n`);
-      return EXIT.usage;
-    }
-  }
-  const stdout = new StdoutLines();
-  const traceSink = trace?.sink;
-  const outcome = await runBundle(
-    bundle,
-    {
-      // Secrets never reach the program, but a server may echo one back: redact what leaves.
-      output: (line) => stdout.write(redactor.redact(line)),
-      infer: budgetedModel(effects.capabilities, effects.usage!, (request: InferRequest, io?: InferIO) => model.infer(request, io)),
-      tool: (request) => performTool(effects, request),
-      ...(traceSink ? { event: (event: RunEvent) => traceSink(redactor.redactDeep(event)) } : {}),
-    },
-    { maxSteps, seed, inferRetries },
-  );
-  trace?.close();
+  const outcome = await runBundle(bundle, setup.host, { maxSteps: setup.maxSteps, seed: setup.seed, inferRetries: setup.inferRetries });
+  setup.close();
   await stdout.flush();
   if (!outcome.ok) {
     const { error } = outcome;
     const where = `${error.path}:${error.line}:${error.column}`;
-    let text = `${where}: runtime error: ${redactor.redact(error.message)}\n`;
+    let text = `${where}: runtime error: ${redact(error.message)}\n`;
     for (const frame of error.stack.slice(1)) text += `    at ${frame.fn} (${frame.path}:${frame.line}:${frame.column})\n`;
     process.stderr.write(text);
     return EXIT.runtimeError;
   }
   if (values.json) {
-    stdout.write(redactor.redact(JSON.stringify(outcome.json ?? null)));
+    stdout.write(redact(JSON.stringify(outcome.json ?? null)));
     await stdout.flush();
   }
   return EXIT.ok;
