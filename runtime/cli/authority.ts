@@ -2,6 +2,7 @@
 // and who approves the ones that need it. See docs/authority.md.
 import { capabilitiesFromFlags, cliApproval, newUsage, parseApproveFlag, type CapabilityFlags } from '../effects/capabilities.js';
 import type { EffectToolContext } from '../effects/tools.js';
+import { lazyKnowledge } from '../knowledge/open.js';
 import { ChainVault, EnvVault, FileVault, RedactingVault, Redactor, type Vault } from '../effects/vault.js';
 
 export const AUTHORITY_OPTIONS = {
@@ -41,7 +42,12 @@ const count = (v: unknown, flag: string): number | undefined => {
 };
 
 /** Builds the vault, capabilities and approval hook of a run from its flags (throws on bad flags or files). */
-export async function authorityFromFlags(values: Record<string, unknown>, cwd: string): Promise<RunAuthority> {
+export async function authorityFromFlags(
+  values: Record<string, unknown>,
+  cwd: string,
+  /** knowledgeRunId: the id std/knowledge writes as (a durable run passes its run id, so `turn resume` sees its drafts) */
+  options: { knowledgeRunId?: () => string } = {},
+): Promise<RunAuthority> {
   const flags: CapabilityFlags = {
     allowNet: list(values['allow-net']),
     allowRead: list(values['allow-read']),
@@ -63,6 +69,8 @@ export async function authorityFromFlags(values: Record<string, unknown>, cwd: s
       approve: cliApproval({ mode: parseApproveFlag(values.approve as string | undefined) }),
       redactor,
       cwd,
+      // std/knowledge: `.turn/knowledge.db` (or $TURN_STORE_DIR), opened only when a kb tool is first used
+      knowledge: lazyKnowledge({ cwd, runId: options.knowledgeRunId }).session,
     },
   };
 }

@@ -8,6 +8,8 @@ import { existsEffect, listDirEffect, readFileEffect, writeFileEffect } from './
 import { performHttp, type HttpResponse } from './http.js';
 import { IDENTITY_KINDS, type IdentityHandle } from './identity.js';
 import type { Redactor, Vault } from './vault.js';
+import { KNOWLEDGE_TOOLS } from '../knowledge/tools.js';
+import type { KnowledgeSession } from '../knowledge/store.js';
 
 export class ToolError extends Error {}
 
@@ -25,6 +27,8 @@ export interface EffectToolContext {
   /** Wall clock (ms since epoch); default Date.now. */
   now?: () => number;
   random?: () => number;
+  /** The run's view of the knowledge store (std/knowledge, docs/knowledge.md); opened on first use. */
+  knowledge?: () => KnowledgeSession;
 }
 
 function str(tool: string, v: unknown, what = 'argument'): string {
@@ -275,4 +279,8 @@ export const STD_TOOLS: Record<string, PureTool | EffectTool> = {
   fs_list: { effect: true, capability: 'files read', run: fsList as EffectTool['run'] },
   fs_exists: { effect: true, capability: 'files read', run: fsExists as EffectTool['run'] },
   http_request: { effect: true, capability: 'network (+ identity)', run: httpRequest as EffectTool['run'] },
+  // std/knowledge: objects with provenance in the run's knowledge store (runtime/knowledge/)
+  ...Object.fromEntries(
+    Object.entries(KNOWLEDGE_TOOLS).map(([name, run]) => [name, { effect: true, capability: 'knowledge store', run } as EffectTool]),
+  ),
 };
