@@ -1,71 +1,164 @@
-// Actors: spawn + exit, send + receive, memory per live process, and remember/recall scaling —
-// each beside a plain-JavaScript floor measured in the same run.
+// Actors: spawn + exit, send + receive, a ping-pong between two processes and memory per live
+// process — each beside a plain-JavaScript floor measured in the same run. The floor is what the
+// issue defines: an async function per actor with an array mailbox (a `receive` that awaits when
+// the mailbox is empty), so it pays the same promise machinery a JavaScript actor library would.
+// Scaling (1K–100K processes, memory entries) is in bench/scaling.ts.
 import { checkSource } from '../runtime/check/index.js';
 import { compileBundle } from '../runtime/compile/index.js';
 import { VM, runBundle } from '../runtime/vm/index.js';
-import { measure, perOp, quantity, row, type Row } from './harness.js';
+import { inSection, measurePair, perOp, quantity, row, withPaper, type Row, type Sample } from './harness.js';
 
 const host = { output: () => {}, infer: async () => ({ value: null, confidence: 1 }) };
 
-async function compile(source: string) {
+export async function compile(source: string) {
   const checked = await checkSource('bench.tn', source);
   if (checked.diagnostics.length > 0) throw new Error(`benchmark program does not compile: ${checked.diagnostics[0].message}`);
   return compileBundle([{ path: '/bench/bench.tn', file: checked.file, program: checked.program, uses: checked.uses }], '/bench/bench.tn');
 }
 
-async function timeProgram(source: string, ops: number) {
+/** A Turn program compiled once, as a function that runs it `reps` times to its end. */
+export async function programRunner(source: string, reps = 1): Promise<() => Promise<void>> {
   const bundle = await compile(source);
-  return perOp(
-    await measure(async () => {
+  return async () => {
+    for (let r = 0; r < reps; r++) {
       const outcome = await runBundle(bundle, host, { maxSteps: 0 });
       if (!outcome.ok) throw new Error(outcome.error.message);
-    }),
-    ops,
-  );
+    }
+  };
+}
+
+/** Ours and the floor measured in alternation, each divided into a per-operation figure (µs). */
+export async function perOpPair(
+  ours: () => unknown | Promise<unknown>,
+  floor: () => unknown | Promise<unknown>,
+  ops: number,
+  options: { warmup?: number; samples?: number } = {},
+): Promise<{ ours: Sample; floor: Sample }> {
+  const m = await measurePair(ours, floor, options);
+  return { ours: perOp(m.ours, ops), floor: perOp(m.anchor, ops) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The JavaScript floor: an async function per actor, an array mailbox.
+
+export interface FloorActor {
+  mailbox: unknown[];
+  wake: (() => void) | null;
+}
+
+export function floorSend(to: FloorActor, message: unknown): void {
+  to.mailbox.push(message);
+  const wake = to.wake;
+  if (wake) {
+    to.wake = null;
+    wake();
+  }
+}
+
+export async function floorReceive(self: FloorActor): Promise<unknown> {
+  while (self.mailbox.length === 0) await new Promise<void>((resolve) => (self.wake = resolve));
+  return self.mailbox.shift();
+}
+
+/** Starts `body` as an actor: its own mailbox, its own async function; the promise is its result. */
+export function floorSpawn<T>(body: (self: FloorActor) => Promise<T>): { actor: FloorActor; done: Promise<T> } {
+  const actor: FloorActor = { mailbox: [], wake: null };
+  return { actor, done: body(actor) };
+}
+
+/** The floor of `gather spawn_each(range(n), turn(i) { return i; })`: n actors started, all awaited. */
+export async function floorSpawnGather(n: number): Promise<number> {
+  const all: Promise<number>[] = [];
+  for (let i = 0; i < n; i++) all.push(floorSpawn(async () => i).done);
+  const results = await Promise.all(all);
+  return results.length;
+}
+
+export function spawnProgram(n: number): string {
+  return `gather spawn_each(call("range", ${n}), turn(i: Num) -> Num { return i; });`;
 }
 
 const N = 20_000;
 
-export async function actorBenchmarks(): Promise<Row[]> {
-  const rows: Row[] = [];
+export const PAPER_SECTION = "Turn's published figures (paper, Apple M4) beside ours";
+export const PEER_SECTION = 'Peers and floors (same run, same inputs)';
+
+/** Rows for the paper section (spawn, send) and the peer section (ping-pong, memory per process). */
+export async function actorBenchmarks(): Promise<{ paper: Row[]; peers: Row[] }> {
+  const paper: Row[] = [];
+  const peers: Row[] = [];
+  const floorName = 'JS floor: async function per actor, array mailbox';
 
   // spawn + exit: every child runs to its end before gather returns.
-  const spawnFloor = perOp(
-    await measure(() => {
-      const procs: { id: number; stack: unknown[]; mailbox: unknown[]; done: boolean }[] = [];
-      for (let i = 0; i < N; i++) procs.push({ id: i, stack: [], mailbox: [], done: true });
-      return procs.length;
-    }),
-    N,
-  );
-  rows.push(
-    row(
-      'spawn + exit of a trivial process (µs each; paper: 2–3 µs on Apple M4)',
-      await timeProgram(`gather spawn_each(call("range", ${N}), turn(i: Num) -> Num { return i; });`, N),
-      'JS floor: object allocation + array push',
-      spawnFloor,
+  const spawn = await perOpPair(await programRunner(spawnProgram(N)), () => floorSpawnGather(N), N, { warmup: 5, samples: 21 });
+  paper.push(
+    withPaper(
+      row('spawn + exit of a trivial process (µs each)', spawn.ours, floorName, spawn.floor,
+        `${N.toLocaleString('en')} processes per sample (gather spawn_each); the floor starts ${N.toLocaleString('en')} async functions, each with its mailbox, and awaits them all`),
+      '2–3 µs',
+      3,
     ),
   );
 
-  const sendFloor = perOp(
-    await measure(() => {
-      const mailbox: unknown[] = [];
-      let got = 0;
-      for (let i = 0; i < N; i++) {
-        mailbox.push(i);
-        got += mailbox.shift() as number;
-      }
-      return got;
-    }),
+  // send + receive: a process sends to itself and receives, N times.
+  const send = await perOpPair(
+    await programRunner(`let me = call("self"); let i = 0; while i < ${N} { send me, i; let m = receive; let i = i + 1; }`),
+    () =>
+      floorSpawn(async (self) => {
+        let got = 0;
+        for (let i = 0; i < N; i++) {
+          floorSend(self, i);
+          got += (await floorReceive(self)) as number;
+        }
+        return got;
+      }).done,
     N,
+    { warmup: 5, samples: 21 },
   );
-  rows.push(
-    row(
-      'send + receive of a message (µs each; paper: 2–3 µs)',
-      await timeProgram(`let me = call("self"); let i = 0; while i < ${N} { send me, i; let m = receive; let i = i + 1; }`, N),
-      'JS floor: array push + shift',
-      sendFloor,
+  paper.push(
+    withPaper(
+      row('send + receive of a message (µs each)', send.ours, floorName, send.floor,
+        'a process sends to itself, then receives; the floor\'s receive is an awaited async call'),
+      '2–3 µs',
+      3,
     ),
+  );
+
+  // Ping-pong: two processes, each message waits for the other side (a real switch per message).
+  const ping = await perOpPair(
+    await programRunner(
+      `let parent = call("self");
+let echo = spawn turn() { let i = 0; while i < ${N} { let m = receive; send parent, m; let i = i + 1; } return null; };
+let i = 0; let total = 0;
+while i < ${N} { send echo, i; let m = receive; let total = total + m; let i = i + 1; }
+return total;`,
+    ),
+    async () => {
+      let main: FloorActor | null = null;
+      const echo = floorSpawn(async (self) => {
+        for (let i = 0; i < N; i++) {
+          const m = await floorReceive(self);
+          floorSend(main!, m);
+        }
+        return null;
+      });
+      const parent = floorSpawn(async (self) => {
+        let got = 0;
+        for (let i = 0; i < N; i++) {
+          floorSend(echo.actor, i);
+          got += (await floorReceive(self)) as number;
+        }
+        return got;
+      });
+      main = parent.actor;
+      await Promise.all([echo.done, parent.done]);
+    },
+    2 * N,
+    { warmup: 5, samples: 21 },
+  );
+  peers.push(
+    row('ping-pong between two processes (µs per message)', ping.ours, floorName, ping.floor,
+      `${N.toLocaleString('en')} round trips per sample; each message wakes the other process`),
   );
 
   // Memory per live process: 100,000 processes blocked in receive.
@@ -80,33 +173,22 @@ export async function actorBenchmarks(): Promise<Row[]> {
   if (vm.inspectProcesses().length !== live + 1) throw new Error('not every process is alive');
   global.gc?.();
   const beforeFloor = process.memoryUsage().heapUsed;
-  const floor = Array.from({ length: live }, (_, id) => ({ id, stack: [] as unknown[], mailbox: [] as unknown[], memory: new Map() }));
+  const floor = Array.from({ length: live }, () => {
+    const a = floorSpawn(async (self) => floorReceive(self));
+    return a;
+  });
   global.gc?.();
   const floorPer = (process.memoryUsage().heapUsed - beforeFloor) / live;
-  if (floor.length !== live) throw new Error('unreachable');
-  rows.push(row(`memory per live process, ${live.toLocaleString('en')} blocked in receive (bytes)`, quantity(perProcess, 'B'), 'JS floor: object + 2 arrays + Map', quantity(floorPer, 'B')));
-
-  // remember/recall: per-operation cost at 1K, 10K and 100K entries.
-  const perSize: Row[] = [];
-  for (const size of [1_000, 10_000, 100_000]) {
-    const ours = await timeProgram(
-      `let i = 0; while i < ${size} { remember("k" + i, i); let i = i + 1; } let j = 0; let s = 0; while j < ${size} { let s = s + recall("k" + j); let j = j + 1; } return s;`,
-      2 * size,
-    );
-    const anchor = perOp(
-      await measure(() => {
-        const m = new Map<string, number>();
-        for (let i = 0; i < size; i++) m.set('k' + i, i);
-        let s = 0;
-        for (let j = 0; j < size; j++) s += m.get('k' + j)!;
-        return s;
-      }),
-      2 * size,
-    );
-    perSize.push(row(`remember/recall at ${size.toLocaleString('en')} entries (µs per op)`, ours, 'JS Map set/get', anchor));
-  }
-  const growth = perSize[2].ours.medianMs / perSize[0].ours.medianMs;
-  perSize[2].note = `100K vs 1K: ${growth.toFixed(2)}× per op → ${growth < 2 ? 'flat' : growth < 20 ? 'sub-linear' : 'linear or worse'}`;
-  rows.push(...perSize);
-  return rows;
+  for (const a of floor) floorSend(a.actor, null);
+  await Promise.all(floor.map((a) => a.done));
+  peers.push(
+    row(
+      `memory per live process, ${live.toLocaleString('en')} blocked in receive (bytes)`,
+      quantity(perProcess, 'B'),
+      'JS floor: async function suspended in receive + mailbox',
+      quantity(floorPer, 'B'),
+      'heap growth after a full GC, divided by the number of processes; a Turn process also holds its own memory map, context tiers and stack',
+    ),
+  );
+  return { paper: inSection(PAPER_SECTION, paper), peers: inSection(PEER_SECTION, peers) };
 }

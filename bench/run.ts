@@ -1,24 +1,40 @@
 // `npm run bench`: runs every benchmark, prints one table, and writes it as JSON and Markdown
-// under bench/results/.
+// under bench/results/. Sections: Turn's paper figures beside ours, peers and floors measured in
+// the same run, scaling 1K → 100K, then the store's and the editor's own anchors. See
+// docs/performance.md for the method.
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { machine, markdownTable, type Row } from './harness.js';
+import { inSection, machine, markdownTable, type Row } from './harness.js';
 import { vmLoopBenchmark } from './vm-loop.js';
 import { schemaValidationBenchmark } from './schema-validation.js';
-import { actorBenchmarks } from './actors.js';
+import { PAPER_SECTION, PEER_SECTION, actorBenchmarks } from './actors.js';
+import { storeBenchmarks } from './store.js';
+import { durabilityBenchmarks } from './durability.js';
+import { peerBenchmarks } from './peers.js';
+import { scalingBenchmarks } from './scaling.js';
 
 async function main(): Promise<void> {
+  const started = Date.now();
+  const load = os.loadavg()[0];
   const rows: Row[] = [];
-  rows.push(await vmLoopBenchmark());
-  rows.push(await schemaValidationBenchmark());
-  rows.push(...(await actorBenchmarks()));
+  const actors = await actorBenchmarks();
+  const store = await storeBenchmarks();
+  rows.push(...inSection(PAPER_SECTION, [...actors.paper, ...(await schemaValidationBenchmark()), ...store.filter((r) => r.paper)]));
+  rows.push(...inSection(PEER_SECTION, [...(await peerBenchmarks()), ...actors.peers, await vmLoopBenchmark()]));
+  rows.push(...(await scalingBenchmarks()));
+  rows.push(...store.filter((r) => !r.paper));
+  rows.push(...(await durabilityBenchmarks()));
   rows.push(await (await import('./lsp.js')).lspBenchmark()); // also prints its own median and p95
+  inSection('Store, durability and editor (anchors measured in the same run)', rows);
+  const seconds = (Date.now() - started) / 1000;
   const table = markdownTable(rows);
-  const header = `Measured ${new Date().toISOString()} on ${machine()}`;
+  const date = new Date().toISOString();
+  const header = `Measured ${date} on ${machine()}; load average ${load.toFixed(2)} at the start; the run took ${seconds.toFixed(0)} s.`;
   process.stdout.write(`${header}\n\n${table}\n`);
   const dir = path.join(__dirname, 'results');
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'latest.json'), JSON.stringify({ machine: machine(), date: new Date().toISOString(), rows }, null, 2) + '\n');
+  fs.writeFileSync(path.join(dir, 'latest.json'), JSON.stringify({ machine: machine(), date, loadAverage: load, seconds, rows }, null, 2) + '\n');
   fs.writeFileSync(path.join(dir, 'latest.md'), `${header}\n\n${table}\n`);
 }
 
