@@ -40,9 +40,9 @@ const IDEMPOTENT_TOOLS = new Set(['fs_read', 'fs_list', 'fs_exists', 'env_get', 
 export function toolIsIdempotent(request: { name: string; args: unknown[] }): boolean {
   if (IDEMPOTENT_TOOLS.has(request.name)) return true;
   if (request.name === 'http_request') {
-    const o = request.args[0];
-    const method = o && typeof o === 'object' && typeof (o as { method?: unknown }).method === 'string' ? (o as { method: string }).method : 'GET';
-    return ['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase());
+    // http_request(auth, method, url, options): only safe methods may be sent again
+    const method = request.args[1];
+    return typeof method === 'string' && ['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase());
   }
   return false;
 }
