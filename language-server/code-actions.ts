@@ -11,6 +11,7 @@ import type * as A from '../runtime/syntax/ast.js';
 import { walk } from '../runtime/syntax/walk.js';
 import { rangeToSpan, type TurnDocument } from './document.js';
 import { spanToRange } from './diagnostics.js';
+import { editDistance } from '../runtime/check/spelling.js';
 
 export type QuickFix = (doc: TurnDocument, diagnostic: LspDiagnostic) => CodeAction[];
 
@@ -102,18 +103,4 @@ export function onCodeAction(doc: TurnDocument, params: CodeActionParams, fixes:
 
 function messageText(d: LspDiagnostic): string {
   return typeof d.message === 'string' ? d.message : d.message.value;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length];
 }

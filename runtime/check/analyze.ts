@@ -6,6 +6,7 @@
 import type * as A from '../syntax/ast.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IDENTITY_KINDS, parseIdentity } from '../effects/identity.js';
+import { editDistance } from './spelling.js';
 import {
   ANY,
   BOOL,
@@ -722,18 +723,4 @@ function suggest(name: string, candidates: Iterable<string>): string {
     }
   }
   return best !== undefined && name.length > 1 && bestDistance <= Math.max(1, Math.floor(name.length / 3)) ? ` (did you mean \`${best}\`?)` : '';
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length];
 }

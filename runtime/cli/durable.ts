@@ -16,21 +16,12 @@ import {
   Durable, DivergenceError, JournalWriter, POLICY_VERSIONS, SEMANTICS_VERSION, UnknownOutcomeError, bytesJson, jsonBytes, storeMessage,
 } from '../durable/index.js';
 import { AUTHORITY_OPTIONS } from './authority.js';
-import { hostFrom, type HostSetup, type Values } from './run-host.js';
+import { RUN_OPTIONS, hostFrom, type HostSetup, type Values } from './run-host.js';
 import { EXIT, UsageError, loadChecked, numberOption, parse } from './main.js';
 
 /** A durable run waits for a decision about an effect whose outcome is unknown. */
 export const EXIT_WAITING = 3;
 
-const RUN_OPTIONS = {
-  json: { type: 'boolean' },
-  model: { type: 'string' },
-  'max-steps': { type: 'string' },
-  seed: { type: 'string' },
-  trace: { type: 'boolean' },
-  'trace-file': { type: 'string' },
-  ...AUTHORITY_OPTIONS,
-} as const;
 const STORE_OPTIONS = { store: { type: 'string' }, durable: { type: 'boolean' } } as const;
 
 /** The options of `turn run` a resume reuses (the host's configuration; never a secret: names and paths only). */

@@ -5,8 +5,8 @@ import { formatDiagnostic, hasErrors } from '../diagnostics.js';
 import { InputError, loadProgram, type LoadedProgram } from '../load.js';
 import { compileBundle } from '../compile/index.js';
 import { runBundle } from '../vm/index.js';
-import { AUTHORITY_OPTIONS, AUTHORITY_USAGE } from './authority.js';
-import { hostFrom } from './run-host.js';
+import { AUTHORITY_USAGE } from './authority.js';
+import { RUN_OPTIONS, hostFrom } from './run-host.js';
 
 export const EXIT = { ok: 0, runtimeError: 1, compileError: 2, usage: 64, internal: 70 } as const;
 
@@ -128,15 +128,7 @@ async function checkCommand(args: string[]): Promise<number> {
 }
 
 async function runCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, {
-    json: { type: 'boolean' },
-    model: { type: 'string' },
-    'max-steps': { type: 'string' },
-    seed: { type: 'string' },
-    trace: { type: 'boolean' },
-    'trace-file': { type: 'string' },
-    ...AUTHORITY_OPTIONS,
-  });
+  const { values, positionals } = parse(args, RUN_OPTIONS);
   const file = singleFile(positionals, 'run');
   const setup = await hostFrom(values);
   if (typeof setup === 'number') return setup;

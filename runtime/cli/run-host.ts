@@ -6,10 +6,21 @@ import { budgetedModel, performTool } from '../effects/host.js';
 import { VaultError } from '../effects/vault.js';
 import type { InferIO, InferRequest } from '../infer/types.js';
 import type { Host } from '../vm/index.js';
-import { authorityFromFlags } from './authority.js';
+import { AUTHORITY_OPTIONS, authorityFromFlags } from './authority.js';
 import { createModel, inferRetriesFromEnv, ModelInputError, UnknownModelError } from './model.js';
 import { StdoutLines } from './output.js';
 import { EXIT, UsageError, numberOption } from './main.js';
+
+/** The options of `turn run` that shape its host (plain and durable runs alike). */
+export const RUN_OPTIONS = {
+  json: { type: 'boolean' },
+  model: { type: 'string' },
+  'max-steps': { type: 'string' },
+  seed: { type: 'string' },
+  trace: { type: 'boolean' },
+  'trace-file': { type: 'string' },
+  ...AUTHORITY_OPTIONS,
+} as const;
 
 export interface HostSetup {
   host: Host;
