@@ -1,17 +1,26 @@
-// "Run" above each top-level `turn { ... }` entry block.
+// "Run" and "Debug" above each top-level `turn { ... }` entry block.
 import * as vscode from 'vscode';
 import { findEntryBlocks } from './entries.js';
 
 export class EntryCodeLensProvider implements vscode.CodeLensProvider {
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
-    return findEntryBlocks(document.getText()).map((entry) => {
+    return findEntryBlocks(document.getText()).flatMap((entry) => {
       const at = new vscode.Position(entry.line, entry.character);
-      return new vscode.CodeLens(new vscode.Range(at, at), {
-        title: '$(play) Run',
-        tooltip: 'Run this file with the Turn CLI',
-        command: 'turn.runFile',
-        arguments: [document.uri],
-      });
+      const range = new vscode.Range(at, at);
+      return [
+        new vscode.CodeLens(range, {
+          title: '$(play) Run',
+          tooltip: 'Run this file in the Turn run panel (actors, context, inferences, journal)',
+          command: 'turn.runInPanel',
+          arguments: [document.uri],
+        }),
+        new vscode.CodeLens(range, {
+          title: '$(debug-alt) Debug',
+          tooltip: 'Debug this file (breakpoints, stepping, actors as threads)',
+          command: 'turn.debugFile',
+          arguments: [document.uri],
+        }),
+      ];
     });
   }
 }

@@ -1,4 +1,5 @@
-// Entry point of the Turn extension: language client, status bar, commands, CodeLens.
+// Entry point of the Turn extension: language client, status bar, commands, CodeLens, the run
+// panel, the credential vault and the debugger.
 // extension/ is the only folder whose code may import `vscode`.
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
@@ -6,6 +7,9 @@ import { createLanguageClient } from './client.js';
 import { registerCodeLens } from './codelens.js';
 import { registerCommands } from './commands.js';
 import { ServerStatusItem } from './status.js';
+import { registerRunPanel } from './panel/panel.js';
+import { TurnVault, registerVaultCommands } from './vault/vault.js';
+import { registerDebugger } from './debug/register.js';
 
 let client: LanguageClient | undefined;
 
@@ -42,6 +46,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ...registerCommands({ context, restartServer, showServerOutput: () => client?.outputChannel.show(true) }),
     registerCodeLens(),
   );
+  const vault = new TurnVault(context);
+  context.subscriptions.push(...registerVaultCommands(vault), ...registerRunPanel(context, vault), ...registerDebugger(vault));
 
   // Do not block activation on the server: commands and CodeLens work without it.
   void start();

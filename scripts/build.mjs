@@ -8,7 +8,7 @@
 // folder above the bundle, i.e. dist/grammar/. Both files are copied there, so dist/ is
 // self-contained and the .vsix needs no node_modules.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -27,11 +27,16 @@ const common = {
   // better-sqlite3 is a native addon (the CLI's store driver on Node 20); inside VS Code the store
   // uses node:sqlite instead, so the addon is never loaded there.
   external: ['vscode', 'better-sqlite3'],
+  // the CommonJS build of web-tree-sitter (its ESM build needs import.meta.url, which a CJS bundle lacks)
+  alias: { 'web-tree-sitter': require.resolve('web-tree-sitter') },
 };
 
 mkdirSync('dist/grammar', { recursive: true });
 copyFileSync(join(dirname(require.resolve('web-tree-sitter')), 'web-tree-sitter.wasm'), 'dist/web-tree-sitter.wasm');
 copyFileSync('grammar/tree-sitter-turn.wasm', 'dist/grammar/tree-sitter-turn.wasm');
+// The standard library (`use "std/net"`) is found in a `runtime/std/` folder above the bundle.
+mkdirSync('dist/runtime/std', { recursive: true });
+for (const name of readdirSync('runtime/std')) if (name.endsWith('.tn')) copyFileSync(`runtime/std/${name}`, `dist/runtime/std/${name}`);
 
 await Promise.all([
   build({ ...common, entryPoints: ['runtime/cli/main.ts'], outfile: 'dist/cli.js' }),

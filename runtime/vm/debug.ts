@@ -135,6 +135,7 @@ export class Debugger implements DebugHook {
     if (!resuming) {
       const reason = this.shouldStop(p.id, k, depth, line);
       if (reason) {
+        p.frames[p.frames.length - 1].ip = ip; // where it stands, for whoever inspects it from onStop
         this.stop(p.id, reason, reason === 'breakpoint' ? `breakpoint at line ${line}` : reason === 'pause' ? 'paused' : `line ${line}`);
         this.resumeAt = { pid: p.id, k };
         this.apply();

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Provisions what the end-to-end tests (test/e2e/) need, idempotently:
+#   - Debian packages: chromium (driven headless by playwright-core), ripgrep (stands in for the
+#     binary code-server's @vscode/ripgrep would download from GitHub), libkrb5-dev and a C/C++
+#     toolchain (code-server's native modules build from source).
+#   - code-server (real VS Code, served to a browser) under .e2e/code-server/, NOT a project
+#     dependency, so `npm ci` stays fast.
+# Only package registries are used (Debian apt, npm). Run as root or with passwordless sudo.
+# Environment: TURN_CODE_SERVER_VERSION (default 4.100.3; 4.100.x runs on Node 20).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+CS_VERSION="${TURN_CODE_SERVER_VERSION:-4.100.3}"
+CS_DIR="$ROOT/.e2e/code-server"
+CS_BIN="$CS_DIR/node_modules/.bin/code-server"
+start=$(date +%s)
+
+log() { printf '[provision-e2e] %s\n' "$*"; }
+
+# ---- Debian packages ------------------------------------------------------------------------
+need=()
+for pkg in chromium ripgrep libkrb5-dev build-essential python3; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO="sudo"
+  log "apt-get install ${need[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+else
+  log "Debian packages present"
+fi
+
+# ---- code-server ----------------------------------------------------------------------------
+installed=""
+[ -f "$CS_DIR/node_modules/code-server/package.json" ] &&
+  installed=$(node -p "require('$CS_DIR/node_modules/code-server/package.json').version" 2>/dev/null || true)
+if [ "$installed" = "$CS_VERSION" ] && [ -x "$CS_BIN" ] && [ -e "$CS_DIR/node_modules/code-server/lib/vscode/node_modules/@vscode/ripgrep/bin/rg" ]; then
+  log "code-server $CS_VERSION present"
+else
+  log "installing code-server $CS_VERSION into .e2e/code-server"
+  mkdir -p "$CS_DIR"
+  [ -f "$CS_DIR/package.json" ] || echo '{ "private": true, "description": "code-server for Turn e2e tests (scripts/provision-e2e.sh)" }' > "$CS_DIR/package.json"
+  # @vscode/ripgrep's postinstall looks for its release tarball in $TMPDIR/vscode-ripgrep-cache-<pkg
+  # version>/ before asking GitHub. Put Debian's rg there, for every version code-server may pin.
+  rg_bin=$(command -v rg)
+  work=$(mktemp -d)
+  cp "$rg_bin" "$work/rg"
+  tmp=$(node -p 'require("os").tmpdir()')
+  for pkgver in 1.15.9 1.15.10 1.15.11 1.15.12 1.15.13 1.15.14 1.16.0 1.16.1; do
+    for rgver in v13.0.0-10 v13.0.0-13 v14.1.1 v15.0.0 v15.0.1; do
+      mkdir -p "$tmp/vscode-ripgrep-cache-$pkgver"
+      tar -czf "$tmp/vscode-ripgrep-cache-$pkgver/ripgrep-$rgver-x86_64-unknown-linux-musl.tar.gz" -C "$work" rg
+    done
+  done
+  rm -rf "$work"
+  (
+    cd "$CS_DIR"
+    npm_config_yes=true npm_config_unsafe_perm=true npm install --no-audit --no-fund --no-save \
+      --loglevel=error "code-server@$CS_VERSION"
+  )
+fi
+log "code-server $(node -p "require('$CS_DIR/node_modules/code-server/package.json').version")"
+log "done in $(( $(date +%s) - start ))s"

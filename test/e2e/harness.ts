@@ -1,0 +1,235 @@
+// Starts a real VS Code (code-server, provisioned by scripts/provision-e2e.sh under .e2e/) with the
+// packaged .vsix installed into a fresh extensions folder, and drives it with Debian's chromium
+// through playwright-core. Everything lives in a temp folder that is removed afterwards.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type BrowserContext, type Frame, type Page } from 'playwright-core';
+
+export const ROOT = resolve(__dirname, '../..');
+export const CODE_SERVER = join(ROOT, '.e2e/code-server/node_modules/.bin/code-server');
+export const VSIX = process.env.TURN_E2E_VSIX ?? join(ROOT, '.e2e/turn-vscode.vsix');
+export const ARTIFACTS = join(ROOT, 'test/e2e/artifacts');
+export const CHROMIUM = process.env.TURN_E2E_CHROMIUM ?? '/usr/bin/chromium';
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+export interface Session {
+  page: Page;
+  workspace: string;
+  root: string;
+  log: string[];
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** replaces `__PORT__` in the workspace files */
+  substitutions?: Record<string, string>;
+}
+
+/** Installs the .vsix into a fresh code-server, starts it on 127.0.0.1 and opens the workspace in chromium. */
+export async function startCodeServer(options: StartOptions = {}): Promise<Session> {
+  if (!existsSync(CODE_SERVER)) throw new Error(`code-server is not provisioned (${CODE_SERVER}); run scripts/provision-e2e.sh`);
+  if (!existsSync(VSIX)) throw new Error(`no .vsix at ${VSIX}; run npm run package`);
+  const root = mkdtempSync(join(tmpdir(), 'turn-e2e-'));
+  const userData = join(root, 'user-data');
+  const extensions = join(root, 'extensions');
+  const workspace = join(root, 'workspace');
+  cpSync(join(__dirname, 'workspace'), workspace, { recursive: true });
+  for (const name of readdirSync(workspace)) {
+    if (!name.endsWith('.tn')) continue;
+    let text = readFileSync(join(workspace, name), 'utf8');
+    for (const [k, v] of Object.entries(options.substitutions ?? {})) text = text.split(k).join(v);
+    writeFileSync(join(workspace, name), text);
+  }
+  mkdirSync(join(userData, 'User'), { recursive: true });
+  writeFileSync(
+    join(userData, 'User/settings.json'),
+    JSON.stringify({
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'telemetry.telemetryLevel': 'off',
+      'extensions.autoCheckUpdates': false,
+      'extensions.autoUpdate': false,
+      'update.mode': 'none',
+      'security.workspace.trust.enabled': false,
+      'editor.quickSuggestions': { other: false, comments: false, strings: false },
+      'workbench.colorTheme': 'Default Light Modern',
+      'window.restoreWindows': 'none',
+    }),
+  );
+  const env = { ...process.env, XDG_CONFIG_HOME: join(root, 'config'), XDG_DATA_HOME: join(root, 'data'), XDG_CACHE_HOME: join(root, 'cache') };
+  const common = ['--user-data-dir', userData, '--extensions-dir', extensions];
+  const install = spawnSync(CODE_SERVER, [...common, '--install-extension', VSIX], { encoding: 'utf8', env, timeout: 120_000 });
+  if (install.status !== 0 || !/successfully installed/.test(install.stdout)) {
+    throw new Error(`installing the .vsix failed:\n${install.stdout}\n${install.stderr}`);
+  }
+  const installed = readdirSync(extensions).filter((n) => n.startsWith('turn-lang.turn-vscode'));
+  if (installed.length !== 1) throw new Error(`expected the extension in ${extensions}, found ${readdirSync(extensions).join(', ')}`);
+
+  const port = await freePort();
+  const log: string[] = [];
+  const server: ChildProcess = spawn(
+    CODE_SERVER,
+    [...common, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
+      '--disable-workspace-trust', '--disable-getting-started-override', workspace],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  server.stdout!.on('data', (d: Buffer) => log.push(d.toString()));
+  server.stderr!.on('data', (d: Buffer) => log.push(d.toString()));
+  const stopServer = async () => {
+    server.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    if (server.exitCode === null) server.kill('SIGKILL');
+  };
+  let browser: BrowserContext | undefined;
+  let page: Page;
+  try {
+    await waitFor(async () => {
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/healthz`);
+        return r.ok;
+      } catch {
+        return false;
+      }
+    }, 60_000, 'code-server to listen');
+    // A fresh chromium profile (--user-data-dir) in the temp folder.
+    browser = await chromium.launchPersistentContext(join(root, 'chromium'), {
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1600, height: 1000 },
+    });
+    page = browser.pages()[0] ?? (await browser.newPage());
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+  } catch (e) {
+    // Never leave code-server or chromium behind.
+    await browser?.close().catch(() => {});
+    await stopServer();
+    rmSync(root, { recursive: true, force: true });
+    throw new Error(`${(e as Error).message}\ncode-server log:\n${log.join('')}`);
+  }
+  return {
+    page,
+    workspace,
+    root,
+    log,
+    async close() {
+      await browser!.close().catch(() => {});
+      await stopServer();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function waitFor<T>(probe: () => Promise<T | false | undefined | null> | T | false | undefined | null, ms: number, what: string): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const file = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+/** Opens a workspace file as a user would: through the Explorer when it shows it, else Quick Open. */
+export async function openFile(page: Page, name: string): Promise<void> {
+  const row = page.locator(`.explorer-folders-view .monaco-list-row[aria-label^="${name}"]`).first();
+  if (await row.isVisible().catch(() => false)) {
+    await row.dblclick();
+  } else {
+    await focusWorkbench(page);
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ timeout: 10_000 });
+    await input.fill(name);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Enter');
+  }
+  await page.locator(`.tab.active[aria-label^="${name}"]`).first().waitFor({ timeout: 30_000 });
+  await page.locator('.monaco-editor .view-lines').first().waitFor({ timeout: 30_000 });
+}
+
+async function focusWorkbench(page: Page): Promise<void> {
+  await page.keyboard.press('Escape');
+  await page.locator('.part.statusbar').first().click({ position: { x: 600, y: 5 } }).catch(() => {});
+}
+
+/** Runs a command from the Command Palette by its title. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await focusWorkbench(page);
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: 10_000 });
+  await input.fill(`>${title}`);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  await row.waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Answers the quick input box shown by a command (`showInputBox`). */
+export async function answerInput(page: Page, value: string, prompt: string): Promise<void> {
+  await page.locator('.quick-input-widget', { hasText: prompt }).first().waitFor({ state: 'visible', timeout: 10_000 });
+  const input = page.locator('.quick-input-widget input');
+  await input.fill(value);
+  await page.keyboard.press('Enter');
+}
+
+/** The frame of the Turn run panel's webview (code-server nests it in two iframes). */
+export async function panelFrame(page: Page, ms = 30_000): Promise<Frame> {
+  return waitFor(async () => {
+    for (const f of page.frames()) {
+      try {
+        if (await f.locator('#turn-panel').count()) return f;
+      } catch {
+        // detached meanwhile
+      }
+    }
+    return undefined;
+  }, ms, 'the Turn run panel');
+}
+
+/** Every webview frame's HTML, to check what the webviews ever received. */
+export async function webviewHtml(page: Page): Promise<string> {
+  let out = '';
+  for (const f of page.frames()) {
+    if (f === page.mainFrame()) continue;
+    try {
+      out += await f.content();
+      // the webview's saved state (vscode.getState) is part of what it received
+      out += await f.evaluate(() => document.body?.innerText ?? '');
+    } catch {
+      // cross-origin or detached
+    }
+  }
+  return out;
+}
