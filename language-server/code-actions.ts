@@ -1,9 +1,9 @@
 // textDocument/codeAction: quick fixes for the diagnostics the client sends back.
 //  - unknown field / method with a close match: "Change to `x`" (the analyzer's did-you-mean);
 //  - undefined name with a close match among the names in scope: "Change to `x`";
-//  - missing fields in a struct literal: "Add missing fields".
-// Fixes for a missing `use` of a std module and for identity leaks belong to the authority issue and
-// plug in as further entries of QUICK_FIXES.
+//  - missing fields in a struct literal: "Add missing fields";
+//  - an undefined name that is a standard module (`fs`, `net`...): add its `use`;
+//  - a statement that would leak an identity handle: remove it.
 import { CodeActionKind } from 'vscode-languageserver';
 import type { CodeAction, CodeActionParams, Diagnostic as LspDiagnostic } from 'vscode-languageserver';
 import { membersOf, visibleNames } from '../runtime/check/symbols.js';
@@ -12,6 +12,8 @@ import { walk } from '../runtime/syntax/walk.js';
 import { rangeToSpan, type TurnDocument } from './document.js';
 import { spanToRange } from './diagnostics.js';
 import { editDistance } from '../runtime/check/spelling.js';
+import { stdDirectory } from '../runtime/check/index.js';
+import * as fs from 'node:fs';
 
 export type QuickFix = (doc: TurnDocument, diagnostic: LspDiagnostic) => CodeAction[];
 
@@ -89,7 +91,66 @@ export const addMissingFields: QuickFix = (doc, d) => {
   ];
 };
 
-export const QUICK_FIXES: QuickFix[] = [didYouMean, similarName, addMissingFields];
+/** `fs.read(...)` with no `fs` in scope: `let fs = use "std/fs";` before the first statement. */
+export const addStdUse: QuickFix = (doc, d) => {
+  if (d.code !== 'undefined-name') return [];
+  const span = rangeToSpan(doc.file, d.range);
+  const name = doc.text.slice(span.start, span.end);
+  if (!standardModules().includes(name)) return [];
+  const first = doc.analysis().program.body[0];
+  const at = first ? doc.file.utf16Position(first.span.start) : { line: 0, character: 0 };
+  const position = { line: at.line, character: 0 };
+  return [
+    {
+      title: `Add \`let ${name} = use "std/${name}";\``,
+      kind: CodeActionKind.QuickFix,
+      diagnostics: [d],
+      isPreferred: true,
+      edit: { changes: { [doc.uri]: [{ range: { start: position, end: position }, newText: `let ${name} = use "std/${name}";\n` }] } },
+    },
+  ];
+};
+
+/** A statement that prints, concatenates, sends or serializes a handle: remove it, whole lines. */
+export const removeIdentityLeak: QuickFix = (doc, d) => {
+  if (d.code !== 'identity-leak') return [];
+  const span = rangeToSpan(doc.file, d.range);
+  let stmt: A.Stmt | undefined;
+  walk(doc.analysis().program, (n) => {
+    if ((n.kind === 'ExprStmt' || n.kind === 'Let') && n.span.start <= span.start && span.end <= n.span.end) {
+      if (!stmt || n.span.end - n.span.start < stmt.span.end - stmt.span.start) stmt = n;
+    }
+  });
+  if (!stmt) return [];
+  const start = doc.file.utf16Position(stmt.span.start);
+  const end = doc.file.utf16Position(stmt.span.end);
+  const before = doc.text.slice(doc.file.offsetAt(start.line, 0), stmt.span.start);
+  const after = doc.text.slice(stmt.span.end, doc.file.offsetAt(end.line + 1, 0));
+  // A statement alone on its lines goes with its lines; one sharing a line goes alone.
+  const range =
+    before.trim() === '' && after.trim() === ''
+      ? { start: { line: start.line, character: 0 }, end: end.line + 1 < doc.file.lineCount ? { line: end.line + 1, character: 0 } : end }
+      : { start, end };
+  return [
+    {
+      title: 'Remove the statement that would leak a credential handle',
+      kind: CodeActionKind.QuickFix,
+      diagnostics: [d],
+      isPreferred: true,
+      edit: { changes: { [doc.uri]: [{ range, newText: '' }] } },
+    },
+  ];
+};
+
+let stdNames: string[] | undefined;
+
+/** The standard modules shipped with the runtime (runtime/std/*.tn). */
+function standardModules(): string[] {
+  stdNames ??= fs.readdirSync(stdDirectory()).filter((f) => f.endsWith('.tn')).map((f) => f.slice(0, -3));
+  return stdNames;
+}
+
+export const QUICK_FIXES: QuickFix[] = [didYouMean, similarName, addMissingFields, addStdUse, removeIdentityLeak];
 
 export function onCodeAction(doc: TurnDocument, params: CodeActionParams, fixes: readonly QuickFix[] = QUICK_FIXES): CodeAction[] {
   if (params.context.only && !params.context.only.some((k) => k === CodeActionKind.QuickFix || k === 'quickfix' || CodeActionKind.QuickFix.startsWith(k))) return [];

@@ -20,6 +20,11 @@ export const KEYWORDS = [
 
 /** Identity kinds offered after `identity::` until the authority issue supplies the real list. */
 import { IDENTITY_KINDS } from '../runtime/effects/identity.js';
+import type * as A from '../runtime/syntax/ast.js';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { stdDirectory } from '../runtime/check/index.js';
+import { walk } from '../runtime/syntax/walk.js';
 export { IDENTITY_KINDS };
 /** Protocols offered after `schema::`. */
 export const SCHEMA_PROTOCOLS = ['openapi'];
@@ -90,6 +95,9 @@ export const members: CompletionProvider = (ctx) => {
   if (!/\.\s*$/.test(ctx.before) || /\.\.\s*$/.test(ctx.before)) return undefined;
   const dot = ctx.lastSignificant;
   const index = ctx.analysis.index;
+  const moduleName = /([A-Za-z_]\w*)\.\s*$/.exec(ctx.before)?.[1];
+  const std = moduleName ? stdModuleBoundTo(ctx.analysis.program, moduleName) : undefined;
+  if (std) return stdExports(std).map((name) => ({ label: name, kind: CompletionItemKind.Function, detail: `std/${std}` }));
   const t = typeBeforeDot(index, ctx.doc.text, dot);
   if (t?.kind !== 'Struct') return [];
   return membersOf(index, t.name).map((def) => ({
@@ -97,6 +105,49 @@ export const members: CompletionProvider = (ctx) => {
     detail: `${def.container}.${def.name}: ${typeToString(def.type)}`,
   }));
 };
+
+/** `let name = use "std/x";` anywhere in the file: x. */
+function stdModuleBoundTo(program: A.Program, name: string): string | undefined {
+  let found: string | undefined;
+  walk(program, (n) => {
+    if (n.kind === 'Let' && n.name.name === name && n.value.kind === 'Use' && n.value.path.value.startsWith('std/')) found = n.value.path.value.slice(4);
+  });
+  return found;
+}
+
+const stdExportCache = new Map<string, string[]>();
+
+/** The keys of the map a standard module returns (its last top-level `return { ... }`). */
+function stdExports(module: string): string[] {
+  let names = stdExportCache.get(module);
+  if (!names) {
+    const file = path.join(stdDirectory(), `${module}.tn`);
+    const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    const ret = text.lastIndexOf('\nreturn {');
+    names = ret < 0 ? [] : topLevelKeys(text, text.indexOf('{', ret));
+    stdExportCache.set(module, names);
+  }
+  return names;
+}
+
+/** The keys at depth 1 of the map literal opening at `open` (strings and nested braces skipped). */
+function topLevelKeys(text: string, open: number): string[] {
+  const keys: string[] = [];
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      if (depth === 1 && /^\s*:/.test(text.slice(j + 1, j + 8))) keys.push(text.slice(i + 1, j));
+      i = j;
+    } else if (c === '{' || c === '[' || c === '(') depth++;
+    else if (c === '}' || c === ']' || c === ')') {
+      if (--depth === 0) break;
+    }
+  }
+  return keys;
+}
 
 /** After `infer`: the types a model can be asked for, structs first. */
 export const inferTypes: CompletionProvider = (ctx) => (/\binfer\s+$/.test(ctx.before) ? typeItems(ctx.analysis.index, true) : undefined);

@@ -122,6 +122,31 @@ describe('quick fixes', () => {
   });
 });
 
+describe('quick fixes: standard modules and credential handles', () => {
+  it('adds the use of a standard module named but not in scope', async () => {
+    const d = await openText('// notes\nlet text = fs.read(null, "a.txt");\n', 'fix5.tn');
+    const actions = fixesFor(d, 'undefined-name');
+    assert.equal(actions[0].title, 'Add `let fs = use "std/fs";`');
+    const fixed = applyFirst(d, actions);
+    assert.equal(fixed, '// notes\nlet fs = use "std/fs";\nlet text = fs.read(null, "a.txt");\n');
+    assert.ok(!documentDiagnostics(await openText(fixed, 'fix5b.tn')).some((x) => x.code === 'undefined-name'));
+  });
+
+  it('offers no std use for a name that is not a standard module', async () => {
+    const d = await openText('call("echo", frobnicator);\n', 'fix6.tn');
+    assert.ok(!fixesFor(d, 'undefined-name').some((a) => a.title.startsWith('Add `let')));
+  });
+
+  it('removes a statement that would leak an identity handle', async () => {
+    const d = await openText('let gh = grant identity::bearer("github");\ncall("echo", "token " + gh);\ncall("echo", "ok");\n', 'fix7.tn');
+    const actions = fixesFor(d, 'identity-leak');
+    assert.equal(actions[0].title, 'Remove the statement that would leak a credential handle');
+    const fixed = applyFirst(d, actions);
+    assert.equal(fixed, 'let gh = grant identity::bearer("github");\ncall("echo", "ok");\n');
+    assert.ok(!documentDiagnostics(await openText(fixed, 'fix7b.tn')).some((x) => x.code === 'identity-leak'));
+  });
+});
+
 describe('quick fixes: did-you-mean from the analyzer', () => {
   it('uses the analyzer’s suggestion when its message has one', async () => {
     const d = await openText('struct P { name: Str };\nlet p = P { nme: "a" };\n', 'fix4.tn');

@@ -15,6 +15,13 @@ async function complete(text: string) {
   return onCompletion(d, { ...doc(d.uri), position: at(d) }).items;
 }
 
+describe('completion of standard module members', () => {
+  it('offers what a std module exports after `name.`', async () => {
+    assert.deepEqual((await complete('let fs = use "std/fs";\nfs./*|*/')).map((i) => i.label), ['read', 'write', 'append', 'list', 'exists']);
+    assert.deepEqual((await complete('let sup = use "std/supervisor";\nsup./*|*/')).map((i) => i.label), ['start', 'run']);
+  });
+});
+
 describe('completion', () => {
   it('offers struct fields and methods after `.`', async () => {
     const d = await openFixture('shapes.tn');
