@@ -421,20 +421,27 @@ export class KnowledgeSession {
 
   /** Every object that rests on `id`, directly or transitively (breadth-first, each once). */
   dependents(id: string): string[] {
+    return this.transitiveCiters(id, 'SELECT c.from_id AS f FROM citations c JOIN objects o ON o.id = c.from_id WHERE c.to_id = ? ORDER BY o.n').filter(
+      (d) => this.row(d) !== undefined,
+    );
+  }
+
+  /** Breadth-first over the citations graph, `citersOf` giving the direct citers of one object. */
+  private transitiveCiters(id: string, citersOf: string): string[] {
     const seen = new Set<string>([id]);
     const out: string[] = [];
     let frontier = [id];
     while (frontier.length) {
       const next: string[] = [];
       for (const t of frontier) {
-        for (const r of this.store.all('SELECT c.from_id AS f FROM citations c JOIN objects o ON o.id = c.from_id WHERE c.to_id = ? ORDER BY o.n', t)) {
+        for (const r of this.store.all(citersOf, t)) {
           const f = String(r.f);
           if (!seen.has(f)) (seen.add(f), out.push(f), next.push(f));
         }
       }
       frontier = next;
     }
-    return out.filter((d) => this.row(d) !== undefined);
+    return out;
   }
 
   /**
@@ -482,20 +489,7 @@ export class KnowledgeSession {
 
   /** Dependents across every run (staleness is marked on other runs' drafts too). */
   private dependentsAll(id: string): string[] {
-    const seen = new Set<string>([id]);
-    const out: string[] = [];
-    let frontier = [id];
-    while (frontier.length) {
-      const next: string[] = [];
-      for (const t of frontier) {
-        for (const r of this.store.all('SELECT from_id AS f FROM citations WHERE to_id = ?', t)) {
-          const f = String(r.f);
-          if (!seen.has(f)) (seen.add(f), out.push(f), next.push(f));
-        }
-      }
-      frontier = next;
-    }
-    return out;
+    return this.transitiveCiters(id, 'SELECT from_id AS f FROM citations WHERE to_id = ?');
   }
 
   /** After review, a stale object still holds: clear its staleness and re-pin its citations (no new version). */
