@@ -150,7 +150,24 @@ function standardModules(): string[] {
   return stdNames;
 }
 
-export const QUICK_FIXES: QuickFix[] = [didYouMean, similarName, addMissingFields, addStdUse, removeIdentityLeak];
+/** The command the schema quick fix runs: the server fetches the document's URL specs again. */
+export const FETCH_SCHEMAS_COMMAND = 'turn.fetchSchemas';
+
+/** A URL spec that is not cached, or could not be fetched or refreshed: offer to fetch it now. */
+export const fetchSchema: QuickFix = (doc, d) => {
+  if (d.code !== 'schema' || !/is not cached|could not (fetch|refresh)/.test(messageText(d))) return [];
+  return [
+    {
+      title: 'Fetch the schema and refresh its cache',
+      kind: CodeActionKind.QuickFix,
+      diagnostics: [d],
+      isPreferred: true,
+      command: { title: 'Fetch the schema', command: FETCH_SCHEMAS_COMMAND, arguments: [doc.uri] },
+    },
+  ];
+};
+
+export const QUICK_FIXES: QuickFix[] = [didYouMean, similarName, addMissingFields, addStdUse, removeIdentityLeak, fetchSchema];
 
 export function onCodeAction(doc: TurnDocument, params: CodeActionParams, fixes: readonly QuickFix[] = QUICK_FIXES): CodeAction[] {
   if (params.context.only && !params.context.only.some((k) => k === CodeActionKind.QuickFix || k === 'quickfix' || CodeActionKind.QuickFix.startsWith(k))) return [];

@@ -11,7 +11,7 @@ import type { Program, UseExpr, UseSchemaExpr } from '../runtime/syntax/ast.js';
 import { lowerProgram } from '../runtime/syntax/lower.js';
 import { SourceFile } from '../runtime/syntax/source.js';
 import { checkParsed } from '../runtime/check/index.js';
-import { absorbSchemas, schemaKey, useSchemaNodes, type AbsorbedSchemas } from '../runtime/check/schemas.js';
+import { absorbSchemas, schemaKey, useSchemaNodes, type AbsorbedSchemas, type SchemaFetching } from '../runtime/check/schemas.js';
 import { indexProgram, type SymbolIndex } from '../runtime/check/symbols.js';
 
 /** A parse (full or incremental) that takes longer than this is abandoned; the document reports it. */
@@ -149,12 +149,12 @@ export class TurnDocument {
    * cache), so the next `analysis()` knows their structs, as `turn check` does. Re-absorbs only when
    * the set of specs changes.
    */
-  async prepareSchemas(): Promise<void> {
+  async prepareSchemas(fetching?: SchemaFetching): Promise<void> {
     const program = this.analysis().program;
     const key = useSchemaNodes(program).map(schemaKey).sort().join('\n');
-    if (key === this.schemasKey) return;
+    if (key === this.schemasKey && !fetching) return;
     this.schemasKey = key;
-    this.schemas = key === '' ? undefined : await absorbSchemas(this.path, program);
+    this.schemas = key === '' ? undefined : await absorbSchemas(this.path, program, fetching);
     this.analysisCache = undefined;
   }
 

@@ -2,6 +2,7 @@
 import { TextDocumentSyncKind } from 'vscode-languageserver';
 import type { InitializeParams, InitializeResult } from 'vscode-languageserver';
 import { SEMANTIC_TOKENS_LEGEND } from './semantic-tokens.js';
+import { FETCH_SCHEMAS_COMMAND } from './code-actions.js';
 
 export const SERVER_NAME = 'turn-language-server';
 export const SERVER_VERSION = '0.1.0';
@@ -26,6 +27,7 @@ export function onInitialize(_params: InitializeParams): InitializeResult {
       selectionRangeProvider: true,
       documentFormattingProvider: true,
       codeActionProvider: { codeActionKinds: ['quickfix'] },
+      executeCommandProvider: { commands: [FETCH_SCHEMAS_COMMAND] },
     },
     serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
   };

@@ -7,7 +7,7 @@
 //    command line it speaks LSP on stdin/stdout.
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import type { Connection } from 'vscode-languageserver/node';
-import { onCodeAction } from './code-actions.js';
+import { FETCH_SCHEMAS_COMMAND, onCodeAction } from './code-actions.js';
 import { onCompletion } from './completion.js';
 import { createDebouncer } from './debounce.js';
 import type { TurnDocument } from './document.js';
@@ -142,6 +142,15 @@ export function startServer(connection: Connection = createDefaultConnection(), 
   connection.onSelectionRanges(withDocument(onSelectionRanges, []));
   connection.onDocumentFormatting(withDocument(onFormatting, []));
   connection.onCodeAction(withDocument(onCodeAction, []));
+  // The schema quick fix: fetch the document's URL specs (again), then publish fresh diagnostics.
+  connection.onExecuteCommand(async ({ command, arguments: args }) => {
+    if (command !== FETCH_SCHEMAS_COMMAND || typeof args?.[0] !== 'string') return;
+    const uri = args[0];
+    const doc = (await workspace).get(uri);
+    if (!doc) return;
+    await doc.prepareSchemas({ fetch: true, refresh: true });
+    await publish(uri);
+  });
 
   connection.onShutdown(async () => {
     debouncer.dispose();

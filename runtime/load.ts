@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { checkSource } from './check/index.js';
+import type { SchemaFetching } from './check/schemas.js';
 import type { SourceUnit } from './compile/index.js';
 import type { Diagnostic } from './diagnostics.js';
 import type { SourceFile } from './syntax/source.js';
@@ -81,7 +82,7 @@ export interface LoadedProgram {
 }
 
 /** Loads the entry file and, transitively, every module it uses; each file is read and checked once. */
-export async function loadProgram(entryFile: string): Promise<LoadedProgram> {
+export async function loadProgram(entryFile: string, schemaFetching: SchemaFetching = {}): Promise<LoadedProgram> {
   const entryPath = path.resolve(entryFile);
   const units: SourceUnit[] = [];
   const diagnostics: FileDiagnostic[] = [];
@@ -91,7 +92,7 @@ export async function loadProgram(entryFile: string): Promise<LoadedProgram> {
     const { abs, shown } = queue.shift()!;
     if (seen.has(abs)) continue;
     seen.add(abs);
-    const result = await checkSource(shown, readSourceText(shown));
+    const result = await checkSource(shown, readSourceText(shown), schemaFetching);
     units.push({ path: abs, file: result.file, program: result.program, uses: result.uses });
     for (const d of result.diagnostics) diagnostics.push({ file: result.file, diagnostic: d });
     for (const target of result.uses.values()) {

@@ -9,7 +9,7 @@ import { parseSource } from '../syntax/parse.js';
 import type { SourceFile } from '../syntax/source.js';
 import { walk } from '../syntax/walk.js';
 import { analyze } from './analyze.js';
-import { absorbSchemas, bindSchemas, type AbsorbedSchemas } from './schemas.js';
+import { absorbSchemas, bindSchemas, type AbsorbedSchemas, type SchemaFetching } from './schemas.js';
 
 export interface CheckResult {
   file: SourceFile;
@@ -19,9 +19,9 @@ export interface CheckResult {
   uses: Map<UseExpr | UseSchemaExpr, string>;
 }
 
-export async function checkSource(filePath: string, text: string): Promise<CheckResult> {
+export async function checkSource(filePath: string, text: string, schemaFetching: SchemaFetching = {}): Promise<CheckResult> {
   const { program, diagnostics, file } = await parseSource(filePath, text);
-  const schemas = await absorbSchemas(filePath, program);
+  const schemas = await absorbSchemas(filePath, program, schemaFetching);
   return checkParsed(filePath, file, program, diagnostics, schemas);
 }
 

@@ -36,7 +36,14 @@ export function useSchemaNodes(program: Program): UseSchemaExpr[] {
   return nodes;
 }
 
-export async function absorbSchemas(filePath: string, program: Program, options: { refresh?: boolean } = {}): Promise<AbsorbedSchemas> {
+export interface SchemaFetching {
+  /** fetch URL specs that are not cached yet (the CLI does; the editor asks first, by a quick fix) */
+  fetch?: boolean;
+  /** fetch them again even when cached (`--refresh-schemas`, the editor's quick fix) */
+  refresh?: boolean;
+}
+
+export async function absorbSchemas(filePath: string, program: Program, options: SchemaFetching = {}): Promise<AbsorbedSchemas> {
   const result: AbsorbedSchemas = { specs: new Map(), structs: [] };
   for (const node of useSchemaNodes(program)) {
     const key = schemaKey(node);
@@ -51,6 +58,7 @@ export async function absorbSchemas(filePath: string, program: Program, options:
     const absorbed = await absorbSchema(node.protocol.name, node.source.value, path.dirname(path.resolve(filePath)), {
       cacheDir: path.join(cacheDir, 'specs'),
       refresh: options.refresh,
+      fetch: options.fetch || options.refresh ? (url, init) => globalThis.fetch(url, init) : undefined,
     });
     for (const d of absorbed.diagnostics) {
       const where = d.line !== undefined ? `${d.file}:${d.line}:${d.column ?? 1}` : d.file;

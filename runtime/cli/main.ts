@@ -14,7 +14,8 @@ const USAGE = `usage: turn <command> [options]
 
 commands:
   run FILE      compile and run a Turn program
-  check FILE    report diagnostics without running (same format and exit code as run)
+  check FILE    report diagnostics without running (same format and exit code as run);
+                --refresh-schemas fetches the URL specs of use schema::... again (run takes it too)
   resume RUN    continue a durable run (suspended, or killed) from its journal (docs/durability.md)
   runs          list the runs in a store, with their status
   inspect RUN   a run's processes, context tiers, memory, mailboxes, pending/unknown effects, journal tail
@@ -103,10 +104,11 @@ export function numberOption(value: unknown, name: string): number | undefined {
 }
 
 /** Loads and checks; prints diagnostics. Returns the program, or an exit code when it cannot run. */
-export async function loadChecked(file: string): Promise<LoadedProgram | number> {
+/** Loads and checks; URL schema specs are fetched when not cached yet, or again with `refresh`. */
+export async function loadChecked(file: string, refreshSchemas = false): Promise<LoadedProgram | number> {
   let program: LoadedProgram;
   try {
-    program = await loadProgram(file);
+    program = await loadProgram(file, { fetch: true, refresh: refreshSchemas });
   } catch (e) {
     if (e instanceof InputError) {
       process.stderr.write(`turn: ${e.message}\n`);
@@ -122,8 +124,8 @@ export async function loadChecked(file: string): Promise<LoadedProgram | number>
 }
 
 async function checkCommand(args: string[]): Promise<number> {
-  const { positionals } = parse(args, {});
-  const loaded = await loadChecked(singleFile(positionals, 'check'));
+  const { values, positionals } = parse(args, { 'refresh-schemas': { type: 'boolean' } });
+  const loaded = await loadChecked(singleFile(positionals, 'check'), values['refresh-schemas'] === true);
   return typeof loaded === 'number' ? loaded : EXIT.ok;
 }
 
@@ -134,7 +136,7 @@ async function runCommand(args: string[]): Promise<number> {
   if (typeof setup === 'number') return setup;
   const { stdout, redact } = setup;
 
-  const loaded = await loadChecked(file);
+  const loaded = await loadChecked(file, values['refresh-schemas'] === true);
   if (typeof loaded === 'number') return loaded;
   const entry = loaded.units.find((u) => u.path === loaded.entryPath);
   if (entry && entry.program.body.length === 0) {

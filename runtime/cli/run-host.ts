@@ -19,6 +19,7 @@ export const RUN_OPTIONS = {
   seed: { type: 'string' },
   trace: { type: 'boolean' },
   'trace-file': { type: 'string' },
+  'refresh-schemas': { type: 'boolean' },
   ...AUTHORITY_OPTIONS,
 } as const;
 

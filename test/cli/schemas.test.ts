@@ -5,6 +5,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as http from 'node:http';
+import { spawn } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
 import { ROOT, turn } from './run-cli.js';
 
 const fixtures = path.join(ROOT, 'test', 'absorb', 'fixtures');
@@ -52,3 +55,36 @@ test('malformed and unsupported specs are compile errors with the location in th
     assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
   }
 });
+
+test('a URL spec is fetched once and cached; --refresh-schemas fetches it again', async () => {
+  const spec = fs.readFileSync(path.join(fixtures, 'petstore.yaml'), 'utf8');
+  let requests = 0;
+  const server = http.createServer((_req, res) => {
+    requests++;
+    res.end(spec);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/petstore.yaml`;
+  const cache = { TURN_SCHEMA_DIR: path.join(dir, '.url-schemas') };
+  const file = program('url.tn', `let pets = use schema::openapi("${url}");\nlet p: Pet = null;\n`);
+  try {
+    const check = (args: string[]) => turnAsync(['check', file, ...args], cache);
+    assert.equal((await check([])).code, 0);
+    assert.equal((await check([])).code, 0);
+    assert.equal(requests, 1, 'fetched once, then read from the cache');
+    assert.equal((await check(['--refresh-schemas'])).code, 0);
+    assert.equal(requests, 2, 'an explicit refresh fetches again');
+  } finally {
+    server.close();
+  }
+});
+
+/** `turn` as an async child, so the test's own HTTP server keeps answering meanwhile. */
+function turnAsync(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'turn.js'), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}

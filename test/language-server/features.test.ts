@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SymbolKind } from 'vscode-languageserver';
 import type { Diagnostic, DocumentSymbol } from 'vscode-languageserver';
-import { onCodeAction } from '../../language-server/code-actions.js';
+import { FETCH_SCHEMAS_COMMAND, onCodeAction } from '../../language-server/code-actions.js';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { onFormatting } from '../../language-server/formatting.js';
 import { onDocumentSymbol, onWorkspaceSymbol } from '../../language-server/outline.js';
 import { onFoldingRanges, onSelectionRanges } from '../../language-server/ranges.js';
@@ -144,6 +149,36 @@ describe('quick fixes: standard modules and credential handles', () => {
     const fixed = applyFirst(d, actions);
     assert.equal(fixed, 'let gh = grant identity::bearer("github");\ncall("echo", "ok");\n');
     assert.ok(!documentDiagnostics(await openText(fixed, 'fix7b.tn')).some((x) => x.code === 'identity-leak'));
+  });
+});
+
+describe('quick fixes: schemas from a URL', () => {
+  it('offers to fetch a spec that is not cached; once fetched, its structs are known', async () => {
+    const spec = fs.readFileSync(path.join(__dirname, '..', 'absorb', 'fixtures', 'petstore.yaml'), 'utf8');
+    let requests = 0;
+    const server = http.createServer((_req, res) => {
+      requests++;
+      res.end(spec);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const saved = process.env.TURN_SCHEMA_DIR;
+    process.env.TURN_SCHEMA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-lsp-schemas-'));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/petstore.yaml`;
+      const d = await openText(`let pets = use schema::openapi("${url}");\nlet p: Pet = null;\n`, 'fix8.tn');
+      await d.prepareSchemas();
+      assert.equal(requests, 0, 'the editor does not fetch on its own');
+      const actions = fixesFor(d, 'schema');
+      assert.equal(actions[0].command?.command, FETCH_SCHEMAS_COMMAND);
+      assert.deepEqual(actions[0].command?.arguments, [d.uri]);
+      await d.prepareSchemas({ fetch: true, refresh: true }); // what the command runs
+      assert.equal(requests, 1);
+      const codes = documentDiagnostics(d).map((x) => x.code);
+      assert.ok(!codes.includes('schema') && !codes.includes('unknown-type'), codes.join());
+    } finally {
+      process.env.TURN_SCHEMA_DIR = saved;
+      server.close();
+    }
   });
 });
 
