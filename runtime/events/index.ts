@@ -25,7 +25,13 @@ export class EventLog {
     private readonly keep = true,
   ) {}
 
-  emit(kind: string, data: Record<string, unknown> = {}): RunEvent {
+  /** Whether anyone receives events: when not, emitting costs nothing (a run without a trace). */
+  get active(): boolean {
+    return this.keep || this.sink !== undefined;
+  }
+
+  emit(kind: string, data: Record<string, unknown> = {}): RunEvent | undefined {
+    if (!this.keep && !this.sink) return undefined;
     const event: RunEvent = { seq: ++this.seq, ms: Math.round((performance.now() - this.start) * 1000) / 1000, kind, ...data };
     if (this.keep) this.events.push(event);
     if (this.sink) {

@@ -179,7 +179,9 @@ export class VM implements ActorRuntime {
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     this.rng = options.seed === undefined ? undefined : seededRandom(options.seed);
     this.toolEnv = { output: (line) => host.output(line) };
-    this.events = new EventLog(host.event ? (e) => host.event!(e) : undefined);
+    // Events go to the host's sink (the trace, the panel); nothing keeps them in memory, so a long
+    // run does not accumulate them, and a run without a sink pays nothing per event.
+    this.events = new EventLog(host.event ? (e) => host.event!(e) : undefined, false);
     this.inferRetries = options.inferRetries;
     if (options.context) this.contextLimits = { working: 8_000, episodic: 32_000, ...options.context };
   }
@@ -366,7 +368,7 @@ export class VM implements ActorRuntime {
     const p = new Process(this.nextPid++, parent, linked);
     this.procs.set(p.id, p);
     if (this.contextLimits) p.context.limits = this.contextLimits;
-    this.events.emit('process.spawn', { pid: p.id, parent });
+    if (this.events.active) this.events.emit('process.spawn', { pid: p.id, parent });
     return p;
   }
 
@@ -400,7 +402,7 @@ export class VM implements ActorRuntime {
 
   private finish(p: Process, st: number): void {
     p.status = st;
-    this.events.emit('process.exit', { pid: p.id, status: st === DONE ? 'done' : 'failed' });
+    if (this.events.active) this.events.emit('process.exit', { pid: p.id, status: st === DONE ? 'done' : 'failed' });
     p.stack = [];
     p.sp = 0;
     p.loading = [];

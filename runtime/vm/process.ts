@@ -95,8 +95,22 @@ export class Process {
   sp = 0;
   frames: Frame[] = [];
   handlers: Handler[] = [];
-  memory = new Map<string, Value>();
-  context = new Context();
+  // Memory and context are made on first use: most processes (workers, tasks) never touch one, and
+  // spawning stays cheap (docs/performance.md).
+  private memoryMap: Map<string, Value> | undefined;
+  private contextTiers: Context | undefined;
+  get memory(): Map<string, Value> {
+    return (this.memoryMap ??= new Map());
+  }
+  set memory(m: Map<string, Value>) {
+    this.memoryMap = m;
+  }
+  get context(): Context {
+    return (this.contextTiers ??= new Context());
+  }
+  set context(c: Context) {
+    this.contextTiers = c;
+  }
   /** open `invoke`s, innermost last (issue 3) */
   invokes: InvokeRecord[] = [];
   mailbox: Value[] = [];
