@@ -85,13 +85,15 @@ export async function measureLsp(samples = 60): Promise<LspFigures> {
     // Edits in the middle of the file: type a digit into a number literal, then delete it again.
     const target = lines.findIndex((l, i) => i > lines.length / 2 && /^let item\d+ = make\d+\(\d+\);$/.test(l));
     const column = lines[target].indexOf('(') + 1;
+    // Even steps type a digit into a number literal, odd steps delete it again.
+    const toggleDigit = (i: number) =>
+      i % 2 === 0
+        ? { range: { start: { line: target, character: column }, end: { line: target, character: column } }, text: '7' }
+        : { range: { start: { line: target, character: column }, end: { line: target, character: column + 1 } }, text: '' };
     const diagnosticsTimes: number[] = [];
     let version = 1;
     for (let i = 0; i < samples + 5; i++) {
-      const insert = i % 2 === 0;
-      const change = insert
-        ? { range: { start: { line: target, character: column }, end: { line: target, character: column } }, text: '7' }
-        : { range: { start: { line: target, character: column }, end: { line: target, character: column + 1 } }, text: '' };
+      const change = toggleDigit(i);
       version++;
       done = published(version);
       const start = process.hrtime.bigint();
@@ -115,10 +117,7 @@ export async function measureLsp(samples = 60): Promise<LspFigures> {
     // Completion right after an edit: the document is re-parsed and its symbol index rebuilt first.
     const afterEditTimes: number[] = [];
     for (let i = 0; i < samples + 5; i++) {
-      const insert = i % 2 === 0;
-      const change = insert
-        ? { range: { start: { line: target, character: column }, end: { line: target, character: column } }, text: '7' }
-        : { range: { start: { line: target, character: column }, end: { line: target, character: column + 1 } }, text: '' };
+      const change = toggleDigit(i);
       version++;
       done = published(version);
       const start = process.hrtime.bigint();

@@ -26,9 +26,10 @@ import * as path from 'node:path';
 import { stdDirectory } from '../runtime/check/index.js';
 import { walk } from '../runtime/syntax/walk.js';
 export { IDENTITY_KINDS };
-/** Protocols offered after `schema::`. */
-export const SCHEMA_PROTOCOLS = ['openapi'];
-export const SCOPE_POLICIES = ['fail_fast', 'wait_all', 'first_success'];
+import { PROTOCOLS as SCHEMA_PROTOCOLS } from '../runtime/absorb/types.js';
+import { SCOPE_POLICIES } from '../runtime/syntax/ast.js';
+/** Offered after `schema::` (the protocols the absorber supports) and after `scope`. */
+export { SCHEMA_PROTOCOLS, SCOPE_POLICIES };
 
 const SNIPPETS: { label: string; body: string; detail: string }[] = [
   { label: 'let', body: 'let ${1:name} = ${0};', detail: 'let binding' },

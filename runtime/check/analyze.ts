@@ -4,6 +4,7 @@
 // undefined names, unknown structs/fields/methods/types, call arity, and mismatches against
 // annotations. Where a type is unknown it says nothing (that is what makes it gradual).
 import type * as A from '../syntax/ast.js';
+import { SCOPE_POLICIES } from '../syntax/ast.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IDENTITY_KINDS, parseIdentity } from '../effects/identity.js';
 import { editDistance } from './spelling.js';
@@ -24,7 +25,6 @@ import {
 /** Tools that would print, serialize or store a value as text: a handle given to them is a leak. */
 const LEAKING_TOOLS = new Set(['echo', 'json_stringify', 'json_pretty', 'to_string', 'str_join', 'fs_write', 'fs_append']);
 
-const SCOPE_POLICIES = new Set(['fail_fast', 'wait_all', 'first_success']);
 
 export interface StructInfo {
   decl: A.StructDecl;
@@ -485,7 +485,7 @@ class Analyzer implements TypeResolver {
         if (e.call.kind === 'Closure') this.checkFnArity(e.call, 0, 'invoke');
         return this.expr(e.call, scope);
       case 'Scope': {
-        if (!SCOPE_POLICIES.has(e.policy.name)) {
+        if (!(SCOPE_POLICIES as readonly string[]).includes(e.policy.name)) {
           this.report(e.policy.span, `unknown scope policy \`${e.policy.name}\`: use fail_fast, wait_all or first_success`, 'scope-policy');
         }
         scope.openScopes++;

@@ -7,10 +7,7 @@ import type { SourceFile } from '../syntax/source.js';
 import { typeToSchema, SchemaError, type StructInfo } from '../infer/schema.js';
 import { Analyzer, forEachChild, type FnInfo } from './analyze.js';
 import { Check, Cmp, Op } from './opcodes.js';
-import type { ScopePolicy } from '../vm/process.js';
-
-/** Operand of SCOPE_ENTER; the VM decodes it with SCOPE_POLICIES. */
-export const SCOPE_POLICY_CODES: Record<ScopePolicy, number> = { fail_fast: 0, wait_all: 1, first_success: 2 };
+import { SCOPE_POLICIES, type ScopePolicy } from '../syntax/ast.js';
 import type { Bundle, FunctionProto, ImplDesc, InferDesc, StructDesc, UpvalueDesc } from './bundle.js';
 
 export type { Bundle, BundleUnit, FunctionProto, ParamInfo, StructDesc, ImplDesc, InferDesc, UpvalueDesc } from './bundle.js';
@@ -608,7 +605,8 @@ class Compiler {
         this.emit(at, e.op === 'append' ? Op.CTX_APPEND : Op.CTX_SYSTEM);
         return;
       case 'Scope':
-        this.emit(at, Op.SCOPE_ENTER, SCOPE_POLICY_CODES[e.policy.name as ScopePolicy] ?? 0);
+        // the operand is the policy's position in SCOPE_POLICIES, which the VM decodes
+        this.emit(at, Op.SCOPE_ENTER, Math.max(0, SCOPE_POLICIES.indexOf(e.policy.name as ScopePolicy)));
         for (const s of e.body.body) this.stmt(s);
         this.emit(at, Op.SCOPE_EXIT); // errors the scope raises point at `scope`
         return;

@@ -10,7 +10,7 @@
 import { DONE, FAILED, type Process, type ScopePolicy, type ScopeRecord, type Waiting } from './process.js';
 import { PidVal, VMError, isolate, typeName, unwrap, type Value } from './values.js';
 
-export const SCOPE_POLICIES: readonly ScopePolicy[] = ['fail_fast', 'wait_all', 'first_success'];
+export { SCOPE_POLICIES } from '../syntax/ast.js';
 
 /** What actors.ts needs from the VM. */
 export interface ActorRuntime {

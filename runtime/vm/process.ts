@@ -76,7 +76,8 @@ export interface InvokeRecord {
 
 export type Waiting = 'receive' | 'gather' | 'scope' | 'join' | 'wait' | 'sleep';
 
-export type ScopePolicy = 'fail_fast' | 'wait_all' | 'first_success';
+import type { ScopePolicy } from '../syntax/ast.js';
+export type { ScopePolicy };
 
 /** An open `scope` block: the tasks it owns, in spawn order. */
 export interface ScopeRecord {

@@ -15,6 +15,13 @@ async function complete(text: string) {
   return onCompletion(d, { ...doc(d.uri), position: at(d) }).items;
 }
 
+describe('completion of protocols and policies', () => {
+  it('offers every protocol the absorber supports after `schema::`, and the scope policies after `scope`', async () => {
+    assert.deepEqual((await complete('let api = use schema::/*|*/')).map((i) => i.label), ['openapi', 'jsonschema', 'graphql', 'mcp']);
+    assert.deepEqual((await complete('let r = scope /*|*/')).map((i) => i.label), ['fail_fast', 'wait_all', 'first_success']);
+  });
+});
+
 describe('completion of standard module members', () => {
   it('offers what a std module exports after `name.`', async () => {
     assert.deepEqual((await complete('let fs = use "std/fs";\nfs./*|*/')).map((i) => i.label), ['read', 'write', 'append', 'list', 'exists']);

@@ -1,5 +1,4 @@
 // Drives startServer() over in-memory streams with a fake checker: initialize, open, edit, close.
-// Skipped until runtime/check (imported by server.ts) exists.
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
