@@ -10,6 +10,8 @@ export const SUSPEND_TOOL = '__suspend';
 export interface DurableHooks {
   /** true while journal entries remain that the re-execution has not reached yet */
   readonly replaying: boolean;
+  /** suspended or failed: nothing more may run in this OS process, so the scheduler stops */
+  readonly stoppedNow: boolean;
   /** The host an effect (infer, host tool, suspend) runs against: journaled or replayed. */
   host(p: Process, effect: PendingEffect, host: Host): Host;
   /** `call("now")`: the live reading, journaled; or the recorded one on replay. */

@@ -236,6 +236,9 @@ export class VM implements ActorRuntime {
         if (main.finished && !this.hasLiveDetached()) return this.outcome(main);
       }
       if (main.finished && !this.hasLiveDetached()) return this.outcome(main);
+      // A durable run that suspended (or failed) is over in this OS process: waiting on its
+      // sleepers would spin, since no timer may fire after the stop.
+      if (this.durable?.stoppedNow) return this.failRun(main, 'the durable run stopped', true);
       const woke = await this.awaitEffectOrTimer();
       if (!woke) {
         // Nothing can ever run again. Detached processes that wait forever end with the run.
