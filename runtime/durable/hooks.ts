@@ -12,6 +12,8 @@ export interface DurableHooks {
   readonly replaying: boolean;
   /** suspended or failed: nothing more may run in this OS process, so the scheduler stops */
   readonly stoppedNow: boolean;
+  /** settles when the run stops (suspend, or a failure): a scheduler wait ends then too */
+  readonly stopped: Promise<unknown>;
   /** The host an effect (infer, host tool, suspend) runs against: journaled or replayed. */
   host(p: Process, effect: PendingEffect, host: Host): Host;
   /** `call("now")`: the live reading, journaled; or the recorded one on replay. */

@@ -313,7 +313,8 @@ export class VM implements ActorRuntime {
     }
     // Whichever finishes first, so one slow effect never holds up the others' results.
     let timer: NodeJS.Timeout | undefined;
-    const racers: Promise<{ i: number; result: EffectResult } | 'timer'>[] = this.pending.map((w, i) => w.promise.then((result) => ({ i, result })));
+    const racers: Promise<{ i: number; result: EffectResult } | 'timer' | 'stopped'>[] = this.pending.map((w, i) => w.promise.then((result) => ({ i, result })));
+    if (this.durable) racers.push(this.durable.stopped.then(() => 'stopped' as const));
     if (sleeper) {
       racers.push(
         new Promise<'timer'>((resolve) => {
@@ -323,6 +324,7 @@ export class VM implements ActorRuntime {
     }
     const first = await Promise.race(racers);
     clearTimeout(timer);
+    if (first === 'stopped') return true; // the scheduler's loop ends the run
     if (first === 'timer') {
       this.fireTimers(true);
       return true;

@@ -175,6 +175,19 @@ return [first, second, t >= 0];
   assert.deepEqual(JSON.parse(done.stdout), [null, 'late', true]);
 });
 
+test('a run that suspends while another process sleeps exits at once instead of waiting on it', async () => {
+  const dir = workdir(`
+let kid = spawn turn() { call("sleep", 8000); return null; };
+suspend;
+return 1;
+`);
+  const started = Date.now();
+  const r = await turnAsync(['run', 'p.tn', '--store', 'st'], dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /suspended: \S+\s*$/);
+  assert.ok(Date.now() - started < 6000, 'the OS process ended without waiting for the sleeper (or spinning after the stop)');
+});
+
 test('without a store, suspend stays a clear error; a store that is not a Turn store is refused', async () => {
   const dir = workdir('suspend;\n');
   const r = await turnAsync(['run', 'p.tn'], dir);
