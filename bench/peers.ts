@@ -127,7 +127,7 @@ function checkpointId(): string {
 
 function checkpoint(channels: Record<string, unknown>): Checkpoint {
   const versions = Object.fromEntries(Object.keys(channels).map((k) => [k, 1]));
-  return { v: 4, id: checkpointId(), ts: new Date().toISOString(), channel_values: channels, channel_versions: versions, versions_seen: {} } as Checkpoint;
+  return { v: 4, id: checkpointId(), ts: new Date().toISOString(), channel_values: channels, channel_versions: versions, versions_seen: {} };
 }
 
 async function checkpointRows(): Promise<Row[]> {

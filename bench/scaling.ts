@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { openStoreFile } from '../runtime/store/open.js';
 import { encodeValue } from '../runtime/store/serialize.js';
-import type { Value } from '../runtime/vm/values.js';
+import type { Value } from '../runtime/values/index.js';
 import { floorSpawnGather, perOpPair, programRunner, spawnProgram } from './actors.js';
 import { inSection, perOp, quantity, row, summarize, verdict, verdictText, withPaper, type Point, type Row, type Sample } from './harness.js';
 

@@ -19,7 +19,7 @@ const STRUCTS: Record<string, StructInfo> = {
     fields: [
       { name: 'ok', type: named('Bool') },
       { name: 'score', type: named('Num') },
-      { name: 'mood', type: { kind: 'EnumType', values: ['happy', 'sad'], span } as TypeExpr },
+      { name: 'mood', type: { kind: 'EnumType', values: ['happy', 'sad'], span } },
       { name: 'tags', type: named('List', [named('Tag')]) },
       { name: 'main', type: named('Tag') },
     ],

@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { openStoreFile } from '../runtime/store/open.js';
 import { decodeSnapshot, encodeSnapshot, encodeValue, type SnapshotData } from '../runtime/store/serialize.js';
-import type { Value } from '../runtime/vm/values.js';
+import type { Value } from '../runtime/values/index.js';
 import { measure, quantity, row, withPaper, type Row, type Sample } from './harness.js';
 
 export const ENTRIES = 5_000;

@@ -3,8 +3,9 @@ import * as vscode from 'vscode';
 import { findEntryBlocks } from './entries.js';
 
 export class EntryCodeLensProvider implements vscode.CodeLensProvider {
-  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
-    return findEntryBlocks(document.getText()).flatMap((entry) => {
+  async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+    const entries = await findEntryBlocks(document.getText(), document.uri.fsPath);
+    return entries.flatMap((entry) => {
       const at = new vscode.Position(entry.line, entry.character);
       const range = new vscode.Range(at, at);
       return [

@@ -1,7 +1,8 @@
 // Commands: Turn: Run File, Turn: Restart Language Server, Turn: Show Language Server Output.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { buildRunInvocation, DEFAULT_MODEL } from './run-command.js';
+import { buildRunInvocation } from './run-command.js';
+import { cliArgsFromSettings, readRunSettings } from './settings.js';
 
 export const TASK_TYPE = 'turn';
 
@@ -39,22 +40,24 @@ export async function runFile(context: vscode.ExtensionContext, uri?: vscode.Uri
   if (document.isDirty && !(await document.save())) return;
 
   const file = document.uri.fsPath;
-  const model = vscode.workspace.getConfiguration('turn', document.uri).get<string>('model', DEFAULT_MODEL);
+  const folder = vscode.workspace.getWorkspaceFolder(document.uri);
+  const config = vscode.workspace.getConfiguration('turn', document.uri);
+  const settings = readRunSettings((key, dflt) => config.get(key, dflt));
+  const model = settings.model;
   const invocation = buildRunInvocation({
     execPath: process.execPath,
     electron: Boolean(process.versions.electron),
     cliPath: context.asAbsolutePath('dist/cli.js'),
     file,
-    model,
+    flags: cliArgsFromSettings(settings, folder?.uri.fsPath ?? path.dirname(file)),
   });
 
-  const folder = vscode.workspace.getWorkspaceFolder(document.uri);
   const execution = new vscode.ProcessExecution(invocation.command, invocation.args, {
     cwd: folder?.uri.fsPath ?? path.dirname(file),
     env: invocation.env,
   });
   const task = new vscode.Task(
-    { type: TASK_TYPE, file, model: model || DEFAULT_MODEL },
+    { type: TASK_TYPE, file, model },
     folder ?? vscode.TaskScope.Workspace,
     `run ${path.basename(file)}`,
     'turn',

@@ -1,7 +1,5 @@
-// The process that runs a Turn file: `node dist/cli.js run FILE --model MODEL`.
-// No `vscode` import: unit-tested in Node.
-
-export const DEFAULT_MODEL = 'mock';
+// The process that runs a Turn file: `node dist/cli.js run FILE FLAGS`, where FLAGS are the
+// `turn.*` settings as `turn run` flags (extension/settings.ts). No `vscode` import: unit-tested in Node.
 
 export interface RunRequest {
   /** The JavaScript runtime: the extension host's own executable (`process.execPath`). */
@@ -12,8 +10,8 @@ export interface RunRequest {
   cliPath: string;
   /** Absolute path of the .tn file. */
   file: string;
-  /** The `turn.model` setting; blank means the default. */
-  model?: string;
+  /** `turn run` flags (cliArgsFromSettings) */
+  flags: string[];
 }
 
 export interface RunInvocation {
@@ -23,10 +21,9 @@ export interface RunInvocation {
 }
 
 export function buildRunInvocation(req: RunRequest): RunInvocation {
-  const model = req.model?.trim() || DEFAULT_MODEL;
   return {
     command: req.execPath,
-    args: [req.cliPath, 'run', req.file, '--model', model],
+    args: [req.cliPath, 'run', req.file, ...req.flags],
     env: req.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {},
   };
 }

@@ -2,7 +2,7 @@
  * Tree-sitter grammar for Turn, a language for agent programs.
  * One grammar serves the editor (highlighting, the language server) and the runtime (the compiler
  * lowers this CST to its AST), so the two can never disagree about what a program means.
- * Surface syntax: Turn v1 (see ../../shared/spec/LANGUAGE.md §1).
+ * Surface syntax: Turn v1, extended; docs/language.md is the language reference.
  */
 
 const PREC = {

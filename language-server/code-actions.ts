@@ -6,13 +6,13 @@
 //  - a statement that would leak an identity handle: remove it.
 import { CodeActionKind } from 'vscode-languageserver';
 import type { CodeAction, CodeActionParams, Diagnostic as LspDiagnostic } from 'vscode-languageserver';
-import { membersOf, visibleNames } from '../runtime/check/symbols.js';
-import type * as A from '../runtime/syntax/ast.js';
-import { walk } from '../runtime/syntax/walk.js';
+import { membersOf, visibleNames } from '../runtime/index.js';
+import type { Ast as A } from '../runtime/index.js';
+import { walk } from '../runtime/index.js';
 import { rangeToSpan, type TurnDocument } from './document.js';
 import { spanToRange } from './diagnostics.js';
-import { editDistance } from '../runtime/check/spelling.js';
-import { stdDirectory } from '../runtime/check/index.js';
+import { editDistance } from '../runtime/index.js';
+import { stdDirectory } from '../runtime/index.js';
 import * as fs from 'node:fs';
 
 export type QuickFix = (doc: TurnDocument, diagnostic: LspDiagnostic) => CodeAction[];

@@ -4,8 +4,8 @@
 // a std module after `fs.` or absorbed schema types after `infer` (the authority issue).
 import { CompletionItemKind, InsertTextFormat } from 'vscode-languageserver';
 import type { CompletionItem, CompletionList, CompletionParams } from 'vscode-languageserver';
-import { membersOf, visibleNames, type SymbolDef, type SymbolIndex } from '../runtime/check/symbols.js';
-import { BUILTIN_TYPE_NAMES, typeToString } from '../runtime/check/types.js';
+import { membersOf, visibleNames, type SymbolDef, type SymbolIndex } from '../runtime/index.js';
+import { BUILTIN_TYPE_NAMES, typeToString } from '../runtime/index.js';
 import { cursorContext, typeBeforeDot, type CursorContext } from './context.js';
 import type { TurnDocument } from './document.js';
 
@@ -19,15 +19,15 @@ export const KEYWORDS = [
 ];
 
 /** Identity kinds offered after `identity::` until the authority issue supplies the real list. */
-import { IDENTITY_KINDS } from '../runtime/effects/identity.js';
-import type * as A from '../runtime/syntax/ast.js';
+import { IDENTITY_KINDS } from '../runtime/index.js';
+import type { Ast as A } from '../runtime/index.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { stdDirectory } from '../runtime/check/index.js';
-import { walk } from '../runtime/syntax/walk.js';
+import { stdDirectory } from '../runtime/index.js';
+import { walk } from '../runtime/index.js';
 export { IDENTITY_KINDS };
-import { PROTOCOLS as SCHEMA_PROTOCOLS } from '../runtime/absorb/types.js';
-import { SCOPE_POLICIES } from '../runtime/syntax/ast.js';
+import { SCHEMA_PROTOCOLS } from '../runtime/index.js';
+import { SCOPE_POLICIES } from '../runtime/index.js';
 /** Offered after `schema::` (the protocols the absorber supports) and after `scope`. */
 export { SCHEMA_PROTOCOLS, SCOPE_POLICIES };
 

@@ -2,9 +2,9 @@
 // before the cursor and the tree-sitter tree, because while someone types the AST is often broken
 // exactly where the cursor is.
 import type { Node as CstNode } from 'web-tree-sitter';
-import type { SymbolIndex } from '../runtime/check/symbols.js';
-import { lookupName } from '../runtime/check/symbols.js';
-import { ANY, type StaticType } from '../runtime/check/types.js';
+import type { SymbolIndex } from '../runtime/index.js';
+import { lookupName } from '../runtime/index.js';
+import { ANY, type StaticType } from '../runtime/index.js';
 import type { Analysis, TurnDocument } from './document.js';
 
 const WORD_BEFORE = /[_\p{ID_Continue}]*$/u;

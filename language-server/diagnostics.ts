@@ -2,7 +2,7 @@
 // UTF-16 character positions). Pure: no connection, no document store.
 import { DiagnosticSeverity } from 'vscode-languageserver';
 import type { Diagnostic as LspDiagnostic, Range } from 'vscode-languageserver';
-import type { Diagnostic, Severity } from '../runtime/diagnostics.js';
+import type { Diagnostic, Severity } from '../runtime/index.js';
 
 /** What the conversion needs from `SourceFile` (runtime/syntax/source.ts). */
 export interface PositionSource {

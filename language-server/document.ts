@@ -6,13 +6,13 @@
 // tree-sitter point (row, column), and a text offset is a tree-sitter index: no conversion happens.
 import type { Range, TextDocumentContentChangeEvent } from 'vscode-languageserver';
 import { Edit, type Parser, type Point, type Tree } from 'web-tree-sitter';
-import type { Diagnostic } from '../runtime/diagnostics.js';
-import type { Program, UseExpr, UseSchemaExpr } from '../runtime/syntax/ast.js';
-import { lowerProgram } from '../runtime/syntax/lower.js';
-import { SourceFile } from '../runtime/syntax/source.js';
-import { checkParsed } from '../runtime/check/index.js';
-import { absorbSchemas, schemaKey, useSchemaNodes, type AbsorbedSchemas, type SchemaFetching } from '../runtime/check/schemas.js';
-import { indexProgram, type SymbolIndex } from '../runtime/check/symbols.js';
+import type { Diagnostic } from '../runtime/index.js';
+import type { Program, UseExpr, UseSchemaExpr } from '../runtime/index.js';
+import { lowerProgram } from '../runtime/index.js';
+import { SourceFile } from '../runtime/index.js';
+import { checkParsed } from '../runtime/index.js';
+import { absorbSchemas, schemaKey, useSchemaNodes, type AbsorbedSchemas, type SchemaFetching } from '../runtime/index.js';
+import { indexProgram, type SymbolIndex } from '../runtime/index.js';
 
 /** A parse (full or incremental) that takes longer than this is abandoned; the document reports it. */
 export const PARSE_TIME_CAP_MS = 2000;

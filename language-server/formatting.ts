@@ -1,6 +1,6 @@
 // textDocument/formatting: the formatter of runtime/format (also `turn fmt`), as one whole-document edit.
 import type { DocumentFormattingParams, TextEdit } from 'vscode-languageserver';
-import { formatTree } from '../runtime/format/index.js';
+import { formatTree } from '../runtime/index.js';
 import { spanToRange } from './diagnostics.js';
 import type { TurnDocument } from './document.js';
 

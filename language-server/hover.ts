@@ -2,10 +2,10 @@
 // Providers are tried in order, so absorbed schema operations (the authority issue) can add theirs.
 import { MarkupKind } from 'vscode-languageserver';
 import type { Hover, HoverParams } from 'vscode-languageserver';
-import { describeSymbol, refAt, type SymbolDef } from '../runtime/check/symbols.js';
-import { typeToSchema, SchemaError, type TypeEnv } from '../runtime/infer/schema.js';
-import type * as A from '../runtime/syntax/ast.js';
-import { walk } from '../runtime/syntax/walk.js';
+import { describeSymbol, refAt, type SymbolDef } from '../runtime/index.js';
+import { typeToSchema, SchemaError, type TypeEnv } from '../runtime/index.js';
+import type { Ast as A } from '../runtime/index.js';
+import { walk } from '../runtime/index.js';
 import type { Analysis, TurnDocument } from './document.js';
 import { spanToRange } from './diagnostics.js';
 

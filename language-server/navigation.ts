@@ -12,8 +12,8 @@ import type {
   TextEdit,
   WorkspaceEdit,
 } from 'vscode-languageserver';
-import { moduleRefAt, refAt, referencesOf, type SymbolDef } from '../runtime/check/symbols.js';
-import type * as A from '../runtime/syntax/ast.js';
+import { moduleRefAt, refAt, referencesOf, type SymbolDef } from '../runtime/index.js';
+import type { Ast as A } from '../runtime/index.js';
 import { spanToRange } from './diagnostics.js';
 import type { TurnDocument } from './document.js';
 import type { Workspace } from './workspace.js';

@@ -1,8 +1,9 @@
 // textDocument/documentSymbol (the outline) and workspace/symbol.
 import { SymbolKind } from 'vscode-languageserver';
 import type { DocumentSymbol, DocumentSymbolParams, SymbolInformation, WorkspaceSymbolParams } from 'vscode-languageserver';
-import type * as A from '../runtime/syntax/ast.js';
-import { typeToString } from '../runtime/check/types.js';
+import type { Ast as A } from '../runtime/index.js';
+import { forEachChild } from '../runtime/index.js';
+import { typeToString } from '../runtime/index.js';
 import { spanToRange } from './diagnostics.js';
 import type { TurnDocument } from './document.js';
 import type { Workspace } from './workspace.js';
@@ -23,55 +24,50 @@ function sym(doc: TurnDocument, name: string, kind: SymbolKind, span: A.Span, na
 function outline(doc: TurnDocument, stmts: A.Stmt[], seen: Set<string>): DocumentSymbol[] {
   const out: DocumentSymbol[] = [];
   const { index } = doc.analysis();
-  const visit = (list: A.Stmt[]): void => {
-    for (const s of list) {
-      switch (s.kind) {
-        case 'Struct':
-          out.push(
-            sym(doc, s.name.name, SymbolKind.Struct, s.span, s.name.span, 'struct',
-              s.fields.map((f) => sym(doc, f.name.name, SymbolKind.Field, f.span, f.name.span, doc.text.slice(f.type.span.start, f.type.span.end)))),
-          );
-          break;
-        case 'TypeAlias':
-          out.push(sym(doc, s.name.name, SymbolKind.TypeParameter, s.span, s.name.span, doc.text.slice(s.type.span.start, s.type.span.end)));
-          break;
-        case 'Impl':
-          out.push(
-            sym(doc, `impl ${s.typeName.name}`, SymbolKind.Class, s.span, s.typeName.span, undefined,
-              s.methods.map((m) => sym(doc, m.name.name, SymbolKind.Method, m.span, m.name.span, methodDetail(m), closureChildren(doc, m.value)))),
-          );
-          break;
-        case 'Let': {
-          // A `let` of a name the function already has updates it: only the first one is a declaration.
-          if (seen.has(s.name.name)) break;
-          seen.add(s.name.name);
-          const isFn = s.value.kind === 'Closure';
-          const type = index.symbols.find((d) => d.decl === s)?.type;
-          out.push(
-            sym(doc, s.name.name, isFn ? SymbolKind.Function : SymbolKind.Variable, s.span, s.name.span, type ? typeToString(type) : undefined, closureChildren(doc, s.value)),
-          );
-          break;
-        }
-        case 'Entry':
-          out.push(sym(doc, 'turn { }', SymbolKind.Namespace, s.span, { start: s.span.start, end: s.span.start + 4 }, 'entry', outline(doc, s.body.body, seen)));
-          break;
-        case 'If':
-          visit(s.then.body);
-          if (s.else) visit(s.else.kind === 'If' ? [s.else] : s.else.body);
-          break;
-        case 'While':
-          visit(s.body.body);
-          break;
-        case 'Try':
-          visit(s.body.body);
-          visit(s.handler.body);
-          break;
-        default:
-          break;
+  const visit = (s: A.Node): void => {
+    switch (s.kind) {
+      case 'Struct':
+        out.push(
+          sym(doc, s.name.name, SymbolKind.Struct, s.span, s.name.span, 'struct',
+            s.fields.map((f) => sym(doc, f.name.name, SymbolKind.Field, f.span, f.name.span, doc.text.slice(f.type.span.start, f.type.span.end)))),
+        );
+        break;
+      case 'TypeAlias':
+        out.push(sym(doc, s.name.name, SymbolKind.TypeParameter, s.span, s.name.span, doc.text.slice(s.type.span.start, s.type.span.end)));
+        break;
+      case 'Impl':
+        out.push(
+          sym(doc, `impl ${s.typeName.name}`, SymbolKind.Class, s.span, s.typeName.span, undefined,
+            s.methods.map((m) => sym(doc, m.name.name, SymbolKind.Method, m.span, m.name.span, methodDetail(m), closureChildren(doc, m.value)))),
+        );
+        break;
+      case 'Let': {
+        // A `let` of a name the function already has updates it: only the first one is a declaration.
+        if (seen.has(s.name.name)) break;
+        seen.add(s.name.name);
+        const isFn = s.value.kind === 'Closure';
+        const type = index.symbols.find((d) => d.decl === s)?.type;
+        out.push(
+          sym(doc, s.name.name, isFn ? SymbolKind.Function : SymbolKind.Variable, s.span, s.name.span, type ? typeToString(type) : undefined, closureChildren(doc, s.value)),
+        );
+        break;
       }
+      case 'Entry':
+        out.push(sym(doc, 'turn { }', SymbolKind.Namespace, s.span, { start: s.span.start, end: s.span.start + 4 }, 'entry', outline(doc, s.body.body, seen)));
+        break;
+      case 'Block':
+      case 'If':
+      case 'While':
+      case 'Try':
+        // Statements in nested blocks declare in the same function.
+        forEachChild(s, visit);
+        break;
+      default:
+        // Expressions (closures are outlined under their `let`), names and types.
+        break;
     }
   };
-  visit(stmts);
+  for (const s of stmts) visit(s);
   return out;
 }
 

@@ -3,8 +3,8 @@
 // what each one means comes from the symbol index.
 import type { SemanticTokens, SemanticTokensLegend, SemanticTokensParams } from 'vscode-languageserver';
 import type { Node as CstNode } from 'web-tree-sitter';
-import type { SymbolDef } from '../runtime/check/symbols.js';
-import { BUILTIN_TYPE_NAMES } from '../runtime/check/types.js';
+import type { SymbolDef } from '../runtime/index.js';
+import { BUILTIN_TYPE_NAMES } from '../runtime/index.js';
 import type { TurnDocument } from './document.js';
 
 export const TOKEN_TYPES = ['namespace', 'type', 'struct', 'typeParameter', 'parameter', 'variable', 'property', 'function', 'method', 'enumMember'] as const;

@@ -2,7 +2,7 @@
 import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver';
 import { DiagnosticSeverity } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { Diagnostic } from '../runtime/diagnostics.js';
+import type { Diagnostic } from '../runtime/index.js';
 import { DIAGNOSTIC_SOURCE, toLspDiagnostics } from './diagnostics.js';
 import type { PositionSource } from './diagnostics.js';
 import { uriToPath } from './uri.js';

@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TextDocumentContentChangeEvent } from 'vscode-languageserver';
 import type { Parser } from 'web-tree-sitter';
-import { createParser } from '../runtime/syntax/parse.js';
-import { readSourceText } from '../runtime/load.js';
+import { createParser } from '../runtime/index.js';
+import { readSourceText } from '../runtime/index.js';
 import { TurnDocument, PARSE_TIME_CAP_MS } from './document.js';
 import { uriToPath } from './uri.js';
 

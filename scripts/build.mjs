@@ -39,7 +39,7 @@ mkdirSync('dist/runtime/std', { recursive: true });
 for (const name of readdirSync('runtime/std')) if (name.endsWith('.tn')) copyFileSync(`runtime/std/${name}`, `dist/runtime/std/${name}`);
 
 await Promise.all([
-  build({ ...common, entryPoints: ['runtime/cli/main.ts'], outfile: 'dist/cli.js' }),
+  build({ ...common, entryPoints: ['cli/main.ts'], outfile: 'dist/cli.js' }),
   build({ ...common, entryPoints: ['language-server/server.ts'], outfile: 'dist/server.js' }),
   build({ ...common, entryPoints: ['extension/extension.ts'], outfile: 'dist/extension.js' }),
   build({ ...common, entryPoints: ['extension/debug/adapter-main.ts'], outfile: 'dist/debug-adapter.js' }),

@@ -8,19 +8,10 @@ import {
   Breakpoint, InitializedEvent, LoggingDebugSession, OutputEvent, Scope, Source, StackFrame, StoppedEvent, TerminatedEvent, ExitedEvent, Thread,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { compileBundle } from '../../runtime/compile/index.js';
-import { countTokens } from '../../runtime/context/index.js';
-import { formatDiagnostic, hasErrors } from '../../runtime/diagnostics.js';
-import { capabilitiesFromFlags, newUsage, type ApprovalHook, type CapabilityFlags } from '../../runtime/effects/capabilities.js';
-import { performTool } from '../../runtime/effects/host.js';
-import { EnvVault, RedactingVault, Redactor, type Vault } from '../../runtime/effects/vault.js';
-import { loadProgram } from '../../runtime/load.js';
-import { createModel } from '../../runtime/cli/model.js';
-import { Debugger, debugRender, type StopEvent } from '../../runtime/vm/debug.js';
-import { getField } from '../../runtime/vm/ops.js';
-import { VM, type Host, type Value } from '../../runtime/vm/index.js';
-import type { Durable } from '../../runtime/durable/index.js';
-import { attachDurable, loadSuspendedRun, settleRun, type SuspendedRun } from './resume.js';
+import {
+  Debugger, DEFAULT_MODEL, debugRender, countTokens, formatDiagnostic, resumeRun, RunSetupError, startRun,
+  type ApprovalHook, type AuthorityOptions, type EffectWait, type Run, type RunOptions, type StopEvent, type Value, type Vault,
+} from '../../runtime/index.js';
 
 export interface TurnLaunchArgs extends DebugProtocol.LaunchRequestArguments {
   program: string;
@@ -29,7 +20,10 @@ export interface TurnLaunchArgs extends DebugProtocol.LaunchRequestArguments {
   /** stop when a process waits on a model reply, an effect or an approval */
   stopOnEffects?: boolean;
   cwd?: string;
-  capabilities?: CapabilityFlags;
+  /** what the program may do (the `turn.run.*` settings, as extension/settings.ts reads them) */
+  authority?: Omit<AuthorityOptions, 'vault' | 'approve'>;
+  /** the instruction budget (`turn.run.maxSteps`) */
+  maxSteps?: number;
   /** resume this suspended durable run (`turn run --store`) instead of starting `program`: recorded results are replayed */
   resume?: string;
   /** the store folder of `resume` (default: the CLI's default store, .turn/) */
@@ -49,7 +43,7 @@ const STOP_REASONS: Record<StopEvent['reason'], string> = {
 };
 
 export class TurnDebugSession extends LoggingDebugSession {
-  private vm: VM | undefined;
+  private run: Run | undefined;
   private dbg: Debugger | undefined;
   private configured!: Promise<void>;
   private configuredResolve!: () => void;
@@ -81,107 +75,82 @@ export class TurnDebugSession extends LoggingDebugSession {
 
   protected override async launchRequest(response: DebugProtocol.LaunchResponse, args: TurnLaunchArgs): Promise<void> {
     const program = path.resolve(args.program ?? '.');
-    let bundle;
-    let suspended: SuspendedRun | undefined;
-    if (args.resume) {
-      try {
-        suspended = await loadSuspendedRun(args.store, args.resume);
-      } catch (e) {
-        this.sendErrorResponse(response, 4, `cannot resume run ${args.resume}: ${(e as Error).message}`);
-        return;
-      }
-      bundle = suspended.bundle;
-    } else {
-      let loaded;
-      try {
-        loaded = await loadProgram(program);
-      } catch (e) {
-        this.sendErrorResponse(response, 1, `cannot load ${program}: ${(e as Error).message}`);
-        return;
-      }
-      if (hasErrors(loaded.diagnostics.map((d) => d.diagnostic))) {
-        const text = loaded.diagnostics.map((d) => formatDiagnostic(d.file, d.diagnostic)).join('\n');
-        this.sendErrorResponse(response, 2, `${path.basename(program)} does not compile:\n${text}`);
-        return;
-      }
-      bundle = compileBundle(loaded.units, loaded.entryPath);
-    }
-    const redactor = new Redactor();
-    const cwd = args.cwd ?? path.dirname(program);
-    const ctx = {
-      vault: new RedactingVault(this.options.vault ?? new EnvVault(), redactor),
-      capabilities: capabilitiesFromFlags(args.capabilities ?? {}, cwd),
-      usage: newUsage(),
-      approve: this.options.approve
-        ? async (request: Parameters<ApprovalHook>[0]) => {
-            if (this.stopOnEffects && this.dbg) await this.dbg.hold(request.pid ?? 1, 'approval', `approval needed: ${request.summary}`);
-            return this.options.approve!(request);
-          }
-        : undefined,
-      redactor,
-      cwd,
-    };
-    const model = createModel(args.model ?? 'mock');
     this.stopOnEffects = Boolean(args.stopOnEffects);
-    let durable: Durable | undefined;
-    const print = (line: string) => this.sendEvent(new OutputEvent(redactor.redact(line) + '\n', 'stdout'));
-    const vm = new VM(bundle, {
-      // A resumed run does not print again what its replayed part printed.
-      output: (line) => (durable ? durable.output({ output: print } as Host, line) : print(line)),
-      infer: async (request, io) => {
-        if (this.stopOnEffects && this.dbg) await this.dbg.hold(request.pid ?? 1, 'model', `waiting on a model reply (infer ${request.typeName})`);
-        return model.infer(request, io);
-      },
-      tool: async (request) => {
-        if (this.stopOnEffects && this.dbg) await this.dbg.hold(this.dbg.stoppedPid ?? 1, 'effect', `waiting on an effect (${request.name})`);
-        return performTool(ctx, request);
-      },
-    });
-    this.vm = vm;
-    if (suspended) durable = attachDurable(vm, suspended);
-    this.dbg = new Debugger(vm, Boolean(args.stopOnEntry));
-    this.dbg.onStop = (e) => {
-      this.refs.clear();
-      const reason = args.stopOnEntry && e.reason === 'pause' && !this.startedOnce ? 'entry' : STOP_REASONS[e.reason];
-      this.startedOnce = true;
-      const ev = new StoppedEvent(reason, e.pid) as DebugProtocol.StoppedEvent;
-      ev.body.description = durable?.replaying ? `${e.description} (replaying the journal: recorded results)` : e.description;
-      ev.body.allThreadsStopped = true;
-      this.sendEvent(ev);
+    const options: RunOptions = {
+      cwd: args.cwd ?? path.dirname(program),
+      model: args.model ?? DEFAULT_MODEL,
+      ...(args.maxSteps !== undefined ? { maxSteps: args.maxSteps } : {}),
+      authority: { ...(args.authority ?? {}), ...(this.options.vault ? { vault: this.options.vault } : {}), approve: this.options.approve ?? 'none' },
+      onOutput: (line) => this.sendEvent(new OutputEvent(line + '\n', 'stdout')),
+      // with `stopOnEffects`, a process about to wait on the host stops the debugger first
+      beforeEffect: (wait: EffectWait) => (this.stopOnEffects && this.dbg ? this.dbg.hold(wait.pid, wait.kind, wait.description) : Promise.resolve()),
     };
-    for (const [file, lines] of this.pendingBreakpoints) this.dbg.setBreakpoints(file, lines);
+    let run: Run;
+    try {
+      run = args.resume
+        ? await resumeRun({ ...options, runId: args.resume, ...(args.store !== undefined ? { store: args.store } : {}) })
+        : await startRun({ ...options, file: program });
+    } catch (e) {
+      if (e instanceof RunSetupError && e.diagnostics.length > 0) {
+        const text = e.diagnostics.map((d) => formatDiagnostic(d.file, d.diagnostic)).join('\n');
+        this.sendErrorResponse(response, 2, `${path.basename(program)} does not compile:\n${text}`);
+      } else if (args.resume) {
+        this.sendErrorResponse(response, 4, `cannot resume run ${args.resume}: ${(e as Error).message}`);
+      } else {
+        this.sendErrorResponse(response, 1, `cannot load ${program}: ${(e as Error).message}`);
+      }
+      return;
+    }
+    this.run = run;
+    if (run.bundle) this.attach(run, Boolean(args.stopOnEntry)); // (a resume that waits at once has no program to run)
     this.sendResponse(response);
     await this.configured;
-    const ended = durable
-      ? Promise.race([vm.run().then((outcome) => ({ kind: 'ended' as const, outcome })), durable.stopped]).then(async (first) => {
-          // as `turn resume` does: a run that ended while the journal stopped it reports the stop
-          const stop = first.kind === 'ended' && durable!.stoppedNow ? await durable!.stopped : first;
-          if (stop.kind === 'suspended') {
-            await durable!.drain();
-            settleRun(suspended!, { suspended: true });
-            this.sendEvent(new OutputEvent(`suspended: ${suspended!.run.id}\n`, 'console'));
-            return null;
+    run.start().then(
+      (result) => {
+        let code = 0;
+        switch (result.kind) {
+          case 'failed': {
+            const e = result.error;
+            this.sendEvent(new OutputEvent(`${e.path}:${e.line}:${e.column}: runtime error: ${e.message}\n`, 'stderr'));
+            code = 1;
+            break;
           }
-          if (stop.kind === 'fatal') throw stop.error;
-          const o = stop.outcome;
-          settleRun(suspended!, o.ok ? { ok: true, rendered: o.rendered, json: o.json } : { ok: false, message: o.error.message });
-          return o;
-        })
-      : vm.run();
-    void ended.then(
-      (outcome) => {
-        if (outcome && !outcome.ok) {
-          const e = outcome.error;
-          this.sendEvent(new OutputEvent(`${e.path}:${e.line}:${e.column}: runtime error: ${redactor.redact(e.message)}\n`, 'stderr'));
+          case 'suspended':
+            this.sendEvent(new OutputEvent(`suspended: ${result.runId}\n`, 'console'));
+            break;
+          case 'waiting':
+            this.sendEvent(new OutputEvent(`waiting: run ${result.runId} waits for a decision about step ${result.unknown.map((x) => x.seq).join(', ')} (turn resolve)\n`, 'stderr'));
+            code = 3;
+            break;
+          case 'aborted':
+          case 'stopped':
+            this.sendEvent(new OutputEvent(`${result.kind === 'aborted' ? result.message : result.reason}\n`, 'stderr'));
+            code = 1;
+            break;
         }
-        this.sendEvent(new ExitedEvent(!outcome || outcome.ok ? 0 : 1));
+        this.sendEvent(new ExitedEvent(code));
         this.sendEvent(new TerminatedEvent());
       },
-      (err) => {
+      (err: unknown) => {
         this.sendEvent(new OutputEvent(`internal error: ${String(err)}\n`, 'stderr'));
         this.sendEvent(new TerminatedEvent());
       },
     );
+  }
+
+  private attach(run: Run, stopOnEntry: boolean): void {
+    const dbg = run.attachDebugger(stopOnEntry);
+    this.dbg = dbg;
+    dbg.onStop = (e) => {
+      this.refs.clear();
+      const reason = stopOnEntry && e.reason === 'pause' && !this.startedOnce ? 'entry' : STOP_REASONS[e.reason];
+      this.startedOnce = true;
+      const ev = new StoppedEvent(reason, e.pid) as DebugProtocol.StoppedEvent;
+      ev.body.description = run.replaying ? `${e.description} (replaying the journal: recorded results)` : e.description;
+      ev.body.allThreadsStopped = true;
+      this.sendEvent(ev);
+    };
+    for (const [file, lines] of this.pendingBreakpoints) dbg.setBreakpoints(file, lines);
   }
   private startedOnce = false;
 
@@ -201,10 +170,10 @@ export class TurnDebugSession extends LoggingDebugSession {
   }
 
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
-    const infos = this.vm?.inspectProcesses() ?? [];
+    const infos = this.run?.processes() ?? [];
     response.body = {
       threads: infos.length
-        ? infos.map((i) => new Thread(i.pid, `#${i.pid}${i.pid === 1 ? ' main' : ''} (${i.status}${i.waitingOn ? ` on ${i.waitingOn}` : ''})`))
+        ? infos.map((i) => new Thread(i.pid, `#${i.pid} ${i.pid === 1 ? 'main' : i.name ?? 'process'} (${i.status}${i.waitingOn ? ` on ${i.waitingOn}` : ''})`))
         : [new Thread(1, '#1 main')],
     };
     this.sendResponse(response);
@@ -246,18 +215,17 @@ export class TurnDebugSession extends LoggingDebugSession {
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
     const r = this.refs.get(args.variablesReference);
     let variables: DebugProtocol.Variable[] = [];
-    if (r && this.dbg && this.vm) {
+    if (r && this.dbg && this.run) {
+      const p = r.kind === 'memory' || r.kind === 'context' ? this.run.processes().find((x) => x.pid === r.pid) : undefined;
       if (r.kind === 'locals') variables = this.dbg.locals(r.pid, r.frame).map((l) => this.variable(l.name, l.value));
-      else if (r.kind === 'memory') variables = [...(this.vm.process(r.pid)?.memory ?? [])].map(([k, v]) => this.variable(k, v));
+      else if (r.kind === 'memory') variables = (p?.memory ?? []).map(([k, v]) => this.variable(k, v));
       else if (r.kind === 'context') {
-        const c = this.vm.process(r.pid)?.context;
-        if (c) {
-          const t = c.tiers();
+        if (p) {
           const tier = (name: string, xs: string[]) => {
             const tokens = xs.reduce((a, x) => a + countTokens(x), 0);
             return { name, value: `${xs.length} entries, ${tokens} tokens`, variablesReference: this.ref({ kind: 'value', value: xs }) };
           };
-          variables = [tier('P0 system', t.system), tier('P1 working', t.working), tier('P2 episodic', t.episodic)];
+          variables = [tier('P0 system', p.context.P0), tier('P1 working', p.context.P1), tier('P2 episodic', p.context.P2)];
         }
       } else {
         const v = r.value;
@@ -289,34 +257,9 @@ export class TurnDebugSession extends LoggingDebugSession {
     }
   }
 
-  /** Names, `memory.KEY`, `context.P0|P1|P2`, then `.field` and `[index]` paths over them. */
   private evaluate(expr: string, pid: number, frame: number): Value {
-    const m = /^([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*|\[(?:\d+|"[^"]*")\])*)$/.exec(expr);
-    if (!m || !this.dbg || !this.vm) throw new Error(`cannot evaluate \`${expr}\` (names, .field and [index] paths only)`);
-    const p = this.vm.process(pid);
-    let value: Value;
-    let rest = m[2];
-    if (m[1] === 'memory' && p) {
-      value = new Map(p.memory);
-    } else if (m[1] === 'context' && p) {
-      const t = p.context.tiers();
-      value = new Map<string, Value>([['P0', t.system], ['P1', t.working], ['P2', t.episodic]]);
-    } else {
-      const local = this.dbg.locals(pid, frame).find((l) => l.name === m[1]);
-      if (!local) throw new Error(`\`${m[1]}\` is not defined here`);
-      value = local.value;
-    }
-    for (const part of rest.match(/\.[A-Za-z_][A-Za-z0-9_]*|\[(?:\d+|"[^"]*")\]/g) ?? []) {
-      if (part.startsWith('.')) value = value instanceof Map ? (value.get(part.slice(1)) ?? null) : getField(value, part.slice(1));
-      else {
-        const k = part.slice(1, -1);
-        if (Array.isArray(value)) value = value[Number(k)] ?? null;
-        else if (value instanceof Map) value = value.get(k.replace(/^"|"$/g, '')) ?? null;
-        else throw new Error(`cannot index ${debugRender(value)}`);
-      }
-    }
-    rest = '';
-    return value;
+    if (!this.dbg) throw new Error('the program is not running');
+    return this.dbg.evaluate(expr, pid, frame);
   }
 
   protected override continueRequest(response: DebugProtocol.ContinueResponse): void {

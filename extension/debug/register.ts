@@ -2,6 +2,7 @@
 // the approval prompts are the extension's own; a configuration provider fills in the active file.
 import * as vscode from 'vscode';
 import { TurnDebugSession } from './adapter.js';
+import { readRunSettings, runOptionsFromSettings } from '../settings.js';
 import type { TurnVault } from '../vault/vault.js';
 
 export function registerDebugger(vault: TurnVault): vscode.Disposable[] {
@@ -21,14 +22,17 @@ export function registerDebugger(vault: TurnVault): vscode.Disposable[] {
           void vscode.window.showErrorMessage('Turn: the launch configuration needs a "program" (a .tn file) or a "resume" (a suspended run id).');
           return undefined;
         }
-        const settings = vscode.workspace.getConfiguration('turn', folder?.uri);
-        config.model ??= settings.get<string>('model', 'mock') || 'mock';
-        config.cwd ??= folder?.uri.fsPath;
-        config.capabilities ??= {
-          allowNet: settings.get<string[]>('run.allowNet', []),
-          allowEnv: settings.get<string[]>('run.allowEnv', []),
-          approve: settings.get<string[]>('run.approveEffects', []),
-        };
+        const section = vscode.workspace.getConfiguration('turn', folder?.uri);
+        const settings = readRunSettings((key, dflt) => section.get(key, dflt));
+        const cwd = (config.cwd as string | undefined) ?? folder?.uri.fsPath;
+        config.model ??= settings.model;
+        config.cwd ??= cwd;
+        if (cwd !== undefined) {
+          // the same authority and budgets as Run File and the run panel (extension/settings.ts)
+          const options = runOptionsFromSettings(settings, cwd);
+          config.authority ??= options.authority;
+          if (options.maxSteps !== undefined) config.maxSteps ??= options.maxSteps;
+        }
         return config;
       },
     }),

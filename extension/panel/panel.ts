@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { isWebviewMessage, PROTOCOL_VERSION, type HostMessage, type RunView } from '../protocol/panel.js';
 import { Runner } from './runner.js';
+import { readRunSettings, runOptionsFromSettings } from '../settings.js';
 import { nonce, panelHtml } from './html.js';
 import type { TurnVault } from '../vault/vault.js';
 
@@ -95,20 +96,10 @@ export class RunPanel {
     const config = vscode.workspace.getConfiguration('turn', doc.uri);
     const folder = vscode.workspace.getWorkspaceFolder(doc.uri);
     const cwd = folder?.uri.fsPath ?? path.dirname(doc.uri.fsPath);
-    const resolveDirs = (xs: string[]) => xs.map((x) => (path.isAbsolute(x) ? x : path.join(cwd, x)));
+    const settings = readRunSettings((key, dflt) => config.get(key, dflt));
     const runner = new Runner({
       file: doc.uri.fsPath,
-      model: config.get<string>('model', 'mock') || 'mock',
-      vault: this.vault,
-      approve: (request) => this.vault.approve(request),
-      capabilities: {
-        allowNet: config.get<string[]>('run.allowNet', []),
-        allowRead: resolveDirs(config.get<string[]>('run.allowRead', [])),
-        allowWrite: resolveDirs(config.get<string[]>('run.allowWrite', [])),
-        allowEnv: config.get<string[]>('run.allowEnv', []),
-        approve: config.get<string[]>('run.approveEffects', []),
-      },
-      cwd,
+      options: runOptionsFromSettings(settings, cwd, { vault: this.vault, approve: (request) => this.vault.approve(request) }),
       runId: ++this.runId,
       publish: (view) => {
         if (view.runId !== this.runId) return;

@@ -4,8 +4,7 @@
 // resolves a handle's secret here, in the extension host, at the moment of the request. Only
 // names and sources ever leave this file: `list()` is what the run panel's webview receives.
 import * as vscode from 'vscode';
-import type { ApprovalDecision, ApprovalRequest } from '../../runtime/effects/capabilities.js';
-import { SECRET_STORAGE_PREFIX, SecretStorageVault, type Vault, type VaultEntry } from '../../runtime/effects/vault.js';
+import { SECRET_STORAGE_PREFIX, SecretStorageVault, type ApprovalDecision, type ApprovalRequest, type Vault, type VaultEntry } from '../../runtime/index.js';
 import { checkCredentialName, keyringErrorMessage } from './names.js';
 
 const KNOWN_KEY = 'turn.vault.names';
@@ -17,7 +16,7 @@ export class TurnVault implements Vault {
 
   constructor(private readonly context: vscode.ExtensionContext) {
     // SecretStorage has `keys()` only in newer VS Code; the names we stored are kept as a fallback.
-    this.inner = new SecretStorageVault(context.secrets as unknown as ConstructorParameters<typeof SecretStorageVault>[0], () => this.known());
+    this.inner = new SecretStorageVault(context.secrets, () => this.known());
     context.subscriptions.push(this.changed, context.secrets.onDidChange(() => this.changed.fire()));
   }
 

@@ -220,7 +220,7 @@ export class SchemaConverter {
     if (Array.isArray(schema.enum)) {
       const values = schema.enum.filter((v) => v !== null);
       if (values.length < schema.enum.length) optional = true;
-      if (values.length > 0 && values.every((v) => typeof v === 'string')) return { type: { kind: 'Enum', values: values as string[] }, optional };
+      if (values.length > 0 && values.every((v) => typeof v === 'string')) return { type: { kind: 'Enum', values }, optional };
       if (values.length > 0 && values.every((v) => typeof v === 'number')) return { type: { kind: 'Num' }, optional };
       if (values.length > 0 && values.every((v) => typeof v === 'boolean')) return { type: { kind: 'Bool' }, optional };
       return { type: ANY, optional };

@@ -5,6 +5,7 @@
 // annotations. Where a type is unknown it says nothing (that is what makes it gradual).
 import type * as A from '../syntax/ast.js';
 import { SCOPE_POLICIES } from '../syntax/ast.js';
+import { forEachChild, isStatement, walk } from '../syntax/walk.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IDENTITY_KINDS, parseIdentity } from '../effects/identity.js';
 import { editDistance } from './spelling.js';
@@ -193,66 +194,55 @@ class Analyzer implements TypeResolver {
 
   /** Reports unknown type names in a written type. */
   private checkTypeExpr(t: A.TypeExpr, typeParams: ReadonlySet<string> = new Set()): void {
-    switch (t.kind) {
-      case 'EnumType':
-        return;
-      case 'FunctionType':
-        t.params.forEach((p) => this.checkTypeExpr(p, typeParams));
-        this.checkTypeExpr(t.result, typeParams);
-        return;
-      case 'NamedType':
-        if (!BUILTIN_TYPE_NAMES.has(t.name) && !typeParams.has(t.name) && !this.structs.has(t.name) && !this.aliases.has(t.name)) {
-          this.report(t.span, `unknown type \`${t.name}\``, 'unknown-type');
-        }
-        t.args.forEach((a) => this.checkTypeExpr(a, typeParams));
-    }
+    walk(t, (n) => {
+      if (n.kind !== 'NamedType') return;
+      if (!BUILTIN_TYPE_NAMES.has(n.name) && !typeParams.has(n.name) && !this.structs.has(n.name) && !this.aliases.has(n.name)) {
+        this.report(n.span, `unknown type \`${n.name}\``, 'unknown-type');
+      }
+    });
   }
 
   // ------------------------------------------------------------------ statements
 
   /** `let` binds in the enclosing function, so names are known function-wide before the walk. */
   private hoist(body: A.Stmt[], scope: FunctionScope): void {
-    const visit = (stmts: A.Stmt[]): void => {
-      for (const s of stmts) {
-        switch (s.kind) {
-          case 'Let': {
-            const existing = scope.names.get(s.name.name);
-            const declared = s.type ? resolveType(s.type, this) : undefined;
-            if (existing) {
-              existing.bindings++;
-              existing.sig = undefined;
-            } else {
-              scope.names.set(s.name.name, {
-                type: ANY,
-                bindings: 1,
-                declared,
-                sig: s.value.kind === 'Closure' ? this.signature(s.value) : undefined,
-                origin: { kind: 'let', stmt: s },
-              });
-            }
-            break;
+    const visit = (n: A.Node): void => {
+      switch (n.kind) {
+        case 'Let': {
+          const existing = scope.names.get(n.name.name);
+          const declared = n.type ? resolveType(n.type, this) : undefined;
+          if (existing) {
+            existing.bindings++;
+            existing.sig = undefined;
+          } else {
+            scope.names.set(n.name.name, {
+              type: ANY,
+              bindings: 1,
+              declared,
+              sig: n.value.kind === 'Closure' ? this.signature(n.value) : undefined,
+              origin: { kind: 'let', stmt: n },
+            });
           }
-          case 'If':
-            visit(s.then.body);
-            if (s.else) visit(s.else.kind === 'If' ? [s.else] : s.else.body);
-            break;
-          case 'While':
-            visit(s.body.body);
-            break;
-          case 'Try':
-            visit(s.body.body);
-            if (!scope.names.has(s.param.name)) scope.names.set(s.param.name, { type: ANY, bindings: 1, origin: { kind: 'catch', stmt: s } });
-            visit(s.handler.body);
-            break;
-          case 'Entry':
-            visit(s.body.body);
-            break;
-          default:
-            break;
+          return;
         }
+        case 'Try':
+          // The `catch` name is bound after the `try` block's own names.
+          visit(n.body);
+          if (!scope.names.has(n.param.name)) scope.names.set(n.param.name, { type: ANY, bindings: 1, origin: { kind: 'catch', stmt: n } });
+          visit(n.handler);
+          return;
+        case 'Block':
+        case 'If':
+        case 'While':
+        case 'Entry':
+          forEachChild(n, visit);
+          return;
+        default:
+          // Expressions (whatever they contain), declarations, names and types bind nothing here.
+          return;
       }
     };
-    visit(body);
+    for (const s of body) visit(s);
   }
 
   private statements(body: A.Stmt[], scope: FunctionScope): void {
@@ -272,9 +262,6 @@ class Analyzer implements TypeResolver {
         this.observer?.let?.(s, b, scope);
         return;
       }
-      case 'ExprStmt':
-        this.expr(s.expr, scope);
-        return;
       case 'Return': {
         if (scope.openScopes > 0) {
           this.report(s.span, '`return` cannot leave a `scope` block: the scope\'s value is its tasks\' results', 'scope-return');
@@ -285,26 +272,6 @@ class Analyzer implements TypeResolver {
         }
         return;
       }
-      case 'If':
-        this.expr(s.condition, scope);
-        this.statements(s.then.body, scope);
-        if (s.else?.kind === 'If') this.statement(s.else, scope);
-        else if (s.else) this.statements(s.else.body, scope);
-        return;
-      case 'While':
-        this.expr(s.condition, scope);
-        this.statements(s.body.body, scope);
-        return;
-      case 'Try':
-        this.statements(s.body.body, scope);
-        this.statements(s.handler.body, scope);
-        return;
-      case 'Throw':
-        this.expr(s.value, scope);
-        return;
-      case 'Entry':
-        this.statements(s.body.body, scope);
-        return;
       case 'Impl': {
         const info = this.structs.get(s.typeName.name);
         for (const m of s.methods) {
@@ -316,7 +283,20 @@ class Analyzer implements TypeResolver {
       case 'TypeAlias':
       case 'Suspend':
         return;
+      default:
+        // ExprStmt, If, While, Try, Throw, Entry: their expressions and statements, in order.
+        this.children(s, scope);
     }
+  }
+
+  /** Checks the code directly inside `n` (statements, blocks and expressions) in source order. */
+  private children(n: A.Node, scope: FunctionScope): void {
+    forEachChild(n, (c, role) => {
+      if (role !== 'code') return;
+      if (c.kind === 'Block') this.statements(c.body, scope);
+      else if (isStatement(c)) this.statement(c, scope);
+      else this.expr(c as A.Expr, scope);
+    });
   }
 
   // ------------------------------------------------------------------ expressions
@@ -353,7 +333,7 @@ class Analyzer implements TypeResolver {
         return { kind: 'List', element: same ? first : ANY };
       }
       case 'Map':
-        e.entries.forEach((en) => this.expr(en.value, scope));
+        this.children(e, scope);
         return { kind: 'Map' };
       case 'Vec':
         e.items.forEach((i) => this.expectType(i, scope, NUM, 'a vector element'));
@@ -435,7 +415,7 @@ class Analyzer implements TypeResolver {
       case 'Use':
         return ANY;
       case 'UseSchema':
-        this.expr(e.source, scope);
+        this.children(e, scope);
         return ANY;
       case 'Grant': {
         this.expectType(e.name, scope, STR, 'an identity name');
@@ -464,7 +444,7 @@ class Analyzer implements TypeResolver {
         return t;
       }
       case 'Confidence':
-        this.expr(e.operand, scope);
+        this.children(e, scope);
         return NUM;
       case 'Spawn':
         this.expr(e.body, scope);
@@ -476,7 +456,7 @@ class Analyzer implements TypeResolver {
         this.checkFnArity(e.fn, 1, 'spawn_each');
         return { kind: 'List', element: { kind: 'Pid' } };
       case 'Gather':
-        this.expr(e.operand, scope);
+        this.children(e, scope);
         return { kind: 'List', element: ANY };
       case 'Receive':
         if (e.timeout) this.expectType(e.timeout, scope, NUM, 'a receive timeout (milliseconds)');
@@ -508,11 +488,10 @@ class Analyzer implements TypeResolver {
         }
         return NULL;
       case 'Remember':
-        this.expr(e.key, scope);
-        this.expr(e.value, scope);
+        this.children(e, scope);
         return NULL;
       case 'Recall':
-        this.expr(e.key, scope);
+        this.children(e, scope);
         return ANY;
       case 'Context':
         if (this.expr(e.arg, scope).kind === 'Identity') this.report(e.arg.span, 'an identity handle cannot be put in a context', 'identity-leak');

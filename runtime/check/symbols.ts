@@ -7,6 +7,7 @@
 import type * as A from '../syntax/ast.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { analyze, type Binding, type FunctionScope, type StructInfo } from './analyze.js';
+import { walk } from '../syntax/walk.js';
 import { ANY, BUILTIN_TYPE_NAMES, typeToString, type StaticType } from './types.js';
 
 export type SymbolKind = 'variable' | 'function' | 'parameter' | 'struct' | 'field' | 'method' | 'typeAlias' | 'self';
@@ -94,7 +95,7 @@ export function indexProgram(program: A.Program): IndexResult {
   const selfSymbols = new Map<string, SymbolDef>();
 
   const add = (def: Omit<SymbolDef, 'id'>): SymbolDef => {
-    const s = { ...def, id: symbols.length } as SymbolDef;
+    const s = { ...def, id: symbols.length };
     symbols.push(s);
     return s;
   };
@@ -169,13 +170,9 @@ export function indexProgram(program: A.Program): IndexResult {
   };
   const typeRefs = (t: A.TypeExpr | undefined): void => {
     if (!t) return;
-    if (t.kind === 'NamedType') {
-      typeRef(t.name, { start: t.span.start, end: t.span.start + t.name.length });
-      t.args.forEach(typeRefs);
-    } else if (t.kind === 'FunctionType') {
-      t.params.forEach(typeRefs);
-      typeRefs(t.result);
-    }
+    walk(t, (n) => {
+      if (n.kind === 'NamedType') typeRef(n.name, { start: n.span.start, end: n.span.start + n.name.length });
+    });
   };
   for (const s of program.body) {
     if (s.kind === 'Struct') s.fields.forEach((f) => typeRefs(f.type));

@@ -93,7 +93,7 @@ export function resolveType(t: TypeExpr, scope: TypeResolver, typeParams: Readon
         case 'Identity':
         case 'Map':
         case 'Any':
-          return { kind: t.name } as StaticType;
+          return { kind: t.name };
         case 'List':
           return { kind: 'List', element: t.args[0] ? resolveType(t.args[0], scope, typeParams) : ANY };
         default:

@@ -3,7 +3,8 @@
 // the names inner closures capture (those live in cells) and the names a nested function binds
 // that also exist outside it (initialized from the outer value on entry, as Turn v1's copied
 // environments behave).
-import type { Block, Closure, Expr, Stmt } from '../syntax/ast.js';
+import type { Closure, Stmt } from '../syntax/ast.js';
+import { walk, type WalkVisitor } from '../syntax/walk.js';
 
 export interface FnInfo {
   declared: Set<string>;
@@ -12,151 +13,6 @@ export interface FnInfo {
   /** struct field names visible as plain names (impl methods) */
   fields: Set<string> | null;
   shadowInit: Set<string>;
-}
-
-type Walkable = Stmt | Expr | Block;
-
-export function forEachChild(n: Walkable, f: (c: Walkable) => void): void {
-  switch (n.kind) {
-    case 'Block':
-      n.body.forEach(f);
-      return;
-    case 'Let':
-      f(n.value);
-      return;
-    case 'ExprStmt':
-      f(n.expr);
-      return;
-    case 'Return':
-      if (n.value) f(n.value);
-      return;
-    case 'If':
-      f(n.condition);
-      f(n.then);
-      if (n.else) f(n.else);
-      return;
-    case 'While':
-      f(n.condition);
-      f(n.body);
-      return;
-    case 'Try':
-      f(n.body);
-      f(n.handler);
-      return;
-    case 'Throw':
-      f(n.value);
-      return;
-    case 'Impl':
-      n.methods.forEach((m) => f(m.value));
-      return;
-    case 'Entry':
-      f(n.body);
-      return;
-    case 'Struct':
-    case 'TypeAlias':
-    case 'Suspend':
-    case 'Number':
-    case 'String':
-    case 'Bool':
-    case 'Null':
-    case 'Identifier':
-      return;
-    case 'Receive':
-      if (n.timeout) f(n.timeout);
-      return;
-    case 'Use':
-      return;
-    case 'List':
-    case 'Vec':
-      n.items.forEach(f);
-      return;
-    case 'Map':
-      n.entries.forEach((e) => f(e.value));
-      return;
-    case 'StructLit':
-      n.fields.forEach((e) => f(e.value));
-      if (n.spread) f(n.spread);
-      return;
-    case 'Closure':
-      f(n.body);
-      return;
-    case 'Binary':
-      f(n.left);
-      f(n.right);
-      return;
-    case 'Unary':
-      f(n.operand);
-      return;
-    case 'Index':
-      f(n.target);
-      f(n.index);
-      return;
-    case 'Member':
-      f(n.target);
-      return;
-    case 'MethodCall':
-      f(n.target);
-      n.args.forEach(f);
-      return;
-    case 'Call':
-      f(n.callee);
-      n.args.forEach(f);
-      return;
-    case 'CallBuiltin':
-      f(n.target);
-      n.args.forEach(f);
-      return;
-    case 'ListOp':
-      f(n.list);
-      f(n.fn);
-      return;
-    case 'UseSchema':
-      f(n.source);
-      return;
-    case 'Grant':
-      f(n.name);
-      return;
-    case 'Infer':
-      f(n.body);
-      return;
-    case 'Confidence':
-      f(n.operand);
-      return;
-    case 'Spawn':
-      f(n.body);
-      return;
-    case 'SpawnEach':
-      f(n.list);
-      f(n.fn);
-      return;
-    case 'Gather':
-      f(n.operand);
-      return;
-    case 'Send':
-      f(n.pid);
-      f(n.message);
-      return;
-    case 'Remember':
-      f(n.key);
-      f(n.value);
-      return;
-    case 'Recall':
-      f(n.key);
-      return;
-    case 'Context':
-      f(n.arg);
-      return;
-    case 'Invoke':
-      f(n.call);
-      return;
-    case 'Scope':
-      f(n.body);
-      return;
-    case 'Task':
-    case 'Detach':
-      f(n.body);
-      return;
-  }
 }
 
 export class Analyzer {
@@ -171,13 +27,14 @@ export class Analyzer {
   private analyzeFunction(key: object, params: string[], body: Stmt[], fields: Set<string> | null, chain: FnInfo[]): FnInfo {
     const info: FnInfo = { declared: new Set(params), params, captured: new Set(), fields, shadowInit: new Set() };
     this.infos.set(key, info);
-    const declare = (n: Walkable): void => {
-      if (n.kind === 'Closure' || n.kind === 'Impl') return;
+    // What this function binds: its `let`s and `catch` names, not those of nested functions.
+    const declare: WalkVisitor = (n, role) => {
+      if (role !== 'code' || n.kind === 'Closure' || n.kind === 'Impl') return false;
       if (n.kind === 'Let') info.declared.add(n.name.name);
       if (n.kind === 'Try') info.declared.add(n.param.name);
-      forEachChild(n, declare);
+      return true;
     };
-    body.forEach(declare);
+    for (const s of body) walk(s, declare);
     if (chain.length > 0) {
       for (const name of info.declared) {
         if (params.includes(name)) continue;
@@ -185,26 +42,28 @@ export class Analyzer {
       }
     }
     const inner = [...chain, info];
-    const visit = (n: Walkable): void => {
+    // What it reads: names in expressions (not declared names, members, fields or types).
+    const visit: WalkVisitor = (n, role) => {
+      if (role !== 'code') return false;
       if (n.kind === 'Identifier') {
         resolveRef(n.name, inner, inner.length - 1);
-        return;
+        return false;
       }
       if (n.kind === 'Closure') {
         this.analyzeClosure(n, null, inner, false);
-        return;
+        return false;
       }
       if (n.kind === 'Impl') {
         const fieldNames = new Set(this.structFields(n.typeName.name) ?? []);
         for (const m of n.methods) {
           if (m.value.kind === 'Closure') this.analyzeClosure(m.value, fieldNames, inner, true);
-          else visit(m.value);
+          else walk(m.value, visit);
         }
-        return;
+        return false;
       }
-      forEachChild(n, visit);
+      return true;
     };
-    body.forEach(visit);
+    for (const s of body) walk(s, visit);
     return info;
   }
 

@@ -5,7 +5,8 @@ import type {
 } from '../syntax/ast.js';
 import type { SourceFile } from '../syntax/source.js';
 import { typeToSchema, SchemaError, type StructInfo } from '../infer/schema.js';
-import { Analyzer, forEachChild, type FnInfo } from './analyze.js';
+import { Analyzer, type FnInfo } from './analyze.js';
+import { walk } from '../syntax/walk.js';
 import { Check, Cmp, Op } from './opcodes.js';
 import { SCOPE_POLICIES, type ScopePolicy } from '../syntax/ast.js';
 import type { Bundle, FunctionProto, ImplDesc, InferDesc, StructDesc, UpvalueDesc } from './bundle.js';
@@ -120,12 +121,14 @@ class Compiler {
     private readonly units: SourceUnit[],
     private readonly unitByPath: Map<string, number>,
   ) {
-    for (const u of units) this.collectDecls(u.program.body);
+    for (const u of units) this.collectDecls(u.program);
     this.analyzer = new Analyzer((name) => this.structs.get(name)?.fields.map((f) => f.name));
   }
 
-  private collectDecls(stmts: Stmt[]): void {
-    const visit = (n: Stmt | Expr | Block): void => {
+  /** Struct and alias declarations anywhere in a unit (the first of a name wins). */
+  private collectDecls(program: Program): void {
+    walk(program, (n, role) => {
+      if (role === 'name' || role === 'type') return false;
       if (n.kind === 'Struct') {
         if (!this.structs.has(n.name.name))
           this.structs.set(n.name.name, {
@@ -136,9 +139,8 @@ class Compiler {
       } else if (n.kind === 'TypeAlias') {
         if (!this.aliases.has(n.name.name)) this.aliases.set(n.name.name, n.type);
       }
-      forEachChild(n, visit);
-    };
-    stmts.forEach(visit);
+      return true;
+    });
   }
 
   compileUnit(index: number): number {

@@ -3,8 +3,8 @@
 // timestamps), and a prompt is its entries in tier order, so the bytes of an unchanged prefix
 // never change: a provider's prompt cache (or a KV cache) can reuse them.
 import { createHash } from 'node:crypto';
-import type { Value } from '../vm/values.js';
-import { ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, VMError } from '../vm/values.js';
+import type { Value } from '../values/index.js';
+import { ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, VMError } from '../values/index.js';
 
 /** The text a value contributes to a context (and to a prompt). */
 export function contextText(v: Value): string {

@@ -2,29 +2,17 @@
 // run observes, replay a run by deterministic re-execution from its start with the journal
 // feeding every recorded result, detect divergence, and stop at `suspend;`.
 //
-// Every journal entry carries a *logical key* as its idempotency key, `turn:<run>:<key>`, where
-// <key> names the step by what the program did, not by when its write landed:
-//   e<n>.<k>  attempt k of the n-th effect (an `infer`; each model exchange is one entry)
-//   e<n>      the n-th effect, a host tool (files, HTTP, env, clock and random tools)
-//   c<n>      the n-th `call("now")` reading
-//   t<n>      the n-th timer check of the scheduler that woke a sleeper (or decided a wait)
-//   w<n>      the n-th scheduler wait where several effects were pending: which finished first
-//   s<n>      the n-th `suspend;`
-//   d<seq>    a decision about the unknown step <seq> (`turn resolve ... --retry`)
-//   m<n>      a migration to another bytecode (`turn resume --migrate`)
-// Effects are numbered when they start, which the scheduler does in a deterministic order, so the
-// keys are stable across replays even when two effects' writes interleave differently.
+// The journal's key scheme is in keys.ts.
 import { createHash } from 'node:crypto';
 import { encodeSnapshot } from '../store/serialize.js';
 import { StoreError, type JournalAppend, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
-import type { Host, VM } from '../vm/index.js';
-import type { PendingEffect, Process } from '../vm/process.js';
-import type { ToolRequest } from '../vm/host-tools.js';
+import type { VM } from '../vm/index.js';
+import type { Host, ToolRequest } from '../ports/host.js';
+import type { PendingEffect, ProcessRef, Sleeper } from '../ports/effect.js';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
-import { SUSPEND_TOOL, type DurableHooks } from './hooks.js';
+import { SUSPEND_TOOL, type DurableHooks } from '../ports/durable.js';
 import { vmSnapshot } from './snapshot.js';
-
-export { SUSPEND_TOOL, type DurableHooks } from './hooks.js';
+import { REPLAYED_KEY, journalKey, logicalKey } from './keys.js';
 
 /**
  * The VM's semantics version: what a journal means (the keys above, what each step records, the
@@ -112,8 +100,6 @@ export class JournalWriter {
   }
 }
 
-const CONSUMABLE = /^[ects]/;
-
 /** The journaling and replay logic of one run in one OS process. */
 export class Durable implements DurableHooks {
   private readonly byKey = new Map<string, JournalEntry>();
@@ -148,19 +134,18 @@ export class Durable implements DurableHooks {
         this.retries.add(Number(key.slice(1)));
         continue;
       }
-      if (!CONSUMABLE.test(key)) continue;
+      if (!REPLAYED_KEY.test(key)) continue;
       this.byKey.set(key, e);
       this.remaining++;
     }
   }
 
   private logical(idempotencyKey: string | null): string | null {
-    const prefix = `turn:${this.run.id}:`;
-    return idempotencyKey && idempotencyKey.startsWith(prefix) ? idempotencyKey.slice(prefix.length) : null;
+    return logicalKey(this.run.id, idempotencyKey);
   }
 
   private keyOf(key: string): string {
-    return `turn:${this.run.id}:${key}`;
+    return journalKey(this.run.id, key);
   }
 
   get replaying(): boolean {
@@ -266,7 +251,7 @@ export class Durable implements DurableHooks {
 
   // ---- DurableHooks
 
-  host(p: Process, effect: PendingEffect, real: Host): Host {
+  host(p: ProcessRef, effect: PendingEffect, real: Host): Host {
     const n = ++this.effects;
     const output = (line: string) => this.output(real, line);
     if (effect.kind === 'tool' && effect.request.name === SUSPEND_TOOL) {
@@ -301,7 +286,7 @@ export class Durable implements DurableHooks {
     if (!this.replaying && !this.halted) real.output(line);
   }
 
-  clock(p: Process, live: number): number {
+  clock(p: ProcessRef, live: number): number {
     if (this.halted) return live;
     const key = `c${++this.clocks}`;
     const e = this.take(key, 'clock', 'now', null);
@@ -311,33 +296,24 @@ export class Durable implements DurableHooks {
     return live;
   }
 
-  fireTimers(sleeping: Set<Process>, awaited: boolean): void {
-    if (this.halted) return;
+  fireTimers(sleeping: ReadonlySet<Sleeper>, awaited: boolean): number[] {
+    if (this.halted) return [];
     const key = `t${++this.checks}`;
-    for (const p of sleeping) if (p.status !== 1 /* BLOCKED */ || p.deadline === null) sleeping.delete(p);
-    let pids: number[];
     if (this.replaying) {
       const e = this.take(key, 'timer', 'timers', null);
-      if (e === null) return;
+      if (e === null) return [];
       if (!e) {
         if (awaited) this.fail(new DivergenceError(`replay diverged at timer check ${key}: the journal recorded no timer here, the program now waits for one`));
-        return;
+        return [];
       }
-      pids = (bytesJson(e.payload) as { pids: number[] }).pids;
-    } else {
-      const now = this.vm.now();
-      pids = [];
-      for (const p of sleeping) if (p.deadline! <= now) pids.push(p.id);
-      if (pids.length === 0 && !awaited) return;
-      this.write(() => this.journal.append({ kind: 'timer', name: 'timers', pid: -1, status: 'ok', idempotencyKey: this.keyOf(key), payload: jsonBytes({ pids, awaited }) }));
+      return (bytesJson(e.payload) as { pids: number[] }).pids;
     }
-    for (const id of pids) {
-      const p = this.vm.process(id);
-      if (!p) continue;
-      sleeping.delete(p);
-      p.timedOut = true;
-      this.vm.wake(p);
-    }
+    const now = this.vm.now();
+    const pids: number[] = [];
+    for (const p of sleeping) if (p.deadline !== null && p.deadline <= now) pids.push(p.id);
+    if (pids.length === 0 && !awaited) return [];
+    this.write(() => this.journal.append({ kind: 'timer', name: 'timers', pid: -1, status: 'ok', idempotencyKey: this.keyOf(key), payload: jsonBytes({ pids, awaited }) }));
+    return pids;
   }
 
   effectFirst(live: number): number {
@@ -360,7 +336,7 @@ export class Durable implements DurableHooks {
   }
 
   /** `suspend;`: commit a snapshot with the step, then stop the run (live), or go on (replay). */
-  private suspendPoint(p: Process): Promise<unknown> {
+  private suspendPoint(p: ProcessRef): Promise<unknown> {
     const key = `s${++this.suspends}`;
     const e = this.take(key, 'suspend', 'suspend', null);
     if (e) return Promise.resolve(null);

@@ -340,7 +340,7 @@ export function capabilitiesFromPlain(x: unknown, cwd: string): Capabilities {
   const strings = (v: unknown, what: string): string[] => {
     const arr = typeof v === 'string' ? [v] : v;
     if (!Array.isArray(arr) || !arr.every((s) => typeof s === 'string')) throw new CapabilityError(`${what} must be a list of strings`);
-    return arr as string[];
+    return arr;
   };
   for (const key of Object.keys(o)) {
     const v = o[key];

@@ -4,7 +4,7 @@
 import { check, record, type Capabilities, type Usage } from './capabilities.js';
 import { STD_TOOLS, ToolError, type EffectToolContext } from './tools.js';
 import { EffectDenied } from './capabilities.js';
-import type { ToolRequest } from '../vm/host-tools.js';
+import type { ToolRequest } from '../ports/host.js';
 
 /** Performs one effect tool; every value it returns has resolved secrets redacted. */
 export function performTool(ctx: EffectToolContext, request: ToolRequest): Promise<unknown> {

@@ -89,7 +89,7 @@ export function regexFind(pattern: unknown, s: unknown, flags?: unknown): RegexM
 }
 /** regex_find_all(pattern, text, flags?) → List of {match, index, groups, named} */
 export function regexFindAll(pattern: unknown, s: unknown, flags?: unknown): RegexMatch[] {
-  return [...text('regex_find_all', s).matchAll(regex('regex_find_all', pattern, flags, true))].map((m) => toMatch(m as RegExpExecArray));
+  return [...text('regex_find_all', s).matchAll(regex('regex_find_all', pattern, flags, true))].map((m) => toMatch(m));
 }
 /** regex_replace(pattern, text, replacement, flags?) → Str; replaces every match; `$1`, `$<name>` refer to groups. */
 export function regexReplace(pattern: unknown, s: unknown, replacement: unknown, flags?: unknown): string {
@@ -256,31 +256,31 @@ export type PureTool = { effect: false; run: (...args: unknown[]) => unknown };
 export type EffectTool = { effect: true; capability: string; run: (ctx: EffectToolContext, ...args: unknown[]) => unknown | Promise<unknown> };
 
 export const STD_TOOLS: Record<string, PureTool | EffectTool> = {
-  regex_match: { effect: false, run: regexMatch as PureTool['run'] },
-  regex_find: { effect: false, run: regexFind as PureTool['run'] },
-  regex_find_all: { effect: false, run: regexFindAll as PureTool['run'] },
-  regex_replace: { effect: false, run: regexReplace as PureTool['run'] },
-  regex_split: { effect: false, run: regexSplit as PureTool['run'] },
-  math_pow: { effect: false, run: mathPow as PureTool['run'] },
-  math_atan2: { effect: false, run: mathAtan2 as PureTool['run'] },
+  regex_match: { effect: false, run: regexMatch },
+  regex_find: { effect: false, run: regexFind },
+  regex_find_all: { effect: false, run: regexFindAll },
+  regex_replace: { effect: false, run: regexReplace },
+  regex_split: { effect: false, run: regexSplit },
+  math_pow: { effect: false, run: mathPow },
+  math_atan2: { effect: false, run: mathAtan2 },
   ...Object.fromEntries(
-    Object.entries(MATH1).map(([name, f]) => [name, { effect: false, run: (x: unknown) => f(num(name, x)) } as PureTool]),
+    Object.entries(MATH1).map(([name, f]) => [name, { effect: false, run: (x: unknown) => f(num(name, x)) }]),
   ),
   math_random: { effect: true, capability: 'none (random; journaled)', run: (ctx) => mathRandom(ctx) },
-  json_pretty: { effect: false, run: jsonPretty as PureTool['run'] },
+  json_pretty: { effect: false, run: jsonPretty },
   time_now_ms: { effect: true, capability: 'none (clock; journaled)', run: (ctx) => timeNowMs(ctx) },
   time_now_iso: { effect: true, capability: 'none (clock; journaled)', run: (ctx) => timeNowIso(ctx) },
-  time_format_iso: { effect: false, run: timeFormatIso as PureTool['run'] },
-  time_parse_iso: { effect: false, run: timeParseIso as PureTool['run'] },
-  env_get: { effect: true, capability: 'env', run: envGet as EffectTool['run'] },
-  fs_read: { effect: true, capability: 'files read', run: fsRead as EffectTool['run'] },
-  fs_write: { effect: true, capability: 'files write', run: fsWrite as EffectTool['run'] },
-  fs_append: { effect: true, capability: 'files write', run: fsAppend as EffectTool['run'] },
-  fs_list: { effect: true, capability: 'files read', run: fsList as EffectTool['run'] },
-  fs_exists: { effect: true, capability: 'files read', run: fsExists as EffectTool['run'] },
-  http_request: { effect: true, capability: 'network (+ identity)', run: httpRequest as EffectTool['run'] },
+  time_format_iso: { effect: false, run: timeFormatIso },
+  time_parse_iso: { effect: false, run: timeParseIso },
+  env_get: { effect: true, capability: 'env', run: envGet },
+  fs_read: { effect: true, capability: 'files read', run: fsRead },
+  fs_write: { effect: true, capability: 'files write', run: fsWrite },
+  fs_append: { effect: true, capability: 'files write', run: fsAppend },
+  fs_list: { effect: true, capability: 'files read', run: fsList },
+  fs_exists: { effect: true, capability: 'files read', run: fsExists },
+  http_request: { effect: true, capability: 'network (+ identity)', run: httpRequest },
   // std/knowledge: objects with provenance in the run's knowledge store (runtime/knowledge/)
   ...Object.fromEntries(
-    Object.entries(KNOWLEDGE_TOOLS).map(([name, run]) => [name, { effect: true, capability: 'knowledge store', run } as EffectTool]),
+    Object.entries(KNOWLEDGE_TOOLS).map(([name, run]) => [name, { effect: true, capability: 'knowledge store', run }]),
   ),
 };

@@ -1,15 +1,73 @@
 // The run's event stream: what the runtime did (model requests and replies, retries, repairs,
-// context tier demotions and drops, scoped invocations, process spawns and exits). Events stay in
-// the runtime — nothing here ever enters a model context; a program's context holds only what
-// the program appended. The trace (`turn run --trace`) is this stream as JSON lines.
+// context tier demotions and drops, scoped invocations, process spawns and exits, effects). Events
+// stay in the runtime — nothing here ever enters a model context; a program's context holds only
+// what the program appended. The trace (`turn run --trace`), the run panel and the debugger all
+// read this one union.
+import type { ConfidenceInfo } from '../infer/confidence.js';
+import type { HttpRetry, ValidationIssue } from '../infer/types.js';
 
-export interface RunEvent {
+/** An `infer`'s prompt as the model sees it: the context tiers in render order, then the task. */
+export interface PromptView {
+  P0: string[];
+  P2: string[];
+  P1: string[];
+  task: string;
+}
+
+/** What happened, without the stream's numbering. */
+export type RunEventBody =
+  | { kind: 'process.spawn'; pid: number; parent: number }
+  | { kind: 'process.exit'; pid: number; status: 'done' | 'failed' }
+  | { kind: 'tool.request'; pid: number; tool: string }
+  | { kind: 'tool.reply'; pid: number; tool: string; ok: boolean }
+  | { kind: 'invoke.enter'; pid: number; depth: number }
+  | { kind: 'invoke.exit'; pid: number; thrown: boolean }
+  | { kind: 'context.demote' | 'context.drop'; pid: number; entries: number; tokens: number }
+  | {
+      kind: 'infer.request';
+      id: string;
+      pid: number;
+      type: string;
+      attempt: number;
+      prompt: PromptView;
+      /** the rejected earlier replies, as the model is told about them */
+      feedback: string[];
+      prefix: { hash: string; bytes: { system: number; context: number } };
+      /** the wire schema the model is asked to fill */
+      schema: unknown;
+    }
+  | {
+      kind: 'infer.reply';
+      id: string;
+      pid: number;
+      attempt: number;
+      raw: string;
+      repairs: string[];
+      errors: ValidationIssue[];
+      valid: boolean;
+      confidence: ConfidenceInfo | null;
+      usage: { inputTokens?: number; outputTokens?: number; cachedTokens?: number } | null;
+      finishReason: string | null;
+      latencyMs: number;
+      meta?: Record<string, unknown>;
+    }
+  | { kind: 'infer.error'; id: string; pid: number; attempt: number; error: string; latencyMs: number }
+  | { kind: 'infer.retry'; id: string; pid: number; attempt: number; errors: ValidationIssue[] }
+  | (HttpRetry & { id: string; pid: number });
+
+export type RunEventKind = RunEventBody['kind'];
+
+/** One event of a run's stream. */
+export type RunEvent = RunEventBody & {
   /** 1, 2, 3.. in emission order */
   seq: number;
   /** milliseconds since the run started (the only clock reading; it never reaches a prompt) */
   ms: number;
-  kind: string;
-  [key: string]: unknown;
+};
+
+/** The events of one kind (for a filter: `events.filter(isEvent('infer.reply'))`). */
+export function isEvent<K extends RunEventKind>(kind: K): (e: RunEvent) => e is Extract<RunEvent, { kind: K }> {
+  return (e): e is Extract<RunEvent, { kind: K }> => e.kind === kind;
 }
 
 export type EventSink = (event: RunEvent) => void;
@@ -30,9 +88,9 @@ export class EventLog {
     return this.keep || this.sink !== undefined;
   }
 
-  emit(kind: string, data: Record<string, unknown> = {}): RunEvent | undefined {
+  emit(body: RunEventBody): RunEvent | undefined {
     if (!this.keep && !this.sink) return undefined;
-    const event: RunEvent = { seq: ++this.seq, ms: Math.round((performance.now() - this.start) * 1000) / 1000, kind, ...data };
+    const event = { seq: ++this.seq, ms: Math.round((performance.now() - this.start) * 1000) / 1000, ...body } as RunEvent;
     if (this.keep) this.events.push(event);
     if (this.sink) {
       try {
@@ -44,8 +102,8 @@ export class EventLog {
     return event;
   }
 
-  ofKind(kind: string): RunEvent[] {
-    return this.events.filter((e) => e.kind === kind);
+  ofKind<K extends RunEventKind>(kind: K): Extract<RunEvent, { kind: K }>[] {
+    return this.events.filter(isEvent(kind));
   }
 }
 

@@ -9,6 +9,7 @@ import { parseReply } from './repair.js';
 import type { JsonSchema } from './schema.js';
 import type { Feedback, InferIO, InferReply, InferRequest, ValidationIssue } from './types.js';
 import { formatIssue, issues as validationIssues } from './validate.js';
+import type { RunEventBody } from '../events/index.js';
 
 export const DEFAULT_INFER_RETRIES = 2;
 
@@ -37,7 +38,7 @@ export interface InferFailure {
 
 export interface DriverOptions {
   retries?: number;
-  emit?: (kind: string, data: Record<string, unknown>) => void;
+  emit?: (event: RunEventBody) => void;
   id: string;
 }
 
@@ -119,7 +120,7 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
   const rendered = renderPrompt(call.tiers, taskText(call.prompt, call.typeName, wire));
   const context = [...call.tiers.system, ...call.tiers.episodic, ...call.tiers.working];
   const feedback: Feedback[] = [];
-  const io: InferIO = { emit: (kind, data) => emit(kind, { id: options.id, pid: call.pid, ...data }) };
+  const io: InferIO = { emit: (event) => emit({ ...event, id: options.id, pid: call.pid }) };
   let last: { raw: string; issues: ValidationIssue[] } | null = null;
   for (let attempt = 1; attempt <= retries + 1; attempt++) {
     const request: InferRequest = {
@@ -135,7 +136,8 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
       attempt,
       feedback: feedback.slice(),
     };
-    emit('infer.request', {
+    emit({
+      kind: 'infer.request',
       id: options.id,
       pid: call.pid,
       type: call.typeName,
@@ -152,7 +154,7 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
     } catch (e) {
       const latencyMs = round(performance.now() - started);
       const status = (e as { status?: unknown }).status;
-      emit('infer.error', { id: options.id, pid: call.pid, attempt, error: errorMessage(e), latencyMs });
+      emit({ kind: 'infer.error', id: options.id, pid: call.pid, attempt, error: errorMessage(e), latencyMs });
       return {
         ok: false,
         message: `infer ${call.typeName}: the model call failed: ${errorMessage(e)}`,
@@ -168,7 +170,8 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
     }
     const latencyMs = round(performance.now() - started);
     const r = interpret(call.schema, reply ?? {});
-    emit('infer.reply', {
+    emit({
+      kind: 'infer.reply',
       id: options.id,
       pid: call.pid,
       attempt,
@@ -187,7 +190,7 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
     }
     last = { raw: r.raw, issues: r.issues };
     feedback.push({ reply: r.raw, issues: r.issues });
-    if (attempt <= retries) emit('infer.retry', { id: options.id, pid: call.pid, attempt: attempt + 1, errors: r.issues });
+    if (attempt <= retries) emit({ kind: 'infer.retry', id: options.id, pid: call.pid, attempt: attempt + 1, errors: r.issues });
   }
   const attempts = retries + 1;
   return {

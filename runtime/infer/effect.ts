@@ -2,13 +2,13 @@
 // reporting to the run's events) and finish (a conforming value with its confidence, or the
 // catchable InferError value). Kept out of vm/index.ts so the interpreter only calls in here.
 import type { EventLog } from '../events/index.js';
-import { withConfidence, type Value } from '../vm/values.js';
+import { withConfidence, type Value } from '../values/index.js';
 import { runInfer, type AskModel, type InferCall, type InferOutcome } from './driver.js';
 import { fromReply } from './index.js';
 
 export function startInfer(call: InferCall, ask: AskModel, events: EventLog, id: string, retries: number | undefined): Promise<InferOutcome> {
   return Promise.resolve()
-    .then(() => runInfer(call, ask, { id, retries, emit: (kind, data) => events.emit(kind, data) }))
+    .then(() => runInfer(call, ask, { id, retries, emit: (event) => events.emit(event) }))
     .catch((e: unknown): InferOutcome => ({
       ok: false,
       message: `infer ${call.typeName}: the model call failed: ${e instanceof Error ? e.message : String(e)}`,

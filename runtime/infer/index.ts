@@ -1,6 +1,6 @@
 // Inference support: Turn types as JSON Schema, reply repair, validation and conversion,
 // confidence, the retry driver, and the mock model.
-import { StructVal, type Value } from '../vm/values.js';
+import { StructVal, type Value } from '../values/index.js';
 
 export { typeToSchema, SchemaError, SCHEMA_DIALECT, type JsonSchema, type StructInfo, type TypeEnv } from './schema.js';
 export { mockReply, mockValue, MOCK_CONFIDENCE } from './mock.js';

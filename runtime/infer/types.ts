@@ -60,5 +60,15 @@ export interface InferReply {
 
 /** What a host can do while it answers: report events (HTTP retries) to the run's event stream. */
 export interface InferIO {
-  emit(kind: string, data: Record<string, unknown>): void;
+  emit(event: HttpRetry): void;
+}
+
+/** An HTTP provider's retry after a 429, a 5xx or a time-out (an event of the run's stream). */
+export interface HttpRetry {
+  kind: 'http.retry';
+  provider: string;
+  attempt: number;
+  status: number | null;
+  waitMs: number;
+  reason: string;
 }

@@ -8,7 +8,7 @@ type AjvCtor = new (opts: Record<string, unknown>) => {
   compile(schema: object): ValidateFunction;
   errorsText(errors: unknown, opts?: Record<string, unknown>): string;
 };
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvCtor }).default ?? Ajv2020Module) as unknown as AjvCtor;
+const Ajv2020 = (Ajv2020Module as unknown as { default?: AjvCtor }).default ?? Ajv2020Module;
 
 let ajv: InstanceType<AjvCtor> | undefined;
 const cache = new WeakMap<object, ValidateFunction>();

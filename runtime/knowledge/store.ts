@@ -401,13 +401,17 @@ export class KnowledgeSession {
   find(q: FindQuery = {}): KObject[] {
     const where: string[] = ['(committed_at IS NOT NULL OR run_id = ?)'];
     const params: SqlParam[] = [this.runId];
-    if (q.kind !== undefined) (where.push('kind = ?'), params.push(q.kind));
-    if (q.name !== undefined) (where.push('name = ?'), params.push(q.name));
-    if (q.status !== undefined) (where.push('status = ?'), params.push(q.status));
-    if (q.stale !== undefined) (where.push('stale = ?'), params.push(q.stale ? 1 : 0));
-    if (q.mine) (where.push('run_id = ?'), params.push(this.runId));
-    if (q.text !== undefined) (where.push("instr(lower(text), lower(?)) > 0"), params.push(q.text));
-    if (q.cites !== undefined) (where.push('id IN (SELECT from_id FROM citations WHERE to_id = ?)'), params.push(q.cites));
+    const and = (clause: string, param: SqlParam): void => {
+      where.push(clause);
+      params.push(param);
+    };
+    if (q.kind !== undefined) and('kind = ?', q.kind);
+    if (q.name !== undefined) and('name = ?', q.name);
+    if (q.status !== undefined) and('status = ?', q.status);
+    if (q.stale !== undefined) and('stale = ?', q.stale ? 1 : 0);
+    if (q.mine) and('run_id = ?', this.runId);
+    if (q.text !== undefined) and("instr(lower(text), lower(?)) > 0", q.text);
+    if (q.cites !== undefined) and('id IN (SELECT from_id FROM citations WHERE to_id = ?)', q.cites);
     let rows = (this.store.all(`SELECT * FROM objects WHERE ${where.join(' AND ')} ORDER BY n`, ...params) as unknown as Row[]).map((r) =>
       this.view(r),
     );
@@ -436,7 +440,11 @@ export class KnowledgeSession {
       for (const t of frontier) {
         for (const r of this.store.all(citersOf, t)) {
           const f = String(r.f);
-          if (!seen.has(f)) (seen.add(f), out.push(f), next.push(f));
+          if (!seen.has(f)) {
+            seen.add(f);
+            out.push(f);
+            next.push(f);
+          }
         }
       }
       frontier = next;
@@ -609,14 +617,14 @@ export class KnowledgeSession {
         source: r.kind === 'material' ? (o.fields.source ?? null) : null,
         rests_on: cites.map((c) => c.id),
       },
-      cites: cites as unknown as Json,
+      cites,
       cited_by: citedBy,
       dependents: this.dependents(r.id),
       stale_because: r.stale_because ? (JSON.parse(r.stale_because) as Json) : null,
       checks: checks as unknown as Json,
       accepted_by: [...latest.values()].filter((c) => c.outcome === 'accepted').map((c) => `${c.check}@${c.version}`),
       rejected_by: [...latest.values()].filter((c) => c.outcome === 'rejected').map((c) => `${c.check}@${c.version}`),
-      history: history as unknown as Json,
+      history,
     };
   }
 

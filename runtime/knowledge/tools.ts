@@ -1,11 +1,20 @@
 // The host tools behind std/knowledge (`call("kb_put", ...)`): effect tools, so a durable run
 // journals them and a replay returns the recorded results instead of writing twice.
 // Each takes plain values (maps as objects) and returns plain values. See docs/knowledge.md.
-import type { EffectToolContext } from '../effects/tools.js';
 import { KnowledgeError } from './errors.js';
-import type { FindQuery, KnowledgeSession, Kind, ReviseSpec } from './store.js';
+import type { KnowledgeSession, Kind } from './store.js';
 
-function session(ctx: EffectToolContext, tool: string): KnowledgeSession {
+/**
+ * The part of the effect tools' context (EffectToolContext in runtime/effects/tools.ts, which
+ * registers these tools) that they use. Declared here, not imported, so that the two modules do
+ * not import each other.
+ */
+export interface KnowledgeToolContext {
+  /** The run's view of the knowledge store; opened on first use. */
+  knowledge?: () => KnowledgeSession;
+}
+
+function session(ctx: KnowledgeToolContext, tool: string): KnowledgeSession {
   if (!ctx.knowledge) throw new KnowledgeError(`${tool}: this host has no knowledge store`);
   return ctx.knowledge();
 }
@@ -25,7 +34,7 @@ function only(tool: string, m: Record<string, unknown>, allowed: Set<string>): v
   }
 }
 
-type Run = (ctx: EffectToolContext, ...args: unknown[]) => unknown;
+type Run = (ctx: KnowledgeToolContext, ...args: unknown[]) => unknown;
 
 export const KNOWLEDGE_TOOLS: Record<string, Run> = {
   /** kb_put(kind, {name?, text?, fields?, cites?}) → object */
@@ -45,7 +54,7 @@ export const KNOWLEDGE_TOOLS: Record<string, Run> = {
   kb_find: (ctx, query) => {
     const q = map('kb_find', query, 'query');
     only('kb_find', q, FIND_KEYS);
-    return session(ctx, 'kb_find').find(q as FindQuery);
+    return session(ctx, 'kb_find').find(q);
   },
   /** kb_inspect(id) → fields, provenance, cites, cited_by, dependents, checks, history */
   kb_inspect: (ctx, id) => session(ctx, 'kb_inspect').inspect(id),
@@ -58,7 +67,7 @@ export const KNOWLEDGE_TOOLS: Record<string, Run> = {
   kb_revise: (ctx, id, changes) => {
     const c = map('kb_revise', changes, 'changes');
     only('kb_revise', c, REVISE_KEYS);
-    return session(ctx, 'kb_revise').revise(id, c as ReviseSpec);
+    return session(ctx, 'kb_revise').revise(id, c);
   },
   /** kb_confirm(id, note?) → object: reviewed, still holds; clears its staleness */
   kb_confirm: (ctx, id, note) => session(ctx, 'kb_confirm').confirm(id, note),

@@ -68,7 +68,7 @@ const FILE_SCHEMA = {
 } as const;
 
 type AjvCtor = new (opts: Record<string, unknown>) => { compile(schema: object): ValidateFunction };
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvCtor }).default ?? Ajv2020Module) as unknown as AjvCtor;
+const Ajv2020 = (Ajv2020Module as unknown as { default?: AjvCtor }).default ?? Ajv2020Module;
 let validateFile: ValidateFunction | undefined;
 
 /** "line L, column C" of a character offset. */
@@ -132,7 +132,7 @@ export function scriptProvider(file: string, text: string): LocalProvider {
     name: `script:${file}`,
     answer(request: InferRequest): InferReply {
       const i = entries.findIndex(
-        (e, k) => !used[k] && (e.type === undefined || e.type === request.typeName) && (patterns[k] === null || patterns[k]!.test(request.prompt)),
+        (e, k) => !used[k] && (e.type === undefined || e.type === request.typeName) && (patterns[k] === null || patterns[k].test(request.prompt)),
       );
       if (i < 0) {
         const left = used.filter((u) => !u).length;

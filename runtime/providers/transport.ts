@@ -57,7 +57,7 @@ async function httpExchange(
     if (wait > opts.maxWaitMs) {
       throw new ProviderError(`${err.message} (asked to wait ${Math.ceil(wait / 1000)} s, more than the ${Math.ceil(opts.maxWaitMs / 1000)} s the host waits)`, false, err.status);
     }
-    io?.emit('http.retry', { provider: provider.name, attempt: attempt + 1, status: err.status ?? null, waitMs: wait, reason: err.message });
+    io?.emit({ kind: 'http.retry', provider: provider.name, attempt: attempt + 1, status: err.status ?? null, waitMs: wait, reason: err.message });
     await sleep(wait);
   }
 }

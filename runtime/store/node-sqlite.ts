@@ -33,7 +33,7 @@ function load(): NodeSqliteModule | null {
       const text = typeof w === 'string' ? w : w.message;
       if (/SQLite is an experimental feature/.test(text)) return;
       return (emit as (...a: unknown[]) => void).call(process, w, ...rest);
-    }) as typeof process.emitWarning;
+    });
     try {
       // A computed name keeps bundlers and Node 20's loader from resolving it ahead of time.
       const name = 'node:' + 'sqlite';

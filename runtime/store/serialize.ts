@@ -9,7 +9,7 @@
 // Identity handles are written as their kind and name: the VM never holds a secret, and the
 // encoding has no way to carry one. See docs/durability.md ("Snapshot format").
 import { createHash } from 'node:crypto';
-import { Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, type Value } from '../vm/values.js';
+import { Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, type Value } from '../values/index.js';
 
 /** Bump when the byte format changes; a decoder refuses formats it does not know. */
 export const VALUE_FORMAT = 1;
@@ -284,7 +284,7 @@ class Writer {
 
 function describe(v: unknown): string {
   if (v === null || typeof v !== 'object') return typeof v;
-  return (v as object).constructor?.name ?? 'object';
+  return v.constructor?.name ?? 'object';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -500,7 +500,7 @@ class Reader {
     const v = this.value();
     if (v !== null && typeof v === 'object') this.fail('expected plain data, found a Turn value');
     if (v === undefined) this.fail('expected plain data, found an unset slot');
-    return v as Json;
+    return v;
   }
 
   header(magic: number[], format: number): void {

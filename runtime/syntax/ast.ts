@@ -422,4 +422,5 @@ export interface DetachExpr extends NodeBase {
   body: Expr;
 }
 
-export type Node = Program | Block | Stmt | Expr | TypeExpr;
+/** Every node kind, each with a `kind`; syntax/walk.ts enumerates their children. */
+export type Node = Program | Block | Stmt | Expr | TypeExpr | FieldDecl;

@@ -8,7 +8,7 @@
 // for work whose outcome no longer matters), so when several tasks could decide, which one does
 // depends on timing.
 import { DONE, FAILED, type Process, type ScopePolicy, type ScopeRecord, type Waiting } from './process.js';
-import { PidVal, VMError, isolate, typeName, unwrap, type Value } from './values.js';
+import { PidVal, VMError, isolate, typeName, unwrap, type Value } from '../values/index.js';
 
 export { SCOPE_POLICIES } from '../syntax/ast.js';
 

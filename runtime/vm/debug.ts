@@ -13,17 +13,13 @@
 import type { FunctionProto } from '../compile/bundle.js';
 import { OPERANDS, Op } from '../compile/opcodes.js';
 import type { Process } from './process.js';
+import type { DebugHook } from '../ports/debug.js';
+import { getField } from './ops.js';
 import { Cell, renderValue, type Value, type VM } from './index.js';
 
 export const DEBUG_TRAP = 255;
 
-/** What the VM sees of an attached debugger (the `// debugger hook` lines in index.ts). */
-export interface DebugHook {
-  /** non-null while the debugger holds the run: the scheduler awaits it before the next slice */
-  paused: Promise<void> | null;
-  /** a trap at `ip` of prototype `proto` in `p`: true = the original opcode is back, run it */
-  trap(p: Process, proto: number, ip: number): boolean;
-}
+export type { DebugHook };
 
 export type StepMode = 'continue' | 'in' | 'over' | 'out' | 'pause';
 
@@ -255,6 +251,35 @@ export class Debugger implements DebugHook {
       out.push({ name: names.get(slot) ?? `$${slot}`, value: v });
     }
     return out;
+  }
+
+  /** Names, `memory.KEY`, `context.P0|P1|P2`, then `.field` and `[index]` paths over them (the debugger's evaluate). */
+  evaluate(expr: string, pid: number, frame: number): Value {
+    const text = expr.trim();
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*|\[(?:\d+|"[^"]*")\])*)$/.exec(text);
+    if (!m) throw new Error(`cannot evaluate \`${text}\` (names, .field and [index] paths only)`);
+    const p = this.vm.process(pid);
+    let value: Value;
+    if (m[1] === 'memory' && p) {
+      value = new Map(p.memory);
+    } else if (m[1] === 'context' && p) {
+      const t = p.context.tiers();
+      value = new Map<string, Value>([['P0', t.system], ['P1', t.working], ['P2', t.episodic]]);
+    } else {
+      const local = this.locals(pid, frame).find((l) => l.name === m[1]);
+      if (!local) throw new Error(`\`${m[1]}\` is not defined here`);
+      value = local.value;
+    }
+    for (const part of m[2].match(/\.[A-Za-z_][A-Za-z0-9_]*|\[(?:\d+|"[^"]*")\]/g) ?? []) {
+      if (part.startsWith('.')) value = value instanceof Map ? (value.get(part.slice(1)) ?? null) : getField(value, part.slice(1));
+      else {
+        const k = part.slice(1, -1);
+        if (Array.isArray(value)) value = value[Number(k)] ?? null;
+        else if (value instanceof Map) value = value.get(k.replace(/^"|"$/g, '')) ?? null;
+        else throw new Error(`cannot index ${debugRender(value)}`);
+      }
+    }
+    return value;
   }
 }
 

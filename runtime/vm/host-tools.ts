@@ -4,14 +4,9 @@
 // performs with the run's capabilities and vault — the VM never does I/O and never sees a secret.
 import { STD_TOOLS } from '../effects/tools.js';
 import type { Tool } from './tools.js';
-import { IdentityVal, PidVal, StructVal, Uncertain, VMError, VecVal, fromPlain, render, type Value } from './values.js';
+import { IdentityVal, PidVal, StructVal, Uncertain, VMError, VecVal, fromPlain, render, type Value } from '../values/index.js';
 
-/** What the host receives for an effect tool: plain JSON-like arguments; identities as `{kind, name}`. */
-export interface ToolRequest {
-  name: string;
-  args: unknown[];
-  pid: number;
-}
+export type { ToolRequest } from '../ports/host.js';
 
 export const EFFECT_TOOL_NAMES: ReadonlySet<string> = new Set(
   Object.entries(STD_TOOLS)

@@ -9,14 +9,16 @@ import { EventLog, type RunEvent } from '../events/index.js';
 import type { InferOutcome } from '../infer/driver.js';
 import { inferErrorValue, inferredValue, startInfer } from '../infer/effect.js';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
-import type { DebugHook } from './debug.js'; // debugger hook
+import type { DebugHook } from '../ports/debug.js'; // debugger hook
+import type { Host, ToolRequest } from '../ports/host.js';
+import type { PendingEffect } from '../ports/effect.js';
 import { binarySlow, getField, indexSlow } from './ops.js';
 import {
   BLOCKED, DONE, EFFECT, FAILED, READY, YIELD, Process,
-  type Failure, type Frame, type PendingEffect, type Site, type StackEntry,
+  type Failure, type Frame, type Site, type StackEntry,
 } from './process.js';
 import { TOOLS, toolArgs, type ToolEnv } from './tools.js';
-import { EFFECT_TOOL_NAMES, PURE_STD_TOOLS, toHostArg, type ToolRequest } from './host-tools.js';
+import { EFFECT_TOOL_NAMES, PURE_STD_TOOLS, toHostArg } from './host-tools.js';
 import {
   BLOCK, PROCESS_TOOLS, ProcessFailed, SCOPE_POLICIES, abandonScopes, cancelScopeTasks, cancelledValue, innermostScope,
   inspect, millisArg, openScope, processEnded, scopeResult, spawnedEvent, taskFinished, timedWait, type ActorRuntime, type ProcessInfo,
@@ -24,31 +26,14 @@ import {
 import {
   Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VMError, VecVal,
   confidenceOf, fromPlain, isolate, render, toJson, truthy, typeName, unwrap, withConfidence, type Value,
-} from './values.js';
-import { SUSPEND_TOOL, type DurableHooks } from '../durable/hooks.js';
+} from '../values/index.js';
+import { SUSPEND_TOOL, type DurableHooks } from '../ports/durable.js';
 
-export * from './values.js';
-export { render as renderValue } from './values.js';
+export * from '../values/index.js';
+export { render as renderValue } from '../values/index.js';
 export { TOOLS } from './tools.js';
 
-export interface Host {
-  /** `call("echo", x)`: print x as one line (already rendered to a string by the VM). */
-  output(line: string): void;
-  /**
-   * One model exchange for an `infer` (the VM yields the process meanwhile). The reply is the
-   * model's raw text (usually) or an already-parsed value; the VM repairs, validates and re-asks
-   * (runtime/infer/driver.ts). See docs/inference.md.
-   */
-  infer(request: InferRequest, io?: InferIO): Promise<InferReply>;
-  /** Receives every event of the run's event stream as it happens (the trace). */
-  event?(event: RunEvent): void;
-  /**
-   * A standard-library effect tool (`fs_read`, `http_request`, `env_get`, `time_now_ms`, ...),
-   * performed by the host with the run's capabilities and vault. Rejects with an Error whose
-   * message the program sees; a host without it refuses every effect tool.
-   */
-  tool?(request: ToolRequest): Promise<unknown>;
-}
+export type { Host, ToolRequest };
 
 export interface RunOptions {
   /** instruction budget, counted at backward jumps and calls; default 200_000_000; 0 = unlimited */
@@ -77,6 +62,8 @@ export type RunOutcome =
 export const DEFAULT_MAX_STEPS = 200_000_000;
 /** Frames per process; deeper recursion is a clean Turn runtime error. */
 export const MAX_FRAMES = 10_000;
+/** How long a computation runs before the scheduler lets the host's event loop in. */
+const YIELD_EVERY_MS = 50;
 /** Reductions a process runs before the scheduler moves on. */
 const SLICE = 20_000;
 /** With `--seed`, slices are drawn from 1..SEEDED_SLICE so interleavings vary from seed to seed. */
@@ -167,6 +154,10 @@ export class VM implements ActorRuntime {
   main!: Process;
   // debugger hook (runtime/vm/debug.ts): set only while a debugger is attached
   debug: DebugHook | undefined = undefined;
+  /** set by `halt`: the run ends at the next safe point */
+  private haltReason: string | null = null;
+  /** ends the scheduler's current wait (a halt) */
+  private wakeScheduler: (() => void) | undefined;
   /** durable runs only (runtime/durable, issue 5): journals and replays nondeterminism */
   durable: DurableHooks | undefined = undefined;
 
@@ -189,6 +180,15 @@ export class VM implements ActorRuntime {
   // ---------------------------------------------------------------------------------------------
   // Scheduler
 
+  /**
+   * Ends the run at the next safe point (between slices, or when the scheduler next waits): the
+   * outcome is a failure with `reason`. Effects in flight are the host's to refuse or finish.
+   */
+  halt(reason: string): void {
+    this.haltReason ??= reason;
+    this.wakeScheduler?.();
+  }
+
   async run(): Promise<RunOutcome> {
     const unit = this.bundle.units[this.bundle.entry];
     const main = this.newProcess(0, false);
@@ -196,9 +196,17 @@ export class VM implements ActorRuntime {
     main.stack[0] = new ClosureVal(unit.main, [], 'main');
     main.sp = this.enter(main, main.stack[0] as ClosureVal, 0, 1, 0);
     this.queue.push(main);
+    let lastYield = performance.now();
+    let slices = 0;
     for (;;) {
       while (this.qhead < this.queue.length) {
         if (this.debug !== undefined && this.debug.paused !== null) await this.debug.paused; // debugger hook
+        if ((++slices & 63) === 0 && performance.now() - lastYield > YIELD_EVERY_MS) {
+          // a long computation lets the host's event loop run (a Stop button, a debugger's pause)
+          await new Promise((resolve) => setImmediate(resolve));
+          lastYield = performance.now();
+        }
+        if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
         if (this.sleeping.size > 0) this.fireTimers();
         const p = this.nextReady();
         if (p.status !== READY) continue;
@@ -236,6 +244,7 @@ export class VM implements ActorRuntime {
         if (main.finished && !this.hasLiveDetached()) return this.outcome(main);
       }
       if (main.finished && !this.hasLiveDetached()) return this.outcome(main);
+      if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
       // A durable run that suspended (or failed) is over in this OS process: waiting on its
       // sleepers would spin, since no timer may fire after the stop.
       if (this.durable?.stoppedNow) return this.failRun(main, 'the durable run stopped', true);
@@ -315,6 +324,7 @@ export class VM implements ActorRuntime {
     let timer: NodeJS.Timeout | undefined;
     const racers: Promise<{ i: number; result: EffectResult } | 'timer' | 'stopped'>[] = this.pending.map((w, i) => w.promise.then((result) => ({ i, result })));
     if (this.durable) racers.push(this.durable.stopped.then(() => 'stopped' as const));
+    racers.push(new Promise<'stopped'>((resolve) => (this.wakeScheduler = () => resolve('stopped'))));
     if (sleeper) {
       racers.push(
         new Promise<'timer'>((resolve) => {
@@ -324,6 +334,7 @@ export class VM implements ActorRuntime {
     }
     const first = await Promise.race(racers);
     clearTimeout(timer);
+    this.wakeScheduler = undefined;
     if (first === 'stopped') return true; // the scheduler's loop ends the run
     if (first === 'timer') {
       this.fireTimers(true);
@@ -338,16 +349,23 @@ export class VM implements ActorRuntime {
 
   /** Wakes the processes whose `receive(ms)` or `sleep` time is up. */
   private fireTimers(awaited = false): void {
-    if (this.durable) return this.durable.fireTimers(this.sleeping, awaited); // issue 5
-    const now = this.now();
-    for (const p of this.sleeping) {
-      if (p.status !== BLOCKED || p.deadline === null) this.sleeping.delete(p);
-      else if (p.deadline <= now) {
-        this.sleeping.delete(p);
-        p.timedOut = true;
-        this.wake(p);
+    for (const p of this.sleeping) if (p.status !== BLOCKED || p.deadline === null) this.sleeping.delete(p);
+    if (this.durable) {
+      // a durable run: which sleepers wake is journaled (live) or read from the journal (replay)
+      for (const id of this.durable.fireTimers(this.sleeping, awaited)) {
+        const p = this.procs.get(id);
+        if (p) this.timeOut(p);
       }
+      return;
     }
+    const now = this.now();
+    for (const p of this.sleeping) if (p.deadline! <= now) this.timeOut(p);
+  }
+
+  private timeOut(p: Process): void {
+    this.sleeping.delete(p);
+    p.timedOut = true;
+    this.wake(p);
   }
 
   // ActorRuntime (runtime/vm/actors.ts)
@@ -373,7 +391,7 @@ export class VM implements ActorRuntime {
     const p = new Process(this.nextPid++, parent, linked);
     this.procs.set(p.id, p);
     if (this.contextLimits) p.context.limits = this.contextLimits;
-    if (this.events.active) this.events.emit('process.spawn', { pid: p.id, parent });
+    if (this.events.active) this.events.emit({ kind: 'process.spawn',  pid: p.id, parent });
     return p;
   }
 
@@ -407,7 +425,7 @@ export class VM implements ActorRuntime {
 
   private finish(p: Process, st: number): void {
     p.status = st;
-    if (this.events.active) this.events.emit('process.exit', { pid: p.id, status: st === DONE ? 'done' : 'failed' });
+    if (this.events.active) this.events.emit({ kind: 'process.exit',  pid: p.id, status: st === DONE ? 'done' : 'failed' });
     p.stack = [];
     p.sp = 0;
     p.loading = [];
@@ -445,7 +463,7 @@ export class VM implements ActorRuntime {
       );
     } else {
       const request = effect.request;
-      this.events.emit('tool.request', { pid: p.id, tool: request.name });
+      this.events.emit({ kind: 'tool.request',  pid: p.id, tool: request.name });
       promise = Promise.resolve()
         .then(() => {
           if (!host.tool) throw new Error(`this host performs no effects (${request.name})`);
@@ -471,7 +489,7 @@ export class VM implements ActorRuntime {
       else if (w.effect.kind === 'infer') p.stack[p.sp++] = inferredValue(outcome, w.effect.desc.schema);
     } else {
       const tool = (w.effect as Extract<PendingEffect, { kind: 'tool' }>).request.name;
-      this.events.emit('tool.reply', { pid: p.id, tool, ok: result.ok });
+      this.events.emit({ kind: 'tool.reply',  pid: p.id, tool, ok: result.ok });
       if (result.ok) {
         if (tool !== SUSPEND_TOOL) p.stack[p.sp++] = fromPlain(result.value); // `suspend;` pushes nothing
       }
@@ -567,7 +585,7 @@ export class VM implements ActorRuntime {
     // An `invoke` the throw leaves ends: its caller's context comes back (issue 3).
     while (p.invokes.length > 0 && p.invokes[p.invokes.length - 1].handlers > p.handlers.length) {
       p.context = p.invokes.pop()!.saved;
-      this.events.emit('invoke.exit', { pid: p.id, thrown: true });
+      this.events.emit({ kind: 'invoke.exit',  pid: p.id, thrown: true });
     }
     return true;
   }
@@ -1355,8 +1373,8 @@ export class VM implements ActorRuntime {
               if (v instanceof IdentityVal) throw new VMError('an identity handle cannot be put in a context');
               if (code[ip - 1] === Op.CTX_APPEND) {
                 const moved = p.context.append(contextText(v));
-                if (moved.demoted.length > 0) this.events.emit('context.demote', { pid: p.id, entries: moved.demoted.length, tokens: moved.demoted.reduce((a, e) => a + e.tokens, 0) });
-                if (moved.dropped.length > 0) this.events.emit('context.drop', { pid: p.id, entries: moved.dropped.length, tokens: moved.dropped.reduce((a, e) => a + e.tokens, 0) });
+                if (moved.demoted.length > 0) this.events.emit({ kind: 'context.demote',  pid: p.id, entries: moved.demoted.length, tokens: moved.demoted.reduce((a, e) => a + e.tokens, 0) });
+                if (moved.dropped.length > 0) this.events.emit({ kind: 'context.drop',  pid: p.id, entries: moved.dropped.length, tokens: moved.dropped.reduce((a, e) => a + e.tokens, 0) });
               } else p.context.addSystem(contextText(v));
               stack[sp - 1] = null;
               break;
@@ -1375,12 +1393,12 @@ export class VM implements ActorRuntime {
             case 74 /* INVOKE_ENTER */:
               p.invokes.push({ saved: p.context, handlers: p.handlers.length });
               p.context = p.context.snapshot();
-              this.events.emit('invoke.enter', { pid: p.id, depth: p.invokes.length });
+              this.events.emit({ kind: 'invoke.enter',  pid: p.id, depth: p.invokes.length });
               break;
             case 75 /* INVOKE_EXIT */: {
               const r = p.invokes.pop();
               if (r) p.context = r.saved;
-              this.events.emit('invoke.exit', { pid: p.id, thrown: false });
+              this.events.emit({ kind: 'invoke.exit',  pid: p.id, thrown: false });
               break;
             }
             case 69 /* SUSPEND */:

@@ -4,7 +4,7 @@ import { Op } from '../compile/opcodes.js';
 import {
   IdentityVal, StructVal, Uncertain, VecVal, VMError, confidenceOf, equals, render, typeName, unwrap, withConfidence,
   type Value,
-} from './values.js';
+} from '../values/index.js';
 
 function concatPart(v: Value): string {
   if (v instanceof IdentityVal) throw new VMError('an identity handle cannot be concatenated');

@@ -1,9 +1,8 @@
 // A Turn process: plain data (frames, stack, handlers, memory, context, mailbox) so that a later
 // issue can serialize it. Closures and prototypes are referenced by id.
 import { Context } from '../context/index.js';
-import type { ToolRequest } from './host-tools.js';
-import type { InferCall } from '../infer/driver.js';
-import type { ClosureVal, Value } from './values.js';
+import type { PendingEffect } from '../ports/effect.js';
+import type { ClosureVal, Value } from '../values/index.js';
 
 export const READY = 0;
 export const BLOCKED = 1;
@@ -53,19 +52,7 @@ export interface Failure {
   stack: StackEntry[];
 }
 
-export type PendingEffect =
-  | {
-      kind: 'infer';
-      /** constant index of the InferDesc in the running prototype */
-      desc: { typeName: string; schema: object };
-      /** what the model is asked (the context tiers as they were at the `infer`) */
-      request: InferCall;
-    }
-  | {
-      /** a host tool with an effect (files, HTTP, environment, clock, random) */
-      kind: 'tool';
-      request: ToolRequest;
-    };
+export type { PendingEffect };
 
 /** An open `invoke` (issue 3): the caller's context, restored when the invocation ends or unwinds. */
 export interface InvokeRecord {

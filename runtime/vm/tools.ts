@@ -2,7 +2,7 @@
 // map and JSON tools. Tools receive plain (unwrapped) arguments and never re-enter the VM.
 import {
   ClosureVal, IdentityVal, StructVal, Uncertain, VMError, fromPlain, render, toJson, typeName, unwrap, equals, type Value,
-} from './values.js';
+} from '../values/index.js';
 
 export interface ToolEnv {
   output(line: string): void;

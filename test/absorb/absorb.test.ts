@@ -77,7 +77,7 @@ test('OpenAPI 3.1 JSON: type lists with null, self-reference, free-form maps, in
   assert.deepEqual(list.params.map((p) => [p.name, p.in, p.type.kind]), [['projectId', 'path', 'Num'], ['state', 'query', 'Enum']]);
   const put = op(r, 'put_projects_by_projectId_tasks');
   assert.equal(put.body?.type.kind, 'Struct');
-  const body = struct(r, (put.body!.type as { name: string }).name);
+  const body = struct(r, (put.body.type as { name: string }).name);
   assert.deepEqual(body.fields.map((f) => [f.name, f.optional]), [['title', false], ['labels', true]]);
 });
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Context, contextText, countTokens, renderPrompt } from '../../runtime/context/index.js';
-import { StructVal, type Value } from '../../runtime/vm/values.js';
+import { StructVal, type Value } from '../../runtime/values/index.js';
 import { mock, okJson, runWith } from '../infer/helpers.js';
 
 test('token counts come from a real BPE tokenizer (o200k_base), not from characters', () => {

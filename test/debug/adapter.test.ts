@@ -44,8 +44,9 @@ describe('Turn debug adapter', { timeout: 60_000 }, () => {
     const after4 = await dc.evaluateRequest({ expression: 'doubled', frameId: (await dc.stackTraceRequest({ threadId: 1 })).body.stackFrames[0].id });
     assert.equal(after4.body.result, '40');
     // step out: back in main, on line 9 or 10
-    await dc.stepOutRequest({ threadId: 1 });
-    const out = await dc.waitForEvent('stopped');
+    // wait for the event together with the request: the adapter may send `stopped` in the same
+    // chunk as the response, before an `await`ed request would let the wait begin
+    const [, out] = await Promise.all([dc.stepOutRequest({ threadId: 1 }), dc.waitForEvent('stopped')]);
     assert.equal(out.body.reason, 'step');
     const top = (await dc.stackTraceRequest({ threadId: 1 })).body.stackFrames;
     assert.equal(top.length, 1);
@@ -78,15 +79,15 @@ describe('Turn debug adapter: actors as threads, memory and context scopes', { t
     assert.ok(stopped, 'a worker stands on line 3');
     // without breakpoints (the other worker would stop on line 3 too), step over `remember`
     await dc.setBreakpointsRequest({ source: { path: ACTORS }, breakpoints: [] });
-    await Promise.all([dc.nextRequest({ threadId: stopped!.id }), dc.assertStoppedLocation('step', { path: ACTORS, line: 4 })]);
-    const f2 = (await dc.stackTraceRequest({ threadId: stopped!.id })).body.stackFrames[0];
+    await Promise.all([dc.nextRequest({ threadId: stopped.id }), dc.assertStoppedLocation('step', { path: ACTORS, line: 4 })]);
+    const f2 = (await dc.stackTraceRequest({ threadId: stopped.id })).body.stackFrames[0];
     const scopes = (await dc.scopesRequest({ frameId: f2.id })).body.scopes;
     const memory = await dc.variablesRequest({ variablesReference: scopes[2].variablesReference });
     assert.ok(memory.body.variables.some((v) => v.name === 'squared'), JSON.stringify(memory.body.variables));
     const main = (await dc.stackTraceRequest({ threadId: 1 })).body.stackFrames[0];
     const ctx = await dc.variablesRequest({ variablesReference: (await dc.scopesRequest({ frameId: main.id })).body.scopes[1].variablesReference });
     assert.match(ctx.body.variables[0].value, /1 entries, \d+ tokens/);
-    await Promise.all([dc.continueRequest({ threadId: stopped!.id }), dc.waitForEvent('terminated')]);
+    await Promise.all([dc.continueRequest({ threadId: stopped.id }), dc.waitForEvent('terminated')]);
   });
 });
 
@@ -181,5 +182,101 @@ describe('Turn debug adapter: resume a suspended durable run', { timeout: 60_000
     await Promise.all([dc.continueRequest({ threadId: 1 }), dc.assertOutput('stdout', 'resumed with mock'), dc.waitForEvent('terminated')]);
     const runs = spawnSync(process.execPath, [path.join(ROOT, 'bin/turn.js'), 'runs', '--store', store], { encoding: 'utf8' });
     assert.match(runs.stdout + runs.stderr, new RegExp(`${id}\\s+done`));
+  });
+});
+
+// The debugger runs programs through the same run API as `turn run` (runtime/run): the same
+// budget, the same capabilities, the same resume. Each test here failed before they shared it.
+describe('Turn debug adapter: the same host and resume as the CLI', { timeout: 90_000 }, () => {
+  let dc: DebugClient;
+  before(async () => {
+    dc = new DebugClient(process.execPath, ADAPTER, 'turn', { env: { ...process.env, NODE_OPTIONS: '--import tsx' }, cwd: ROOT });
+    dc.defaultTimeout = 20_000;
+    await dc.start();
+  });
+  after(async () => {
+    await dc.stop();
+  });
+
+  /** Runs a launch configuration to its end; returns what it printed on stdout and stderr. */
+  async function runToEnd(config: Record<string, unknown>): Promise<{ stdout: string; stderr: string; exitCode: number | undefined }> {
+    let stdout = '';
+    let stderr = '';
+    let exitCode: number | undefined;
+    const onOutput = (e: { body: { category?: string; output: string } }) => {
+      if (e.body.category === 'stdout') stdout += e.body.output;
+      if (e.body.category === 'stderr') stderr += e.body.output;
+    };
+    const onExited = (e: { body: { exitCode: number } }) => (exitCode = e.body.exitCode);
+    dc.on('output', onOutput);
+    dc.on('exited', onExited);
+    try {
+      await Promise.all([dc.configurationSequence(), dc.launch(config as never), dc.waitForEvent('terminated')]);
+    } finally {
+      dc.removeListener('output', onOutput);
+      dc.removeListener('exited', onExited);
+    }
+    return { stdout, stderr, exitCode };
+  }
+
+  test('the model-call budget (turn.run.maxModelCalls / --max-model-calls) holds under the debugger', async () => {
+    const program = path.join(FIX, 'budget.tn');
+    const limited = await runToEnd({ program, authority: { maxModelCalls: 1 } });
+    assert.match(limited.stderr, /budget.tn:2:\d+: runtime error: .*model call budget is exhausted \(1 of 1 calls used\)/);
+    assert.doesNotMatch(limited.stdout, /both answered/);
+    assert.equal(limited.exitCode, 1);
+    const free = await runToEnd({ program });
+    assert.match(free.stdout, /both answered/);
+  });
+
+  test('allowRead and allowWrite (turn.run.allowRead/allowWrite) reach the run', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync, readFileSync, copyFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(path.join(tmpdir(), 'turn-dbg-caps-'));
+    mkdirSync(path.join(dir, 'data'));
+    mkdirSync(path.join(dir, 'out'));
+    writeFileSync(path.join(dir, 'data', 'in.txt'), 'hello');
+    copyFileSync(path.join(FIX, 'reads.tn'), path.join(dir, 'reads.tn'));
+    const program = path.join(dir, 'reads.tn');
+    const denied = await runToEnd({ program, cwd: dir });
+    assert.match(denied.stderr, /runtime error: .*(not allowed|denied|no files capability|read)/i);
+    assert.doesNotMatch(denied.stdout, /read: hello/);
+    const granted = await runToEnd({ program, cwd: dir, authority: { allowRead: [path.join(dir, 'data')], allowWrite: [path.join(dir, 'out')] } });
+    assert.equal(granted.stderr, '');
+    assert.match(granted.stdout, /read: hello\nwrote/);
+    assert.equal(readFileSync(path.join(dir, 'out', 'copy.txt'), 'utf8'), 'copied');
+  });
+
+  test('a run settled with `turn resolve --retry` resumes under the debugger', async () => {
+    const { spawn, spawnSync } = await import('node:child_process');
+    const { mkdtempSync, mkdirSync, copyFileSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(path.join(tmpdir(), 'turn-dbg-retry-'));
+    mkdirSync(path.join(dir, 'out'));
+    copyFileSync(path.join(FIX, 'append.tn'), path.join(dir, 'p.tn'));
+    const turn = (args: string[], env: Record<string, string> = {}) =>
+      spawnSync(process.execPath, [path.join(ROOT, 'bin/turn.js'), ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env } });
+    // killed right after the append's intent was journaled: its outcome is unknown, and it is not idempotent
+    const killed = await new Promise<{ stderr: string; signal: string | null }>((resolve) => {
+      const child = spawn(process.execPath, [path.join(ROOT, 'bin/turn.js'), 'run', 'p.tn', '--store', 'st', '--allow-write', 'out', '--allow-read', 'out'], {
+        cwd: dir, env: { ...process.env, TURN_CRASH_AT: '1:after' },
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (_code, signal) => resolve({ stderr, signal }));
+    });
+    assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+    const id = /run (\S+) \(store/.exec(killed.stderr)![1];
+    const waiting = turn(['resume', id, '--store', 'st']);
+    assert.equal(waiting.status, 3, waiting.stderr);
+    const step = /unknown: step (\d+)/.exec(waiting.stderr)![1];
+    assert.equal(turn(['resolve', id, step, '--retry', '--store', 'st']).status, 0);
+    // the recorded grants come back with the run: the launch configuration names none
+    const resumed = await runToEnd({ program: path.join(dir, 'p.tn'), resume: id, store: path.join(dir, 'st'), cwd: dir });
+    assert.equal(resumed.stderr, '');
+    assert.match(resumed.stdout, /appended/);
+    assert.equal(resumed.exitCode, 0);
+    assert.equal(readFileSync(path.join(dir, 'out', 'log.txt'), 'utf8'), 'A', 'the retried append ran once');
+    assert.match(turn(['runs', '--store', 'st']).stdout, new RegExp(`${id}\\s+done`));
   });
 });

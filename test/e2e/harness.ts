@@ -137,7 +137,7 @@ export async function startCodeServer(options: StartOptions = {}): Promise<Sessi
     root,
     log,
     async close() {
-      await browser!.close().catch(() => {});
+      await browser.close().catch(() => {});
       await stopServer();
       rmSync(root, { recursive: true, force: true });
     },

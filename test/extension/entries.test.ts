@@ -2,25 +2,25 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { findEntryBlocks } from '../../extension/entries.js';
 
-const lines = (text: string) => findEntryBlocks(text).map((e) => [e.line, e.character]);
+const lines = async (text: string) => (await findEntryBlocks(text)).map((e) => [e.line, e.character]);
 
 describe('findEntryBlocks', () => {
-  it('finds top-level `turn {` blocks with their positions', () => {
+  it('finds top-level `turn {` blocks with their positions', async () => {
     const text = 'struct P { x: Num }\nturn {\n  call("echo", 1);\n}\n  turn{ }\n';
-    assert.deepEqual(lines(text), [
+    assert.deepEqual(await lines(text), [
       [1, 0],
       [4, 2],
     ]);
-    const [first] = findEntryBlocks(text);
+    const [first] = await findEntryBlocks(text);
     assert.equal(text.slice(first.offset, first.offset + 4), 'turn');
   });
 
-  it('accepts comments between `turn` and `{`, and after `;` on the same line', () => {
-    assert.deepEqual(lines('let a = 1; turn /* main */ {\n}'), [[0, 11]]);
-    assert.deepEqual(lines('turn // entry\n{ }'), [[0, 0]]);
+  it('accepts comments between `turn` and `{`, and after `;` on the same line', async () => {
+    assert.deepEqual(await lines('let a = 1; turn /* main */ {\n}'), [[0, 11]]);
+    assert.deepEqual(await lines('turn // entry\n{ }'), [[0, 0]]);
   });
 
-  it('ignores closures, spawned turns, nested blocks, comments and strings', () => {
+  it('ignores closures, spawned turns, nested blocks, comments and strings', async () => {
     const text = [
       'let f = turn(x: Num) -> Num { return x; };',
       'let g = turn { };',
@@ -38,17 +38,17 @@ describe('findEntryBlocks', () => {
       'turn { }";',
       'let returned = 1; returnturn { }',
     ].join('\n');
-    assert.deepEqual(lines(text), [[4, 0]]);
+    assert.deepEqual(await lines(text), [[4, 0]]);
   });
 
-  it('counts characters in UTF-16 units and handles CRLF and unterminated input', () => {
-    assert.deepEqual(lines('let s = "😀"; turn {'), [[0, 14]]);
-    assert.deepEqual(lines('let a = 1;\r\nturn {\r\n}\r\nturn { }'), [
+  it('counts characters in UTF-16 units and handles CRLF and unterminated input', async () => {
+    assert.deepEqual(await lines('let s = "😀"; turn {'), [[0, 14]]);
+    assert.deepEqual(await lines('let a = 1;\r\nturn {\r\n}\r\nturn { }'), [
       [1, 0],
       [3, 0],
     ]);
-    assert.deepEqual(lines('/* never closed turn {'), []);
-    assert.deepEqual(lines('let s = "never closed; turn {'), []);
-    assert.deepEqual(lines(''), []);
+    assert.deepEqual(await lines('/* never closed turn {'), []);
+    assert.deepEqual(await lines('let s = "never closed; turn {'), []);
+    assert.deepEqual(await lines(''), []);
   });
 });

@@ -50,7 +50,7 @@ describe('panel HTML', () => {
 describe('runner', () => {
   test('the triage example: four actors, context tiers with tokens, three inferences, a timeline', async () => {
     const views: RunView[] = [];
-    const runner = new Runner({ file: join(ROOT, 'examples/triage_agent.tn'), model: 'mock', vault: new MemoryVault({}), cwd: ROOT, publish: (v) => views.push(structuredClone(v)), throttleMs: 5 });
+    const runner = new Runner({ file: join(ROOT, 'examples/triage_agent.tn'), options: { model: 'mock', cwd: ROOT, authority: { vault: new MemoryVault({}) } }, publish: (v) => views.push(structuredClone(v)), throttleMs: 5 });
     const view = await runner.start();
     assert.equal(view.status, 'done', JSON.stringify(view.error));
     assert.ok(isRunView(view));
@@ -82,7 +82,7 @@ describe('runner', () => {
 let flaky = turn() { throw "crash"; };
 try { supervisor.run({"children": [flaky], "intensity": 2, "period": 60000}); } catch (e) { call("echo", e["type"]); }
 `);
-    const view = await new Runner({ file: join(dir, 'sup.tn'), model: 'mock', vault: new MemoryVault({}), cwd: dir, publish: () => {} }).start();
+    const view = await new Runner({ file: join(dir, 'sup.tn'), options: { model: 'mock', cwd: dir, authority: { vault: new MemoryVault({}) } }, publish: () => {} }).start();
     assert.equal(view.status, 'done', JSON.stringify(view.error));
     assert.deepEqual(view.output, ['SupervisorStopped']);
     const main = view.actors.find((a) => a.pid === 1)!;
@@ -93,7 +93,7 @@ try { supervisor.run({"children": [flaky], "intensity": 2, "period": 60000}); } 
   test('compile errors are reported with their line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'turn-panel-'));
     writeFileSync(join(dir, 'bad.tn'), 'let x = 1;\nlet y = nope;\n');
-    const view = await new Runner({ file: join(dir, 'bad.tn'), model: 'mock', vault: new MemoryVault({}), cwd: dir, publish: () => {} }).start();
+    const view = await new Runner({ file: join(dir, 'bad.tn'), options: { model: 'mock', cwd: dir, authority: { vault: new MemoryVault({}) } }, publish: () => {} }).start();
     assert.equal(view.status, 'failed');
     assert.equal(view.error?.site?.line, 2);
   });
@@ -110,8 +110,7 @@ try { supervisor.run({"children": [flaky], "intensity": 2, "period": 60000}); } 
     const published: string[] = [];
     try {
       const view = await new Runner({
-        file: join(dir, 'agent.tn'), model: 'mock', vault: new MemoryVault({ api: SECRET }), cwd: dir,
-        capabilities: { allowNet: ['127.0.0.1:*'] }, throttleMs: 1,
+        file: join(dir, 'agent.tn'), options: { model: 'mock', cwd: dir, authority: { vault: new MemoryVault({ api: SECRET }), allowNet: ['127.0.0.1:*'] } }, throttleMs: 1,
         publish: (v) => published.push(JSON.stringify({ type: 'run', v: 1, run: v })),
       }).start();
       assert.equal(view.status, 'done', JSON.stringify(view.error));

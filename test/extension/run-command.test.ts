@@ -2,22 +2,57 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildRunInvocation, describeInvocation } from '../../extension/run-command.js';
 import { presentStatus } from '../../extension/status-model.js';
+import { cliArgsFromSettings, readRunSettings, runOptionsFromSettings } from '../../extension/settings.js';
+
+/** A `turn` configuration section with these values set. */
+const settingsGet = (values: Record<string, unknown>) => <T>(key: string, dflt: T): T => (key in values ? (values[key] as T) : dflt);
+
+describe('the turn.* settings, read once for the task, the panel and the debugger', () => {
+  it('defaults to the mock model and grants nothing', () => {
+    const s = readRunSettings(settingsGet({}));
+    assert.equal(s.model, 'mock');
+    assert.deepEqual(cliArgsFromSettings(s, '/w'), ['--model', 'mock']);
+    assert.equal(readRunSettings(settingsGet({ model: '  ' })).model, 'mock', 'a blank model is the default');
+  });
+
+  it('gives the run panel and the debugger the same authority as the terminal', () => {
+    const s = readRunSettings(settingsGet({
+      model: 'script:a.json', 'run.allowNet': ['127.0.0.1:*'], 'run.allowRead': ['data', '/abs'], 'run.allowWrite': ['out'],
+      'run.allowEnv': ['HOME'], 'run.approveEffects': ['network'], 'run.maxModelCalls': 3, 'run.maxSteps': 1000,
+    }));
+    const o = runOptionsFromSettings(s, '/w');
+    assert.equal(o.model, 'script:a.json');
+    assert.equal(o.maxSteps, 1000);
+    assert.deepEqual(o.authority, {
+      allowNet: ['127.0.0.1:*'], allowRead: ['/w/data', '/abs'], allowWrite: ['/w/out'], allowEnv: ['HOME'], approveEffects: ['network'], maxModelCalls: 3,
+    });
+    assert.deepEqual(cliArgsFromSettings(s, '/w'), [
+      '--model', 'script:a.json', '--allow-net', '127.0.0.1:*', '--allow-read', '/w/data,/abs', '--allow-write', '/w/out',
+      '--allow-env', 'HOME', '--approve-effects', 'network', '--max-model-calls', '3', '--max-steps', '1000',
+    ]);
+  });
+
+  it('ignores malformed values instead of passing them on', () => {
+    const s = readRunSettings(settingsGet({ 'run.allowNet': 'api.example.com', 'run.maxModelCalls': -2, 'run.allowRead': [7, '', 'ok'] }));
+    assert.deepEqual(s.allowNet, []);
+    assert.equal(s.maxModelCalls, undefined);
+    assert.deepEqual(s.allowRead, ['ok']);
+  });
+});
 
 describe('buildRunInvocation', () => {
-  const base = { execPath: '/usr/bin/node', electron: false, cliPath: '/ext/dist/cli.js', file: '/w/my prog.tn' };
+  const base = { execPath: '/usr/bin/node', electron: false, cliPath: '/ext/dist/cli.js', file: '/w/my prog.tn', flags: ['--model', 'mock'] };
 
-  it('runs the bundled CLI with the mock model by default', () => {
+  it('runs the bundled CLI with the settings as flags', () => {
     assert.deepEqual(buildRunInvocation(base), {
       command: '/usr/bin/node',
       args: ['/ext/dist/cli.js', 'run', '/w/my prog.tn', '--model', 'mock'],
       env: {},
     });
-    assert.deepEqual(buildRunInvocation({ ...base, model: '  ' }).args.slice(-1), ['mock']);
   });
 
-  it('passes the configured model and runs Electron as Node', () => {
-    const inv = buildRunInvocation({ ...base, electron: true, execPath: '/opt/Code/code', model: 'script:fixtures/a.json' });
-    assert.deepEqual(inv.args.slice(-2), ['--model', 'script:fixtures/a.json']);
+  it('runs Electron as Node', () => {
+    const inv = buildRunInvocation({ ...base, electron: true, execPath: '/opt/Code/code' });
     assert.deepEqual(inv.env, { ELECTRON_RUN_AS_NODE: '1' });
   });
 

@@ -121,7 +121,7 @@ describe('Turn TextMate grammar', () => {
     assert.equal(scopeOf(tokens, '+'), 'keyword.operator.arithmetic.turn');
   });
 
-  it('scopes keywords of spec §1', () => {
+  it('scopes the keywords of the language (docs/language.md)', () => {
     const source = [
       'turn {',
       '  let r = infer Verdict { "judge"; };',

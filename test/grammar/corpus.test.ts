@@ -21,8 +21,8 @@ function readCorpus(file: string): CorpusCase[] {
   const header = /^={3,}\n(.+)\n={3,}\n/gm;
   const matches = [...text.matchAll(header)];
   matches.forEach((m, i) => {
-    const bodyStart = m.index! + m[0].length;
-    const bodyEnd = i + 1 < matches.length ? matches[i + 1].index! : text.length;
+    const bodyStart = m.index + m[0].length;
+    const bodyEnd = i + 1 < matches.length ? matches[i + 1].index : text.length;
     const [input, expected] = text.slice(bodyStart, bodyEnd).split(/\n-{3,}\n/);
     cases.push({ name: m[1].trim(), input: input.replace(/^\n/, ''), expected: normalize(expected) });
   });

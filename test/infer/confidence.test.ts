@@ -1,3 +1,4 @@
+import { isEvent } from '../../runtime/events/index.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { okJson, runWith, script } from './helpers.js';
@@ -91,9 +92,9 @@ test('confidence sources: token log-probabilities first, else the reported one, 
   assert.equal(y, Math.exp(-0.2)); // unaligned log-probabilities: the mean over all of them
   assert.equal(z, 0.3); // reported
   assert.equal(w, UNREPORTED_CONFIDENCE);
-  const sources = r.events.filter((e) => e.kind === 'infer.reply').map((e) => (e.confidence as { source: string }).source);
+  const sources = r.events.filter(isEvent('infer.reply')).map((e) => e.confidence!.source);
   assert.deepEqual(sources, ['logprobs', 'logprobs', 'reported', 'unreported']);
-  const first = r.events.find((e) => e.kind === 'infer.reply')!.confidence as Record<string, unknown>;
+  const first = r.events.find(isEvent('infer.reply'))!.confidence;
   assert.deepEqual(first, { value: Math.exp(-0.5), source: 'logprobs', reported: 0.3, fromLogprobs: Math.exp(-0.5), tokens: 1 });
 });
 

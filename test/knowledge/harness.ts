@@ -12,7 +12,7 @@ import { capabilitiesFromFlags, newUsage, type CapabilityFlags } from '../../run
 import { performTool } from '../../runtime/effects/host.js';
 import { EnvVault } from '../../runtime/effects/vault.js';
 import type { EffectToolContext } from '../../runtime/effects/tools.js';
-import { createModel } from '../../runtime/cli/model.js';
+import { createModel } from '../../runtime/run/model.js';
 import { lazyKnowledge, type LazyKnowledge } from '../../runtime/knowledge/open.js';
 import type { ToolRequest } from '../../runtime/vm/host-tools.js';
 

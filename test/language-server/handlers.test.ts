@@ -165,7 +165,7 @@ describe('definition, references, rename', () => {
     const loc = onDefinition(ws, main, { ...doc(main.uri), position: at(main, 'libref') });
     assert.equal(loc?.uri, uriOf(fixturePath('modlib.tn')));
     const lib = ws.byPath(fixturePath('modlib.tn'))!;
-    assert.equal(lib.offsetAt(loc!.range.start), markerOffset(lib.text, 'libadd'));
+    assert.equal(lib.offsetAt(loc.range.start), markerOffset(lib.text, 'libadd'));
     const pathLoc = onDefinition(ws, main, { ...doc(main.uri), position: at(main, 'usepath') });
     assert.equal(pathLoc?.uri, uriOf(fixturePath('modlib.tn')));
 

@@ -55,13 +55,12 @@ export function textOf(doc: TurnDocument, range: { start: Position; end: Positio
   return doc.text.slice(doc.offsetAt(range.start), doc.offsetAt(range.end));
 }
 
-/** Every `.tn` the parity and formatter tests run over: fixtures, examples, the project's and the shared conformance programs. */
+/** Every `.tn` the parity and formatter tests run over: fixtures, examples and the project's conformance programs. */
 export function allTurnFiles(): string[] {
   const root = path.join(__dirname, '..', '..');
-  const dirs = [FIXTURES, path.join(root, 'examples'), path.join(root, 'test', 'conformance', 'programs'), path.join(root, '..', 'shared', 'conformance')];
+  const dirs = [FIXTURES, path.join(root, 'examples'), path.join(root, 'test', 'conformance', 'programs')];
   const out: string[] = [];
   for (const d of dirs) {
-    if (!fs.existsSync(d)) continue;
     for (const f of fs.readdirSync(d).sort()) if (f.endsWith('.tn')) out.push(path.join(d, f));
   }
   return out;

@@ -21,9 +21,13 @@ async function expected(doc: TurnDocument) {
 const files = allTurnFiles();
 
 describe('diagnostics parity with turn check', () => {
-  it('covers the fixtures, the examples and both sets of conformance programs', () => {
-    assert.ok(files.length >= 15, `only ${files.length} files`);
-    assert.ok(files.some((f) => f.includes('shared')), 'the shared conformance programs are missing');
+  it('covers the fixtures, the examples and the conformance programs', () => {
+    assert.ok(files.length >= 25, `only ${files.length} files`);
+    for (const dir of ['language-server/fixtures/', 'examples/', 'conformance/programs/']) {
+      assert.ok(files.some((f) => f.includes(dir)), `no files from ${dir}`);
+    }
+    // programs with compile errors too, so parity covers diagnostics, not only clean files
+    assert.ok(files.some((f) => f.endsWith('compile_error_names.tn')));
   });
 
   for (const file of files) {

@@ -58,9 +58,7 @@ describe('startServer', () => {
     const nextPublish = () => new Promise<void>((resolve) => waiters.push(resolve));
     client.listen();
     try {
-      const init = (await client.sendRequest('initialize', { processId: null, rootUri: null, capabilities: {} })) as {
-        capabilities: { textDocumentSync: { change: number } };
-      };
+      const init = await client.sendRequest<{ capabilities: { textDocumentSync: { change: number } } }>('initialize', { processId: null, rootUri: null, capabilities: {} });
       assert.equal(init.capabilities.textDocumentSync.change, 2);
       await client.sendNotification('initialized', {});
 
@@ -149,9 +147,7 @@ describe('startServer, every feature over the protocol', () => {
     const nextPublish = () => new Promise<void>((resolve) => (waiter = resolve));
     client.listen();
     try {
-      const init = (await client.sendRequest('initialize', { processId: null, rootUri: uriOf(fixturePath('')), capabilities: {} })) as {
-        capabilities: Record<string, unknown>;
-      };
+      const init = await client.sendRequest<{ capabilities: Record<string, unknown> }>('initialize', { processId: null, rootUri: uriOf(fixturePath('')), capabilities: {} });
       for (const cap of ['completionProvider', 'hoverProvider', 'definitionProvider', 'referencesProvider', 'renameProvider', 'documentSymbolProvider', 'workspaceSymbolProvider', 'semanticTokensProvider', 'foldingRangeProvider', 'selectionRangeProvider', 'documentFormattingProvider', 'codeActionProvider']) {
         assert.ok(init.capabilities[cap], cap);
       }
@@ -165,17 +161,17 @@ describe('startServer, every feature over the protocol', () => {
       await p;
       assert.deepEqual(published.at(-1)?.diagnostics, []);
 
-      const completion = (await client.sendRequest('textDocument/completion', { textDocument: { uri }, position: pos('methodref') })) as { items: { label: string }[] };
+      const completion = await client.sendRequest<{ items: { label: string }[] }>('textDocument/completion', { textDocument: { uri }, position: pos('methodref') });
       assert.deepEqual(completion.items.map((i) => i.label).sort(), ['norm', 'scaled', 'x', 'y']);
-      const hover = (await client.sendRequest('textDocument/hover', { textDocument: { uri }, position: pos('addref') })) as { contents: { value: string } };
+      const hover = await client.sendRequest<{ contents: { value: string } }>('textDocument/hover', { textDocument: { uri }, position: pos('addref') });
       assert.match(hover.contents.value, /let add/);
-      const def = (await client.sendRequest('textDocument/definition', { textDocument: { uri }, position: pos('addref') })) as { range: { start: unknown } };
+      const def = await client.sendRequest<{ range: { start: unknown } }>('textDocument/definition', { textDocument: { uri }, position: pos('addref') });
       assert.deepEqual(def.range.start, pos('adddef'));
-      const symbols = (await client.sendRequest('textDocument/documentSymbol', { textDocument: { uri } })) as { name: string }[];
+      const symbols = await client.sendRequest<{ name: string }[]>('textDocument/documentSymbol', { textDocument: { uri } });
       assert.ok(symbols.some((s) => s.name === 'Point'));
-      const tokens = (await client.sendRequest('textDocument/semanticTokens/full', { textDocument: { uri } })) as { data: number[] };
+      const tokens = await client.sendRequest<{ data: number[] }>('textDocument/semanticTokens/full', { textDocument: { uri } });
       assert.ok(tokens.data.length > 0 && tokens.data.length % 5 === 0);
-      const formatting = (await client.sendRequest('textDocument/formatting', { textDocument: { uri }, options: { tabSize: 4, insertSpaces: true } })) as unknown[];
+      const formatting = await client.sendRequest<unknown[]>('textDocument/formatting', { textDocument: { uri }, options: { tabSize: 4, insertSpaces: true } });
       assert.ok(Array.isArray(formatting));
 
       // An incremental edit that introduces an unknown field: diagnostics follow, and requests see the new text.
@@ -190,7 +186,7 @@ describe('startServer, every feature over the protocol', () => {
       const unknown = published.at(-1)?.diagnostics.find((d) => d.code === 'unknown-field');
       assert.ok(unknown, JSON.stringify(published.at(-1)));
       assert.deepEqual(unknown.range.start, at);
-      const actions = (await client.sendRequest('textDocument/codeAction', { textDocument: { uri }, range: unknown.range, context: { diagnostics: [unknown] } })) as { title: string }[];
+      const actions = await client.sendRequest<{ title: string }[]>('textDocument/codeAction', { textDocument: { uri }, range: unknown.range, context: { diagnostics: [unknown] } });
       assert.ok(actions.some((a) => a.title === 'Change to `y`' || a.title === 'Change to `x`'), JSON.stringify(actions));
     } finally {
       client.dispose();

@@ -3,7 +3,6 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { DiagnosticSeverity, TextDocumentSyncKind } from 'vscode-languageserver';
-import type { InitializeParams } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { SourceFile } from '../../runtime/syntax/source.js';
 import { onInitialize } from '../../language-server/initialize.js';
@@ -64,7 +63,7 @@ describe('validateDocument', () => {
 
 describe('onInitialize', () => {
   it('asks for incremental sync and names the server', () => {
-    const result = onInitialize({ processId: null, rootUri: null, capabilities: {} } as InitializeParams);
+    const result = onInitialize({ processId: null, rootUri: null, capabilities: {} });
     const sync = result.capabilities.textDocumentSync;
     assert.ok(sync && typeof sync === 'object');
     assert.equal(sync.change, TextDocumentSyncKind.Incremental);

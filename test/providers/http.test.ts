@@ -3,7 +3,7 @@
 // bounded retry — never a hang — so every test here is bounded in time.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createModel } from '../../runtime/cli/model.js';
+import { createModel } from '../../runtime/run/model.js';
 import { wireSchema } from '../../runtime/infer/prompt.js';
 import { okJson, runWith, type Ran } from '../infer/helpers.js';
 import { anthropicError, anthropicMessage, fakeServer, openaiCompletion, openaiError, type FakeServer, type Scripted } from './fake-server.js';
@@ -180,7 +180,7 @@ test('anthropic: the schema goes as a forced tool; the tool input binds with its
   assert.equal(got.headers['x-api-key'], SECRET);
   assert.equal(got.headers['anthropic-version'], '2023-06-01');
   assert.equal(got.headers.authorization, undefined);
-  const body = got.json as Record<string, unknown>;
+  const body = got.json;
   assert.equal(body.model, 'claude-test');
   assert.equal(body.max_tokens, 1024);
   assert.equal(body.system, 'You review code.');

@@ -88,7 +88,7 @@ test('scenario 4: the OS process exits while waiting; the resumed run does not r
     assert.deepEqual(job.requests, ['GET /sample/17', 'GET /sample/17']);
   } finally {
     job.close();
-    model.server.close();
+    await model.server.close();
   }
 });
 

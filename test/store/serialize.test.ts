@@ -4,7 +4,7 @@ import {
   SerializeError, decodeSnapshot, decodeValue, encodeSnapshot, encodeValue, valueHash,
   type ProcessSnapshot, type SnapshotData, type Slot,
 } from '../../runtime/store/serialize.js';
-import { Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, equals, type Value } from '../../runtime/vm/values.js';
+import { Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, equals, type Value } from '../../runtime/values/index.js';
 
 const roundTrip = (v: Slot) => decodeValue(encodeValue(v));
 
@@ -24,7 +24,7 @@ function same(a: unknown, b: unknown, seen = new Map<unknown, unknown>()): boole
     return ak.every((k, i) => k === bk[i] && same(a.get(k), bm.get(k), seen));
   }
   const ka = Object.keys(a);
-  const kb = Object.keys(b as object);
+  const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
   return ka.every((k, i) => k === kb[i] && same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], seen));
 }

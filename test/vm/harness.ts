@@ -1,5 +1,5 @@
 // Test helpers: parse Turn source (several virtual files for modules), compile and run it.
-import type { Program, UseExpr } from '../../runtime/syntax/ast.js';
+import type { UseExpr } from '../../runtime/syntax/ast.js';
 import { parseSource } from '../../runtime/syntax/parse.js';
 import { walk } from '../../runtime/syntax/walk.js';
 import { compileBundle, type Bundle, type SourceUnit } from '../../runtime/compile/index.js';
@@ -28,7 +28,7 @@ export async function compileFiles(files: Record<string, string>, entry = 'main.
         targets.push(n.path.value);
       }
     });
-    units.push({ path, file, program: program as Program, uses });
+    units.push({ path, file, program, uses });
     for (const t of targets) await load(t);
   };
   await load(entry);

@@ -26,7 +26,7 @@ const vscode = acquireVsCodeApi();
 const saved = vscode.getState() as Partial<State> | undefined;
 const state: State = {
   run: saved && isRunView(saved.run) ? saved.run : null,
-  vault: Array.isArray(saved?.vault) ? (saved!.vault as VaultEntryView[]).filter((e) => typeof e?.name === 'string').map((e) => ({ name: e.name, source: String(e.source) })) : [],
+  vault: Array.isArray(saved?.vault) ? saved.vault.filter((e) => typeof e?.name === 'string').map((e) => ({ name: e.name, source: String(e.source) })) : [],
   selected: typeof saved?.selected === 'number' ? saved.selected : null,
   search: typeof saved?.search === 'string' ? saved.search : '',
 };

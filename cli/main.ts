@@ -1,0 +1,114 @@
+// The `turn` command line. It sits above the runtime library (runtime/index.ts): it reads flags
+// into the run API's options, prints what a run says, and maps outcomes to exit codes:
+// 0 success (or suspended), 1 the program failed at run time, 2 it cannot be compiled (or read),
+// 3 a durable run waits for a decision, 64 the command line itself is wrong.
+import { compileProgram, RunSetupError } from '../runtime/index.js';
+import { AUTHORITY_USAGE } from './run-options.js';
+import { EXIT, UsageError, parse, singleFile } from './usage.js';
+import { printSetupError } from './report.js';
+
+export { EXIT, UsageError } from './usage.js';
+
+const USAGE = `usage: turn <command> [options]
+
+commands:
+  run FILE      compile and run a Turn program
+  check FILE    report diagnostics without running (same format and exit code as run);
+                --refresh-schemas fetches the URL specs of use schema::... again (run takes it too)
+  resume RUN    continue a durable run (suspended, or killed) from its journal (docs/durability.md)
+  runs          list the runs in a store, with their status
+  inspect RUN   a run's processes, context tiers, memory, mailboxes, pending/unknown effects, journal tail
+  resolve RUN STEP --ok JSON | --error MESSAGE | --retry   settle an effect whose outcome is unknown
+  fmt FILE...   format files in place (--check: change nothing, exit 1 if a file would change)
+  lsp           start the language server on standard input and output
+  version       print the version
+
+run options:
+  --json              print the program's result as one JSON line at the end
+  --model NAME        model provider for \`infer\`: mock (the default), script:FILE, openai:MODEL,
+                      ollama:MODEL or anthropic:MODEL (options: docs/inference.md)
+  --trace             print the run's events (model requests, replies, retries...) as JSON lines on stderr
+  --trace-file FILE   write them to FILE instead
+  --max-steps N       stop a runaway program after about N VM steps (default 200000000, 0 = no limit)
+  --seed N            seed the scheduler: interleavings vary by seed and replay exactly (default: arrival order)
+  --store DIR         a durable run: journal every nondeterministic step in the store in DIR (also for
+                      resume, runs, inspect, resolve; default \$TURN_STORE_DIR, else .turn/)
+  --durable           a durable run in the default store folder
+
+${AUTHORITY_USAGE}
+
+exit codes: 0 success (or suspended), 1 run-time error, 2 compile error or unreadable file,
+  3 a durable run waits for a decision about an unknown outcome, 64 usage error`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'run':
+      return (await import('./run.js')).runCommand(rest);
+    case 'resume':
+    case 'runs':
+    case 'inspect':
+    case 'resolve':
+      return (await import('./runs.js')).durableCommand(command, rest);
+    case 'check':
+      return checkCommand(rest);
+    case 'fmt': {
+      const { fmtCommand } = await import('./fmt.js');
+      return fmtCommand(rest);
+    }
+    case 'lsp': {
+      const { startServer } = await import('../language-server/server.js');
+      startServer();
+      return new Promise<number>(() => {}); // the server owns the process until its client exits
+    }
+    case 'version':
+    case '--version':
+      process.stdout.write(`turn ${VERSION}\n`);
+      return EXIT.ok;
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE + '\n');
+      return command === undefined ? EXIT.usage : EXIT.ok;
+    default:
+      throw new UsageError(`unknown command \`${command}\``);
+  }
+}
+
+/** The package's version (the bundler inlines package.json). */
+const VERSION = (require('../package.json') as { version: string }).version;
+
+async function checkCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { 'refresh-schemas': { type: 'boolean' } });
+  const file = singleFile(positionals, 'check');
+  try {
+    const { diagnostics } = await compileProgram(file, { refreshSchemas: values['refresh-schemas'] === true });
+    printSetupError(undefined, diagnostics);
+    return EXIT.ok;
+  } catch (e) {
+    if (e instanceof RunSetupError) return printSetupError(e);
+    throw e;
+  }
+}
+
+/** Runs the CLI as a process: maps every failure to a message and an exit code, never a stack trace. */
+export function runAsProcess(argv: string[]): void {
+  main(argv).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      if (e instanceof UsageError) {
+        process.stderr.write(`turn: ${e.message}\n\n${USAGE}\n`);
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      const detail = e instanceof Error ? (process.env.TURN_DEBUG ? e.stack : e.message) : String(e);
+      process.stderr.write(`turn: internal error: ${detail}\n(this is a bug in Turn, not in your program; TURN_DEBUG=1 shows more)\n`);
+      process.exitCode = EXIT.internal;
+    },
+  );
+}
+
+if (require.main === module) runAsProcess(process.argv.slice(2));

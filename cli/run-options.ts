@@ -1,0 +1,71 @@
+// `turn run`'s flags, read into the run API's one options object (runtime/run/options.ts). A
+// durable run records the options (runtime/run), so `turn resume` needs only what changes.
+import type { RunOptions } from '../runtime/index.js';
+import { UsageError, numberOption } from './usage.js';
+
+export const AUTHORITY_OPTIONS = {
+  secrets: { type: 'string' },
+  'allow-net': { type: 'string', multiple: true },
+  'allow-read': { type: 'string', multiple: true },
+  'allow-write': { type: 'string', multiple: true },
+  'allow-env': { type: 'string', multiple: true },
+  'max-model-calls': { type: 'string' },
+  'max-model-tokens': { type: 'string' },
+  approve: { type: 'string' },
+  'approve-effects': { type: 'string' },
+} as const;
+
+export const AUTHORITY_USAGE = `authority options (nothing is granted unless given):
+  --secrets FILE          secrets file (JSON or NAME=value lines, chmod 600); TURN_SECRET_<NAME> variables come first
+  --allow-net HOSTS       hosts the program may reach, comma-separated (host, *.suffix, host:port, *)
+  --allow-read DIRS       folders it may read        --allow-write DIRS   folders it may write
+  --allow-env NAMES       environment variables it may read (never TURN_SECRET_*)
+  --max-model-calls N     model call budget          --max-model-tokens N  model token budget
+  --approve-effects KINDS effects that need approval: network, files, model, env (comma-separated)
+  --approve all|none|ask  who approves them (default: ask on the terminal; deny without one)`;
+
+/** The options of `turn run` that shape its host (plain and durable runs alike). */
+export const RUN_OPTIONS = {
+  json: { type: 'boolean' },
+  model: { type: 'string' },
+  'max-steps': { type: 'string' },
+  seed: { type: 'string' },
+  trace: { type: 'boolean' },
+  'trace-file': { type: 'string' },
+  'refresh-schemas': { type: 'boolean' },
+  ...AUTHORITY_OPTIONS,
+} as const;
+
+export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+const list = (v: unknown): string[] | undefined =>
+  v === undefined ? undefined : (v as string[]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+
+function approveMode(value: unknown): 'all' | 'none' | 'ask' {
+  if (value === undefined || value === 'ask') return 'ask';
+  if (value === 'all' || value === 'none') return value;
+  throw new UsageError(`--approve expects all, none or ask, got "${String(value)}"`);
+}
+
+/** The run options the flags describe (throws UsageError on a malformed value). */
+export function runOptionsFrom(values: Values): RunOptions {
+  const traceFile = values['trace-file'] !== undefined ? String(values['trace-file']) : values.trace ? '-' : undefined;
+  return {
+    ...(values.model !== undefined ? { model: String(values.model) } : {}),
+    maxSteps: numberOption(values['max-steps'], 'max-steps'),
+    seed: numberOption(values.seed, 'seed'),
+    refreshSchemas: values['refresh-schemas'] === true,
+    ...(traceFile !== undefined ? { traceFile } : {}),
+    authority: {
+      allowNet: list(values['allow-net']),
+      allowRead: list(values['allow-read']),
+      allowWrite: list(values['allow-write']),
+      allowEnv: list(values['allow-env']),
+      maxModelCalls: numberOption(values['max-model-calls'], 'max-model-calls'),
+      maxModelTokens: numberOption(values['max-model-tokens'], 'max-model-tokens'),
+      approveEffects: list(values['approve-effects'] === undefined ? undefined : [values['approve-effects']]),
+      ...(values.approve !== undefined ? { approve: approveMode(values.approve) } : {}),
+      ...(values.secrets !== undefined ? { secretsFile: String(values.secrets) } : {}),
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// `turn run FILE [--store DIR | --durable]`: a plain or durable run through the run API.
+import { defaultStoreDir, RunSetupError, startRun } from '../runtime/index.js';
+import { StdoutLines } from './output.js';
+import { printSetupError, reportResult } from './report.js';
+import { RUN_OPTIONS, runOptionsFrom, type Values } from './run-options.js';
+import { err, parse, singleFile } from './usage.js';
+
+export const STORE_OPTIONS = { store: { type: 'string' }, durable: { type: 'boolean' } } as const;
+
+export async function runCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { ...RUN_OPTIONS, ...STORE_OPTIONS });
+  const file = singleFile(positionals, 'run');
+  const durable = values.durable === true || values.store !== undefined;
+  const stdout = new StdoutLines();
+  let run;
+  try {
+    run = await startRun({
+      ...runOptionsFrom(values as Values),
+      file,
+      onOutput: (line) => stdout.write(line),
+      ...(durable ? { store: values.store ?? defaultStoreDir() } : {}),
+    });
+  } catch (e) {
+    if (e instanceof RunSetupError) return printSetupError(e);
+    throw e;
+  }
+  printSetupError(undefined, run.diagnostics);
+  for (const note of run.notes) err(`turn: warning: ${note}`);
+  if (run.id) err(`turn: run ${run.id} (store ${run.storeFile})`);
+  const result = await run.start();
+  return reportResult(run, result, stdout, values.json === true);
+}

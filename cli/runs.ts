@@ -1,0 +1,181 @@
+// Durable runs on the command line (docs/durability.md):
+//   turn resume RUN [--store DIR] [--migrate]  continue a run in this OS process (replay, then live)
+//   turn runs [--store DIR] [--json]           the runs of a store with their status
+//   turn inspect RUN [--store DIR] [--json]    processes, tiers, memory, mailboxes, open effects, journal tail
+//   turn resolve RUN STEP --ok JSON | --error MESSAGE | --retry   settle an unknown outcome
+// (`turn run --store` is in run.ts.) The logic is the runtime's (runtime/durable, runtime/run).
+import * as path from 'node:path';
+import {
+  defaultStoreDir, inspectRun, openStore, resumeRun, RunSetupError, settleUnknown, ResumeRefused, StoreError,
+  type RunInspection, type RunStatus, type RunStore, type Settlement,
+} from '../runtime/index.js';
+import { StdoutLines } from './output.js';
+import { printSetupError, reportResult } from './report.js';
+import { RUN_OPTIONS, runOptionsFrom, type Values } from './run-options.js';
+import { EXIT, UsageError, err, numberOption, parse } from './usage.js';
+
+const storeMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** Opens the store (`--store DIR`, else the default), runs `f`, closes it; store errors exit 1. */
+async function withStore(dir: string | undefined, f: (store: RunStore) => Promise<number>): Promise<number> {
+  let store: RunStore;
+  try {
+    store = openStore(dir !== undefined ? path.resolve(dir) : defaultStoreDir());
+  } catch (e) {
+    err(`turn: ${storeMessage(e)}`);
+    return EXIT.runtimeError;
+  }
+  try {
+    return await f(store);
+  } catch (e) {
+    if (e instanceof StoreError || e instanceof ResumeRefused) {
+      err(`turn: ${e.message}`);
+      return EXIT.runtimeError;
+    }
+    if (e instanceof RunSetupError) return printSetupError(e);
+    throw e;
+  } finally {
+    try {
+      store.close();
+    } catch {
+      // already closed or broken
+    }
+  }
+}
+
+export async function durableCommand(command: string, args: string[]): Promise<number> {
+  switch (command) {
+    case 'resume':
+      return resume(args);
+    case 'runs':
+      return runs(args);
+    case 'inspect':
+      return inspect(args);
+    default:
+      return resolve(args);
+  }
+}
+
+function runArg(positionals: string[], command: string, n = 1): string[] {
+  if (positionals.length !== n) throw new UsageError(`\`turn ${command}\` takes ${n === 1 ? 'a RUN id' : 'RUN and STEP'}, got ${positionals.length} argument(s)`);
+  return positionals;
+}
+
+async function resume(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { ...RUN_OPTIONS, store: { type: 'string' }, migrate: { type: 'boolean' } });
+  const [id] = runArg(positionals, 'resume');
+  return withStore(values.store, async (store) => {
+    // what the run started with is recorded in the store; the flags given here override it
+    const stdout = new StdoutLines();
+    let run;
+    try {
+      run = await resumeRun({ ...runOptionsFrom(values as Values), runId: id, store, migrate: values.migrate === true, onOutput: (line) => stdout.write(line) });
+    } catch (e) {
+      if (e instanceof RunSetupError && e.run?.status === 'done') {
+        err(`turn: run ${id} is already done`);
+        if (values.json) process.stdout.write(JSON.stringify((e.run.result ? (JSON.parse(new TextDecoder().decode(e.run.result)) as { json?: unknown }).json : null) ?? null) + '\n');
+        return EXIT.ok;
+      }
+      throw e;
+    }
+    if (run.migration) err(`turn: run ${id} moves from bytecode ${run.migration.from.slice(0, 12)} to ${run.migration.to.slice(0, 12)} (journaled)`);
+    return reportResult(run, await run.start(), stdout, values.json === true);
+  });
+}
+
+async function runs(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { store: { type: 'string' }, json: { type: 'boolean' }, status: { type: 'string' } });
+  if (positionals.length > 0) throw new UsageError('`turn runs` takes no arguments');
+  return withStore(values.store, async (store) => {
+    const list = store.listRuns(values.status ? { status: values.status as RunStatus } : undefined);
+    if (values.json) {
+      for (const r of list) {
+        process.stdout.write(JSON.stringify({ id: r.id, status: r.status, entry: r.entry, createdAt: r.createdAt, updatedAt: r.updatedAt, bytecodeHash: r.bytecodeHash, semanticsVersion: r.semanticsVersion }) + '\n');
+      }
+      return EXIT.ok;
+    }
+    if (list.length === 0) {
+      process.stdout.write('no runs\n');
+      return EXIT.ok;
+    }
+    for (const r of list) {
+      const open = store.readJournal(r.id).filter((e) => e.status === 'intent' || e.status === 'unknown').length;
+      process.stdout.write(`${r.id}  ${r.status.padEnd(9)}  ${new Date(r.updatedAt).toISOString()}  ${r.entry}${open ? `  (${open} open effect${open === 1 ? '' : 's'})` : ''}\n`);
+    }
+    return EXIT.ok;
+  });
+}
+
+function clip(s: string, n = 100): string {
+  const one = s.replace(/\s+/g, ' ');
+  return one.length > n ? one.slice(0, n - 1) + '…' : one;
+}
+
+const text = (v: unknown): string => (v === null || v === undefined ? '' : clip(typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v)));
+
+/** The text view of an inspection (`--json` prints the same structure as JSON). */
+function inspectionText(i: RunInspection): string {
+  const { run } = i;
+  const out: string[] = [];
+  out.push(`run ${run.id}  ${run.status}  ${run.entry}`);
+  out.push(`  bytecode ${run.currentBytecode.slice(0, 16)} (started with ${run.bytecodeHash.slice(0, 16)})  semantics ${run.semanticsVersion}  policies ${JSON.stringify(run.policies)}`);
+  out.push(`  journal ${i.journalLength} entries  created ${new Date(run.createdAt).toISOString()}  updated ${new Date(run.updatedAt).toISOString()}`);
+  if (run.result !== null) out.push(`  result ${text(run.result)}`);
+  if (!i.snapshot) out.push('processes: no snapshot yet (one is taken at `suspend;`)');
+  else if ('error' in i.snapshot) out.push(`processes: the latest snapshot does not decode (${i.snapshot.error}); the journal alone is the truth`);
+  else {
+    out.push(`processes (snapshot at journal step ${i.snapshot.seq}):`);
+    for (const p of i.snapshot.processes) {
+      out.push(`  pid ${p.pid}  ${p.status}${p.waiting ? ` (waiting: ${p.waiting})` : ''}${p.effect ? ` (effect: ${JSON.stringify(p.effect)})` : ''}  parent ${p.parent}  frames ${p.frames}`);
+      const c = p.context;
+      out.push(`    context P0 ${c.P0.length} / P2 ${c.P2.length} / P1 ${c.P1.length} entries (budgets working ${c.limits.working}, episodic ${c.limits.episodic} tokens)`);
+      for (const [tier, list] of [['P0', c.P0], ['P2', c.P2], ['P1', c.P1]] as const) for (const x of list.slice(-5)) out.push(`      ${tier} ${clip(x, 90)}`);
+      out.push(`    memory ${p.memory.length} entr${p.memory.length === 1 ? 'y' : 'ies'}`);
+      for (const m of p.memory.slice(0, 20)) out.push(`      ${clip(m.key, 40)} = ${clip(m.value, 80)}`);
+      out.push(`    mailbox ${p.mailbox.length} message(s)`);
+      for (const m of p.mailbox.slice(0, 10)) out.push(`      ${clip(m, 100)}`);
+    }
+  }
+  out.push(`pending and unknown effects: ${i.open.length === 0 ? 'none' : ''}`);
+  for (const e of i.open) out.push(`  step ${e.seq}  ${e.status}  ${e.kind} ${e.name}  ${e.idempotent ? 'idempotent' : 'not idempotent'}  key ${e.key}  request ${text(e.request)}`);
+  out.push(`journal (last ${i.journal.length} of ${i.journalLength}):`);
+  for (const e of i.journal) {
+    out.push(`  ${String(e.seq).padStart(5)}  ${(e.step ?? '').padEnd(8)} ${e.kind.padEnd(8)} ${e.name.padEnd(14)} ${e.status.padEnd(7)} ${text(e.payload)}`);
+  }
+  return out.join('\n');
+}
+
+async function inspect(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { store: { type: 'string' }, json: { type: 'boolean' }, tail: { type: 'string' } });
+  const [id] = runArg(positionals, 'inspect');
+  const tail = numberOption(values.tail, 'tail') ?? 20;
+  return withStore(values.store, async (store) => {
+    const inspection = inspectRun(store, id, tail);
+    process.stdout.write((values.json ? JSON.stringify(inspection) : inspectionText(inspection)) + '\n');
+    return EXIT.ok;
+  });
+}
+
+async function resolve(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { store: { type: 'string' }, ok: { type: 'string' }, error: { type: 'string' }, retry: { type: 'boolean' } });
+  const [id, stepText] = runArg(positionals, 'resolve', 2);
+  const chosen = [values.ok !== undefined, values.error !== undefined, values.retry === true].filter(Boolean).length;
+  if (chosen !== 1) throw new UsageError('`turn resolve RUN STEP` needs exactly one of --ok JSON, --error MESSAGE, --retry');
+  const seq = Number(stepText);
+  if (!Number.isInteger(seq) || seq < 1) throw new UsageError(`STEP must be a journal step number, got \`${stepText}\``);
+  let settlement: Settlement;
+  if (values.ok !== undefined) {
+    try {
+      settlement = { ok: JSON.parse(values.ok) as unknown };
+    } catch (e) {
+      throw new UsageError(`--ok needs JSON: ${(e as Error).message}`);
+    }
+  } else if (values.error !== undefined) settlement = { error: values.error };
+  else settlement = { retry: true };
+  return withStore(values.store, async (store) => {
+    const { stillUnknown } = settleUnknown(store, id, seq, settlement);
+    err(`resolved: step ${seq} of run ${id} (${values.retry ? 'retry with the same idempotency key' : values.error !== undefined ? 'error' : 'ok'})`);
+    err(stillUnknown.length === 0 ? `continue it with: turn resume ${id}` : `still unknown: steps ${stillUnknown.join(', ')}`);
+    return EXIT.ok;
+  });
+}

@@ -1,0 +1,70 @@
+// The one typed reading of the `turn.*` settings, for every way the editor runs a program: the
+// Run File task (as `turn run` flags), the run panel and the debugger (as run options). No
+// `vscode` import: callers pass the configuration's `get`, and test/extension/ tests this file.
+import * as path from 'node:path';
+import { DEFAULT_MODEL, type AuthorityOptions, type RunOptions } from '../runtime/index.js';
+
+/** `vscode.WorkspaceConfiguration.get` of the `turn` section, as this file needs it. */
+export type SettingsGet = <T>(key: string, defaultValue: T) => T;
+
+export interface RunSettings {
+  model: string;
+  allowNet: string[];
+  allowRead: string[];
+  allowWrite: string[];
+  allowEnv: string[];
+  approveEffects: string[];
+  /** the model-call budget of a run (0 or unset: none) */
+  maxModelCalls: number | undefined;
+  /** the instruction budget (unset: the runtime's default) */
+  maxSteps: number | undefined;
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : []);
+const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined);
+
+export function readRunSettings(get: SettingsGet): RunSettings {
+  const model = get<string>('model', DEFAULT_MODEL);
+  return {
+    model: typeof model === 'string' && model.trim() !== '' ? model.trim() : DEFAULT_MODEL,
+    allowNet: strings(get<string[]>('run.allowNet', [])),
+    allowRead: strings(get<string[]>('run.allowRead', [])),
+    allowWrite: strings(get<string[]>('run.allowWrite', [])),
+    allowEnv: strings(get<string[]>('run.allowEnv', [])),
+    approveEffects: strings(get<string[]>('run.approveEffects', [])),
+    maxModelCalls: count(get<number | null>('run.maxModelCalls', null)),
+    maxSteps: count(get<number | null>('run.maxSteps', null)),
+  };
+}
+
+/** Folders in the settings are relative to the workspace folder (`cwd`). */
+const resolveDirs = (dirs: string[], cwd: string) => dirs.map((d) => (path.isAbsolute(d) ? d : path.join(cwd, d)));
+
+/** The run options the settings describe (the editor adds its vault and approval prompt). */
+export function runOptionsFromSettings(s: RunSettings, cwd: string, extra: Pick<AuthorityOptions, 'vault' | 'approve'> = {}): RunOptions {
+  return {
+    cwd,
+    model: s.model,
+    ...(s.maxSteps !== undefined ? { maxSteps: s.maxSteps } : {}),
+    authority: {
+      allowNet: s.allowNet,
+      allowRead: resolveDirs(s.allowRead, cwd),
+      allowWrite: resolveDirs(s.allowWrite, cwd),
+      allowEnv: s.allowEnv,
+      approveEffects: s.approveEffects,
+      ...(s.maxModelCalls !== undefined ? { maxModelCalls: s.maxModelCalls } : {}),
+      ...extra,
+    },
+  };
+}
+
+/** The same settings as `turn run` flags (the Run File task runs the CLI in a terminal). */
+export function cliArgsFromSettings(s: RunSettings, cwd: string): string[] {
+  const args = ['--model', s.model];
+  const list = (flag: string, xs: string[]) => (xs.length > 0 ? [flag, xs.join(',')] : []);
+  args.push(...list('--allow-net', s.allowNet), ...list('--allow-read', resolveDirs(s.allowRead, cwd)), ...list('--allow-write', resolveDirs(s.allowWrite, cwd)));
+  args.push(...list('--allow-env', s.allowEnv), ...list('--approve-effects', s.approveEffects));
+  if (s.maxModelCalls !== undefined) args.push('--max-model-calls', String(s.maxModelCalls));
+  if (s.maxSteps !== undefined) args.push('--max-steps', String(s.maxSteps));
+  return args;
+}

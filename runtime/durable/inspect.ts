@@ -1,0 +1,115 @@
+// What `turn inspect` shows of a stored run, as data: the run, its processes (from the latest
+// snapshot: status, context tiers, memory, mailbox), its pending and unknown effects and its
+// journal. The text view and `--json` are both rendered from this one structure, so they cannot
+// disagree about what a run holds.
+import { decodeSnapshot } from '../store/serialize.js';
+import type { JournalEntry, RunRecord, RunStore } from '../store/types.js';
+import { render } from '../values/index.js';
+import { bytesJson } from './index.js';
+import { currentHash, getRun } from './runs.js';
+import { logicalKey } from './keys.js';
+
+export interface JournalEntryView {
+  seq: number;
+  /** the logical step (`e3`, `c1`, `s1`...; docs/durability.md) */
+  step: string | null;
+  key: string | null;
+  kind: string;
+  name: string;
+  pid: number;
+  status: string;
+  idempotent: boolean;
+  request: unknown;
+  payload: unknown;
+}
+
+export interface ProcessInspection {
+  pid: number;
+  status: string;
+  waiting: string | null;
+  effect: unknown;
+  parent: number;
+  frames: number;
+  context: {
+    limits: { working: number; episodic: number };
+    P0: string[];
+    P1: string[];
+    P2: string[];
+  };
+  /** rendered values */
+  memory: { key: string; value: string }[];
+  mailbox: string[];
+}
+
+export interface RunInspection {
+  run: Omit<RunRecord, 'result'> & { result: unknown; currentBytecode: string };
+  /** from the latest snapshot (taken at `suspend;`); null when there is none */
+  snapshot: { seq: number; processes: ProcessInspection[] } | { seq: number; error: string } | null;
+  /** effects that started and have no recorded outcome */
+  open: JournalEntryView[];
+  /** the journal's last `tail` entries */
+  journal: JournalEntryView[];
+  journalLength: number;
+}
+
+function decoded(b: Uint8Array | null): unknown {
+  if (b === null) return null;
+  try {
+    return bytesJson(b);
+  } catch {
+    return `${b.length} bytes`;
+  }
+}
+
+function entryView(runId: string, e: JournalEntry): JournalEntryView {
+  return {
+    seq: e.seq,
+    step: logicalKey(runId, e.idempotencyKey),
+    key: e.idempotencyKey,
+    kind: e.kind,
+    name: e.name,
+    pid: e.pid,
+    status: e.status,
+    idempotent: e.idempotent,
+    request: decoded(e.request),
+    payload: decoded(e.payload),
+  };
+}
+
+export function inspectRun(store: RunStore, id: string, tail = 20): RunInspection {
+  const run = getRun(store, id);
+  const entries = store.readJournal(id);
+  const snap = store.latestSnapshot(id);
+  let snapshot: RunInspection['snapshot'] = null;
+  if (snap) {
+    try {
+      const data = decodeSnapshot(snap.bytes);
+      snapshot = {
+        seq: snap.seq,
+        processes: data.processes.map((p) => {
+          const st = p.state as Record<string, unknown>;
+          return {
+            pid: p.pid,
+            status: String(st.status),
+            waiting: typeof st.waiting === 'string' ? st.waiting : null,
+            effect: st.effect ?? null,
+            parent: Number(st.parent),
+            frames: Array.isArray(st.frames) ? st.frames.length : 0,
+            context: { limits: p.context.limits, P0: p.context.system, P1: p.context.working, P2: p.context.episodic },
+            memory: [...p.memory].map(([key, v]) => ({ key, value: render(v) })),
+            mailbox: p.mailbox.map((m) => render(m)),
+          };
+        }),
+      };
+    } catch (e) {
+      snapshot = { seq: snap.seq, error: (e as Error).message };
+    }
+  }
+  return {
+    run: { ...run, result: decoded(run.result), currentBytecode: currentHash(run, entries) },
+    snapshot,
+    open: entries.filter((e) => e.status === 'intent' || e.status === 'unknown').map((e) => entryView(id, e)),
+    journal: entries.slice(-tail).map((e) => entryView(id, e)),
+    journalLength: entries.length,
+  };
+}

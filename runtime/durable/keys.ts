@@ -1,0 +1,33 @@
+// The journal's key scheme, in one place. Every journal entry carries a *logical key* as its
+// idempotency key, `turn:<run>:<key>`, where <key> names the step by what the program did, not by
+// when its write landed:
+//   e<n>.<k>  attempt k of the n-th effect (an `infer`; each model exchange is one entry)
+//   e<n>      the n-th effect, a host tool (files, HTTP, env, clock and random tools)
+//   c<n>      the n-th `call("now")` reading
+//   t<n>      the n-th timer check of the scheduler that woke a sleeper (or decided a wait)
+//   w<n>      the n-th scheduler wait where several effects were pending: which finished first
+//   s<n>      the n-th `suspend;`
+//   d<seq>    a decision about the unknown step <seq> (`turn resolve ... --retry`)
+//   m<n>      a migration to another bytecode (`turn resume --migrate`)
+// Effects are numbered when they start, which the scheduler does in a deterministic order, so the
+// keys are stable across replays even when two effects' writes interleave differently.
+
+/** The idempotency key of logical step `logical` of run `runId`. */
+export function journalKey(runId: string, logical: string): string {
+  return `turn:${runId}:${logical}`;
+}
+
+/** The logical step of an idempotency key of run `runId`, or null when it is not one of its keys. */
+export function logicalKey(runId: string, idempotencyKey: string | null): string | null {
+  const prefix = `turn:${runId}:`;
+  return idempotencyKey !== null && idempotencyKey.startsWith(prefix) ? idempotencyKey.slice(prefix.length) : null;
+}
+
+/** The key of a decision (retry) about the unknown step `seq`. */
+export const decisionKey = (runId: string, seq: number): string => journalKey(runId, `d${seq}`);
+
+/** The key of the run's n-th migration to other bytecode. */
+export const migrationKey = (runId: string, n: number): string => journalKey(runId, `m${n}`);
+
+/** Logical keys a replay consumes (effects, clocks, timers, suspends); decisions and migrations are not replayed. */
+export const REPLAYED_KEY = /^[ects]/;

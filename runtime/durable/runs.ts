@@ -1,0 +1,161 @@
+// What a durable run is between OS processes: its stored sources, whether and how it may resume,
+// how a person settles an effect whose outcome is unknown, and how it moves to new code. The CLI,
+// the editor and the debugger all go through here (via runtime/run), so they cannot drift apart.
+import { checkSource } from '../check/index.js';
+import type { Bundle } from '../compile/bundle.js';
+import { compileBundle, type SourceUnit } from '../compile/index.js';
+import { StoreError, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
+import { bytesJson, jsonBytes, SEMANTICS_VERSION } from './index.js';
+import { decisionKey, migrationKey } from './keys.js';
+
+/** What a program's sources are stored as (`putBundle`): recompiled on resume and checked against the hash. */
+interface StoredSources {
+  format: 1;
+  entryPath: string;
+  units: { path: string; text: string }[];
+}
+
+export function sourcesOf(units: SourceUnit[], entryPath: string): Uint8Array {
+  const s: StoredSources = { format: 1, entryPath, units: units.map((u) => ({ path: u.path, text: u.file.text })) };
+  return jsonBytes(s);
+}
+
+/** A run that cannot be resumed (or settled), with the reason as one line for a person. */
+export class ResumeRefused extends Error {
+  override name = 'ResumeRefused';
+  constructor(
+    message: string,
+    /** `compile`: the stored sources no longer compile; `ended`: the run is over; else `refused` */
+    readonly reason: 'refused' | 'compile' | 'ended' = 'refused',
+    readonly run?: RunRecord,
+  ) {
+    super(message);
+  }
+}
+
+export function getRun(store: RunStore, id: string): RunRecord {
+  const run = store.getRun(id);
+  if (!run) throw new StoreError('not_found', `no run ${id} in the store ${store.info().file}`);
+  return run;
+}
+
+/** Steps a person decided to run again (`turn resolve --retry`). */
+export function retriedSteps(entries: JournalEntry[]): Set<number> {
+  return new Set(entries.filter((e) => e.kind === 'decision').map((e) => (bytesJson(e.payload) as { seq: number }).seq));
+}
+
+/** Effects whose outcome is unknown, that may not be re-run and that nobody has decided about yet. */
+export function blockingUnknowns(entries: JournalEntry[]): JournalEntry[] {
+  const retried = retriedSteps(entries);
+  return entries.filter((e) => e.status === 'unknown' && !e.idempotent && !retried.has(e.seq));
+}
+
+/** The bytecode hash a run runs now: its first one, or the last it migrated to. */
+export function currentHash(run: RunRecord, entries: JournalEntry[]): string {
+  let hash = run.bytecodeHash;
+  for (const e of entries) if (e.kind === 'migrate' && e.status === 'ok') hash = (bytesJson(e.payload) as { to: string }).to;
+  return hash;
+}
+
+async function compileStored(bytes: Uint8Array): Promise<Bundle> {
+  const stored = bytesJson(bytes) as StoredSources;
+  const units: SourceUnit[] = [];
+  for (const u of stored.units) {
+    const r = await checkSource(u.path, u.text);
+    if (r.diagnostics.some((d) => d.severity === 'error')) throw new ResumeRefused(`the stored source ${u.path} no longer compiles with this Turn`, 'compile');
+    units.push({ path: u.path, file: r.file, program: r.program, uses: r.uses });
+  }
+  return compileBundle(units, stored.entryPath);
+}
+
+/** The current code of a run's program, for a migration. */
+export interface FreshCode {
+  bundle: Bundle;
+  units: SourceUnit[];
+  entryPath: string;
+}
+
+export type Resumable =
+  | { kind: 'resume'; run: RunRecord; bundle: Bundle; entries: JournalEntry[]; migratedFrom?: string }
+  /** effects with unknown outcomes wait for a decision; the run's status is now `waiting` */
+  | { kind: 'waiting'; run: RunRecord; unknown: JournalEntry[] };
+
+/**
+ * Everything a resume checks, in one place: the run exists and has not ended, this VM speaks its
+ * semantics, no unknown outcome blocks it (a `--retry` decision unblocks one), its bytecode is in
+ * the store and its stored sources compile to it. With `migrate`, a run at a wait point first moves
+ * to `migrate()`'s code (journaled). Throws ResumeRefused or StoreError.
+ */
+export async function prepareResume(store: RunStore, id: string, migrate?: () => Promise<FreshCode>): Promise<Resumable> {
+  const run = getRun(store, id);
+  if (run.status === 'done' || run.status === 'failed' || run.status === 'cancelled') {
+    const r = bytesJson(run.result) as { message?: string } | null;
+    throw new ResumeRefused(`run ${id} has ${run.status === 'done' ? 'already ended (done)' : `${run.status}${r?.message ? `: ${r.message}` : ''}`}`, 'ended', run);
+  }
+  if (run.semanticsVersion !== SEMANTICS_VERSION) {
+    throw new ResumeRefused(`run ${id} was started by a VM with semantics ${run.semanticsVersion}; this Turn speaks ${SEMANTICS_VERSION} and cannot resume it`);
+  }
+  // The store is ours now, so no other process runs this run: its open intents are unknown.
+  store.markUnknownOnRecovery(id);
+  let entries = store.readJournal(id);
+  const blocking = blockingUnknowns(entries);
+  if (blocking.length > 0) {
+    store.setRunStatus(id, 'waiting');
+    return { kind: 'waiting', run: { ...run, status: 'waiting' }, unknown: blocking };
+  }
+  let hash = currentHash(run, entries);
+  let migratedFrom: string | undefined;
+  if (migrate) {
+    if (run.status !== 'suspended' && run.status !== 'waiting') {
+      throw new ResumeRefused(`run ${id} is ${run.status}: a run moves to new code only at a wait point (suspended or waiting)`);
+    }
+    const fresh = await migrate();
+    if (fresh.bundle.version !== hash) {
+      store.putBundle(fresh.bundle.version, sourcesOf(fresh.units, fresh.entryPath));
+      const n = entries.filter((e) => e.kind === 'migrate').length + 1;
+      store.appendJournal(id, { kind: 'migrate', name: 'bytecode', status: 'ok', idempotencyKey: migrationKey(id, n), payload: jsonBytes({ from: hash, to: fresh.bundle.version }) });
+      migratedFrom = hash;
+      hash = fresh.bundle.version;
+      entries = store.readJournal(id);
+    }
+  }
+  const bytes = store.getBundle(hash);
+  if (!bytes) throw new ResumeRefused(`the store has no bytecode ${hash} for run ${id}`);
+  const bundle = await compileStored(bytes);
+  if (bundle.version !== hash) {
+    throw new ResumeRefused(
+      `run ${id} started with bytecode ${hash.slice(0, 12)}, but this Turn compiles its stored sources to ${bundle.version.slice(0, 12)}; resume it with the Turn that started it, or move it with --migrate`,
+    );
+  }
+  return { kind: 'resume', run, bundle, entries, ...(migratedFrom ? { migratedFrom } : {}) };
+}
+
+/** How a person settles an effect whose outcome is unknown. */
+export type Settlement = { ok: unknown } | { error: string } | { retry: true };
+
+export interface Settled {
+  /** steps still unknown after this decision (the run stays `waiting` while there are any) */
+  stillUnknown: number[];
+}
+
+/**
+ * Settles the unknown step `seq` of run `id`: its result, its error, or run it again with the same
+ * idempotency key (a journaled decision the replay honours).
+ */
+export function settleUnknown(store: RunStore, id: string, seq: number, settlement: Settlement): Settled {
+  getRun(store, id);
+  store.markUnknownOnRecovery(id); // the store is ours, so no process runs this run: its intents are unknown
+  const entry = store.readJournal(id, seq)[0];
+  if (!entry || entry.seq !== seq) throw new ResumeRefused(`run ${id} has no step ${seq}`);
+  if (entry.status !== 'unknown') throw new ResumeRefused(`step ${seq} of run ${id} is ${entry.status}, not unknown: nothing to resolve`);
+  if ('retry' in settlement) {
+    store.appendJournal(id, { kind: 'decision', name: 'retry', status: 'ok', idempotencyKey: decisionKey(id, seq), payload: jsonBytes({ seq, decision: 'retry' }) });
+  } else if ('error' in settlement) {
+    store.completeJournal(id, seq, 'error', jsonBytes(settlement.error));
+  } else {
+    store.completeJournal(id, seq, 'ok', jsonBytes(entry.kind === 'infer' ? { value: settlement.ok } : settlement.ok));
+  }
+  const still = blockingUnknowns(store.readJournal(id));
+  if (still.length === 0) store.setRunStatus(id, 'suspended');
+  return { stillUnknown: still.map((e) => e.seq) };
+}

@@ -1,0 +1,46 @@
+// The Turn runtime's public entry: everything the CLI, the language server and the editor use of
+// the runtime, and nothing else (the layering check in `npm test` holds them to it). Two halves:
+// the language tooling (parse, check, format, symbols) and running programs (the run API, stored
+// runs, the debugger, the values they show).
+
+// ---- Language tooling
+export type * as Ast from './syntax/ast.js';
+export type { Program, UseExpr, UseSchemaExpr } from './syntax/ast.js';
+export { SCOPE_POLICIES } from './syntax/ast.js';
+export { SourceFile, type Position } from './syntax/source.js';
+export { createParser, parseSource } from './syntax/parse.js';
+export { lowerProgram } from './syntax/lower.js';
+export { walk, forEachChild, isStatement, type ChildRole, type WalkVisitor } from './syntax/walk.js';
+export { formatDiagnostic, hasErrors, type Diagnostic, type Severity } from './diagnostics.js';
+export { checkParsed, checkSource, stdDirectory, type CheckResult } from './check/index.js';
+export { absorbSchemas, schemaKey, useSchemaNodes, type AbsorbedSchemas, type SchemaFetching } from './check/schemas.js';
+export {
+  describeSymbol, indexProgram, lookupName, membersOf, moduleRefAt, refAt, referencesOf, visibleNames, typeAt,
+  type SymbolDef, type SymbolIndex, type SymbolRef,
+} from './check/symbols.js';
+export { ANY, BUILTIN_TYPE_NAMES, typeToString, type StaticType } from './check/types.js';
+export { editDistance } from './check/spelling.js';
+export { typeToSchema, SchemaError, type TypeEnv, type JsonSchema } from './infer/schema.js';
+export { PROTOCOLS as SCHEMA_PROTOCOLS } from './absorb/types.js';
+export { IDENTITY_KINDS } from './effects/identity.js';
+export { formatTree, formatSource, type FormatResult } from './format/index.js';
+export { readSourceText, decodeSource, loadProgram, InputError, MAX_SOURCE_BYTES, type FileDiagnostic, type LoadedProgram } from './load.js';
+
+// ---- Running programs
+export * from './run/index.js';
+export { isEvent, type RunEvent, type RunEventBody, type RunEventKind, type PromptView } from './events/index.js';
+export type { ValidationIssue } from './infer/types.js';
+export type { ConfidenceInfo } from './infer/confidence.js';
+export { countTokens } from './context/index.js';
+export type { ContextLimits } from './context/index.js';
+export { render as renderValue, type Value } from './values/index.js';
+export { Debugger, debugRender, type StopEvent, type FrameInfo, type StepMode } from './vm/debug.js';
+
+// ---- Authority: vaults, approvals and redaction the editor supplies
+export { EnvVault, MemoryVault, SecretStorageVault, SECRET_STORAGE_PREFIX, Redactor, VaultError, type Vault, type VaultEntry, type SecretStorageLike } from './effects/vault.js';
+export type { ApprovalDecision, ApprovalHook, ApprovalRequest } from './effects/capabilities.js';
+
+// ---- Stored (durable) runs
+export { openStore, defaultStoreDir, DEFAULT_STORE_DIR, StoreError, type RunRecord, type RunStatus, type JournalEntry, type RunStore } from './store/index.js';
+export { settleUnknown, blockingUnknowns, currentHash, getRun, ResumeRefused, type Settlement, type Settled } from './durable/runs.js';
+export { inspectRun, type RunInspection } from './durable/inspect.js';

@@ -1,0 +1,33 @@
+// The durability port (docs/durability.md). The VM holds an optional `durable: DurableHooks`;
+// when it is undefined (every non-durable run) the VM runs as before and none of this costs
+// anything on its hot path. runtime/durable implements it.
+import type { Host } from './host.js';
+import type { PendingEffect, ProcessRef, Sleeper } from './effect.js';
+
+/** The tool name a durable `suspend;` yields as (its result is dropped: `suspend` is a statement). */
+export const SUSPEND_TOOL = '__suspend';
+
+export interface DurableHooks {
+  /** true while journal entries remain that the re-execution has not reached yet */
+  readonly replaying: boolean;
+  /** suspended or failed: nothing more may run in this OS process, so the scheduler stops */
+  readonly stoppedNow: boolean;
+  /** settles when the run stops (suspend, or a failure): a scheduler wait ends then too */
+  readonly stopped: Promise<unknown>;
+  /** The host an effect (infer, host tool, suspend) runs against: journaled or replayed. */
+  host(p: ProcessRef, effect: PendingEffect, host: Host): Host;
+  /** `call("now")`: the live reading, journaled; or the recorded one on replay. */
+  clock(p: ProcessRef, live: number): number;
+  /**
+   * Replaces the VM's timer check: which sleepers wake is journaled (live) or taken from the journal
+   * (replay). Returns the ids to wake; the VM wakes them.
+   */
+  fireTimers(sleeping: ReadonlySet<Sleeper>, awaited: boolean): number[];
+  /** Replay: did the recorded run see a timer (rather than an effect) win the next scheduler wait? */
+  timerFirst(): boolean;
+  /**
+   * Several effects were pending and `index` (their position in start order) finished first: journaled
+   * live; on replay, returns the recorded position (the `live` argument is ignored).
+   */
+  effectFirst(live: number): number;
+}

@@ -1,0 +1,32 @@
+// The host port: everything a running program reaches outside the VM goes through one `Host`
+// (printing, model exchanges, effect tools, the event stream). The VM depends on this interface
+// only; runtime/run builds the one implementation (model, budget, vault, capabilities, approvals,
+// redaction, trace) and wraps it for durable runs and the debugger.
+import type { RunEvent } from '../events/index.js';
+import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
+
+/** What the host receives for an effect tool: plain JSON-like arguments; identities as `{kind, name}`. */
+export interface ToolRequest {
+  name: string;
+  args: unknown[];
+  pid: number;
+}
+
+export interface Host {
+  /** `call("echo", x)`: print x as one line (already rendered to a string by the VM). */
+  output(line: string): void;
+  /**
+   * One model exchange for an `infer` (the VM yields the process meanwhile). The reply is the
+   * model's raw text (usually) or an already-parsed value; the VM repairs, validates and re-asks
+   * (runtime/infer/driver.ts). See docs/inference.md.
+   */
+  infer(request: InferRequest, io?: InferIO): Promise<InferReply>;
+  /** Receives every event of the run's event stream as it happens (the trace). */
+  event?(event: RunEvent): void;
+  /**
+   * A standard-library effect tool (`fs_read`, `http_request`, `env_get`, `time_now_ms`, ...),
+   * performed by the host with the run's capabilities and vault. Rejects with an Error whose
+   * message the program sees; a host without it refuses every effect tool.
+   */
+  tool?(request: ToolRequest): Promise<unknown>;
+}

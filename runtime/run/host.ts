@@ -1,0 +1,144 @@
+// The one host assembly (docs/architecture.md): the model and its call budget, the vault,
+// capabilities and approvals, redaction, the trace and the knowledge store, built from a run's
+// options. The CLI, the run panel, the debugger (and the durable layer wrapping it) all get their
+// host here, so a budget or a capability cannot be applied in one and skipped in another.
+import { budgetedModel, performTool } from '../effects/host.js';
+import { capabilitiesFromFlags, CapabilityError, cliApproval, newUsage, type ApprovalHook, type Capabilities, type Usage } from '../effects/capabilities.js';
+import type { EffectToolContext } from '../effects/tools.js';
+import { ChainVault, EnvVault, FileVault, RedactingVault, Redactor, VaultError, type Vault } from '../effects/vault.js';
+import { openTrace, type TraceSink } from '../events/trace.js';
+import type { RunEvent } from '../events/index.js';
+import type { InferIO, InferRequest } from '../infer/types.js';
+import { lazyKnowledge } from '../knowledge/open.js';
+import type { Host, ToolRequest } from '../ports/host.js';
+import { createModel, DEFAULT_MODEL, inferRetriesFromEnv, ModelInputError, UnknownModelError, type Model } from './model.js';
+import { RunSetupError } from './errors.js';
+import type { AuthorityOptions, RunOptions } from './options.js';
+
+export interface RunHost {
+  host: Host;
+  redactor: Redactor;
+  capabilities: Capabilities;
+  usage: Usage;
+  model: Model;
+  inferRetries: number | undefined;
+  /** refuse every effect from now on (the run was stopped) */
+  refuse(reason: string): void;
+  close(): void;
+}
+
+const approvalHook = (approve: AuthorityOptions['approve']): ApprovalHook => {
+  if (typeof approve === 'function') return approve;
+  return cliApproval({ mode: approve ?? 'ask' });
+};
+
+/**
+ * Builds the host of a run. `knowledgeRunId`: the id std/knowledge writes under (a durable run
+ * passes its own, so a resumed run still sees its drafts). Throws RunSetupError.
+ */
+export async function buildHost(options: RunOptions, knowledgeRunId?: () => string): Promise<RunHost> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const a = options.authority ?? {};
+  const redactor = new Redactor();
+
+  const vaults: Vault[] = [a.vault ?? new EnvVault(env)];
+  if (a.secretsFile !== undefined) {
+    try {
+      vaults.push(await FileVault.open(a.secretsFile));
+    } catch (e) {
+      if (e instanceof VaultError) throw new RunSetupError('input', e.message);
+      throw e;
+    }
+  }
+  let capabilities: Capabilities;
+  try {
+    capabilities = capabilitiesFromFlags(
+      { allowNet: a.allowNet, allowRead: a.allowRead, allowWrite: a.allowWrite, allowEnv: a.allowEnv, maxModelCalls: a.maxModelCalls, maxModelTokens: a.maxModelTokens, approve: a.approveEffects },
+      cwd,
+    );
+  } catch (e) {
+    if (e instanceof CapabilityError) throw new RunSetupError('usage', e.message);
+    throw e;
+  }
+  let model: Model;
+  let inferRetries: number | undefined;
+  try {
+    model = createModel(options.model ?? env.TURN_MODEL ?? DEFAULT_MODEL, env);
+    inferRetries = options.inferRetries ?? inferRetriesFromEnv(env);
+  } catch (e) {
+    if (e instanceof UnknownModelError) throw new RunSetupError('usage', e.message);
+    if (e instanceof ModelInputError) throw new RunSetupError('input', e.message);
+    throw e;
+  }
+  let trace: TraceSink | undefined;
+  if (options.traceFile !== undefined) {
+    try {
+      trace = openTrace(options.traceFile);
+    } catch (e) {
+      throw new RunSetupError('usage', `cannot write the trace to ${options.traceFile}: ${(e as Error).message}`);
+    }
+  }
+  const knowledge = lazyKnowledge({ cwd, env, runId: knowledgeRunId });
+  const usage = newUsage();
+  const hold = options.beforeEffect;
+  const base = approvalHook(a.approve);
+  const effects: EffectToolContext = {
+    vault: new RedactingVault(new ChainVault(vaults), redactor),
+    capabilities,
+    usage,
+    approve: hold
+      ? async (request) => {
+          await hold({ kind: 'approval', pid: request.pid ?? 1, description: `approval needed: ${request.summary}` });
+          return base(request);
+        }
+      : base,
+    redactor,
+    cwd,
+    env,
+    knowledge: knowledge.session,
+  };
+
+  let refused: string | undefined;
+  const guard = <T>(f: () => Promise<T>): Promise<T> => (refused !== undefined ? Promise.reject(new Error(refused)) : f());
+  const ask = budgetedModel(capabilities, usage, (request: InferRequest, io?: InferIO) => model.infer(request, io));
+  const sinks: ((e: RunEvent) => void)[] = [];
+  if (options.onEvent) sinks.push(options.onEvent);
+  if (trace) sinks.push(trace.sink);
+  const host: Host = {
+    output: (line) => options.onOutput?.(redactor.redact(line)),
+    infer: (request, io) =>
+      guard(async () => {
+        if (hold) await hold({ kind: 'model', pid: request.pid, description: `waiting on a model reply (infer ${request.typeName})` });
+        return ask(request, io);
+      }),
+    tool: (request: ToolRequest) =>
+      guard(async () => {
+        if (hold) await hold({ kind: 'effect', pid: request.pid, description: `waiting on an effect (${request.name})` });
+        return performTool(effects, request);
+      }),
+    ...(sinks.length > 0
+      ? {
+          event: (event: RunEvent) => {
+            const safe = redactor.redactDeep(event);
+            for (const sink of sinks) sink(safe);
+          },
+        }
+      : {}),
+  };
+  return {
+    host,
+    redactor,
+    capabilities,
+    usage,
+    model,
+    inferRetries,
+    refuse: (reason) => {
+      refused = reason;
+    },
+    close: () => {
+      trace?.close();
+      knowledge.close();
+    },
+  };
+}

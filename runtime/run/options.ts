@@ -1,0 +1,66 @@
+// The one typed description of a run: what the CLI's flags, the editor's `turn.*` settings and a
+// debug launch configuration are all read into. runtime/run builds the host from it.
+import type { ApprovalHook } from '../effects/capabilities.js';
+import type { Vault } from '../effects/vault.js';
+import type { RunEvent } from '../events/index.js';
+import type { RunStore } from '../store/types.js';
+
+/** What a run may do beyond computing (docs/authority.md). Nothing is granted unless given. */
+export interface AuthorityOptions {
+  /** hosts the program may reach: `host`, `*.suffix`, `host:port`, `*` */
+  allowNet?: string[];
+  /** folders it may read / write (relative to `cwd`) */
+  allowRead?: string[];
+  allowWrite?: string[];
+  /** environment variables it may read (never TURN_SECRET_*) */
+  allowEnv?: string[];
+  /** the model-call and model-token budgets of the whole run */
+  maxModelCalls?: number;
+  maxModelTokens?: number;
+  /** effect kinds that need approval: network, files, model, spawn, env */
+  approveEffects?: string[];
+  /** who approves them: a hook (the editor's modal), or the terminal's `all | none | ask` */
+  approve?: ApprovalHook | 'all' | 'none' | 'ask';
+  /** where secrets come from: this vault (the editor's SecretStorage), else TURN_SECRET_<NAME> variables */
+  vault?: Vault;
+  /** a secrets file (JSON or NAME=value lines, not readable by others), after the vault */
+  secretsFile?: string;
+}
+
+/** A point where a process is about to wait on the host: the debugger may hold the run here. */
+export interface EffectWait {
+  kind: 'model' | 'effect' | 'approval';
+  pid: number;
+  description: string;
+}
+
+export interface RunOptions {
+  /** the program's entry file (a new run; a resume takes its sources from the store) */
+  file?: string;
+  /** where file effects resolve and the program runs (default: the process's cwd) */
+  cwd?: string;
+  /** the model spec (default: TURN_MODEL, else DEFAULT_MODEL) */
+  model?: string;
+  /** the environment the run reads TURN_MODEL, TURN_INFER_RETRIES, TURN_SECRET_* and provider keys from */
+  env?: Record<string, string | undefined>;
+  authority?: AuthorityOptions;
+  /** instruction budget (default 200,000,000; 0 = none) */
+  maxSteps?: number;
+  /** seeds the scheduler: interleavings vary by seed and replay exactly */
+  seed?: number;
+  /** re-asks after an invalid reply (default: TURN_INFER_RETRIES, else 2) */
+  inferRetries?: number;
+  /** a durable run: the store folder (or an open store, which the caller closes) */
+  store?: string | RunStore;
+  /** URL schema specs: fetch when not cached (default true), or fetch again */
+  fetchSchemas?: boolean;
+  refreshSchemas?: boolean;
+  /** each line the program prints, secrets redacted (not called for lines a replay printed before) */
+  onOutput?(line: string): void;
+  /** each run event, secrets redacted */
+  onEvent?(event: RunEvent): void;
+  /** also write the events as JSON lines: `-` for standard error, else a file */
+  traceFile?: string;
+  /** called before a process waits on the host (model reply, effect, approval); the run waits for it */
+  beforeEffect?(wait: EffectWait): Promise<void>;
+}

@@ -1,0 +1,392 @@
+// The run API (docs/architecture.md): one way to run a Turn program, used by the CLI, the run
+// panel and the debugger. `startRun` loads, checks and compiles a program, builds its host from one
+// options object and, for a durable run, opens its store and records it; `resumeRun` continues a
+// stored run (replaying its journal); both return a `Run` to start, watch, stop and inspect.
+import * as path from 'node:path';
+import type { Bundle } from '../compile/bundle.js';
+import { compileBundle } from '../compile/index.js';
+import type { ContextLimits } from '../context/index.js';
+import { Durable, DivergenceError, JournalWriter, POLICY_VERSIONS, SEMANTICS_VERSION, UnknownOutcomeError, jsonBytes, storeMessage } from '../durable/index.js';
+import { prepareResume, ResumeRefused, sourcesOf, type FreshCode } from '../durable/runs.js';
+import { hasErrors } from '../diagnostics.js';
+import { InputError, loadProgram, type FileDiagnostic } from '../load.js';
+import type { Host } from '../ports/host.js';
+import { openStore, defaultStoreDir } from '../store/open.js';
+import { StoreError, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
+import type { Value } from '../values/index.js';
+import { Debugger } from '../vm/debug.js';
+import { VM, type RunOutcome } from '../vm/index.js';
+import type { ProcessInfo } from '../vm/actors.js';
+import { buildHost, type RunHost } from './host.js';
+import { RunSetupError } from './errors.js';
+import type { AuthorityOptions, RunOptions } from './options.js';
+import { DEFAULT_MODEL } from './model.js';
+
+/** A run-time error of the program, located in its source (message redacted). */
+export interface ProgramError {
+  message: string;
+  path: string;
+  line: number;
+  column: number;
+  value: Value;
+  stack: { fn: string; path: string; line: number; column: number }[];
+}
+
+/** How a run ended in this OS process. */
+export type RunResult =
+  | { kind: 'done'; value: Value; rendered: string; json: unknown }
+  | { kind: 'failed'; error: ProgramError }
+  /** `suspend;` committed; `resumeRun` continues it */
+  | { kind: 'suspended'; runId: string }
+  /** an effect's outcome is unknown and may not be re-run: a person settles it (`settleUnknown`) */
+  | { kind: 'waiting'; runId: string; unknown: JournalEntry[] }
+  /** `stop()` ended it */
+  | { kind: 'stopped'; reason: string }
+  /** the durable run cannot go on: a store failure, or a replay that diverged from its journal */
+  | { kind: 'aborted'; message: string };
+
+/** One process as the editor shows it. */
+export interface ProcessView extends ProcessInfo {
+  /** the function it runs (its bottom frame), when it still has frames */
+  name: string | null;
+  /** where it stands, when it still has frames */
+  site: { path: string; line: number; column: number } | null;
+  context: { P0: string[]; P1: string[]; P2: string[]; limits: ContextLimits };
+  memory: [string, Value][];
+  /** the messages waiting in its mailbox (`mailbox` is their count) */
+  messages: Value[];
+  /** its result, when done; its failure's value, when failed */
+  result: Value;
+  failure: Value | null;
+}
+
+interface Durability {
+  store: RunStore;
+  ownsStore: boolean;
+  record: RunRecord;
+  entries: JournalEntry[];
+}
+
+export class Run {
+  /** undefined for a resume that waits at once (no program to run) */
+  private readonly vm: VM | undefined;
+  private durable: Durable | undefined;
+  private started: Promise<RunResult> | undefined;
+  private stopReason: string | undefined;
+
+  /** @internal use startRun / resumeRun */
+  constructor(
+    readonly bundle: Bundle | undefined,
+    private readonly setup: RunHost,
+    private readonly options: RunOptions,
+    private readonly durability: Durability | undefined,
+    /** a resume that found effects with unknown outcomes: it ends at once, waiting */
+    private readonly waitingOn: JournalEntry[] | undefined = undefined,
+    /** a resume that moved the run to new code (journaled) */
+    readonly migration: { from: string; to: string } | undefined = undefined,
+  ) {
+    if (!bundle) return;
+    let host: Host = setup.host;
+    // output is not journaled: what the replayed part of a run printed is not printed again
+    if (durability) host = { ...host, output: (line) => this.durable!.output(setup.host, line) };
+    this.vm = new VM(bundle, host, { maxSteps: options.maxSteps, seed: options.seed, inferRetries: setup.inferRetries });
+    if (durability) {
+      this.durable = new Durable(this.vm, durability.record, new JournalWriter(durability.store, durability.record.id), durability.entries);
+      this.vm.durable = this.durable;
+    }
+  }
+
+  /** The durable run's id (undefined for a run without a store). */
+  get id(): string | undefined {
+    return this.durability?.record.id;
+  }
+
+  /** The store file of a durable run. */
+  get storeFile(): string | undefined {
+    return this.durability?.store.info().file;
+  }
+
+  /** True while a resumed run re-executes its journal's recorded part. */
+  get replaying(): boolean {
+    return this.durable?.replaying ?? false;
+  }
+
+  /** Redacts the run's secrets from a text (for messages built outside the run). */
+  redact(text: string): string {
+    return this.setup.redactor.redact(text);
+  }
+
+  /** Attaches the VM debugger (before `start`): breakpoints, steps, pauses. */
+  attachDebugger(stopOnEntry = false): Debugger {
+    if (this.started || !this.vm) throw new Error('attach the debugger to a run that has not started');
+    return new Debugger(this.vm, stopOnEntry);
+  }
+
+  /** Runs the program until it ends, suspends, waits or is stopped. Calling it again returns the same result. */
+  start(): Promise<RunResult> {
+    this.started ??= this.execute().finally(() => this.close());
+    return this.started;
+  }
+
+  /**
+   * Stops the run: effects not yet sent are refused and the program ends at its next safe point
+   * (a durable run keeps what its journal recorded, and can be resumed).
+   */
+  stop(reason = 'the run was stopped'): void {
+    if (this.stopReason !== undefined) return;
+    this.stopReason = reason;
+    this.setup.refuse(reason);
+    this.vm?.halt(reason);
+  }
+
+  /** Every process of the run, as the editor's actor tree shows it. */
+  processes(): ProcessView[] {
+    const vm = this.vm;
+    if (!vm) return [];
+    return vm.inspectProcesses().map((info) => {
+      const p = vm.process(info.pid)!;
+      const t = p.context.tiers();
+      const bottom = p.frames[0];
+      return {
+        ...info,
+        name: bottom ? bottom.closure.name ?? null : null,
+        site: p.frames.length > 0 ? vm.site(p) : null,
+        context: { P0: t.system, P1: t.working, P2: t.episodic, limits: { ...p.context.limits } },
+        memory: [...p.memory],
+        messages: p.mailbox.slice(),
+        result: info.status === 'done' ? p.result : null,
+        failure: info.status === 'failed' && p.failure ? p.failure.value : null,
+      };
+    });
+  }
+
+  /** Where process `pid` stands now (null when it has ended or does not exist). */
+  site(pid: number): { path: string; line: number; column: number } | null {
+    const p = this.vm?.process(pid);
+    return p && p.frames.length > 0 ? this.vm!.site(p) : null;
+  }
+
+  private close(): void {
+    this.setup.close();
+    if (this.durability?.ownsStore) {
+      try {
+        this.durability.store.close();
+      } catch {
+        // already closed, or broken: its last commit stands
+      }
+    }
+  }
+
+  private async execute(): Promise<RunResult> {
+    const vm = this.vm;
+    if (this.waitingOn || !vm) return { kind: 'waiting', runId: this.id!, unknown: this.waitingOn ?? [] };
+    if (!this.durable || !this.durability) {
+      const outcome = await vm.run();
+      if (this.stopReason !== undefined) return { kind: 'stopped', reason: this.stopReason };
+      return this.programResult(outcome);
+    }
+    const durable = this.durable;
+    const { store, record } = this.durability;
+    store.setRunStatus(record.id, 'running');
+    const first = await Promise.race([vm.run().then((outcome) => ({ kind: 'ended' as const, outcome })), durable.stopped]);
+    if (first.kind === 'suspended') await durable.drain();
+    // a run that ended while the journal stopped it reports the stop
+    const stop = first.kind === 'ended' && durable.stoppedNow ? await durable.stopped : first;
+    if (stop.kind === 'suspended') {
+      store.setRunStatus(record.id, 'suspended');
+      return { kind: 'suspended', runId: record.id };
+    }
+    if (stop.kind === 'fatal') {
+      const e = stop.error;
+      if (e instanceof UnknownOutcomeError) {
+        store.setRunStatus(record.id, 'waiting');
+        return { kind: 'waiting', runId: record.id, unknown: [e.entry] };
+      }
+      if (!(e instanceof StoreError)) this.trySetStatus('failed', { message: e.message });
+      return { kind: 'aborted', message: `${e instanceof DivergenceError ? '' : 'the run stopped: '}${this.redact(storeMessage(e))}` };
+    }
+    if (this.stopReason !== undefined) {
+      // stopped from outside: what the journal holds stays, and the run can be resumed
+      this.trySetStatus('suspended');
+      return { kind: 'stopped', reason: this.stopReason };
+    }
+    const leftover = durable.leftover();
+    if (leftover.length > 0) {
+      const e = leftover[0];
+      return {
+        kind: 'aborted',
+        message: `replay diverged: the program ended, but the journal holds ${leftover.length} more step(s), the first being step ${e.seq} (${e.kind} \`${e.name}\`); the program or its inputs changed since the run started`,
+      };
+    }
+    const result = this.programResult(stop.outcome);
+    if (result.kind === 'failed') {
+      const { message, path: p, line, column } = result.error;
+      this.trySetStatus('failed', { message, path: p, line, column });
+    } else if (result.kind === 'done') store.setRunStatus(record.id, 'done', jsonBytes({ rendered: result.rendered, json: result.json ?? null }));
+    return result;
+  }
+
+  private programResult(outcome: RunOutcome): RunResult {
+    if (outcome.ok) return { kind: 'done', value: outcome.value, rendered: outcome.rendered, json: outcome.json };
+    const e = outcome.error;
+    return { kind: 'failed', error: { ...e, message: this.redact(e.message) } };
+  }
+
+  private trySetStatus(status: 'failed' | 'suspended', result?: unknown): void {
+    try {
+      this.durability!.store.setRunStatus(this.durability!.record.id, status, result === undefined ? undefined : jsonBytes(result));
+    } catch {
+      // the store failed: the run's last commit stands, and the journal alone is the truth
+    }
+  }
+}
+
+/** A compiled program, with what its check had to say short of an error. */
+export interface CompiledProgram extends FreshCode {
+  /** warnings and notes of the check (errors throw) */
+  diagnostics: FileDiagnostic[];
+  /** remarks about the program as a whole (an empty program) */
+  notes: string[];
+}
+
+/** Loads and checks a program (URL schema specs fetched when not cached). Throws RunSetupError. */
+export async function compileProgram(file: string, options: Pick<RunOptions, 'fetchSchemas' | 'refreshSchemas'> = {}): Promise<CompiledProgram> {
+  let loaded;
+  try {
+    loaded = await loadProgram(file, { fetch: options.fetchSchemas ?? true, refresh: options.refreshSchemas ?? false });
+  } catch (e) {
+    if (e instanceof InputError) throw new RunSetupError('input', e.message);
+    throw e;
+  }
+  if (hasErrors(loaded.diagnostics.map((d) => d.diagnostic))) {
+    const first = loaded.diagnostics.find((d) => d.diagnostic.severity === 'error')!;
+    throw new RunSetupError('compile', `${first.file.path} does not compile`, loaded.diagnostics);
+  }
+  const notes: string[] = [];
+  const entry = loaded.units.find((u) => u.path === loaded.entryPath);
+  if (entry && entry.program.body.length === 0) notes.push(`${file} has no statements; nothing to run`);
+  return { bundle: compileBundle(loaded.units, loaded.entryPath), units: loaded.units, entryPath: loaded.entryPath, diagnostics: loaded.diagnostics, notes };
+}
+
+function openRunStore(store: RunOptions['store'], cwd: string): { store: RunStore; ownsStore: boolean } {
+  if (typeof store === 'object') return { store, ownsStore: false };
+  try {
+    return { store: openStore(store !== undefined ? path.resolve(cwd, store) : defaultStoreDir(process.env, cwd)), ownsStore: true };
+  } catch (e) {
+    throw new RunSetupError('store', storeMessage(e));
+  }
+}
+
+/** What a durable run records about how it was started (names and paths only, never a secret). */
+export interface RunMeta {
+  [key: string]: unknown;
+}
+
+/** The options a durable run records, so a resume (CLI, panel or debugger) rebuilds the same host. */
+type RecordedOptions = Pick<RunOptions, 'model' | 'maxSteps' | 'seed' | 'inferRetries'> & { authority?: Omit<AuthorityOptions, 'vault' | 'approve'> & { approve?: 'all' | 'none' | 'ask' } };
+
+const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+function recordable(options: RunOptions): RecordedOptions {
+  const env = options.env ?? process.env;
+  const { vault: _vault, approve, ...authority } = options.authority ?? {};
+  return defined({
+    model: options.model ?? env.TURN_MODEL ?? DEFAULT_MODEL,
+    maxSteps: options.maxSteps,
+    seed: options.seed,
+    inferRetries: options.inferRetries,
+    authority: { ...defined(authority), ...(typeof approve === 'string' ? { approve } : {}) },
+  });
+}
+
+/** The recorded options under what this resume says (what it leaves unset, the record decides). */
+function withRecorded<T extends RunOptions>(options: T, record: RunRecord): T {
+  const recorded = (record.meta.options ?? {}) as RecordedOptions;
+  return {
+    ...recorded,
+    ...defined(options),
+    authority: { ...(recorded.authority ?? {}), ...defined(options.authority ?? {}) },
+  } as T;
+}
+
+/**
+ * Prepares a new run of `options.file`: loads, checks and compiles it, builds its host, and with
+ * `options.store` opens the store and records the run. Throws RunSetupError.
+ */
+export async function startRun(options: RunOptions & { file: string; meta?: RunMeta }): Promise<Run & Pick<CompiledProgram, 'diagnostics' | 'notes'>> {
+  const cwd = options.cwd ?? process.cwd();
+  let runId: string | undefined;
+  const setup = await buildHost(options, options.store !== undefined ? () => runId ?? 'unstarted' : undefined);
+  let code;
+  try {
+    code = await compileProgram(options.file, options);
+  } catch (e) {
+    setup.close();
+    throw e;
+  }
+  let durability: Durability | undefined;
+  if (options.store !== undefined) {
+    const { store, ownsStore } = openRunStore(options.store, cwd);
+    try {
+      store.putBundle(code.bundle.version, sourcesOf(code.units, code.entryPath));
+      const record = store.createRun({
+        entry: options.file,
+        bytecodeHash: code.bundle.version,
+        semanticsVersion: SEMANTICS_VERSION,
+        policies: POLICY_VERSIONS,
+        meta: { cwd, pid: process.pid, options: recordable(options), ...(options.meta ?? {}) },
+      });
+      runId = record.id;
+      durability = { store, ownsStore, record, entries: [] };
+    } catch (e) {
+      setup.close();
+      if (ownsStore) store.close();
+      throw new RunSetupError('store', storeMessage(e));
+    }
+  }
+  return Object.assign(new Run(code.bundle, setup, options, durability), { diagnostics: code.diagnostics, notes: code.notes });
+}
+
+/**
+ * Prepares the resume of stored run `runId` (suspended, waiting or killed): its recorded results
+ * are replayed, never re-asked. With `migrate`, a run at a wait point first moves to the current
+ * code of its entry file (journaled). Throws RunSetupError (kind `refused` with `run` for a run that has ended).
+ */
+export async function resumeRun(options: RunOptions & { runId: string; migrate?: boolean }): Promise<Run> {
+  const cwd = options.cwd ?? process.cwd();
+  const { store, ownsStore } = openRunStore(options.store, cwd);
+  const fail = (e: unknown): never => {
+    if (ownsStore) store.close();
+    if (e instanceof RunSetupError) throw e;
+    if (e instanceof ResumeRefused) throw Object.assign(new RunSetupError(e.reason === 'compile' ? 'compile' : 'refused', e.message), { run: e.run });
+    if (e instanceof StoreError) throw new RunSetupError('store', e.message);
+    throw e;
+  };
+  let prepared;
+  try {
+    prepared = await prepareResume(
+      store,
+      options.runId,
+      options.migrate
+        ? () => {
+            const record = store.getRun(options.runId)!;
+            return compileProgram(path.resolve(String(record.meta.cwd ?? cwd), record.entry), options);
+          }
+        : undefined,
+    );
+  } catch (e) {
+    return fail(e);
+  }
+  let setup;
+  options = withRecorded(options, prepared.run);
+  try {
+    setup = await buildHost(options, () => options.runId);
+  } catch (e) {
+    return fail(e);
+  }
+  if (prepared.kind === 'waiting') {
+    return new Run(undefined, setup, options, { store, ownsStore, record: prepared.run, entries: [] }, prepared.unknown);
+  }
+  const migration = prepared.migratedFrom ? { from: prepared.migratedFrom, to: prepared.bundle.version } : undefined;
+  return new Run(prepared.bundle, setup, options, { store, ownsStore, record: prepared.run, entries: prepared.entries }, undefined, migration);
+}
