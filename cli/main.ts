@@ -2,6 +2,7 @@
 // into the run API's options, prints what a run says, and maps outcomes to exit codes:
 // 0 success (or suspended), 1 the program failed at run time, 2 it cannot be compiled (or read),
 // 3 a durable run waits for a decision, 64 the command line itself is wrong.
+import packageJson from '../package.json';
 import { compileProgram, RunSetupError } from '../runtime/index.js';
 import { AUTHORITY_USAGE } from './run-options.js';
 import { EXIT, UsageError, parse, singleFile } from './usage.js';
@@ -77,7 +78,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** The package's version (the bundler inlines package.json). */
-const VERSION = (require('../package.json') as { version: string }).version;
+const VERSION = packageJson.version;
 
 async function checkCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { 'refresh-schemas': { type: 'boolean' } });

@@ -2,7 +2,7 @@
 import { defaultStoreDir, RunSetupError, startRun } from '../runtime/index.js';
 import { StdoutLines } from './output.js';
 import { printSetupError, reportResult } from './report.js';
-import { RUN_OPTIONS, runOptionsFrom, type Values } from './run-options.js';
+import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
 import { err, parse, singleFile } from './usage.js';
 
 export const STORE_OPTIONS = { store: { type: 'string' }, durable: { type: 'boolean' } } as const;
@@ -15,7 +15,7 @@ export async function runCommand(args: string[]): Promise<number> {
   let run;
   try {
     run = await startRun({
-      ...runOptionsFrom(values as Values),
+      ...runOptionsFrom(values),
       file,
       onOutput: (line) => stdout.write(line),
       ...(durable ? { store: values.store ?? defaultStoreDir() } : {}),

@@ -11,7 +11,7 @@ import {
 } from '../runtime/index.js';
 import { StdoutLines } from './output.js';
 import { printSetupError, reportResult } from './report.js';
-import { RUN_OPTIONS, runOptionsFrom, type Values } from './run-options.js';
+import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
 import { EXIT, UsageError, err, numberOption, parse } from './usage.js';
 
 const storeMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -69,7 +69,7 @@ async function resume(args: string[]): Promise<number> {
     const stdout = new StdoutLines();
     let run;
     try {
-      run = await resumeRun({ ...runOptionsFrom(values as Values), runId: id, store, migrate: values.migrate === true, onOutput: (line) => stdout.write(line) });
+      run = await resumeRun({ ...runOptionsFrom(values), runId: id, store, migrate: values.migrate === true, onOutput: (line) => stdout.write(line) });
     } catch (e) {
       if (e instanceof RunSetupError && e.run?.status === 'done') {
         err(`turn: run ${id} is already done`);

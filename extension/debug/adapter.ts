@@ -73,7 +73,11 @@ export class TurnDebugSession extends LoggingDebugSession {
     this.sendResponse(response);
   }
 
-  protected override async launchRequest(response: DebugProtocol.LaunchResponse, args: TurnLaunchArgs): Promise<void> {
+  protected override launchRequest(response: DebugProtocol.LaunchResponse, args: TurnLaunchArgs): void {
+    this.launch(response, args).catch((e: unknown) => this.sendErrorResponse(response, 5, `cannot launch: ${e instanceof Error ? e.message : String(e)}`));
+  }
+
+  private async launch(response: DebugProtocol.LaunchResponse, args: TurnLaunchArgs): Promise<void> {
     const program = path.resolve(args.program ?? '.');
     this.stopOnEffects = Boolean(args.stopOnEffects);
     const options: RunOptions = {
@@ -145,7 +149,7 @@ export class TurnDebugSession extends LoggingDebugSession {
       this.refs.clear();
       const reason = stopOnEntry && e.reason === 'pause' && !this.startedOnce ? 'entry' : STOP_REASONS[e.reason];
       this.startedOnce = true;
-      const ev = new StoppedEvent(reason, e.pid) as DebugProtocol.StoppedEvent;
+      const ev: DebugProtocol.StoppedEvent = new StoppedEvent(reason, e.pid);
       ev.body.description = run.replaying ? `${e.description} (replaying the journal: recorded results)` : e.description;
       ev.body.allThreadsStopped = true;
       this.sendEvent(ev);

@@ -9,7 +9,7 @@ export function registerDebugger(vault: TurnVault): vscode.Disposable[] {
   return [
     vscode.debug.registerDebugAdapterDescriptorFactory('turn', {
       createDebugAdapterDescriptor: () =>
-        new vscode.DebugAdapterInlineImplementation(new TurnDebugSession({ vault, approve: (r) => vault.approve(r) }) as unknown as vscode.DebugAdapter),
+        new vscode.DebugAdapterInlineImplementation(new TurnDebugSession({ vault, approve: (r) => vault.approve(r) })),
     }),
     vscode.debug.registerDebugConfigurationProvider('turn', {
       resolveDebugConfiguration(folder, config) {

@@ -4,7 +4,7 @@
 // No `vscode` import: the panel (panel.ts) passes the vault, the approval hook and a publish
 // callback, and test/extension/ drives this file directly.
 import {
-  countTokens, formatDiagnostic, renderValue, RunSetupError, startRun,
+  countTokens, DEFAULT_MODEL, formatDiagnostic, renderValue, RunSetupError, startRun,
   type ProcessView, type Run, type RunEvent, type RunOptions, type RunResult,
 } from '../../runtime/index.js';
 import type { ActorView, ContextView, InferView, RunView, SiteView, TimelineItem } from '../protocol/panel.js';
@@ -38,7 +38,7 @@ export class Runner {
   private done: Promise<RunView> | undefined;
 
   constructor(private readonly options: RunnerOptions) {
-    this.view = emptyRun(options.runId ?? 1, options.file, options.options.model ?? 'mock');
+    this.view = emptyRun(options.runId ?? 1, options.file, options.options.model ?? DEFAULT_MODEL);
   }
 
   /** Runs the program to its end (or until `stop`). Resolves with the final view. */

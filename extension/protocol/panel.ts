@@ -221,6 +221,7 @@ export function isWebviewMessage(m: unknown): m is WebviewMessage {
   }
 }
 
-export function emptyRun(runId = 0, file: string | null = null, model = 'mock'): RunView {
+/** A run that has not started; `model` is the spec it will use ('' when not known yet). */
+export function emptyRun(runId = 0, file: string | null = null, model = ''): RunView {
   return { runId, file, status: 'idle', model, output: [], result: null, error: null, actors: [], infers: [], timeline: [] };
 }

@@ -1,5 +1,7 @@
 // Compiles the AST of every unit of a program into a Bundle of function prototypes.
 import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+import { stdDirectory } from '../check/index.js';
 import type {
   Binary, Block, Closure, Expr, ImplDecl, InferExpr, ListOp, Program, Stmt, TypeExpr, UseExpr, UseSchemaExpr,
 } from '../syntax/ast.js';
@@ -734,6 +736,17 @@ class Compiler {
   }
 }
 
+/** A unit's path as the bytecode hash sees it: standard modules as `std:NAME`, others as they are. */
+export function portablePath(p: string): string {
+  const std = stdDirectory() + path.sep;
+  return p.startsWith(std) ? `std:${p.slice(std.length)}` : p;
+}
+
+/** The local path of a portable one (`std:NAME` in this install's std folder). */
+export function localPath(p: string): string {
+  return p.startsWith('std:') ? path.join(stdDirectory(), p.slice(4)) : p;
+}
+
 /** Compiles every unit; `entryPath` names the unit the program starts in. */
 export function compileBundle(units: SourceUnit[], entryPath: string): Bundle {
   const unitByPath = new Map<string, number>();
@@ -745,7 +758,9 @@ export function compileBundle(units: SourceUnit[], entryPath: string): Bundle {
   const structs: Record<string, string[]> = {};
   for (const [name, s] of c.structs) structs[name] = s.fields.map((f) => f.name);
   const canonical = JSON.stringify({
-    units: units.map((u, i) => ({ path: u.path, main: mains[i] })),
+    // std modules by name, not by where this Turn is installed: a run started by one install
+    // (the CLI) resumes under another (the editor's)
+    units: units.map((u, i) => ({ path: portablePath(u.path), main: mains[i] })),
     entry,
     structs,
     functions: c.functions.map((f) => ({ ...f, code: Array.from(f.code), spans: Array.from(f.spans) })),

@@ -3,7 +3,7 @@
 // the editor and the debugger all go through here (via runtime/run), so they cannot drift apart.
 import { checkSource } from '../check/index.js';
 import type { Bundle } from '../compile/bundle.js';
-import { compileBundle, type SourceUnit } from '../compile/index.js';
+import { compileBundle, localPath, portablePath, type SourceUnit } from '../compile/index.js';
 import { StoreError, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
 import { bytesJson, jsonBytes, SEMANTICS_VERSION } from './index.js';
 import { decisionKey, migrationKey } from './keys.js';
@@ -16,7 +16,7 @@ interface StoredSources {
 }
 
 export function sourcesOf(units: SourceUnit[], entryPath: string): Uint8Array {
-  const s: StoredSources = { format: 1, entryPath, units: units.map((u) => ({ path: u.path, text: u.file.text })) };
+  const s: StoredSources = { format: 1, entryPath, units: units.map((u) => ({ path: portablePath(u.path), text: u.file.text })) };
   return jsonBytes(s);
 }
 
@@ -61,9 +61,10 @@ async function compileStored(bytes: Uint8Array): Promise<Bundle> {
   const stored = bytesJson(bytes) as StoredSources;
   const units: SourceUnit[] = [];
   for (const u of stored.units) {
-    const r = await checkSource(u.path, u.text);
+    const local = localPath(u.path);
+    const r = await checkSource(local, u.text);
     if (r.diagnostics.some((d) => d.severity === 'error')) throw new ResumeRefused(`the stored source ${u.path} no longer compiles with this Turn`, 'compile');
-    units.push({ path: u.path, file: r.file, program: r.program, uses: r.uses });
+    units.push({ path: local, file: r.file, program: r.program, uses: r.uses });
   }
   return compileBundle(units, stored.entryPath);
 }

@@ -47,7 +47,7 @@ export function processSnapshot(p: Process): ProcessSnapshot {
   return {
     pid: p.id,
     state,
-    stack: p.stack.slice(0, p.sp) as Slot[],
+    stack: p.stack.slice(0, p.sp),
     memory: p.memory,
     mailbox: p.mailbox,
     context: contextSnapshot(p.context),

@@ -90,7 +90,7 @@ export class EventLog {
 
   emit(body: RunEventBody): RunEvent | undefined {
     if (!this.keep && !this.sink) return undefined;
-    const event = { seq: ++this.seq, ms: Math.round((performance.now() - this.start) * 1000) / 1000, ...body } as RunEvent;
+    const event = { seq: ++this.seq, ms: Math.round((performance.now() - this.start) * 1000) / 1000, ...body };
     if (this.keep) this.events.push(event);
     if (this.sink) {
       try {

@@ -5,10 +5,9 @@
 import type { Bundle, FunctionProto, ImplDesc, InferDesc, StructDesc } from '../compile/bundle.js';
 import { Check, Cmp, Op } from '../compile/opcodes.js';
 import { contextText, type ContextLimits } from '../context/index.js';
-import { EventLog, type RunEvent } from '../events/index.js';
+import { EventLog } from '../events/index.js';
 import type { InferOutcome } from '../infer/driver.js';
 import { inferErrorValue, inferredValue, startInfer } from '../infer/effect.js';
-import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 import type { DebugHook } from '../ports/debug.js'; // debugger hook
 import type { Host, ToolRequest } from '../ports/host.js';
 import type { PendingEffect } from '../ports/effect.js';
@@ -194,7 +193,7 @@ export class VM implements ActorRuntime {
     const main = this.newProcess(0, false);
     this.main = main;
     main.stack[0] = new ClosureVal(unit.main, [], 'main');
-    main.sp = this.enter(main, main.stack[0] as ClosureVal, 0, 1, 0);
+    main.sp = this.enter(main, main.stack[0], 0, 1, 0);
     this.queue.push(main);
     let lastYield = performance.now();
     let slices = 0;
@@ -328,7 +327,7 @@ export class VM implements ActorRuntime {
     if (sleeper) {
       racers.push(
         new Promise<'timer'>((resolve) => {
-          timer = setTimeout(() => resolve('timer'), Math.max(0, sleeper!.deadline! - this.now()));
+          timer = setTimeout(() => resolve('timer'), Math.max(0, sleeper.deadline! - this.now()));
         }),
       );
     }

@@ -60,7 +60,7 @@ export function binarySlow(op: number, a: Value, b: Value): Value {
 
 function numbers(v: Value): number[] | null {
   if (v instanceof VecVal) return v.items;
-  if (Array.isArray(v) && v.every((x) => typeof x === 'number')) return v as number[];
+  if (Array.isArray(v) && v.every((x) => typeof x === 'number')) return v;
   return null;
 }
 

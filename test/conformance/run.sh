@@ -17,21 +17,25 @@
 # Prints one FAIL line per failing program, then `N passed, N failed` last; exits 1 if any failed.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
+
+# Folders are taken relative to where the runner was started; programs then run from the root.
+dirs=()
+for d in "$@"; do
+  if [ -d "$d" ]; then dirs+=("$(cd "$d" && pwd)"); else dirs+=("$d"); fi
+done
+[ ${#dirs[@]} -eq 0 ] && dirs=("$root/test/conformance/programs")
 cd "$root" || exit 1
 
 if [ -n "${TURN:-}" ]; then
-  turn_cmd=$TURN
+  read -r -a turn_cmd <<<"$TURN"
 else
   if [ ! -f "$root/dist/cli.js" ]; then
     echo "conformance: the turn command is not built; run \`npm run build\` first" >&2
     echo "0 passed, 1 failed"
     exit 1
   fi
-  turn_cmd="node $root/bin/turn.js"
+  turn_cmd=(node "$root/bin/turn.js")
 fi
-
-dirs=("$@")
-[ ${#dirs[@]} -eq 0 ] && dirs=("$root/test/conformance/programs")
 
 # `timeout` is GNU coreutils; without it programs run unbounded.
 limit=()
@@ -57,8 +61,8 @@ for dir in "${dirs[@]}"; do
     want_exit=${want_exit:-0}
     args=$(sed -n 's#^// args: *##p' "$prog" | head -n 1)
 
-    # shellcheck disable=SC2086 # the command and the arguments split on spaces, as written
-    ${limit[@]+"${limit[@]}"} $turn_cmd run "$prog" $args </dev/null >"$out" 2>"$err"
+    # shellcheck disable=SC2086 # the arguments split on spaces, as written
+    ${limit[@]+"${limit[@]}"} "${turn_cmd[@]}" run "$prog" $args </dev/null >"$out" 2>"$err"
     got_exit=$?
 
     problems=""
