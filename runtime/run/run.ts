@@ -23,14 +23,7 @@ import type { AuthorityOptions, RunOptions } from './options.js';
 import { DEFAULT_MODEL } from './model.js';
 
 /** A run-time error of the program, located in its source (message redacted). */
-export interface ProgramError {
-  message: string;
-  path: string;
-  line: number;
-  column: number;
-  value: Value;
-  stack: { fn: string; path: string; line: number; column: number }[];
-}
+export type ProgramError = Extract<RunOutcome, { ok: false }>['error'];
 
 /** How a run ended in this OS process. */
 export type RunResult =
