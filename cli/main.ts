@@ -30,7 +30,13 @@ run options:
                       ollama:MODEL or anthropic:MODEL (options: docs/inference.md)
   --trace             print the run's events (model requests, replies, retries...) as JSON lines on stderr
   --trace-file FILE   write them to FILE instead
-  --max-steps N       stop a runaway program after about N VM steps (default 200000000, 0 = no limit)
+  --max-steps N       stop a runaway program after about N VM steps (loop turns, calls, resumptions
+                      from a wait; default 200000000, 0 = no limit)
+  --max-alloc N       stop it once it has made N cells (about 8 bytes each) of lists, maps, structs
+                      and text over the run (default 50000000, about 400 MB; 0 = no limit)
+  --max-time SECONDS  stop it after SECONDS of wall-clock time, where main stands (default: no limit)
+  --tool-timeout SECONDS  the most one effect tool call (files, HTTP, env...) may take, approvals not
+                      counted; past it the call fails with an EffectError (default 30, 0 = no limit)
   --seed N            seed the scheduler: interleavings vary by seed and replay exactly (default: arrival order)
   --store DIR         a durable run: journal every nondeterministic step in the store in DIR (also for
                       resume, runs, inspect, resolve; default \$TURN_STORE_DIR, else .turn/)

@@ -43,7 +43,7 @@ export async function reportResult(run: Run, result: RunResult, stdout: StdoutLi
     case 'failed': {
       const e = result.error;
       let text = `${e.path}:${e.line}:${e.column}: runtime error: ${e.message}\n`;
-      for (const frame of e.stack.slice(1)) text += `    at ${frame.fn} (${frame.path}:${frame.line}:${frame.column})\n`;
+      for (const line of stackTraceLines(e.stack.slice(1))) text += line + '\n';
       process.stderr.write(text);
       return EXIT.runtimeError;
     }
@@ -60,4 +60,67 @@ export async function reportResult(run: Run, result: RunResult, stdout: StdoutLi
       err(`turn: ${result.reason}`);
       return EXIT.runtimeError;
   }
+}
+
+export interface StackFrameView {
+  fn: string;
+  path: string;
+  line: number;
+  column: number;
+}
+
+/** The longest run of repeated frames folded into one line (`f` calling `g` calling `f`...: 2). */
+const MAX_CYCLE = 8;
+/** A run shows its frames once and folds the rest when they repeat at least this many times. */
+const MIN_REPEATS = 3;
+
+/**
+ * The `at` lines of a stack trace, innermost first. Runaway recursion leaves thousands of identical
+ * frames: a run of one frame (or a cycle of up to MAX_CYCLE frames) repeated MIN_REPEATS times or
+ * more is shown once, then counted on one line (docs/reliability.md):
+ *
+ *     at f (p.tn:2:12)
+ *     ... 9,997 more frames of f (p.tn:2:12)
+ *     at main (p.tn:4:1)
+ */
+export function stackTraceLines(frames: readonly StackFrameView[]): string[] {
+  const keys = frames.map((f) => `${f.fn} (${f.path}:${f.line}:${f.column})`);
+  const lines: string[] = [];
+  for (let i = 0; i < keys.length; ) {
+    let period = 0;
+    let repeats = 0;
+    for (let p = 1; p <= MAX_CYCLE && i + p * MIN_REPEATS <= keys.length; p++) {
+      let r = 1;
+      while (i + (r + 1) * p <= keys.length && sameRun(keys, i, i + r * p, p)) r++;
+      if (r >= MIN_REPEATS) {
+        period = p;
+        repeats = r;
+        break;
+      }
+    }
+    if (period === 0) {
+      lines.push(`    at ${keys[i]}`);
+      i++;
+      continue;
+    }
+    for (let j = i; j < i + period; j++) lines.push(`    at ${keys[j]}`);
+    const more = (repeats - 1) * period;
+    lines.push(
+      period === 1
+        ? `    ... ${count(more)} more frames of ${keys[i]}`
+        : `    ... ${count(more)} more frames: the ${period} above, repeated ${count(repeats - 1)} more times`,
+    );
+    i += repeats * period;
+  }
+  return lines;
+}
+
+/** Whether keys[a, a+length) equals keys[b, b+length). */
+function sameRun(keys: readonly string[], a: number, b: number, length: number): boolean {
+  for (let k = 0; k < length; k++) if (keys[a + k] !== keys[b + k]) return false;
+  return true;
+}
+
+function count(n: number): string {
+  return n.toLocaleString('en-US');
 }

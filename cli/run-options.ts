@@ -29,6 +29,9 @@ export const RUN_OPTIONS = {
   json: { type: 'boolean' },
   model: { type: 'string' },
   'max-steps': { type: 'string' },
+  'max-alloc': { type: 'string' },
+  'max-time': { type: 'string' },
+  'tool-timeout': { type: 'string' },
   seed: { type: 'string' },
   trace: { type: 'boolean' },
   'trace-file': { type: 'string' },
@@ -47,12 +50,23 @@ function approveMode(value: unknown): 'all' | 'none' | 'ask' {
   throw new UsageError(`--approve expects all, none or ask, got "${String(value)}"`);
 }
 
+/** A number of seconds >= 0 (fractions allowed), as milliseconds. */
+function secondsOption(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (String(value).trim() === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`--${name} needs a number of seconds >= 0, got \`${String(value)}\``);
+  return Math.round(n * 1000);
+}
+
 /** The run options the flags describe (throws UsageError on a malformed value). */
 export function runOptionsFrom(values: Values): RunOptions {
   const traceFile = values['trace-file'] !== undefined ? String(values['trace-file']) : values.trace ? '-' : undefined;
   return {
     ...(values.model !== undefined ? { model: String(values.model) } : {}),
     maxSteps: numberOption(values['max-steps'], 'max-steps'),
+    maxAlloc: numberOption(values['max-alloc'], 'max-alloc'),
+    maxTimeMs: secondsOption(values['max-time'], 'max-time'),
+    toolTimeoutMs: secondsOption(values['tool-timeout'], 'tool-timeout'),
     seed: numberOption(values.seed, 'seed'),
     refreshSchemas: values['refresh-schemas'] === true,
     ...(traceFile !== undefined ? { traceFile } : {}),

@@ -17,6 +17,22 @@ import { indexProgram, type SymbolIndex } from '../runtime/index.js';
 /** A parse (full or incremental) that takes longer than this is abandoned; the document reports it. */
 export const PARSE_TIME_CAP_MS = 2000;
 
+/**
+ * Documents larger than this (UTF-8 bytes) are not parsed or analysed in the editor: they get one
+ * `too-large` diagnostic and every feature answers empty at once. Analysis is linear but re-runs on
+ * every edit, and takes seconds per MiB; `turn check` reads files up to the runtime's
+ * MAX_SOURCE_BYTES (4 MiB), which is more than is usable interactively.
+ */
+export const MAX_ANALYSED_BYTES = 1024 * 1024;
+
+/** The UTF-8 size of `text`, counted only when it could be near `limit`. */
+function overLimit(text: string, limit: number): number | undefined {
+  if (text.length > limit) return Buffer.byteLength(text, 'utf8');
+  if (text.length * 3 <= limit) return undefined;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  return bytes > limit ? bytes : undefined;
+}
+
 export interface Analysis {
   file: SourceFile;
   program: Program;
@@ -56,6 +72,8 @@ export class TurnDocument {
   private analysisCache: Analysis | undefined;
   /** Set when the last parse ran past the time cap. */
   parseTimedOut = false;
+  /** The text's size in bytes when it is over the size cap (then it is neither parsed nor analysed). */
+  private oversize: number | undefined;
 
   private constructor(
     readonly uri: string,
@@ -65,10 +83,11 @@ export class TurnDocument {
     private readonly parser: Parser,
     private currentTree: Tree | null,
     private readonly capMs: number,
+    private readonly maxBytes: number,
   ) {}
 
-  static open(uri: string, path: string, text: string, version: number, parser: Parser, capMs = PARSE_TIME_CAP_MS): TurnDocument {
-    const doc = new TurnDocument(uri, path, text, version, parser, null, capMs);
+  static open(uri: string, path: string, text: string, version: number, parser: Parser, capMs = PARSE_TIME_CAP_MS, maxBytes = MAX_ANALYSED_BYTES): TurnDocument {
+    const doc = new TurnDocument(uri, path, text, version, parser, null, capMs, maxBytes);
     doc.reparse(null);
     return doc;
   }
@@ -81,7 +100,12 @@ export class TurnDocument {
     return this.currentVersion;
   }
 
-  /** The current tree; null only when the last parse ran out of time. Owned by the document: do not delete. */
+  /** Over the size cap: not parsed, not analysed; features answer empty (server.ts). */
+  get tooLarge(): boolean {
+    return this.oversize !== undefined;
+  }
+
+  /** The current tree; null when the last parse ran out of time or the text is too large. Owned by the document: do not delete. */
   get tree(): Tree | null {
     return this.currentTree;
   }
@@ -135,6 +159,13 @@ export class TurnDocument {
 
   private reparse(oldTree: Tree | null): void {
     const previous = this.currentTree;
+    this.oversize = overLimit(this.currentText, this.maxBytes);
+    if (this.oversize !== undefined) {
+      previous?.delete();
+      this.currentTree = null;
+      this.parseTimedOut = false;
+      return;
+    }
     const tree = parseWithCap(this.parser, this.currentText, oldTree, this.capMs);
     previous?.delete(); // the old tree is freed whether or not it was reused
     this.currentTree = tree;
@@ -163,15 +194,14 @@ export class TurnDocument {
     if (this.analysisCache) return this.analysisCache;
     const file = this.file;
     if (!this.currentTree) {
-      // Parsing ran out of time: say so instead of showing stale or partial results.
+      // Too large, or parsing ran out of time: say so instead of showing stale or partial results.
       const program: Program = { kind: 'Program', body: [], span: { start: 0, end: file.text.length } };
-      this.analysisCache = {
-        file,
-        program,
-        diagnostics: [{ severity: 'error', code: 'parse-timeout', span: { start: 0, end: 0 }, message: `parsing took longer than ${this.capMs} ms and was stopped` }],
-        index: indexProgram(program).index,
-        uses: new Map(),
-      };
+      const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
+      const diagnostic: Diagnostic =
+        this.oversize !== undefined
+          ? { severity: 'warning', code: 'too-large', span: { start: 0, end: 0 }, message: `this file is too large to analyse in the editor (${mib(this.oversize)}; the limit is ${mib(this.maxBytes)}): no diagnostics, completion, hover or outline` }
+          : { severity: 'error', code: 'parse-timeout', span: { start: 0, end: 0 }, message: `parsing took longer than ${this.capMs} ms and was stopped` };
+      this.analysisCache = { file, program, diagnostics: [diagnostic], index: indexProgram(program).index, uses: new Map() };
       return this.analysisCache;
     }
     this.analysisCache = analyzeTree(this.path, file, this.currentTree, this.schemas);

@@ -3,11 +3,12 @@ import { TextDocumentSyncKind } from 'vscode-languageserver';
 import type { InitializeParams, InitializeResult } from 'vscode-languageserver';
 import { SEMANTIC_TOKENS_LEGEND } from './semantic-tokens.js';
 import { FETCH_SCHEMAS_COMMAND } from './code-actions.js';
+import type { RootParams } from './params.js';
 
 export const SERVER_NAME = 'turn-language-server';
 export const SERVER_VERSION = '0.1.0';
 
-export function onInitialize(_params: InitializeParams): InitializeResult {
+export function onInitialize(_params?: RootParams | InitializeParams): InitializeResult {
   return {
     capabilities: {
       textDocumentSync: {
@@ -34,7 +35,7 @@ export function onInitialize(_params: InitializeParams): InitializeResult {
 }
 
 /** The folders whose `.tn` files workspace symbols and cross-file references search. */
-export function workspaceRoots(params: InitializeParams, toPath: (uri: string) => string): string[] {
+export function workspaceRoots(params: RootParams, toPath: (uri: string) => string): string[] {
   if (params.workspaceFolders?.length) return params.workspaceFolders.map((f) => toPath(f.uri));
   if (params.rootUri) return [toPath(params.rootUri)];
   if (params.rootPath) return [params.rootPath];

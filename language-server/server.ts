@@ -5,7 +5,7 @@
 //    this module starts itself (see the bottom of the file).
 //  - Other editors run `turn lsp`, whose CLI calls `startServer()`: with no transport flag on the
 //    command line it speaks LSP on stdin/stdout.
-import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
+import { createConnection, ErrorCodes, ProposedFeatures, ResponseError } from 'vscode-languageserver/node';
 import type { Connection } from 'vscode-languageserver/node';
 import { FETCH_SCHEMAS_COMMAND, onCodeAction } from './code-actions.js';
 import { onCompletion } from './completion.js';
@@ -16,6 +16,8 @@ import { onHover } from './hover.js';
 import { onInitialize, workspaceRoots } from './initialize.js';
 import { onDefinition, onPrepareRename, onReferences, onRename } from './navigation.js';
 import { onDocumentSymbol, onWorkspaceSymbol } from './outline.js';
+import * as P from './params.js';
+import { validate, type Check } from './params.js';
 import { onFoldingRanges, onSelectionRanges } from './ranges.js';
 import { onSemanticTokens } from './semantic-tokens.js';
 import { uriToPath } from './uri.js';
@@ -64,6 +66,7 @@ export function createDefaultConnection(argv: readonly string[] = process.argv.s
  */
 export function startServer(connection: Connection = createDefaultConnection(), options: ServerOptions = {}): RunningServer {
   const workspace = Workspace.create();
+  const log = (message: string) => connection.console.warn(message);
   // Notifications and requests run in arrival order: each waits for everything received before it.
   let chain: Promise<unknown> = workspace;
   const inOrder = <T>(fn: (ws: Workspace) => T): Promise<T> => {
@@ -71,23 +74,61 @@ export function startServer(connection: Connection = createDefaultConnection(), 
     chain = next.catch(() => undefined);
     return next;
   };
-  const withDocument =
-    <P extends { textDocument: { uri: string } }, R>(handler: (doc: TurnDocument, params: P) => R, empty: R) =>
-    (params: P) =>
+
+  // Every message's parameters are validated here, at the boundary (params.ts), before a handler
+  // sees them. A request answers, always: its result, InvalidParams, or the handler's error.
+  const request =
+    <P, R>(method: string, check: Check<P>, run: (params: P) => R | Promise<R>) =>
+    async (raw: unknown): Promise<R | ResponseError<never>> => {
+      const v = validate(check, raw);
+      if (!v.ok) {
+        log(`${method}: invalid params: ${v.problem}`);
+        return new ResponseError<never>(ErrorCodes.InvalidParams, `invalid params: ${v.problem}`);
+      }
+      try {
+        return await run(v.value);
+      } catch (err) {
+        if (err instanceof ResponseError) throw err;
+        log(`${method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        return new ResponseError<never>(ErrorCodes.InternalError, `${method} failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    };
+  // A notification has no answer: one that does not fit is ignored, one that fails is logged; neither
+  // may reject, since an unhandled rejection ends the process. `run` is called at once, so that it
+  // takes its place in the arrival order before the next message.
+  const notification =
+    <P>(method: string, check: Check<P>, run: (params: P) => Promise<unknown>) =>
+    (raw: unknown): void => {
+      const v = validate(check, raw);
+      if (!v.ok) {
+        log(`${method}: ignored, invalid params: ${v.problem}`);
+        return;
+      }
+      const failed = (err: unknown) => log(`${method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      try {
+        run(v.value).catch(failed);
+      } catch (err) {
+        failed(err);
+      }
+    };
+  /** A request about one open document; an unknown or too-large document gets `empty`. */
+  const withDocument = <P extends { textDocument: { uri: string } }, R>(method: string, check: Check<P>, handler: (doc: TurnDocument, params: P) => R, empty: R) =>
+    request(method, check, (params: P) =>
       inOrder((ws) => {
         const doc = ws.get(params.textDocument.uri);
-        return doc ? handler(doc, params) : empty;
-      });
-  const withWorkspace =
-    <P extends { textDocument: { uri: string } }, R>(handler: (ws: Workspace, doc: TurnDocument, params: P) => R, empty: R) =>
-    (params: P) =>
+        return doc && !doc.tooLarge ? handler(doc, params) : empty;
+      }),
+    );
+  const withWorkspace = <P extends { textDocument: { uri: string } }, R>(method: string, check: Check<P>, handler: (ws: Workspace, doc: TurnDocument, params: P) => R, empty: R) =>
+    request(method, check, (params: P) =>
       inOrder((ws) => {
         const doc = ws.get(params.textDocument.uri);
-        return doc ? handler(ws, doc, params) : empty;
-      });
+        return doc && !doc.tooLarge ? handler(ws, doc, params) : empty;
+      }),
+    );
 
   const debouncer = createDebouncer<string>(options.debounceMs ?? CHECK_DEBOUNCE_MS, (uri) => {
-    void publish(uri);
+    publish(uri).catch((err: unknown) => log(`publishing diagnostics for ${uri} failed: ${err instanceof Error ? err.message : String(err)}`));
   });
 
   async function publish(uri: string): Promise<void> {
@@ -96,61 +137,71 @@ export function startServer(connection: Connection = createDefaultConnection(), 
     if (!doc) return;
     const version = doc.version;
     if (!options.check) await doc.prepareSchemas();
-    const diagnostics = options.check ? await validateDocument({ uri, getText: () => doc.text }, options.check) : documentDiagnostics(doc);
+    const diagnostics = options.check && !doc.tooLarge ? await validateDocument({ uri, getText: () => doc.text }, options.check) : documentDiagnostics(doc);
     // A newer edit has its own check coming, and a closed document has had its diagnostics cleared.
     if (ws.get(uri)?.version !== version) return;
     await connection.sendDiagnostics({ uri, version, diagnostics });
     options.onPublished?.(uri, version);
   }
 
-  connection.onInitialize((params) => {
-    const roots = workspaceRoots(params, uriToPath);
-    void workspace.then((ws) => {
-      ws.roots = roots;
-    });
-    return onInitialize(params);
-  });
-  connection.onDidOpenTextDocument(({ textDocument: d }) =>
-    inOrder((ws) => {
-      ws.openDocument(d.uri, d.text, d.version);
-      debouncer.schedule(d.uri);
+  connection.onInitialize(
+    request('initialize', P.initializeParams, (params) => {
+      const roots = workspaceRoots(params, uriToPath);
+      void workspace.then((ws) => {
+        ws.roots = roots;
+      });
+      return onInitialize(params);
     }),
   );
-  connection.onDidChangeTextDocument(({ textDocument: d, contentChanges }) =>
-    inOrder((ws) => {
-      if (ws.changeDocument(d.uri, contentChanges, d.version ?? 0)) debouncer.schedule(d.uri);
-    }),
+  connection.onDidOpenTextDocument(
+    notification('textDocument/didOpen', P.didOpenParams, ({ textDocument: d }) =>
+      inOrder((ws) => {
+        ws.openDocument(d.uri, d.text, d.version);
+        debouncer.schedule(d.uri);
+      }),
+    ),
   );
-  connection.onDidCloseTextDocument(({ textDocument: d }) =>
-    inOrder((ws) => {
-      debouncer.cancel(d.uri);
-      ws.closeDocument(d.uri);
-      void connection.sendDiagnostics({ uri: d.uri, diagnostics: [] });
-    }),
+  connection.onDidChangeTextDocument(
+    notification('textDocument/didChange', P.didChangeParams, ({ textDocument: d, contentChanges }) =>
+      inOrder((ws) => {
+        if (ws.changeDocument(d.uri, contentChanges, d.version)) debouncer.schedule(d.uri);
+      }),
+    ),
+  );
+  connection.onDidCloseTextDocument(
+    notification('textDocument/didClose', P.didCloseParams, ({ textDocument: d }) =>
+      inOrder((ws) => {
+        debouncer.cancel(d.uri);
+        ws.closeDocument(d.uri);
+        return connection.sendDiagnostics({ uri: d.uri, diagnostics: [] });
+      }),
+    ),
   );
 
-  connection.onCompletion(withDocument(onCompletion, null));
-  connection.onHover(withDocument(onHover, null));
-  connection.onDefinition(withWorkspace(onDefinition, null));
-  connection.onReferences(withWorkspace(onReferences, []));
-  connection.onPrepareRename(withWorkspace(onPrepareRename, null));
-  connection.onRenameRequest(withWorkspace(onRename, null));
-  connection.onDocumentSymbol(withDocument(onDocumentSymbol, []));
-  connection.onWorkspaceSymbol((params) => inOrder((ws) => onWorkspaceSymbol(ws, params)));
-  connection.languages.semanticTokens.on(withDocument(onSemanticTokens, { data: [] }));
-  connection.onFoldingRanges(withDocument(onFoldingRanges, []));
-  connection.onSelectionRanges(withDocument(onSelectionRanges, []));
-  connection.onDocumentFormatting(withDocument(onFormatting, []));
-  connection.onCodeAction(withDocument(onCodeAction, []));
+  connection.onCompletion(withDocument('textDocument/completion', P.completionParams, onCompletion, null));
+  connection.onHover(withDocument('textDocument/hover', P.hoverParams, onHover, null));
+  connection.onDefinition(withWorkspace('textDocument/definition', P.definitionParams, onDefinition, null));
+  connection.onReferences(withWorkspace('textDocument/references', P.referenceParams, onReferences, []));
+  connection.onPrepareRename(withWorkspace('textDocument/prepareRename', P.prepareRenameParams, onPrepareRename, null));
+  connection.onRenameRequest(withWorkspace('textDocument/rename', P.renameParams, onRename, null));
+  connection.onDocumentSymbol(withDocument('textDocument/documentSymbol', P.documentSymbolParams, onDocumentSymbol, []));
+  connection.onWorkspaceSymbol(request('workspace/symbol', P.workspaceSymbolParams, (params) => inOrder((ws) => onWorkspaceSymbol(ws, params))));
+  connection.languages.semanticTokens.on(withDocument('textDocument/semanticTokens/full', P.semanticTokensParams, onSemanticTokens, { data: [] }));
+  connection.onFoldingRanges(withDocument('textDocument/foldingRange', P.foldingRangeParams, onFoldingRanges, []));
+  connection.onSelectionRanges(withDocument('textDocument/selectionRange', P.selectionRangeParams, onSelectionRanges, []));
+  connection.onDocumentFormatting(withDocument('textDocument/formatting', P.formattingParams, onFormatting, []));
+  connection.onCodeAction(withDocument('textDocument/codeAction', P.codeActionParams, onCodeAction, []));
   // The schema quick fix: fetch the document's URL specs (again), then publish fresh diagnostics.
-  connection.onExecuteCommand(async ({ command, arguments: args }) => {
-    if (command !== FETCH_SCHEMAS_COMMAND || typeof args?.[0] !== 'string') return;
-    const uri = args[0];
-    const doc = (await workspace).get(uri);
-    if (!doc) return;
-    await doc.prepareSchemas({ fetch: true, refresh: true });
-    await publish(uri);
-  });
+  connection.onExecuteCommand(
+    request('workspace/executeCommand', P.executeCommandParams, async ({ command, arguments: args }) => {
+      if (command !== FETCH_SCHEMAS_COMMAND || typeof args?.[0] !== 'string') return;
+      const uri = args[0];
+      const doc = (await workspace).get(uri);
+      if (!doc) return;
+      await doc.prepareSchemas({ fetch: true, refresh: true });
+      await publish(uri);
+    }),
+  );
 
   connection.onShutdown(async () => {
     debouncer.dispose();

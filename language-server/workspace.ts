@@ -7,7 +7,7 @@ import type { TextDocumentContentChangeEvent } from 'vscode-languageserver';
 import type { Parser } from 'web-tree-sitter';
 import { createParser } from '../runtime/index.js';
 import { readSourceText } from '../runtime/index.js';
-import { TurnDocument, PARSE_TIME_CAP_MS } from './document.js';
+import { TurnDocument, MAX_ANALYSED_BYTES, PARSE_TIME_CAP_MS } from './document.js';
 import { uriToPath } from './uri.js';
 
 /** At most this many `.tn` files are read from the workspace folders. */
@@ -27,6 +27,7 @@ export class Workspace {
   constructor(
     readonly parser: Parser,
     readonly capMs = PARSE_TIME_CAP_MS,
+    readonly maxBytes = MAX_ANALYSED_BYTES,
   ) {}
 
   static async create(): Promise<Workspace> {
@@ -35,7 +36,7 @@ export class Workspace {
 
   openDocument(uri: string, text: string, version: number): TurnDocument {
     this.open.get(uri)?.dispose();
-    const doc = TurnDocument.open(uri, uriToPath(uri), text, version, this.parser, this.capMs);
+    const doc = TurnDocument.open(uri, uriToPath(uri), text, version, this.parser, this.capMs, this.maxBytes);
     this.open.set(uri, doc);
     return doc;
   }
@@ -77,7 +78,7 @@ export class Workspace {
       return undefined;
     }
     cached?.doc.dispose();
-    const doc = TurnDocument.open(pathToUri(filePath), filePath, text, 0, this.parser, this.capMs);
+    const doc = TurnDocument.open(pathToUri(filePath), filePath, text, 0, this.parser, this.capMs, this.maxBytes);
     this.disk.set(filePath, { doc, mtimeMs });
     return doc;
   }

@@ -1,46 +1,216 @@
 ; Syntax highlighting for Turn.
+;
+; Capture names are nvim-treesitter's standard ones (the list is in test/grammar/capture-names.ts and
+; docs/other-editors.md). Zed and Helix fall back from a dotted name to its prefix
+; (`@function.method.call` -> `@function.method` -> `@function`); queries/helix/highlights.scm is
+; this file with Helix's names where its themes use other roots (`@number` -> `@constant.numeric`).
+;
+; Precedence: when several patterns capture the same node, the LAST one wins, as in Neovim, Zed,
+; Helix (25.07 and later) and the tree-sitter CLI (0.21 and later). So the general patterns come
+; first and the specific ones after them. test/grammar/queries.test.ts checks the result on a sample.
 
-(line_comment) @comment
-(block_comment) @comment
+; ---------------------------------------------------------------- identifiers (the fallback)
 
-(string) @string
-(escape_sequence) @string.escape
-(number) @number
-[(true) (false)] @boolean
-(null) @constant.builtin
+(identifier) @variable
 
-(type_identifier) @type
-((type_identifier) @type.builtin
-  (#any-of? @type.builtin "Num" "Str" "Bool" "List" "Map" "Any" "Void" "Pid" "Vec" "Identity"))
-
-(field_identifier) @property
-(parameter name: (identifier) @variable.parameter)
-
-(let_statement name: (identifier) @function
-  value: (closure))
-(call_expression function: (identifier) @function.call)
-(method_call name: (field_identifier) @function.method.call)
-(grant_expression kind: (identifier) @type)
-(use_schema protocol: (identifier) @type)
+; ---------------------------------------------------------------- punctuation and operators
 
 [
-  "let" "struct" "impl" "type" "return" "if" "else" "while" "try" "catch" "throw"
-  "use" "grant" "suspend" "turn"
+  "("
+  ")"
+  "["
+  "]"
+  "{"
+  "}"
+] @punctuation.bracket
+
+[
+  ","
+  ";"
+  ":"
+  "."
+  "::"
+] @punctuation.delimiter
+
+[
+  "+"
+  "-"
+  "*"
+  "/"
+  "=="
+  "!="
+  "<"
+  ">"
+  "<="
+  ">="
+  "!"
+  "~>"
+  "->"
+  "="
+  ".."
+  "|"
+] @operator
+
+; `<` and `>` around type parameters and arguments are brackets, not comparisons
+(type_parameters
+  [
+    "<"
+    ">"
+  ] @punctuation.bracket)
+
+(type_arguments
+  [
+    "<"
+    ">"
+  ] @punctuation.bracket)
+
+; ---------------------------------------------------------------- keywords
+
+[
+  "let"
+  "infer"
+  "confidence"
+  "grant"
+  "remember"
+  "recall"
 ] @keyword
 
 [
-  "infer" "confidence" "spawn" "spawn_link" "spawn_each" "gather" "send" "remember" "recall"
-  "context" "append" "system" "call" "map" "filter" "vec" "schema" "identity"
-  "invoke" "scope" "task" "detach"
-] @keyword.function
+  "struct"
+  "impl"
+  "type"
+] @keyword.type
 
-(receive) @keyword.function
+[
+  "if"
+  "else"
+] @keyword.conditional
 
-["and" "or"] @keyword.operator
+"while" @keyword.repeat
 
-["+" "-" "*" "/" "==" "!=" "<" ">" "<=" ">=" "!" "~>" "->" "=" ".." "|" "::"] @operator
+"return" @keyword.return
 
-["(" ")" "[" "]" "{" "}"] @punctuation.bracket
-["," ";" ":" "."] @punctuation.delimiter
+[
+  "try"
+  "catch"
+  "throw"
+] @keyword.exception
 
-(identifier) @variable
+"use" @keyword.import
+
+; `turn(x) { ... }` makes a closure; `turn { ... }` is the entry block
+"turn" @keyword.function
+
+; processes, messages and their lifetimes
+[
+  "spawn"
+  "spawn_link"
+  "spawn_each"
+  "gather"
+  "send"
+  "receive"
+  "suspend"
+  "invoke"
+  "scope"
+  "task"
+  "detach"
+] @keyword.coroutine
+
+[
+  "and"
+  "or"
+] @keyword.operator
+
+; ---------------------------------------------------------------- built-ins
+
+[
+  "call"
+  "map"
+  "filter"
+  "vec"
+] @function.builtin
+
+; `context.append(...)` / `context.system(...)`
+(context_call
+  "context" @module.builtin
+  operation: _ @function.builtin)
+
+; `grant identity::bearer(...)` / `use schema::openapi(...)`
+(grant_expression
+  "identity" @module.builtin
+  kind: (identifier) @type)
+
+(use_schema
+  "schema" @module.builtin
+  protocol: (identifier) @type)
+
+; `scope fail_fast | wait_all | first_success { ... }`
+(scope_expression
+  policy: (identifier) @constant.builtin)
+
+; ---------------------------------------------------------------- types
+
+(type_identifier) @type
+
+(struct_declaration
+  name: (type_identifier) @type.definition)
+
+(type_alias
+  name: (type_identifier) @type.definition)
+
+((type_identifier) @type.builtin
+  (#any-of? @type.builtin "Num" "Str" "Bool" "List" "Map" "Any" "Void" "Pid" "Vec" "Identity"))
+
+; `Point { x: 1 }` builds a struct
+(struct_literal
+  name: (type_identifier) @constructor)
+
+; ---------------------------------------------------------------- fields, functions, parameters
+
+(field_identifier) @property
+
+(parameter
+  name: (identifier) @variable.parameter)
+
+(let_statement
+  name: (identifier) @function
+  value: (closure))
+
+(impl_declaration
+  method: (let_statement
+    name: (identifier) @function.method
+    value: (closure)))
+
+(call_expression
+  function: (identifier) @function.call)
+
+(method_call
+  name: (field_identifier) @function.method.call)
+
+((identifier) @variable.builtin
+  (#eq? @variable.builtin "self"))
+
+; ---------------------------------------------------------------- literals
+
+(string) @string
+
+(use_expression
+  path: (string) @string.special.path)
+
+(escape_sequence) @string.escape
+
+(number) @number
+
+[
+  (true)
+  (false)
+] @boolean
+
+(null) @constant.builtin
+
+; ---------------------------------------------------------------- comments
+
+[
+  (line_comment)
+  (block_comment)
+] @comment

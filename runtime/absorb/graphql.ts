@@ -6,7 +6,7 @@ import {
   type GraphQLSchema, type GraphQLType,
 } from 'graphql';
 import type { StaticType } from '../check/types.js';
-import { identifier, structName, uniqueName } from './schema.js';
+import { identifier, operationNames, structName, uniqueName } from './schema.js';
 import type { AbsorbedOperation, AbsorbedParam, AbsorbedStruct, SpecDiagnostic } from './types.js';
 
 export function absorbGraphQL(text: string, file: string, diags: SpecDiagnostic[], baseUrl?: string): { structs: AbsorbedStruct[]; operations: AbsorbedOperation[] } {
@@ -66,7 +66,7 @@ export function absorbGraphQL(text: string, file: string, diags: SpecDiagnostic[
   }
 
   const operations: AbsorbedOperation[] = [];
-  const opNames = new Set<string>();
+  const opNames = operationNames();
   for (const [kind, root] of [['query', schema.getQueryType()], ['mutation', schema.getMutationType()]] as const) {
     if (!root) continue;
     for (const f of Object.values(root.getFields())) {

@@ -10,63 +10,141 @@
 // Every operation takes the credential first (an identity handle, a capability map, or null), then
 // its parameters: required ones in spec order, then optional ones (pass null to leave one out).
 import type { StaticType } from '../check/types.js';
-import type { AbsorbedOperation, AbsorbedStruct, AbsorbResult } from './types.js';
+import { BUILTIN_TYPE_NAMES } from '../check/types.js';
+import { TURN_KEYWORDS, identifier, structName, uniqueName } from './schema.js';
+import type { AbsorbedOperation, AbsorbedParam, AbsorbedStruct, AbsorbResult } from './types.js';
 
-export function typeText(t: StaticType): string {
-  switch (t.kind) {
-    case 'List':
-      return `List<${typeText(t.element)}>`;
-    case 'Struct':
-      return t.name;
-    case 'Enum':
-      return t.values.map((v) => JSON.stringify(v)).join(' | ');
-    case 'Closure':
-    case 'Null':
-      return 'Any';
-    default:
-      return t.kind;
+// The module is correct by construction: every string goes through `turnString`, every comment
+// through `commentText`, every name through a check that it is an identifier the grammar accepts
+// (else it is sanitized again), every type through `typeText` (which names only declared structs).
+// test/absorb/generated.test.ts holds it to that over generated specs.
+
+/** Names the generated code binds itself: a parameter of an operation never takes one of them. */
+const MODULE_LOCALS = new Set(['auth', 'base', 'body', 'data', 'decode', 'graphql_data', 'mcp_result', 'client', 'default_client', 'res', 'reply']);
+/** Beyond this many nested `List<...>`, an element type is `Any` (specs are already bounded by the converter). */
+const MAX_TYPE_DEPTH = 32;
+
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Whether `s` holds an unpaired UTF-16 surrogate, which no Turn string (and no UTF-8 file) can hold. */
+export function hasUnpairedSurrogate(s: string): boolean {
+  UNPAIRED_SURROGATE.lastIndex = 0;
+  return UNPAIRED_SURROGATE.test(s);
+}
+
+/**
+ * `s` as a Turn string literal. Quotes and backslashes are escaped, and so is every character that
+ * is invisible or breaks a line (controls, format characters, separators other than the space,
+ * private-use and unassigned code points): `\n`, `\r`, `\t`, `\0` or `\u{...}`, the escapes the
+ * grammar reads. An unpaired surrogate, which a Turn string cannot hold, becomes U+FFFD.
+ */
+export function turnString(s: string): string {
+  let out = '"';
+  for (const ch of s.replace(UNPAIRED_SURROGATE, '\ufffd')) {
+    if (ch === '"' || ch === '\\') out += '\\' + ch;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\0') out += '\\0';
+    else if (ch !== ' ' && /[\p{C}\p{Z}]/u.test(ch)) out += `\\u{${ch.codePointAt(0)!.toString(16)}}`;
+    else out += ch;
+  }
+  return out + '"';
+}
+
+/** `s` as the text of a `//` comment: one line of visible characters, at most 200 of them. */
+export function commentText(s: string): string {
+  const line = s.replace(UNPAIRED_SURROGATE, '\ufffd').replace(/[\p{C}\p{Z}\s]+/gu, ' ').trim();
+  return [...line].slice(0, 200).join('');
+}
+
+const isIdentifier = (n: string) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n) && !TURN_KEYWORDS.has(n);
+const isStructName = (n: string) => isIdentifier(n) && /^[A-Z]/.test(n) && !BUILTIN_TYPE_NAMES.has(n);
+
+/** The names the module uses for the absorbed structs (the absorbers' names, when they are valid and unique). */
+class Names {
+  /** What a `Struct` type names → the declared name (the first struct of that name). */
+  private readonly structs = new Map<string, string>();
+  /** The declared name of each struct, in order: unique even if two absorbed structs share a name. */
+  readonly declared: string[] = [];
+
+  constructor(structs: readonly AbsorbedStruct[]) {
+    const taken = new Set<string>();
+    for (const s of structs) {
+      const name = isStructName(s.name) && !taken.has(s.name) ? (taken.add(s.name), s.name) : uniqueName(structName(s.name), taken);
+      this.declared.push(name);
+      if (!this.structs.has(s.name)) this.structs.set(s.name, name);
+    }
+  }
+
+  typeText(t: StaticType, depth = 0): string {
+    switch (t.kind) {
+      case 'List':
+        return depth >= MAX_TYPE_DEPTH ? 'List<Any>' : `List<${this.typeText(t.element, depth + 1)}>`;
+      case 'Struct':
+        return this.structs.get(t.name) ?? 'Any';
+      case 'Enum': {
+        // The grammar's enum type has two or more strings: a one-value enum repeats its value.
+        const values = [...new Set(t.values)];
+        if (values.length === 0) return 'Str';
+        return (values.length === 1 ? [values[0], values[0]] : values).map(turnString).join(' | ');
+      }
+      case 'Any':
+      case 'Num':
+      case 'Str':
+      case 'Bool':
+      case 'Void':
+      case 'Pid':
+      case 'Vec':
+      case 'Identity':
+      case 'Map':
+        return t.kind;
+      default:
+        return 'Any';
+    }
   }
 }
 
-const str = (s: string) => JSON.stringify(s);
-
-function structText(s: AbsorbedStruct): string {
-  const doc = s.doc ? `// ${oneLine(s.doc)}\n` : '';
-  const fields = s.fields.map((f) => `    ${f.name}: ${typeText(f.type)}`).join(',\n');
-  return `${doc}struct ${s.name} {\n${fields}\n};`;
+/** A valid identifier from `name`, not in `taken` (and then added to it). */
+function localName(name: string, taken: Set<string>): string {
+  const base = isIdentifier(name) ? name : identifier(name);
+  return uniqueName(isIdentifier(base) ? base : '_' + base, taken);
 }
 
-function oneLine(s: string): string {
-  return s.replace(/\s+/g, ' ').trim().slice(0, 200);
+function structText(s: AbsorbedStruct, name: string, names: Names): string {
+  const doc = s.doc ? `// ${commentText(s.doc)}\n` : '';
+  const taken = new Set<string>();
+  const fields = s.fields.map((f) => `    ${localName(f.name, taken)}: ${names.typeText(f.type)}`).join(',\n');
+  return `${doc}struct ${name} {\n${fields}\n};`;
 }
+
+/** An operation's parameters under the names its closure binds them to. */
+type Bound = { param: AbsorbedParam; local: string };
 
 /** Turn map literal of `{"wire": param, ...}` for the params in `where`. */
-function paramMap(op: AbsorbedOperation, where: string[]): string {
-  const ps = op.params.filter((p) => where.includes(p.in));
-  return `{${ps.map((p) => `${str(p.wireName)}: ${p.name}`).join(', ')}}`;
+function paramMap(params: Bound[], where: string[]): string {
+  const ps = params.filter((p) => where.includes(p.param.in));
+  return `{${ps.map((p) => `${turnString(p.param.wireName)}: ${p.local}`).join(', ')}}`;
 }
 
-function orderedParams(op: AbsorbedOperation) {
-  return [...op.params.filter((p) => !p.optional), ...op.params.filter((p) => p.optional)];
-}
-
-function operationText(op: AbsorbedOperation): string {
-  const params = orderedParams(op);
-  const signature = ['auth: Any', ...params.map((p) => `${p.name}: Any`)];
+function operationText(op: AbsorbedOperation, key: string, names: Names): string {
+  const taken = new Set(MODULE_LOCALS);
+  const params: Bound[] = [...op.params.filter((p) => !p.optional), ...op.params.filter((p) => p.optional)].map((param) => ({ param, local: localName(param.name, taken) }));
+  const signature = ['auth: Any', ...params.map((p) => `${p.local}: Any`)];
   if (op.body) signature.push('body: Any');
-  const result = typeText(op.result);
-  const doc = op.doc ? `        // ${oneLine(op.doc)}\n` : '';
+  const result = names.typeText(op.result);
+  const doc = op.doc ? `        // ${commentText(op.doc)}\n` : '';
   let request: string;
   if (op.protocol === 'graphql' && op.graphql) {
-    request = `call("http_request", auth, "POST", base, {"headers": {"content-type": "application/json"}, "body": call("json_stringify", {"query": ${str(op.graphql.document)}, "variables": ${paramMap(op, ['variable'])}})})`;
-    return `${doc}        ${str(op.name)}: turn(${signature.join(', ')}) -> ${result} {
+    request = `call("http_request", auth, "POST", base, {"headers": {"content-type": "application/json"}, "body": call("json_stringify", {"query": ${turnString(op.graphql.document)}, "variables": ${paramMap(params, ['variable'])}})})`;
+    return `${doc}        ${turnString(key)}: turn(${signature.join(', ')}) -> ${result} {
             let data = graphql_data(${request});
-            return data[${str(op.graphql.field)}];
+            return data[${turnString(op.graphql.field)}];
         }`;
   }
   if (op.protocol === 'mcp' && op.mcp) {
-    request = `call("http_request", auth, "POST", base, {"headers": {"content-type": "application/json"}, "body": call("json_stringify", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": ${str(op.mcp.tool)}, "arguments": ${paramMap(op, ['argument'])}}})})`;
-    return `${doc}        ${str(op.name)}: turn(${signature.join(', ')}) -> ${result} {
+    request = `call("http_request", auth, "POST", base, {"headers": {"content-type": "application/json"}, "body": call("json_stringify", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": ${turnString(op.mcp.tool)}, "arguments": ${paramMap(params, ['argument'])}}})})`;
+    return `${doc}        ${turnString(key)}: turn(${signature.join(', ')}) -> ${result} {
             return mcp_result(${request});
         }`;
   }
@@ -76,27 +154,31 @@ function operationText(op: AbsorbedOperation): string {
     .filter((part) => part !== '')
     .map((part) => {
       const m = /^\{(.+)\}$/.exec(part);
-      if (!m) return str(part);
-      const p = op.params.find((x) => x.in === 'path' && x.wireName === m[1]);
-      return p ? `call("url_encode", "" + ${p.name})` : str(part);
+      if (!m) return turnString(part);
+      const p = params.find((x) => x.param.in === 'path' && x.param.wireName === m[1]);
+      return p ? `call("url_encode", "" + ${p.local})` : turnString(part);
     })
     .join(' + ');
-  const options = [`"query": ${paramMap(op, ['query'])}`, `"headers": ${paramMap(op, ['header'])}`];
+  const options = [`"query": ${paramMap(params, ['query'])}`, `"headers": ${paramMap(params, ['header'])}`];
   if (op.body) options.push(`"body": body`);
-  request = `call("http_request", auth, ${str(op.method.toUpperCase())}, base + ${pathExpr || '""'}, {${options.join(', ')}})`;
-  return `${doc}        ${str(op.name)}: turn(${signature.join(', ')}) -> ${result} {
+  request = `call("http_request", auth, ${turnString(op.method.toUpperCase())}, base + ${pathExpr || '""'}, {${options.join(', ')}})`;
+  return `${doc}        ${turnString(key)}: turn(${signature.join(', ')}) -> ${result} {
             return decode(${request});
         }`;
 }
 
 /** The generated module's source text. */
 export function absorbedModuleSource(result: AbsorbResult, protocol: string, source: string): string {
+  const names = new Names(result.structs);
   const ops = result.operations;
+  // Operations are the keys of the maps `client` returns and the module exports, next to "client".
+  const keys = new Set(['client']);
+  const keyed = ops.map((op) => ({ op, key: uniqueName(op.name, keys) }));
   const base = ops.find((o) => o.baseUrl)?.baseUrl;
   const lines = [
-    `// Generated by Turn from ${protocol} spec ${source} — do not edit; it is rebuilt when the spec changes.`,
+    `// Generated by Turn from ${commentText(`${protocol} spec ${source}`)} — do not edit; it is rebuilt when the spec changes.`,
     '',
-    ...result.structs.map(structText),
+    ...result.structs.map((s, i) => structText(s, names.declared[i], names)),
     '',
     'let decode = turn(res: Map) -> Any {',
     '    if res["status"] < 200 or res["status"] >= 300 {',
@@ -118,12 +200,12 @@ export function absorbedModuleSource(result: AbsorbResult, protocol: string, sou
     '',
     'let client = turn(base: Str) -> Map {',
     '    return {',
-    ops.map(operationText).join(',\n'),
+    keyed.map(({ op, key }) => operationText(op, key, names)).join(',\n'),
     '    };',
     '};',
     '',
   ];
-  const defaults = base && /^https?:\/\//.test(base) ? `let default_client = client(${str(base)});\n` : 'let default_client = {};\n';
-  const exports = ['"client": client', ...ops.map((o) => `${str(o.name)}: default_client[${str(o.name)}]`)];
+  const defaults = base && /^https?:\/\//.test(base) ? `let default_client = client(${turnString(base)});\n` : 'let default_client = {};\n';
+  const exports = ['"client": client', ...keyed.map(({ key }) => `${turnString(key)}: default_client[${turnString(key)}]`)];
   return lines.join('\n') + defaults + `return {${exports.join(', ')}};\n`;
 }

@@ -2,7 +2,7 @@
 // HTTP effect. The document is validated structurally here (no external validator), with each
 // problem reported at its JSON pointer and line/column.
 import type { StaticType } from '../check/types.js';
-import { SchemaConverter, identifier, structName, uniqueName } from './schema.js';
+import { SchemaConverter, identifier, operationNames, structName, uniqueName } from './schema.js';
 import { pointerOf } from './source.js';
 import type { AbsorbedOperation, AbsorbedParam } from './types.js';
 
@@ -40,7 +40,7 @@ export function absorbOpenApi(conv: SchemaConverter): AbsorbedOperation[] {
 
   const baseUrl = Array.isArray(root.servers) && isObj(root.servers[0]) && typeof root.servers[0].url === 'string' ? root.servers[0].url : undefined;
   const ops: AbsorbedOperation[] = [];
-  const names = new Set<string>();
+  const names = operationNames();
   const paths = isObj(root.paths) ? root.paths : {};
   for (const [p, item] of Object.entries(paths)) {
     const itemPtr = pointerOf(['paths', p]);

@@ -8,11 +8,20 @@ import type { AbsorbedField, AbsorbedStruct, SpecDiagnostic } from './types.js';
 
 const ANY: StaticType = { kind: 'Any' };
 
+/** Every keyword of the grammar (test/absorb/generated.test.ts compares them with grammar/src/grammar.json). */
 export const TURN_KEYWORDS = new Set(
-  `turn let struct impl type use use_wasm grant infer confidence suspend spawn spawn_link spawn_each gather send receive context append system remember recall call return if else while try catch throw and or true false null vec map filter`.split(
+  `turn let struct impl type use use_wasm grant infer confidence suspend spawn spawn_link spawn_each gather send receive context append system remember recall call return if else while try catch throw and or true false null vec map filter detach identity invoke schema scope task`.split(
     ' ',
   ),
 );
+
+/** Longer names are cut (the wire name is kept whole). */
+const MAX_NAME_LENGTH = 64;
+/**
+ * Schemas nested deeper than this (through properties, items, combinators and refs) are typed Any,
+ * with one warning: deep or cyclic documents (a recursive YAML alias) cannot exhaust the stack.
+ */
+const MAX_SCHEMA_DEPTH = 64;
 
 function words(s: string): string[] {
   return s
@@ -25,7 +34,8 @@ function words(s: string): string[] {
 export function structName(s: string): string {
   let n = words(s)
     .map((w) => w[0].toUpperCase() + w.slice(1))
-    .join('');
+    .join('')
+    .slice(0, MAX_NAME_LENGTH);
   if (n === '') n = 'Schema';
   if (!/^[A-Za-z]/.test(n)) n = 'T' + n;
   if (BUILTIN_TYPE_NAMES.has(n) || TURN_KEYWORDS.has(n)) n += '_';
@@ -34,11 +44,16 @@ export function structName(s: string): string {
 
 /** A field, parameter or callable name: the original when it is a valid identifier, else snake_case. */
 export function identifier(s: string): string {
-  let n = /^[A-Za-z_][A-Za-z0-9_]*$/.test(s) ? s : words(s).map((w) => w.toLowerCase()).join('_');
+  let n = (/^[A-Za-z_][A-Za-z0-9_]*$/.test(s) ? s : words(s).map((w) => w.toLowerCase()).join('_')).slice(0, MAX_NAME_LENGTH);
   if (n === '') n = '_';
   if (/^[0-9]/.test(n)) n = '_' + n;
   if (TURN_KEYWORDS.has(n)) n += '_';
   return n;
+}
+
+/** A fresh set of taken operation names: `client` is the generated module's own export. */
+export function operationNames(): Set<string> {
+  return new Set(['client']);
 }
 
 export function uniqueName(base: string, taken: Set<string>): string {
@@ -64,6 +79,8 @@ export class SchemaConverter {
   readonly structNames = new Set<string>();
   private readonly byPointer = new Map<string, string>();
   private readonly inlineStack: string[] = [];
+  private depth = 0;
+  private reportedTooDeep = false;
 
   constructor(
     readonly root: unknown,
@@ -156,16 +173,16 @@ export class SchemaConverter {
   }
 
   /** Properties of an object schema, merging `allOf` members (refs followed). */
-  private collectProperties(s: Schema, pointer: string, seen: Set<string>): { properties: Map<string, { schema: unknown; pointer: string }>; required: Set<string> } {
+  private collectProperties(s: Schema, pointer: string, seen: Set<string>, depth = 0): { properties: Map<string, { schema: unknown; pointer: string }>; required: Set<string> } {
     const properties = new Map<string, { schema: unknown; pointer: string }>();
     const required = new Set<string>();
-    if (seen.has(pointer)) return { properties, required };
+    if (seen.has(pointer) || this.tooDeep(this.depth + depth, pointer)) return { properties, required };
     seen.add(pointer);
     if (Array.isArray(s.allOf)) {
       s.allOf.forEach((member, i) => {
         const d = this.deref(member, `${pointer}/allOf/${i}`);
         if (!d || !isObj(d.schema)) return;
-        const inner = this.collectProperties(d.schema, d.pointer, seen);
+        const inner = this.collectProperties(d.schema, d.pointer, seen, depth + 1);
         for (const [k, v] of inner.properties) properties.set(k, v);
         for (const r of inner.required) required.add(r);
       });
@@ -179,8 +196,28 @@ export class SchemaConverter {
     return { properties, required };
   }
 
+  /** Whether `depth` levels are too many: reports it (once) at `pointer`. */
+  private tooDeep(depth: number, pointer: string): boolean {
+    if (depth < MAX_SCHEMA_DEPTH) return false;
+    if (!this.reportedTooDeep) {
+      this.reportedTooDeep = true;
+      this.diag('warning', `the schema is nested more than ${MAX_SCHEMA_DEPTH} levels deep here: deeper parts are typed Any`, pointer);
+    }
+    return true;
+  }
+
   /** The Turn type of a schema; `hint` names a struct made for an inline object. */
   typeOf(schema: unknown, pointer: string, hint: string): TypeWithOptional {
+    if (this.tooDeep(this.depth, pointer)) return { type: ANY, optional: false };
+    this.depth++;
+    try {
+      return this.typeOfSchema(schema, pointer, hint);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private typeOfSchema(schema: unknown, pointer: string, hint: string): TypeWithOptional {
     if (schema === true || schema === undefined) return { type: ANY, optional: false };
     if (!isObj(schema)) {
       if (schema !== false) this.diag('error', 'a schema must be an object', pointer);

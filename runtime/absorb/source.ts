@@ -115,15 +115,37 @@ export interface SpecDoc {
 export function pointerSegments(pointer: string): string[] {
   const p = pointer.startsWith('#') ? pointer.slice(1) : pointer;
   if (p === '' ) return [];
-  return p.split('/').slice(1).map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'));
+  return p.split('/').slice(1).map((s) => percentDecoded(s).replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** A pointer segment of a URI fragment, percent-decoded when that is well-formed (`%zz` is kept as written). */
+function percentDecoded(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 export function pointerOf(segments: (string | number)[]): string {
   return '#' + segments.map((s) => '/' + String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 }
 
-/** Parses JSON or YAML text. Syntax errors become diagnostics with positions; returns undefined then. */
+/**
+ * Parses JSON or YAML text. Syntax errors become diagnostics with positions; returns undefined then.
+ * A document nested so deeply that a parser runs out of stack is one of those errors.
+ */
 export function parseSpecText(text: string, display: string, formatHint: string, diags: SpecDiagnostic[]): SpecDoc | undefined {
+  try {
+    return parseText(text, display, formatHint, diags);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    diags.push({ severity: 'error', message: 'the spec is nested too deeply to read', file: display, pointer: '#', line: 1, column: 1 });
+    return undefined;
+  }
+}
+
+function parseText(text: string, display: string, formatHint: string, diags: SpecDiagnostic[]): SpecDoc | undefined {
   const lineCounter = new LineCounter();
   const json = /\.json$/i.test(formatHint) || /^\s*[{[]/.test(text);
   let data: unknown;

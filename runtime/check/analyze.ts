@@ -5,7 +5,7 @@
 // annotations. Where a type is unknown it says nothing (that is what makes it gradual).
 import type * as A from '../syntax/ast.js';
 import { SCOPE_POLICIES } from '../syntax/ast.js';
-import { forEachChild, isStatement, walk } from '../syntax/walk.js';
+import { forEachChild, walk } from '../syntax/walk.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IDENTITY_KINDS, parseIdentity } from '../effects/identity.js';
 import { editDistance } from './spelling.js';
@@ -204,9 +204,24 @@ class Analyzer implements TypeResolver {
 
   // ------------------------------------------------------------------ statements
 
-  /** `let` binds in the enclosing function, so names are known function-wide before the walk. */
+  /**
+   * `let` binds in the enclosing function, so names are known function-wide before the walk.
+   * Iterative (a stack of what is left to visit, in source order), so `else if` chains and nested
+   * blocks cost no JavaScript stack.
+   */
   private hoist(body: A.Stmt[], scope: FunctionScope): void {
-    const visit = (n: A.Node): void => {
+    /** A node to visit, or the `try` whose `catch` name is bound next. */
+    const pending: (A.Node | CatchName)[] = [];
+    const pushAll = (nodes: readonly A.Node[]): void => {
+      for (let i = nodes.length - 1; i >= 0; i--) pending.push(nodes[i]);
+    };
+    pushAll(body);
+    while (pending.length > 0) {
+      const n = pending.pop()!;
+      if (n instanceof CatchName) {
+        if (!scope.names.has(n.stmt.param.name)) scope.names.set(n.stmt.param.name, { type: ANY, bindings: 1, origin: { kind: 'catch', stmt: n.stmt } });
+        continue;
+      }
       switch (n.kind) {
         case 'Let': {
           const existing = scope.names.get(n.name.name);
@@ -223,280 +238,421 @@ class Analyzer implements TypeResolver {
               origin: { kind: 'let', stmt: n },
             });
           }
-          return;
+          break;
         }
         case 'Try':
           // The `catch` name is bound after the `try` block's own names.
-          visit(n.body);
-          if (!scope.names.has(n.param.name)) scope.names.set(n.param.name, { type: ANY, bindings: 1, origin: { kind: 'catch', stmt: n } });
-          visit(n.handler);
-          return;
+          pending.push(n.handler, new CatchName(n), n.body);
+          break;
         case 'Block':
         case 'If':
         case 'While':
-        case 'Entry':
-          forEachChild(n, visit);
-          return;
+        case 'Entry': {
+          const children: A.Node[] = [];
+          forEachChild(n, (c) => children.push(c));
+          pushAll(children);
+          break;
+        }
         default:
           // Expressions (whatever they contain), declarations, names and types bind nothing here.
-          return;
+          break;
       }
-    };
-    for (const s of body) visit(s);
+    }
   }
 
   private statements(body: A.Stmt[], scope: FunctionScope): void {
     for (const s of body) this.statement(s, scope);
   }
 
+  // Depth (docs/reliability.md): a program may nest up to MAX_NESTING levels (syntax/lower.ts), and
+  // this walk recurses along them, so the methods on the way down — `statement`, `expr`,
+  // `exprType` and what they call per kind — keep their frames small: a case with locals of its
+  // own is a method, and lists are walked with loops rather than `map` and a closure.
+
   private statement(s: A.Stmt, scope: FunctionScope): void {
     switch (s.kind) {
-      case 'Let': {
-        if (s.type) this.checkTypeExpr(s.type);
-        const t = this.expr(s.value, scope);
-        const b = scope.names.get(s.name.name);
-        if (b?.declared && !isAssignable(t, b.declared)) {
-          this.mismatch(s.value.span, `\`${s.name.name}\` is declared`, b.declared, t);
-        }
-        if (b) b.type = b.declared ?? (b.bindings === 1 ? t : ANY);
-        this.observer?.let?.(s, b, scope);
+      case 'Let':
+        this.letStatement(s, scope);
         return;
-      }
-      case 'Return': {
-        if (scope.openScopes > 0) {
-          this.report(s.span, '`return` cannot leave a `scope` block: the scope\'s value is its tasks\' results', 'scope-return');
-        }
-        const t = s.value ? this.expr(s.value, scope) : NULL;
-        if (scope.declaredResult && s.value && !isAssignable(t, scope.declaredResult)) {
-          this.mismatch(s.value.span, 'the closure returns', scope.declaredResult, t);
-        }
+      case 'Return':
+        this.returnStatement(s, scope);
         return;
-      }
-      case 'Impl': {
-        const info = this.structs.get(s.typeName.name);
-        for (const m of s.methods) {
-          if (m.value.kind === 'Closure') this.closure(m.value, scope, info);
-        }
+      case 'Impl':
+        this.implMethods(s, scope);
         return;
-      }
+      case 'If':
+        this.expr(s.condition, scope);
+        this.statements(s.then.body, scope);
+        if (s.else?.kind === 'Block') this.statements(s.else.body, scope);
+        else if (s.else) this.statement(s.else, scope);
+        return;
+      case 'While':
+        this.expr(s.condition, scope);
+        this.statements(s.body.body, scope);
+        return;
+      case 'ExprStmt':
+        this.expr(s.expr, scope);
+        return;
+      case 'Try':
+        this.statements(s.body.body, scope);
+        this.statements(s.handler.body, scope);
+        return;
+      case 'Throw':
+        this.expr(s.value, scope);
+        return;
+      case 'Entry':
+        this.statements(s.body.body, scope);
+        return;
       case 'Struct':
       case 'TypeAlias':
       case 'Suspend':
         return;
-      default:
-        // ExprStmt, If, While, Try, Throw, Entry: their expressions and statements, in order.
-        this.children(s, scope);
     }
   }
 
-  /** Checks the code directly inside `n` (statements, blocks and expressions) in source order. */
-  private children(n: A.Node, scope: FunctionScope): void {
-    forEachChild(n, (c, role) => {
-      if (role !== 'code') return;
-      if (c.kind === 'Block') this.statements(c.body, scope);
-      else if (isStatement(c)) this.statement(c, scope);
-      else this.expr(c as A.Expr, scope);
-    });
+  private letStatement(s: A.LetStmt, scope: FunctionScope): void {
+    if (s.type) this.checkTypeExpr(s.type);
+    const t = this.expr(s.value, scope);
+    const b = scope.names.get(s.name.name);
+    if (b?.declared && !isAssignable(t, b.declared)) {
+      this.mismatch(s.value.span, `\`${s.name.name}\` is declared`, b.declared, t);
+    }
+    if (b) b.type = b.declared ?? (b.bindings === 1 ? t : ANY);
+    this.observer?.let?.(s, b, scope);
+  }
+
+  private returnStatement(s: A.ReturnStmt, scope: FunctionScope): void {
+    if (scope.openScopes > 0) {
+      this.report(s.span, '`return` cannot leave a `scope` block: the scope\'s value is its tasks\' results', 'scope-return');
+    }
+    const t = s.value ? this.expr(s.value, scope) : NULL;
+    if (scope.declaredResult && s.value && !isAssignable(t, scope.declaredResult)) {
+      this.mismatch(s.value.span, 'the closure returns', scope.declaredResult, t);
+    }
+  }
+
+  private implMethods(s: A.ImplDecl, scope: FunctionScope): void {
+    const info = this.structs.get(s.typeName.name);
+    for (const m of s.methods) {
+      if (m.value.kind === 'Closure') this.closure(m.value, scope, info);
+    }
   }
 
   // ------------------------------------------------------------------ expressions
 
   private expr(e: A.Expr, scope: FunctionScope): StaticType {
-    const t = this.exprType(e, scope);
+    let t: StaticType;
+    switch (e.kind) {
+      case 'Number':
+        t = NUM;
+        break;
+      case 'String':
+        t = STR;
+        break;
+      case 'Bool':
+        t = BOOL;
+        break;
+      case 'Null':
+        t = NULL;
+        break;
+      case 'Identifier':
+        t = this.identifier(e, scope);
+        break;
+      case 'List':
+        t = this.list(e, scope);
+        break;
+      case 'Map':
+        t = this.map(e, scope);
+        break;
+      case 'Vec':
+        t = this.vec(e, scope);
+        break;
+      case 'StructLit':
+        t = this.structLiteral(e, scope);
+        break;
+      case 'Closure':
+        t = this.closureExpr(e, scope);
+        break;
+      case 'Binary':
+        t = this.binary(e, scope);
+        break;
+      case 'Unary':
+        t = this.unary(e, scope);
+        break;
+      case 'Index':
+        t = this.index(e, scope);
+        break;
+      case 'Member':
+        t = this.member(e, scope);
+        break;
+      case 'MethodCall':
+        t = this.methodCall(e, scope);
+        break;
+      case 'Call':
+        t = this.call(e, scope);
+        break;
+      case 'CallBuiltin':
+        t = this.callBuiltin(e, scope);
+        break;
+      case 'ListOp':
+        t = this.listOp(e, scope);
+        break;
+      case 'Use':
+        t = ANY;
+        break;
+      case 'UseSchema':
+        this.expr(e.source, scope);
+        t = ANY;
+        break;
+      case 'Grant':
+        t = this.grant(e, scope);
+        break;
+      case 'Infer':
+        t = this.infer(e, scope);
+        break;
+      case 'Confidence':
+        this.expr(e.operand, scope);
+        t = NUM;
+        break;
+      case 'Spawn':
+        t = this.spawn(e, scope);
+        break;
+      case 'SpawnEach':
+        t = this.spawnEach(e, scope);
+        break;
+      case 'Gather':
+        this.expr(e.operand, scope);
+        t = { kind: 'List', element: ANY };
+        break;
+      case 'Receive':
+        t = this.receive(e, scope);
+        break;
+      case 'Invoke':
+        t = this.invoke(e, scope);
+        break;
+      case 'Scope':
+        t = this.scopeBlock(e, scope);
+        break;
+      case 'Task':
+        t = this.task(e, scope);
+        break;
+      case 'Detach':
+        t = this.detach(e, scope);
+        break;
+      case 'Send':
+        t = this.send(e, scope);
+        break;
+      case 'Remember':
+        t = this.remember(e, scope);
+        break;
+      case 'Recall':
+        this.expr(e.key, scope);
+        t = ANY;
+        break;
+      case 'Context':
+        t = this.context(e, scope);
+        break;
+    }
     this.observer?.expr?.(e, t, scope);
     return t;
   }
 
-  private exprType(e: A.Expr, scope: FunctionScope): StaticType {
-    switch (e.kind) {
-      case 'Number':
-        return NUM;
-      case 'String':
-        return STR;
-      case 'Bool':
-        return BOOL;
-      case 'Null':
-        return NULL;
-      case 'Identifier': {
-        const b = scope.lookup(e.name);
-        this.observer?.reference?.(e, b, scope);
-        if (!b) {
-          this.report(e.span, `undefined name \`${e.name}\``, 'undefined-name');
-          return ANY;
-        }
-        return b.type;
-      }
-      case 'List': {
-        const types = e.items.map((i) => this.expr(i, scope));
-        const first = types[0];
-        const same = first && types.every((t) => sameType(t, first));
-        return { kind: 'List', element: same ? first : ANY };
-      }
-      case 'Map':
-        this.children(e, scope);
-        return { kind: 'Map' };
-      case 'Vec':
-        e.items.forEach((i) => this.expectType(i, scope, NUM, 'a vector element'));
-        return { kind: 'Vec' };
-      case 'StructLit':
-        return this.structLiteral(e, scope);
-      case 'Closure':
-        this.closure(e, scope);
-        return this.closureType(e);
-      case 'Binary':
-        return this.binary(e, scope);
-      case 'Unary': {
-        const t = this.expr(e.operand, scope);
-        if (e.op === '-') {
-          if (t.kind !== 'Any' && t.kind !== 'Num') this.report(e.span, `cannot negate a ${typeToString(t)}`, 'type-mismatch');
-          return NUM;
-        }
-        return BOOL;
-      }
-      case 'Index': {
-        const target = this.expr(e.target, scope);
-        const index = this.expr(e.index, scope);
-        if (target.kind === 'List') {
-          if (index.kind !== 'Any' && index.kind !== 'Num') this.report(e.index.span, `a list index must be a Num, not ${typeToString(index)}`, 'type-mismatch');
-          return target.element;
-        }
-        if (target.kind === 'Struct' && e.index.kind === 'String') return this.fieldType(target.name, e.index.value, e.index.span);
-        if (['Num', 'Bool', 'Null'].includes(target.kind)) this.report(e.span, `cannot index a ${typeToString(target)}`, 'type-mismatch');
-        return ANY;
-      }
-      case 'Member': {
-        const target = this.expr(e.target, scope);
-        if (target.kind === 'Struct') {
-          const info = this.structs.get(target.name);
-          if (info?.methods.has(e.name.name)) return { kind: 'Closure', params: [], result: ANY };
-          return this.fieldType(target.name, e.name.name, e.name.span);
-        }
-        if (['Num', 'Str', 'Bool', 'Null', 'List'].includes(target.kind)) {
-          this.report(e.name.span, `a ${typeToString(target)} has no field \`${e.name.name}\``, 'unknown-field');
-        }
-        return ANY;
-      }
-      case 'MethodCall':
-        return this.methodCall(e, scope);
-      case 'Call': {
-        const sig = e.callee.kind === 'Identifier' ? scope.lookup(e.callee.name)?.sig : undefined;
-        const calleeType = this.expr(e.callee, scope);
-        const argTypes = e.args.map((a) => this.expr(a, scope));
-        if (['Num', 'Str', 'Bool', 'Null', 'List', 'Map', 'Struct'].includes(calleeType.kind)) {
-          this.report(e.callee.span, `a ${typeToString(calleeType)} is not callable`, 'not-callable');
-        }
-        if (sig) this.checkCall(sig, e.args, argTypes, calleeName(e.callee), e.span, false);
-        return sig?.result ?? (calleeType.kind === 'Closure' ? calleeType.result : ANY);
-      }
-      case 'CallBuiltin': {
-        const targetType = this.expr(e.target, scope);
-        const argTypes = e.args.map((a) => this.expr(a, scope));
-        if (e.target.kind === 'String' && LEAKING_TOOLS.has(e.target.value)) {
-          argTypes.forEach((t, i) => {
-            if (t.kind === 'Identity') this.report(e.args[i].span, `an identity handle cannot be passed to \`${e.target.kind === 'String' ? e.target.value : ''}\`: its secret stays with the host`, 'identity-leak');
-          });
-        }
-        const sig = e.target.kind === 'Identifier' ? scope.lookup(e.target.name)?.sig : undefined;
-        if (sig) this.checkCall(sig, e.args, argTypes, calleeName(e.target), e.span, true);
-        else if (['Num', 'Bool', 'Null', 'List', 'Map', 'Struct'].includes(targetType.kind)) {
-          this.report(e.target.span, `\`call\` needs a closure or a tool name, not a ${typeToString(targetType)}`, 'not-callable');
-        }
-        return sig?.result ?? ANY;
-      }
-      case 'ListOp': {
-        const list = this.expr(e.list, scope);
-        this.expr(e.fn, scope);
-        this.checkFnArity(e.fn, 1, e.op);
-        if (['Num', 'Str', 'Bool', 'Map', 'Struct'].includes(list.kind)) {
-          this.report(e.list.span, `\`${e.op}\` needs a list, not a ${typeToString(list)}`, 'type-mismatch');
-        }
-        return e.op === 'filter' && list.kind === 'List' ? list : { kind: 'List', element: ANY };
-      }
-      case 'Use':
-        return ANY;
-      case 'UseSchema':
-        this.children(e, scope);
-        return ANY;
-      case 'Grant': {
-        this.expectType(e.name, scope, STR, 'an identity name');
-        const kind = e.identityKind.name;
-        if (!(IDENTITY_KINDS as readonly string[]).includes(kind)) {
-          this.report(e.identityKind.span, `unknown identity kind \`${kind}\`: use ${IDENTITY_KINDS.join(', ')}`, 'identity-kind');
-        } else if (e.name.kind === 'String') {
-          const parsed = parseIdentity(kind, e.name.value);
-          if (!parsed.ok) this.report(e.name.span, parsed.message, 'identity-kind');
-        }
-        return { kind: 'Identity' };
-      }
-      case 'Infer': {
-        this.checkTypeExpr(e.type);
-        const t = resolveType(e.type, this);
-        const bad = unsupportedInferType(t, this);
-        if (bad) this.report(e.type.span, `\`infer\` cannot produce ${bad}: use a struct, Num, Str, Bool, a string enum or a List of them`, 'infer-type');
-        const body = e.body.body;
-        const last = body[body.length - 1];
-        const prompt = last?.kind === 'ExprStmt' ? last : undefined;
-        this.statements(prompt ? body.slice(0, -1) : body, scope);
-        if (prompt && this.expr(prompt.expr, scope).kind === 'Identity') {
-          this.report(prompt.expr.span, 'an identity handle cannot be sent in a prompt', 'identity-leak');
-        }
-        if (!prompt) this.report(e.body.span, '`infer` needs a prompt: end its block with an expression such as "Summarise this";', 'infer-prompt');
-        return t;
-      }
-      case 'Confidence':
-        this.children(e, scope);
-        return NUM;
-      case 'Spawn':
-        this.expr(e.body, scope);
-        this.checkFnArity(e.body, 0, e.link ? 'spawn_link' : 'spawn');
-        return { kind: 'Pid' };
-      case 'SpawnEach':
-        this.expr(e.list, scope);
-        this.expr(e.fn, scope);
-        this.checkFnArity(e.fn, 1, 'spawn_each');
-        return { kind: 'List', element: { kind: 'Pid' } };
-      case 'Gather':
-        this.children(e, scope);
-        return { kind: 'List', element: ANY };
-      case 'Receive':
-        if (e.timeout) this.expectType(e.timeout, scope, NUM, 'a receive timeout (milliseconds)');
-        return ANY;
-      case 'Invoke':
-        if (e.call.kind === 'Closure') this.checkFnArity(e.call, 0, 'invoke');
-        return this.expr(e.call, scope);
-      case 'Scope': {
-        if (!(SCOPE_POLICIES as readonly string[]).includes(e.policy.name)) {
-          this.report(e.policy.span, `unknown scope policy \`${e.policy.name}\`: use fail_fast, wait_all or first_success`, 'scope-policy');
-        }
-        scope.openScopes++;
-        this.statements(e.body.body, scope);
-        scope.openScopes--;
-        return e.policy.name === 'first_success' ? ANY : { kind: 'List', element: ANY };
-      }
-      case 'Task':
-        this.expr(e.body, scope);
-        this.checkFnArity(e.body, 0, 'task');
-        return { kind: 'Pid' };
-      case 'Detach':
-        this.expr(e.body, scope);
-        this.checkFnArity(e.body, 0, 'detach');
-        return ANY;
-      case 'Send':
-        this.expectType(e.pid, scope, { kind: 'Pid' }, 'the target of `send`');
-        if (this.expr(e.message, scope).kind === 'Identity') {
-          this.report(e.message.span, 'an identity handle cannot be sent to another process; grant it there instead', 'identity-leak');
-        }
-        return NULL;
-      case 'Remember':
-        this.children(e, scope);
-        return NULL;
-      case 'Recall':
-        this.children(e, scope);
-        return ANY;
-      case 'Context':
-        if (this.expr(e.arg, scope).kind === 'Identity') this.report(e.arg.span, 'an identity handle cannot be put in a context', 'identity-leak');
-        return NULL;
+  private map(e: A.MapLit, scope: FunctionScope): StaticType {
+    for (const entry of e.entries) this.expr(entry.value, scope);
+    return { kind: 'Map' };
+  }
+
+  private vec(e: A.VecLit, scope: FunctionScope): StaticType {
+    for (const i of e.items) this.expectType(i, scope, NUM, 'a vector element');
+    return { kind: 'Vec' };
+  }
+
+  private closureExpr(e: A.Closure, scope: FunctionScope): StaticType {
+    this.closure(e, scope);
+    return this.closureType(e);
+  }
+
+  private spawn(e: A.SpawnExpr, scope: FunctionScope): StaticType {
+    this.expr(e.body, scope);
+    this.checkFnArity(e.body, 0, e.link ? 'spawn_link' : 'spawn');
+    return { kind: 'Pid' };
+  }
+
+  private spawnEach(e: A.SpawnEachExpr, scope: FunctionScope): StaticType {
+    this.expr(e.list, scope);
+    this.expr(e.fn, scope);
+    this.checkFnArity(e.fn, 1, 'spawn_each');
+    return { kind: 'List', element: { kind: 'Pid' } };
+  }
+
+  private receive(e: A.ReceiveExpr, scope: FunctionScope): StaticType {
+    if (e.timeout) this.expectType(e.timeout, scope, NUM, 'a receive timeout (milliseconds)');
+    return ANY;
+  }
+
+  private invoke(e: A.InvokeExpr, scope: FunctionScope): StaticType {
+    if (e.call.kind === 'Closure') this.checkFnArity(e.call, 0, 'invoke');
+    return this.expr(e.call, scope);
+  }
+
+  private task(e: A.TaskExpr, scope: FunctionScope): StaticType {
+    this.expr(e.body, scope);
+    this.checkFnArity(e.body, 0, 'task');
+    return { kind: 'Pid' };
+  }
+
+  private detach(e: A.DetachExpr, scope: FunctionScope): StaticType {
+    this.expr(e.body, scope);
+    this.checkFnArity(e.body, 0, 'detach');
+    return ANY;
+  }
+
+  private send(e: A.SendExpr, scope: FunctionScope): StaticType {
+    this.expectType(e.pid, scope, { kind: 'Pid' }, 'the target of `send`');
+    if (this.expr(e.message, scope).kind === 'Identity') {
+      this.report(e.message.span, 'an identity handle cannot be sent to another process; grant it there instead', 'identity-leak');
     }
+    return NULL;
+  }
+
+  private remember(e: A.RememberExpr, scope: FunctionScope): StaticType {
+    this.expr(e.key, scope);
+    this.expr(e.value, scope);
+    return NULL;
+  }
+
+  private context(e: A.ContextExpr, scope: FunctionScope): StaticType {
+    if (this.expr(e.arg, scope).kind === 'Identity') this.report(e.arg.span, 'an identity handle cannot be put in a context', 'identity-leak');
+    return NULL;
+  }
+
+  private identifier(e: A.Identifier, scope: FunctionScope): StaticType {
+    const b = scope.lookup(e.name);
+    this.observer?.reference?.(e, b, scope);
+    if (!b) {
+      this.report(e.span, `undefined name \`${e.name}\``, 'undefined-name');
+      return ANY;
+    }
+    return b.type;
+  }
+
+  private list(e: A.ListLit, scope: FunctionScope): StaticType {
+    const types: StaticType[] = [];
+    for (const x of e.items) types.push(this.expr(x, scope));
+    const first = types[0];
+    const same = first && types.every((t) => sameType(t, first));
+    return { kind: 'List', element: same ? first : ANY };
+  }
+
+  private unary(e: A.Unary, scope: FunctionScope): StaticType {
+    const t = this.expr(e.operand, scope);
+    if (e.op === '-') {
+      if (t.kind !== 'Any' && t.kind !== 'Num') this.report(e.span, `cannot negate a ${typeToString(t)}`, 'type-mismatch');
+      return NUM;
+    }
+    return BOOL;
+  }
+
+  private index(e: A.Index, scope: FunctionScope): StaticType {
+    const target = this.expr(e.target, scope);
+    const index = this.expr(e.index, scope);
+    if (target.kind === 'List') {
+      if (index.kind !== 'Any' && index.kind !== 'Num') this.report(e.index.span, `a list index must be a Num, not ${typeToString(index)}`, 'type-mismatch');
+      return target.element;
+    }
+    if (target.kind === 'Struct' && e.index.kind === 'String') return this.fieldType(target.name, e.index.value, e.index.span);
+    if (['Num', 'Bool', 'Null'].includes(target.kind)) this.report(e.span, `cannot index a ${typeToString(target)}`, 'type-mismatch');
+    return ANY;
+  }
+
+  private member(e: A.Member, scope: FunctionScope): StaticType {
+    const target = this.expr(e.target, scope);
+    if (target.kind === 'Struct') {
+      const info = this.structs.get(target.name);
+      if (info?.methods.has(e.name.name)) return { kind: 'Closure', params: [], result: ANY };
+      return this.fieldType(target.name, e.name.name, e.name.span);
+    }
+    if (['Num', 'Str', 'Bool', 'Null', 'List'].includes(target.kind)) {
+      this.report(e.name.span, `a ${typeToString(target)} has no field \`${e.name.name}\``, 'unknown-field');
+    }
+    return ANY;
+  }
+
+  private call(e: A.CallExpr, scope: FunctionScope): StaticType {
+    const sig = e.callee.kind === 'Identifier' ? scope.lookup(e.callee.name)?.sig : undefined;
+    const calleeType = this.expr(e.callee, scope);
+    const argTypes: StaticType[] = [];
+    for (const x of e.args) argTypes.push(this.expr(x, scope));
+    if (['Num', 'Str', 'Bool', 'Null', 'List', 'Map', 'Struct'].includes(calleeType.kind)) {
+      this.report(e.callee.span, `a ${typeToString(calleeType)} is not callable`, 'not-callable');
+    }
+    if (sig) this.checkCall(sig, e.args, argTypes, calleeName(e.callee), e.span, false);
+    return sig?.result ?? (calleeType.kind === 'Closure' ? calleeType.result : ANY);
+  }
+
+  private callBuiltin(e: A.CallBuiltin, scope: FunctionScope): StaticType {
+    const targetType = this.expr(e.target, scope);
+    const argTypes: StaticType[] = [];
+    for (const x of e.args) argTypes.push(this.expr(x, scope));
+    if (e.target.kind === 'String' && LEAKING_TOOLS.has(e.target.value)) {
+      argTypes.forEach((t, i) => {
+        if (t.kind === 'Identity') this.report(e.args[i].span, `an identity handle cannot be passed to \`${e.target.kind === 'String' ? e.target.value : ''}\`: its secret stays with the host`, 'identity-leak');
+      });
+    }
+    const sig = e.target.kind === 'Identifier' ? scope.lookup(e.target.name)?.sig : undefined;
+    if (sig) this.checkCall(sig, e.args, argTypes, calleeName(e.target), e.span, true);
+    else if (['Num', 'Bool', 'Null', 'List', 'Map', 'Struct'].includes(targetType.kind)) {
+      this.report(e.target.span, `\`call\` needs a closure or a tool name, not a ${typeToString(targetType)}`, 'not-callable');
+    }
+    return sig?.result ?? ANY;
+  }
+
+  private listOp(e: A.ListOp, scope: FunctionScope): StaticType {
+    const list = this.expr(e.list, scope);
+    this.expr(e.fn, scope);
+    this.checkFnArity(e.fn, 1, e.op);
+    if (['Num', 'Str', 'Bool', 'Map', 'Struct'].includes(list.kind)) {
+      this.report(e.list.span, `\`${e.op}\` needs a list, not a ${typeToString(list)}`, 'type-mismatch');
+    }
+    return e.op === 'filter' && list.kind === 'List' ? list : { kind: 'List', element: ANY };
+  }
+
+  private grant(e: A.GrantExpr, scope: FunctionScope): StaticType {
+    this.expectType(e.name, scope, STR, 'an identity name');
+    const kind = e.identityKind.name;
+    if (!(IDENTITY_KINDS as readonly string[]).includes(kind)) {
+      this.report(e.identityKind.span, `unknown identity kind \`${kind}\`: use ${IDENTITY_KINDS.join(', ')}`, 'identity-kind');
+    } else if (e.name.kind === 'String') {
+      const parsed = parseIdentity(kind, e.name.value);
+      if (!parsed.ok) this.report(e.name.span, parsed.message, 'identity-kind');
+    }
+    return { kind: 'Identity' };
+  }
+
+  private infer(e: A.InferExpr, scope: FunctionScope): StaticType {
+    this.checkTypeExpr(e.type);
+    const t = resolveType(e.type, this);
+    const bad = unsupportedInferType(t, this);
+    if (bad) this.report(e.type.span, `\`infer\` cannot produce ${bad}: use a struct, Num, Str, Bool, a string enum or a List of them`, 'infer-type');
+    const body = e.body.body;
+    const last = body[body.length - 1];
+    const prompt = last?.kind === 'ExprStmt' ? last : undefined;
+    this.statements(prompt ? body.slice(0, -1) : body, scope);
+    if (prompt && this.expr(prompt.expr, scope).kind === 'Identity') {
+      this.report(prompt.expr.span, 'an identity handle cannot be sent in a prompt', 'identity-leak');
+    }
+    if (!prompt) this.report(e.body.span, '`infer` needs a prompt: end its block with an expression such as "Summarise this";', 'infer-prompt');
+    return t;
+  }
+
+  private scopeBlock(e: A.ScopeExpr, scope: FunctionScope): StaticType {
+    if (!(SCOPE_POLICIES as readonly string[]).includes(e.policy.name)) {
+      this.report(e.policy.span, `unknown scope policy \`${e.policy.name}\`: use fail_fast, wait_all or first_success`, 'scope-policy');
+    }
+    scope.openScopes++;
+    this.statements(e.body.body, scope);
+    scope.openScopes--;
+    return e.policy.name === 'first_success' ? ANY : { kind: 'List', element: ANY };
   }
 
   private closure(c: A.Closure, outer: FunctionScope, receiver?: StructInfo): void {
@@ -525,7 +681,7 @@ class Analyzer implements TypeResolver {
     const info = this.structs.get(e.name.name);
     if (e.spread) this.expectType(e.spread, scope, { kind: 'Struct', name: e.name.name }, 'the `..` spread');
     if (!info) {
-      e.fields.forEach((f) => this.expr(f.value, scope));
+      for (const f of e.fields) this.expr(f.value, scope);
       this.report(e.name.span, `unknown struct \`${e.name.name}\``, 'unknown-struct');
       return ANY;
     }
@@ -563,7 +719,8 @@ class Analyzer implements TypeResolver {
 
   private methodCall(e: A.MethodCall, scope: FunctionScope): StaticType {
     const target = this.expr(e.target, scope);
-    const argTypes = e.args.map((a) => this.expr(a, scope));
+    const argTypes: StaticType[] = [];
+    for (const x of e.args) argTypes.push(this.expr(x, scope));
     if (target.kind === 'Struct') {
       const info = this.structs.get(target.name);
       if (!info) return ANY;
@@ -649,6 +806,11 @@ class Analyzer implements TypeResolver {
   private report(span: A.Span, message: string, code: string): void {
     this.diagnostics.push({ severity: 'error', message, span, code });
   }
+}
+
+/** In `hoist`'s work list: bind the `catch` name of `stmt` now. */
+class CatchName {
+  constructor(readonly stmt: A.TryStmt) {}
 }
 
 function sameType(a: StaticType, b: StaticType): boolean {

@@ -66,12 +66,19 @@ export async function absorbSchemas(filePath: string, program: Program, options:
       entry.problems.push({ severity: d.severity, message: `${where}${pointer}: ${d.message}` });
     }
     if (absorbed.diagnostics.some((d) => d.severity === 'error')) continue;
+    // The generated module is correct by construction (runtime/absorb/module.ts); the parse below
+    // is a guard that turns a generator bug into a diagnostic instead of a failing `use`.
     const source = absorbedModuleSource(absorbed, node.protocol.name, node.source.value);
     const file = path.join(cacheDir, `${createHash('sha256').update(source).digest('hex').slice(0, 16)}.tn`);
-    fs.mkdirSync(cacheDir, { recursive: true });
-    const ignore = path.join(path.dirname(cacheDir), '.gitignore');
-    if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '*\n');
-    if (!fs.existsSync(file)) fs.writeFileSync(file, source);
+    try {
+      fs.mkdirSync(cacheDir, { recursive: true });
+      const ignore = path.join(path.dirname(cacheDir), '.gitignore');
+      if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '*\n');
+      if (!fs.existsSync(file)) fs.writeFileSync(file, source);
+    } catch (e) {
+      entry.problems.push({ severity: 'error', message: `cannot write the module generated from ${node.source.value} to ${cacheDir}: ${(e as Error).message} (set TURN_SCHEMA_DIR to a writable folder)` });
+      continue;
+    }
     const generated = await parseSource(file, source);
     if (generated.diagnostics.length > 0) {
       entry.problems.push({ severity: 'error', message: `internal error: the module generated from ${node.source.value} does not parse: ${generated.diagnostics[0].message}` });

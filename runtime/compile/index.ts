@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { stdDirectory } from '../check/index.js';
 import type {
-  Binary, Block, Closure, Expr, ImplDecl, InferExpr, ListOp, Program, Stmt, TypeExpr, UseExpr, UseSchemaExpr,
+  Binary, Block, Closure, Expr, IfStmt, ImplDecl, InferExpr, InvokeExpr, LetStmt, ListOp, MapLit, Program, Stmt, StructLit, TryStmt,
+  TypeExpr, UseExpr, UseSchemaExpr, WhileStmt,
 } from '../syntax/ast.js';
 import type { SourceFile } from '../syntax/source.js';
 import { typeToSchema, SchemaError, type StructInfo } from '../infer/schema.js';
@@ -316,31 +317,16 @@ class Compiler {
     for (const s of b.body) this.stmt(s);
   }
 
+  // Depth (docs/reliability.md): a program may nest up to MAX_NESTING levels (syntax/lower.ts), and
+  // `stmt` and `expr` recurse along them, so they keep their frames small: a case with locals of
+  // its own is a method, and lists are walked with loops rather than `forEach` and a closure.
+
   private stmt(s: Stmt): void {
     const at = s.span.start;
     switch (s.kind) {
-      case 'Let': {
-        const dst = this.fs.slots.get(s.name.name)!;
-        const v = s.value;
-        if (!this.fs.cells.has(dst) && v.kind === 'Binary' && v.op === '+') {
-          const a = this.plainLocal(v.left);
-          if (a >= 0) {
-            const b = this.plainLocal(v.right);
-            if (b >= 0) {
-              this.emit(v.span.start, Op.ADD_LL_ST, dst, a, b);
-              return;
-            }
-            if (v.right.kind === 'Number') {
-              this.emit(v.span.start, Op.ADD_LC_ST, dst, a, this.fs.constant(v.right.value));
-              return;
-            }
-          }
-        }
-        if (v.kind === 'Closure') this.closure(v, s.name.name);
-        else this.expr(v);
-        this.storeName(s.name.name, at);
+      case 'Let':
+        this.letStmt(s);
         return;
-      }
       case 'ExprStmt':
         this.expr(s.expr);
         this.emit(at, Op.POP);
@@ -350,40 +336,15 @@ class Compiler {
         else this.emit(at, Op.NULL);
         this.emit(at, Op.RETURN);
         return;
-      case 'If': {
-        const jf = this.condJump(s.condition);
-        this.block(s.then);
-        if (s.else) {
-          const j = this.emit(at, Op.JUMP, 0);
-          this.patchCond(jf);
-          if (s.else.kind === 'Block') this.block(s.else);
-          else this.stmt(s.else);
-          this.patch(j, 1);
-        } else {
-          this.patchCond(jf);
-        }
+      case 'If':
+        this.ifStmt(s);
         return;
-      }
-      case 'While': {
-        // Inverted loop: jump to the condition at the bottom, which jumps back to the body.
-        const j = this.emit(at, Op.JUMP, 0);
-        const body = this.here();
-        this.block(s.body);
-        this.patch(j, 1);
-        this.loopBack(s.condition, body);
+      case 'While':
+        this.whileStmt(s);
         return;
-      }
-      case 'Try': {
-        const t = this.emit(at, Op.TRY, 0);
-        this.block(s.body);
-        this.emit(at, Op.END_TRY);
-        const j = this.emit(at, Op.JUMP, 0);
-        this.patch(t, 1);
-        this.storeName(s.param.name, s.param.span.start);
-        this.block(s.handler);
-        this.patch(j, 1);
+      case 'Try':
+        this.tryStmt(s);
         return;
-      }
       case 'Throw':
         this.expr(s.value);
         this.emit(at, Op.THROW);
@@ -401,6 +362,63 @@ class Compiler {
         this.emit(at, Op.SUSPEND);
         return;
     }
+  }
+
+  private letStmt(s: LetStmt): void {
+    const dst = this.fs.slots.get(s.name.name)!;
+    const v = s.value;
+    if (!this.fs.cells.has(dst) && v.kind === 'Binary' && v.op === '+') {
+      const a = this.plainLocal(v.left);
+      if (a >= 0) {
+        const b = this.plainLocal(v.right);
+        if (b >= 0) {
+          this.emit(v.span.start, Op.ADD_LL_ST, dst, a, b);
+          return;
+        }
+        if (v.right.kind === 'Number') {
+          this.emit(v.span.start, Op.ADD_LC_ST, dst, a, this.fs.constant(v.right.value));
+          return;
+        }
+      }
+    }
+    if (v.kind === 'Closure') this.closure(v, s.name.name);
+    else this.expr(v);
+    this.storeName(s.name.name, s.span.start);
+  }
+
+  private ifStmt(s: IfStmt): void {
+    const jf = this.condJump(s.condition);
+    this.block(s.then);
+    if (s.else) {
+      const j = this.emit(s.span.start, Op.JUMP, 0);
+      this.patchCond(jf);
+      if (s.else.kind === 'Block') this.block(s.else);
+      else this.ifStmt(s.else);
+      this.patch(j, 1);
+    } else {
+      this.patchCond(jf);
+    }
+  }
+
+  private whileStmt(s: WhileStmt): void {
+    // Inverted loop: jump to the condition at the bottom, which jumps back to the body.
+    const j = this.emit(s.span.start, Op.JUMP, 0);
+    const body = this.here();
+    this.block(s.body);
+    this.patch(j, 1);
+    this.loopBack(s.condition, body);
+  }
+
+  private tryStmt(s: TryStmt): void {
+    const at = s.span.start;
+    const t = this.emit(at, Op.TRY, 0);
+    this.block(s.body);
+    this.emit(at, Op.END_TRY);
+    const j = this.emit(at, Op.JUMP, 0);
+    this.patch(t, 1);
+    this.storeName(s.param.name, s.param.span.start);
+    this.block(s.handler);
+    this.patch(j, 1);
   }
 
   /** Emits a jump taken when `cond` is false; returns [position, operand index] to patch. */
@@ -459,13 +477,10 @@ class Compiler {
 
   private expr(e: Expr): void {
     const at = e.span.start;
-    const fs = this.fs;
     switch (e.kind) {
       case 'Number':
-        this.emit(at, Op.CONST, fs.constant(e.value));
-        return;
       case 'String':
-        this.emit(at, Op.CONST, fs.constant(e.value));
+        this.emit(at, Op.CONST, this.fs.constant(e.value));
         return;
       case 'Bool':
         this.emit(at, e.value ? Op.TRUE : Op.FALSE);
@@ -474,33 +489,19 @@ class Compiler {
         this.emit(at, Op.NULL);
         return;
       case 'Identifier':
-        this.load(this.resolve(fs, e.name), at, e.name);
+        this.load(this.resolve(this.fs, e.name), at, e.name);
         return;
       case 'List':
-        e.items.forEach((x) => this.expr(x));
-        this.emit(at, Op.MAKE_LIST, e.items.length);
-        return;
       case 'Vec':
-        e.items.forEach((x) => this.expr(x));
-        this.emit(at, Op.MAKE_VEC, e.items.length);
+        this.exprs(e.items);
+        this.emit(at, e.kind === 'List' ? Op.MAKE_LIST : Op.MAKE_VEC, e.items.length);
         return;
       case 'Map':
-        e.entries.forEach((x) => this.expr(x.value));
-        this.emit(at, Op.MAKE_MAP, fs.descriptor(e.entries.map((x) => x.key)), e.entries.length);
+        this.mapLiteral(e);
         return;
-      case 'StructLit': {
-        e.fields.forEach((f) => this.expr(f.value));
-        if (e.spread) this.expr(e.spread);
-        const decl = this.structs.get(e.name.name);
-        const desc: StructDesc = {
-          type: e.name.name,
-          names: e.fields.map((f) => f.name.name),
-          spread: !!e.spread,
-          order: decl ? decl.fields.map((f) => f.name) : null,
-        };
-        this.emit(at, Op.MAKE_STRUCT, fs.descriptor(desc), e.fields.length);
+      case 'StructLit':
+        this.structLiteral(e);
         return;
-      }
       case 'Closure':
         this.closure(e, 'anonymous');
         return;
@@ -518,47 +519,33 @@ class Compiler {
         return;
       case 'Member':
         this.expr(e.target);
-        this.emit(e.name.span.start, Op.GET_FIELD, fs.constant(e.name.name));
+        this.emit(e.name.span.start, Op.GET_FIELD, this.fs.constant(e.name.name));
         return;
       case 'MethodCall':
         this.expr(e.target);
-        e.args.forEach((x) => this.expr(x));
-        this.emit(e.name.span.start, Op.METHOD_CALL, fs.constant(e.name.name), e.args.length);
+        this.exprs(e.args);
+        this.emit(e.name.span.start, Op.METHOD_CALL, this.fs.constant(e.name.name), e.args.length);
         return;
       case 'Call':
         this.expr(e.callee);
-        e.args.forEach((x) => this.expr(x));
+        this.exprs(e.args);
         this.emit(at, Op.CALL, e.args.length);
         return;
       case 'CallBuiltin':
         this.expr(e.target);
-        e.args.forEach((x) => this.expr(x));
+        this.exprs(e.args);
         this.emit(at, Op.CALL_BUILTIN, e.args.length);
         return;
       case 'ListOp':
         this.listOp(e);
         return;
-      case 'Use': {
-        const path = this.unit.uses.get(e);
-        const idx = path === undefined ? undefined : this.unitByPath.get(path);
-        if (idx === undefined) {
-          this.emit(at, Op.ERROR, fs.constant(`module "${e.path.value}" is not available`));
-        } else {
-          this.emit(at, Op.USE, idx);
-        }
+      case 'Use':
+      case 'UseSchema':
+        this.use(e);
         return;
-      }
-      case 'UseSchema': {
-        // The checker absorbed the spec into a generated module (runtime/check/schemas.ts).
-        const path = this.unit.uses.get(e);
-        const idx = path === undefined ? undefined : this.unitByPath.get(path);
-        if (idx === undefined) this.emit(at, Op.ERROR, fs.constant(`schema ${e.protocol.name} was not absorbed`));
-        else this.emit(at, Op.USE, idx);
-        return;
-      }
       case 'Grant':
         this.expr(e.name);
-        this.emit(at, Op.GRANT, fs.constant(e.identityKind.name));
+        this.emit(at, Op.GRANT, this.fs.constant(e.identityKind.name));
         return;
       case 'Infer':
         this.infer(e);
@@ -568,14 +555,12 @@ class Compiler {
         this.emit(at, Op.CONFIDENCE);
         return;
       case 'Spawn':
-        if (e.body.kind === 'Closure') this.closure(e.body, 'spawned');
-        else this.expr(e.body);
+        this.fnOperand(e.body, 'spawned');
         this.emit(at, Op.SPAWN, e.link ? 1 : 0);
         return;
       case 'SpawnEach':
         this.expr(e.list);
-        if (e.fn.kind === 'Closure') this.closure(e.fn, 'spawned');
-        else this.expr(e.fn);
+        this.fnOperand(e.fn, 'spawned');
         this.emit(at, Op.SPAWN_EACH);
         return;
       case 'Gather':
@@ -583,12 +568,8 @@ class Compiler {
         this.emit(at, Op.GATHER);
         return;
       case 'Receive':
-        if (e.timeout) {
-          this.expr(e.timeout);
-          this.emit(at, Op.RECEIVE_T);
-          return;
-        }
-        this.emit(at, Op.RECEIVE);
+        if (e.timeout) this.expr(e.timeout);
+        this.emit(at, e.timeout ? Op.RECEIVE_T : Op.RECEIVE);
         return;
       case 'Send':
         this.expr(e.pid);
@@ -611,7 +592,7 @@ class Compiler {
       case 'Scope':
         // the operand is the policy's position in SCOPE_POLICIES, which the VM decodes
         this.emit(at, Op.SCOPE_ENTER, Math.max(0, SCOPE_POLICIES.indexOf(e.policy.name as ScopePolicy)));
-        for (const s of e.body.body) this.stmt(s);
+        this.block(e.body);
         this.emit(at, Op.SCOPE_EXIT); // errors the scope raises point at `scope`
         return;
       case 'Task':
@@ -622,25 +603,67 @@ class Compiler {
         this.expr(e.body);
         this.emit(at, Op.DETACH);
         return;
-      case 'Invoke': {
-        // issue 3: `invoke f(x)` / `invoke turn() {..}` runs the call on a snapshot of the
-        // caller's context; INVOKE_EXIT (or a throw past it, see VM.raise) restores the caller's.
-        this.emit(at, Op.INVOKE_ENTER);
-        const c = e.call;
-        if (c.kind === 'Call' || c.kind === 'MethodCall' || c.kind === 'CallBuiltin') this.expr(c);
-        else {
-          if (c.kind === 'Closure') this.closure(c, 'invoked');
-          else this.expr(c);
-          this.emit(at, Op.CALL, 0);
-        }
-        this.emit(at, Op.INVOKE_EXIT);
+      case 'Invoke':
+        this.invoke(e);
         return;
-      }
       default: {
         const unhandled: never = e;
         throw new Error(`compiler: unhandled expression ${(unhandled as Expr).kind}`);
       }
     }
+  }
+
+  /** Each of `items`, in order. */
+  private exprs(items: Expr[]): void {
+    for (let i = 0; i < items.length; i++) this.expr(items[i]);
+  }
+
+  /** A closure literal compiled under `name`, or any other expression giving a closure. */
+  private fnOperand(e: Expr, name: string): void {
+    if (e.kind === 'Closure') this.closure(e, name);
+    else this.expr(e);
+  }
+
+  private mapLiteral(e: MapLit): void {
+    for (const x of e.entries) this.expr(x.value);
+    this.emit(e.span.start, Op.MAKE_MAP, this.fs.descriptor(e.entries.map((x) => x.key)), e.entries.length);
+  }
+
+  private structLiteral(e: StructLit): void {
+    for (const f of e.fields) this.expr(f.value);
+    if (e.spread) this.expr(e.spread);
+    const decl = this.structs.get(e.name.name);
+    const desc: StructDesc = {
+      type: e.name.name,
+      names: e.fields.map((f) => f.name.name),
+      spread: !!e.spread,
+      order: decl ? decl.fields.map((f) => f.name) : null,
+    };
+    this.emit(e.span.start, Op.MAKE_STRUCT, this.fs.descriptor(desc), e.fields.length);
+  }
+
+  private use(e: UseExpr | UseSchemaExpr): void {
+    const at = e.span.start;
+    const path = this.unit.uses.get(e);
+    const idx = path === undefined ? undefined : this.unitByPath.get(path);
+    if (idx !== undefined) this.emit(at, Op.USE, idx);
+    else if (e.kind === 'Use') this.emit(at, Op.ERROR, this.fs.constant(`module "${e.path.value}" is not available`));
+    // The checker absorbed the spec into a generated module (runtime/check/schemas.ts).
+    else this.emit(at, Op.ERROR, this.fs.constant(`schema ${e.protocol.name} was not absorbed`));
+  }
+
+  private invoke(e: InvokeExpr): void {
+    // issue 3: `invoke f(x)` / `invoke turn() {..}` runs the call on a snapshot of the
+    // caller's context; INVOKE_EXIT (or a throw past it, see VM.raise) restores the caller's.
+    const at = e.span.start;
+    this.emit(at, Op.INVOKE_ENTER);
+    const c = e.call;
+    if (c.kind === 'Call' || c.kind === 'MethodCall' || c.kind === 'CallBuiltin') this.expr(c);
+    else {
+      this.fnOperand(c, 'invoked');
+      this.emit(at, Op.CALL, 0);
+    }
+    this.emit(at, Op.INVOKE_EXIT);
   }
 
   private binary(e: Binary): void {

@@ -5,6 +5,8 @@
 //      overflows P2 (its oldest) is dropped.
 // Render order is P0, P2, P1 — which is also the order the entries were added in, so a demotion
 // from P1 to P2 never changes the rendered bytes; only a drop from P2 changes the prefix.
+// An entry larger than the whole P1 budget is never allowed to wipe the context: it stays, cut to
+// the budget with a visible marker (`truncateToTokens`), and only older entries move by the policy.
 export { contextText, renderPrompt, prefixHash, userText, ENTRY_SEPARATOR, type Tiers, type RenderedPrompt } from './render.js';
 export { countTokens, TOKENIZER } from './tokens.js';
 import { countTokens } from './tokens.js';
@@ -23,6 +25,30 @@ export const DEFAULT_LIMITS: ContextLimits = { working: 8_000, episodic: 32_000 
 export interface AppendEffect {
   demoted: { text: string; tokens: number }[];
   dropped: { text: string; tokens: number }[];
+  /** the appended entry was larger than the P1 budget: its original size in tokens (it was cut to fit) */
+  truncated?: number;
+}
+
+/** The marker a cut entry ends with; it says how much of the entry the context kept. */
+export const truncationMarker = (kept: number, total: number): string => ` … [truncated: ${kept} of ${total} tokens kept]`;
+
+/**
+ * `text` cut so that it and its marker fit `limit` tokens (a binary search over its length, so the
+ * tokenizer runs O(log n) times). A limit too small for the marker keeps nothing but the marker.
+ */
+export function truncateToTokens(text: string, limit: number, total = countTokens(text)): string {
+  let lo = 0;
+  let hi = text.length;
+  const fits = (n: number) => countTokens(text.slice(0, n) + truncationMarker(countTokens(text.slice(0, n)), total)) <= limit;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  // never split a surrogate pair
+  if (lo > 0 && /[\uD800-\uDBFF]/.test(text[lo - 1])) lo--;
+  const kept = text.slice(0, lo);
+  return kept + truncationMarker(countTokens(kept), total);
 }
 
 const UNKNOWN = -1;
@@ -105,11 +131,20 @@ export class Context {
   }
 
   append(entry: string): AppendEffect {
+    let truncated: number | undefined;
+    // bytes bound tokens: only an entry with more bytes than the budget may be too large
+    if (Buffer.byteLength(entry) > this.limits.working) {
+      const tokens = countTokens(entry);
+      if (tokens > this.limits.working) {
+        truncated = tokens;
+        entry = truncateToTokens(entry, this.limits.working, tokens);
+      }
+    }
     this.p1.push(entry);
     const demoted = this.p1.trim(this.limits.working);
     for (const e of demoted) this.p2.push(e.text, e.tokens);
     const dropped = this.p2.trim(this.limits.episodic);
-    return { demoted, dropped };
+    return truncated === undefined ? { demoted, dropped } : { demoted, dropped, truncated };
   }
 
   /** Entries in render order: P0, P2, P1. */

@@ -1,8 +1,21 @@
-// File effects checked against the files capability. A path is resolved against the working
-// directory, then its real path (symlinks followed; for a file that does not exist yet, the real
-// path of its nearest existing ancestor) must lie inside a granted root's real path. So `..`
-// and symlinks cannot lead out of a root. Writes open with O_NOFOLLOW so a symlink swapped in at
-// the last moment is not followed.
+// File effects checked against the files capability. The check is made on what is opened, not on
+// the path as it was when checked (docs/authority.md, "Files"):
+//
+//  1. the path, resolved against the working directory, must lie in a granted root as written;
+//  2. every component below that root must resolve (symlinks followed) inside the allowed roots:
+//     a symlink that leaves them is refused even if a later one comes back;
+//  3. the file is opened without following a symlink in its last component (O_NOFOLLOW) and never
+//     waiting on a FIFO (O_NONBLOCK); on Linux its folder is opened first and checked through its
+//     descriptor, and the file is opened inside that folder (`/proc/self/fd/N/name`), so swapping
+//     an intermediate folder for a symlink cannot redirect it; a write truncates only after that;
+//  4. what was opened is checked again: its real path, read from the descriptor on Linux
+//     (`/proc/self/fd/N`), elsewhere re-resolved and compared by device and inode, must be inside
+//     the roots, a regular file (or a folder, to list), and not a protected file.
+//
+// Some paths are never reachable, whatever is granted: this process's own /proc entries
+// (`/proc/self`, `/proc/thread-self`, `/proc/<pid>` and its threads' — its environment holds the
+// secrets), `/dev/fd` and `/dev/std*`, and the protected files (the `--secrets` file), by path
+// and, for reads and writes, by inode (a hard link to it is refused too).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { check, requireApproval, EffectDenied, describeFiles, type ApprovalHook, type ApprovalRecord, type Capabilities } from './capabilities.js';
@@ -15,9 +28,28 @@ export interface FsContext {
   journal?: (entry: ApprovalRecord) => void;
   /** Largest file read, in bytes; default 10 MiB. */
   maxReadBytes?: number;
+  /** Files no file effect may touch, whatever is granted (the `--secrets` file). */
+  protectedFiles?: string[];
 }
 
 export class FsEffectError extends Error {}
+
+type Mode = 'read' | 'write';
+
+const C = fs.constants;
+const O_NOFOLLOW = C.O_NOFOLLOW ?? 0;
+const O_NONBLOCK = C.O_NONBLOCK ?? 0;
+const O_DIRECTORY = C.O_DIRECTORY ?? 0;
+
+/** Whether descriptors can be read back as paths through /proc/self/fd (Linux with /proc). */
+const PROC_FD = (() => {
+  if (process.platform !== 'linux') return false;
+  try {
+    return fs.statSync('/proc/self/fd').isDirectory();
+  } catch {
+    return false;
+  }
+})();
 
 /** The real path of `p`, or of its nearest existing ancestor joined with the rest. */
 export async function realPathNearest(p: string): Promise<string> {
@@ -46,46 +78,196 @@ async function realCaps(caps: Capabilities): Promise<Capabilities> {
   return { ...caps, files };
 }
 
+function inside(root: string, p: string): boolean {
+  const rel = path.relative(root, p);
+  return rel === '' || (!rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel));
+}
+
 /**
- * Resolves `p` and checks it against the files capability for `mode`; returns the real path to
- * use. Throws EffectDenied with the capability's message.
+ * Why `p` (absolute, lexical or real) may never be reached through a file effect, or undefined:
+ * this process's own /proc entries and descriptors.
  */
-export async function authorizePath(p: string, mode: 'read' | 'write', ctx: FsContext): Promise<string> {
+export function selfPathReason(p: string): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  for (const own of ['/proc/self', '/proc/thread-self', `/proc/${process.pid}`, '/dev/fd']) {
+    if (inside(own, p)) return `${p} is this process's own ${own.startsWith('/dev') ? 'descriptor table' : '/proc entry'} (it holds the run's environment and secrets)`;
+  }
+  if (/^\/dev\/std(in|out|err)$/.test(p)) return `${p} is one of this process's own descriptors`;
+  const m = /^\/proc\/(\d+)(\/|$)/.exec(p);
+  if (m && fs.existsSync(`/proc/${process.pid}/task/${m[1]}`)) return `${p} is a /proc entry of one of this process's threads`;
+  return undefined;
+}
+
+interface Protected {
+  real: string;
+  dev: number;
+  ino: number;
+}
+
+async function protectedFiles(ctx: FsContext): Promise<Protected[]> {
+  const out: Protected[] = [];
+  for (const f of ctx.protectedFiles ?? []) {
+    try {
+      const real = await fs.promises.realpath(path.resolve(ctx.cwd ?? process.cwd(), f));
+      const st = await fs.promises.stat(real);
+      out.push({ real, dev: st.dev, ino: st.ino });
+    } catch {
+      // gone: nothing to protect
+    }
+  }
+  return out;
+}
+
+/** What authorizePath found: the path as asked, and where it really is. */
+export interface Authorized {
+  /** the path asked for, resolved against the working directory */
+  abs: string;
+  /** its real path (every symlink resolved; a path that does not exist yet below its nearest existing ancestor) */
+  real: string;
+  mode: Mode;
+  /** the capabilities with their roots as real paths */
+  realCapabilities: Capabilities;
+  protected: Protected[];
+}
+
+function denyOutside(abs: string, mode: Mode, real: string, ctx: FsContext, via?: string): EffectDenied {
+  const through = via && via !== abs ? ` (through ${via})` : '';
+  return new EffectDenied(
+    `file ${mode} access to ${abs} is not granted: it resolves to ${real}${through}, outside the allowed roots (allowed: ${describeFiles(ctx.capabilities.files)})`,
+  );
+}
+
+function denyNever(abs: string, mode: Mode, why: string): EffectDenied {
+  return new EffectDenied(`file ${mode} access to ${abs} is never granted: ${why}`);
+}
+
+function denyProtected(abs: string, mode: Mode): EffectDenied {
+  return new EffectDenied(`file ${mode} access to ${abs} is never granted: it is the run's secrets file`);
+}
+
+/**
+ * Resolves `p` and checks it against the files capability for `mode` (see the top of this file,
+ * steps 1 and 2), asks for approval when the grant says so, and returns where it is.
+ * Throws EffectDenied with the capability's message.
+ */
+export async function authorize(p: string, mode: Mode, ctx: FsContext, summary?: string): Promise<Authorized> {
   if (typeof p !== 'string' || p === '' || p.includes('\0')) throw new FsEffectError('a file path must be a non-empty string');
   const abs = path.resolve(ctx.cwd ?? process.cwd(), p);
+  const never = selfPathReason(abs);
+  if (never) throw denyNever(abs, mode, never);
   // The lexical path must be inside a root as written...
   const lexical = check(ctx.capabilities, { kind: 'files', path: abs, mode });
   if (!lexical.ok) throw new EffectDenied(lexical.message);
-  // ...and so must the real one (symlinks resolved on both sides).
-  const real = await realPathNearest(abs);
-  const verdict = check(await realCaps(ctx.capabilities), { kind: 'files', path: real, mode });
-  if (!verdict.ok) {
-    throw new EffectDenied(`file ${mode} access to ${abs} is not granted: it resolves to ${real}, outside the allowed roots (allowed: ${describeFiles(ctx.capabilities.files)})`);
+  // ...and every component below that root must resolve inside the (real) roots.
+  const realCapabilities = await realCaps(ctx.capabilities);
+  const roots = (ctx.capabilities.files ?? [])
+    .filter((f) => f.mode === 'write' || mode === 'read')
+    .flatMap((f) => f.roots.map((r) => path.resolve(r)))
+    .filter((r) => inside(r, abs))
+    .sort((a, b) => b.length - a.length);
+  const start = roots[0] ?? abs;
+  const rest = path.relative(start, abs).split(path.sep).filter(Boolean);
+  let prefix = start;
+  let real = await realPathNearest(start);
+  const prot = await protectedFiles(ctx);
+  for (let i = 0; ; i++) {
+    const why = selfPathReason(real);
+    if (why) throw denyNever(abs, mode, why);
+    if (prot.some((f) => f.real === real)) throw denyProtected(abs, mode);
+    if (!check(realCapabilities, { kind: 'files', path: real, mode }).ok) throw denyOutside(abs, mode, real, ctx, prefix);
+    if (i === rest.length) break;
+    prefix = path.join(prefix, rest[i]);
+    real = await realPathNearest(prefix);
   }
-  await requireApproval(lexical.approve || verdict.approve, { effect: 'files', summary: `${mode} ${abs}` }, ctx.approve, ctx.journal);
-  return real;
+  const verdict = check(realCapabilities, { kind: 'files', path: real, mode });
+  const approve = lexical.approve || (verdict.ok && verdict.approve);
+  await requireApproval(approve, { effect: 'files', summary: summary ?? `${mode} ${abs}` }, ctx.approve, ctx.journal);
+  return { abs, real, mode, realCapabilities, protected: prot };
+}
+
+/** `authorize`, returning the real path (kept for callers that only check). */
+export async function authorizePath(p: string, mode: Mode, ctx: FsContext): Promise<string> {
+  return (await authorize(p, mode, ctx)).real;
+}
+
+/** Checks a path an open descriptor was read back as (step 4). */
+function checkOpened(a: Authorized, opened: string, ctx: FsContext): void {
+  const why = selfPathReason(opened);
+  if (why) throw denyNever(a.abs, a.mode, why);
+  if (a.protected.some((f) => f.real === opened)) throw denyProtected(a.abs, a.mode);
+  if (!check(a.realCapabilities, { kind: 'files', path: opened, mode: a.mode }).ok) throw denyOutside(a.abs, a.mode, opened, ctx);
+}
+
+/**
+ * Opens the authorized path (step 3) and checks what was opened (step 4). `want`: a regular file
+ * or a folder. The caller closes the handle.
+ */
+async function openChecked(a: Authorized, flags: number, want: 'file' | 'dir', ctx: FsContext, shown: string): Promise<fs.promises.FileHandle> {
+  const handle = PROC_FD ? await openInFolder(a, flags | O_NOFOLLOW | O_NONBLOCK, ctx) : await fs.promises.open(a.real, flags | O_NOFOLLOW | O_NONBLOCK, 0o644);
+  try {
+    const st = await handle.stat();
+    if (a.protected.some((f) => f.dev === st.dev && f.ino === st.ino)) throw denyProtected(a.abs, a.mode);
+    if (PROC_FD) {
+      checkOpened(a, await fs.promises.readlink(`/proc/self/fd/${handle.fd}`), ctx);
+    } else {
+      const again = await fs.promises.realpath(a.real);
+      checkOpened(a, again, ctx);
+      const now = await fs.promises.stat(again);
+      if (now.dev !== st.dev || now.ino !== st.ino) throw new EffectDenied(`file ${a.mode} access to ${a.abs} refused: it changed while it was opened`);
+    }
+    if (want === 'file' && !st.isFile()) throw new FsEffectError(`${shown} is not a file`);
+    if (want === 'dir' && !st.isDirectory()) throw new FsEffectError(`${shown} is not a directory`);
+    return handle;
+  } catch (e) {
+    await handle.close();
+    throw e;
+  }
+}
+
+/**
+ * Linux: opens the folder of the real path, checks through its descriptor that it is that folder
+ * (no component was swapped since it was resolved), and opens the last component inside it.
+ */
+async function openInFolder(a: Authorized, flags: number, ctx: FsContext): Promise<fs.promises.FileHandle> {
+  const folder = path.dirname(a.real);
+  const name = path.basename(a.real);
+  if (folder === a.real || name === '') return fs.promises.open(a.real, flags, 0o644); // the file system's root
+  const dir = await fs.promises.open(folder, C.O_RDONLY | O_DIRECTORY);
+  try {
+    const actual = await fs.promises.readlink(`/proc/self/fd/${dir.fd}`);
+    if (actual !== folder) {
+      checkOpened(a, actual, ctx);
+      throw new EffectDenied(`file ${a.mode} access to ${a.abs} refused: ${folder} changed while it was opened (it is now ${actual})`);
+    }
+    return await fs.promises.open(`/proc/self/fd/${dir.fd}/${name}`, flags, 0o644);
+  } finally {
+    await dir.close();
+  }
 }
 
 export async function readFileEffect(p: string, ctx: FsContext): Promise<string> {
-  const real = await authorizePath(p, 'read', ctx);
+  const a = await authorize(p, 'read', ctx);
   try {
-    const stat = await fs.promises.stat(real);
-    if (!stat.isFile()) throw new FsEffectError(`${p} is not a file`);
-    const limit = ctx.maxReadBytes ?? 10 * 1024 * 1024;
-    if (stat.size > limit) throw new FsEffectError(`${p} is larger than ${limit} bytes`);
-    return await fs.promises.readFile(real, 'utf8');
+    const handle = await openChecked(a, C.O_RDONLY, 'file', ctx, p);
+    try {
+      const limit = ctx.maxReadBytes ?? 10 * 1024 * 1024;
+      if ((await handle.stat()).size > limit) throw new FsEffectError(`${p} is larger than ${limit} bytes`);
+      return await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (e) {
     throw wrap(e, p);
   }
 }
 
 export async function writeFileEffect(p: string, content: string, ctx: FsContext, options: { append?: boolean } = {}): Promise<void> {
-  const real = await authorizePath(p, 'write', ctx);
-  const c = fs.constants;
-  const flags = c.O_WRONLY | c.O_CREAT | (options.append ? c.O_APPEND : c.O_TRUNC) | (c.O_NOFOLLOW ?? 0);
+  const a = await authorize(p, 'write', ctx);
   try {
-    const handle = await fs.promises.open(real, flags, 0o644);
+    // no O_TRUNC: nothing is changed before what was opened has been checked
+    const handle = await openChecked(a, C.O_WRONLY | C.O_CREAT | (options.append ? C.O_APPEND : 0), 'file', ctx, p);
     try {
+      if (!options.append) await handle.truncate(0);
       await handle.writeFile(content, 'utf8');
     } finally {
       await handle.close();
@@ -96,21 +278,52 @@ export async function writeFileEffect(p: string, content: string, ctx: FsContext
 }
 
 export async function listDirEffect(p: string, ctx: FsContext): Promise<string[]> {
-  const real = await authorizePath(p, 'read', ctx);
+  const a = await authorize(p, 'read', ctx);
   try {
-    return (await fs.promises.readdir(real)).sort();
+    const handle = await openChecked(a, C.O_RDONLY | O_DIRECTORY, 'dir', ctx, p);
+    try {
+      // Linux: list the folder that was opened and checked, through its descriptor
+      return (await fs.promises.readdir(PROC_FD ? `/proc/self/fd/${handle.fd}` : a.real)).sort();
+    } finally {
+      await handle.close();
+    }
   } catch (e) {
     throw wrap(e, p);
   }
 }
 
 export async function existsEffect(p: string, ctx: FsContext): Promise<boolean> {
-  const real = await authorizePath(p, 'read', ctx);
+  const a = await authorize(p, 'read', ctx);
+  const folder = path.dirname(a.real);
+  const name = path.basename(a.real);
+  if (!PROC_FD || folder === a.real || name === '') {
+    try {
+      await fs.promises.lstat(a.real);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  // Linux: look the name up inside the folder that was opened and checked
+  let dir: fs.promises.FileHandle;
   try {
-    await fs.promises.lstat(real);
-    return true;
+    dir = await fs.promises.open(folder, C.O_RDONLY | O_DIRECTORY);
   } catch {
     return false;
+  }
+  try {
+    const actual = await fs.promises.readlink(`/proc/self/fd/${dir.fd}`);
+    if (actual !== folder) {
+      checkOpened(a, actual, ctx);
+      throw new EffectDenied(`file read access to ${a.abs} refused: ${folder} changed while it was opened (it is now ${actual})`);
+    }
+    await fs.promises.lstat(`/proc/self/fd/${dir.fd}/${name}`);
+    return true;
+  } catch (e) {
+    if (e instanceof EffectDenied) throw e;
+    return false;
+  } finally {
+    await dir.close();
   }
 }
 
@@ -123,6 +336,7 @@ function wrap(e: unknown, p: string): Error {
     ENOTDIR: 'is not a directory',
     EACCES: 'is not accessible (permission denied)',
     ELOOP: 'is a symbolic link',
+    ENXIO: 'is not a file (a FIFO or socket with nobody at the other end)',
   };
   return new FsEffectError(`${p} ${why[code ?? ''] ?? `cannot be accessed (${code ?? (e as Error).message})`}`);
 }

@@ -5,14 +5,36 @@ import { check, record, type Capabilities, type Usage } from './capabilities.js'
 import { STD_TOOLS, ToolError, type EffectToolContext } from './tools.js';
 import { EffectDenied } from './capabilities.js';
 import type { ToolRequest } from '../ports/host.js';
+import type { Redactor } from './vault.js';
 
-/** Performs one effect tool; every value it returns has resolved secrets redacted. */
+/**
+ * Performs one effect tool. This is where effect results enter the VM, so every value it returns
+ * and every error message it throws has the run's secrets redacted, in every encoding the Redactor
+ * knows (runtime/effects/vault.ts): what the program holds — and so what the journal, snapshots,
+ * knowledge store, `turn inspect` and a resume see — never carries one.
+ */
 export function performTool(ctx: EffectToolContext, request: ToolRequest): Promise<unknown> {
   const tool = STD_TOOLS[request.name];
   if (!tool || !tool.effect) return Promise.reject(new ToolError(`unknown effect tool ${request.name}`));
   return Promise.resolve()
     .then(() => (tool.run)(ctx, ...request.args))
-    .then((value) => (ctx.redactor ? ctx.redactor.redactDeep(value) : value));
+    .then(
+      (value) => (ctx.redactor ? ctx.redactor.redactDeep(value) : value),
+      (e: unknown) => {
+        throw ctx.redactor ? redactError(ctx.redactor, e) : e;
+      },
+    );
+}
+
+/** The error with its message (and stack) redacted, same object and class. */
+export function redactError(redactor: Redactor, e: unknown): unknown {
+  if (!(e instanceof Error) || redactor.size === 0) return e;
+  const message = redactor.redact(e.message);
+  if (message !== e.message) {
+    e.message = message;
+    if (e.stack) e.stack = redactor.redact(e.stack);
+  }
+  return e;
 }
 
 /** Wraps a model call so it spends the `model` capability's call budget (refused past it). */

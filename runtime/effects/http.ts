@@ -4,7 +4,7 @@
 import {
   check, requireApproval, EffectDenied, type ApprovalHook, type ApprovalRecord, type Capabilities,
 } from './capabilities.js';
-import { describeIdentity, injectIdentity, secretName, IdentityError, type IdentityHandle } from './identity.js';
+import { describeIdentity, injectIdentity, parseIdentity, secretName, IdentityError, type IdentityHandle } from './identity.js';
 import { Redactor, secretEnvName, type Vault } from './vault.js';
 
 export interface HttpRequest {
@@ -103,6 +103,9 @@ export async function performHttp(request: HttpRequest, ctx: HttpContext): Promi
       );
     }
     redactor.add(name, secret);
+    // `identity::basic("user:name")` sends base64("user:" + secret): redact that exact encoding too
+    const spec = parseIdentity(request.identity.kind, request.identity.name);
+    if (spec.ok && spec.spec.kind === 'basic' && spec.spec.user !== undefined) redactor.add(name, `${spec.spec.user}:${secret}`);
   }
 
   const doFetch = ctx.fetch ?? globalThis.fetch;

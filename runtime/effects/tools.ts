@@ -4,12 +4,13 @@
 // Pure tools are synchronous; effect tools (time, random, env, fs, http) take an EffectToolContext
 // and the lead routes them through the effect/journal path. The registry at the bottom lists them.
 import { capabilitiesFromPlain, check, narrow, requireApproval, EffectDenied, type ApprovalHook, type ApprovalRecord, type Capabilities, type Usage } from './capabilities.js';
-import { existsEffect, listDirEffect, readFileEffect, writeFileEffect } from './fs.js';
+import { authorize, existsEffect, listDirEffect, readFileEffect, writeFileEffect, type FsContext } from './fs.js';
 import { performHttp, type HttpResponse } from './http.js';
 import { IDENTITY_KINDS, type IdentityHandle } from './identity.js';
 import type { Redactor, Vault } from './vault.js';
 import { KNOWLEDGE_TOOLS } from '../knowledge/tools.js';
 import type { KnowledgeSession } from '../knowledge/store.js';
+import { RE2JS } from 're2js';
 
 export class ToolError extends Error {}
 
@@ -27,8 +28,16 @@ export interface EffectToolContext {
   /** Wall clock (ms since epoch); default Date.now. */
   now?: () => number;
   random?: () => number;
-  /** The run's view of the knowledge store (std/knowledge, docs/knowledge.md); opened on first use. */
-  knowledge?: () => KnowledgeSession;
+  /**
+   * The run's view of the knowledge store (std/knowledge, docs/knowledge.md); opened on first use.
+   * `dir` is its folder: a kb tool needs write access to it under `capabilities`, or
+   * `knowledgeGranted` (see `authorizeKnowledge`).
+   */
+  knowledge?: (() => KnowledgeSession) & { readonly dir?: string };
+  /** The knowledge store is granted explicitly (a run option), whatever the files capability says. */
+  knowledgeGranted?: boolean;
+  /** Files no file effect may touch, besides the vault's own (`Vault.files`). */
+  protectedFiles?: string[];
 }
 
 function str(tool: string, v: unknown, what = 'argument'): string {
@@ -42,27 +51,109 @@ function num(tool: string, v: unknown, what = 'argument'): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// regex (pure). JavaScript regular expressions; flags among "gimsuy" (g is implied where it matters).
+// regex (pure). RE2 through re2js: matching takes time linear in the text's length, so no pattern
+// can make a call run for minutes (JavaScript's backtracking engine takes exponential time on
+// `^(a+)+$` against "aaaa…!"). Patterns are written as in JavaScript: `(?<name>…)`, `\u00e9`,
+// `\u{1F600}` and `\cA` are translated; backreferences and lookaround, which no linear-time engine
+// has, are refused with a message saying so. Flags among "imsu" (u changes nothing: RE2 always
+// matches code points). docs/language.md (std/regex) lists the differences.
+//
+// Time: a test (`regex_match`) runs on a DFA and is fast on any pattern. Extracting matches runs an
+// NFA whose worst case is the text's length × the pattern's program size, so that product is
+// bounded (about 4 s at worst); and `find_all`, `replace` and `split`, which search again after
+// each match (a pattern like `[^x]*y|a` rescans the rest of the text each time: quadratic), give up
+// after MAX_MATCHING_MS.
 
 const MAX_PATTERN = 1000;
 const MAX_TEXT = 1_000_000;
+/** the text's length × the pattern's program size a search that extracts matches may cost */
+const MAX_SEARCH_WORK = 100_000_000;
+/** how long `regex_find_all`, `regex_replace` and `regex_split` may go on finding matches */
+const MAX_MATCHING_MS = 5_000;
 
-function regex(tool: string, pattern: unknown, flags: unknown, global = false): RegExp {
+/** recently compiled patterns (few: each may hold a lazy DFA's state cache, up to 8 MB) */
+const compiled = new Map<string, RE2JS>();
+const COMPILED_KEPT = 16;
+
+/** What a pattern uses that a linear-time engine cannot have, outside character classes. */
+function unsupported(p: string): string | null {
+  let inClass = false;
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i];
+    if (c === '\\') {
+      const d = p[i + 1];
+      if (!inClass && ((d >= '1' && d <= '9') || (d === 'k' && p[i + 2] === '<'))) return `backreferences (\\1, \\k<name>) are`;
+      i++;
+    } else if (inClass) {
+      if (c === ']') inClass = false;
+    } else if (c === '[') {
+      inClass = true;
+      if (p[i + 1] === '^') i++;
+      if (p[i + 1] === ']') i++; // `[]` and `[^]`: the class is empty (or everything)
+      else continue;
+      inClass = false;
+    } else if (c === '(' && p[i + 1] === '?') {
+      if (p[i + 2] === '=' || p[i + 2] === '!') return 'lookahead assertions ((?=…), (?!…)) are';
+      if (p[i + 2] === '<' && (p[i + 3] === '=' || p[i + 3] === '!')) return 'lookbehind assertions ((?<=…), (?<!…)) are';
+    }
+  }
+  return null;
+}
+
+function regex(tool: string, pattern: unknown, flags: unknown): RE2JS {
   const p = str(tool, pattern, 'pattern');
   const f = flags === undefined || flags === null ? '' : str(tool, flags, 'flags');
   if (p.length > MAX_PATTERN) throw new ToolError(`${tool}: the pattern is longer than ${MAX_PATTERN} characters`);
   if (!/^[imsu]*$/.test(f)) throw new ToolError(`${tool}: flags must be among i, m, s, u`);
-  try {
-    return new RegExp(p, f + (global ? 'g' : ''));
-  } catch (e) {
-    throw new ToolError(`${tool}: invalid pattern: ${(e as Error).message}`);
+  const key = `${f}/${p}`;
+  const cached = compiled.get(key);
+  if (cached) return cached;
+  const missing = unsupported(p);
+  if (missing) {
+    throw new ToolError(`${tool}: ${missing} not supported: Turn's regular expressions (RE2) run in time linear in the text, which rules out backreferences and lookaround (docs/language.md, std/regex)`);
   }
+  let re: RE2JS;
+  try {
+    const bits = (f.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | (f.includes('m') ? RE2JS.MULTILINE : 0) | (f.includes('s') ? RE2JS.DOTALL : 0);
+    re = RE2JS.compile(RE2JS.translateRegExp(p), bits);
+  } catch (e) {
+    const message = (e as Error).message.replace(/^error parsing regexp: /, '');
+    throw new ToolError(`${tool}: invalid pattern: ${message}`);
+  }
+  if (compiled.size >= COMPILED_KEPT) {
+    const [oldest, old] = compiled.entries().next().value!;
+    old.reset();
+    compiled.delete(oldest);
+  }
+  compiled.set(key, re);
+  return re;
 }
 
 function text(tool: string, v: unknown): string {
   const s = str(tool, v, 'text');
   if (s.length > MAX_TEXT) throw new ToolError(`${tool}: the text is longer than ${MAX_TEXT} characters`);
   return s;
+}
+
+/** A pattern and a text a search that extracts matches may run on (see MAX_SEARCH_WORK). */
+function searchable(tool: string, re: RE2JS, s: string): void {
+  const size = re.programSize();
+  if (s.length * size > MAX_SEARCH_WORK) {
+    throw new ToolError(
+      `${tool}: the pattern is too large for a text this long (program size ${size} × ${s.length} characters is over ${MAX_SEARCH_WORK.toLocaleString('en')}); search shorter pieces of the text or use a simpler pattern`,
+    );
+  }
+}
+
+/** Every match of `re` in `s`, in order, given up after MAX_MATCHING_MS. */
+function* matches(tool: string, re: RE2JS, s: string): Generator<RegExpMatchArray> {
+  const deadline = performance.now() + MAX_MATCHING_MS;
+  for (const m of re.matchAll(s)) {
+    yield m;
+    if (performance.now() > deadline) {
+      throw new ToolError(`${tool}: gave up after ${MAX_MATCHING_MS / 1000} s of matching (each match of this pattern searches the rest of the text again); search shorter pieces of the text or use a simpler pattern`);
+    }
+  }
 }
 
 export interface RegexMatch {
@@ -72,32 +163,110 @@ export interface RegexMatch {
   named: Record<string, string | null>;
 }
 
-function toMatch(m: RegExpExecArray): RegexMatch {
+function toMatch(m: RegExpMatchArray): RegexMatch {
   const named: Record<string, string | null> = {};
   for (const [k, v] of Object.entries(m.groups ?? {})) named[k] = v ?? null;
-  return { match: m[0], index: m.index, groups: m.slice(1).map((g) => g ?? null), named };
+  return { match: m[0], index: m.index ?? 0, groups: m.slice(1).map((g) => g ?? null), named };
+}
+
+/** A replacement's `$$`, `$&`, `` $` ``, `$'`, `$1`…`$99` and `$<name>`, as JavaScript's `String.prototype.replace` reads them. */
+function expand(replacement: string, m: RegExpMatchArray, s: string): string {
+  if (!replacement.includes('$')) return replacement;
+  const at = m.index ?? 0;
+  const groups = m.length - 1;
+  let out = '';
+  for (let i = 0; i < replacement.length; i++) {
+    const c = replacement[i];
+    const d = replacement[i + 1];
+    if (c !== '$' || d === undefined) {
+      out += c;
+    } else if (d === '$') {
+      out += '$';
+      i++;
+    } else if (d === '&') {
+      out += m[0];
+      i++;
+    } else if (d === '`') {
+      out += s.slice(0, at);
+      i++;
+    } else if (d === "'") {
+      out += s.slice(at + m[0].length);
+      i++;
+    } else if (d >= '0' && d <= '9') {
+      const two = replacement[i + 2] >= '0' && replacement[i + 2] <= '9' ? Number(d + replacement[i + 2]) : 0;
+      const one = Number(d);
+      if (two >= 1 && two <= groups) {
+        out += m[two] ?? '';
+        i += 2;
+      } else if (one >= 1 && one <= groups) {
+        out += m[one] ?? '';
+        i++;
+      } else out += c;
+    } else if (d === '<' && m.groups !== undefined) {
+      const close = replacement.indexOf('>', i + 2);
+      if (close < 0) out += c;
+      else {
+        out += m.groups[replacement.slice(i + 2, close)] ?? '';
+        i = close;
+      }
+    } else out += c;
+  }
+  return out;
 }
 
 /** regex_match(pattern, text, flags?) → Bool */
 export function regexMatch(pattern: unknown, s: unknown, flags?: unknown): boolean {
-  return regex('regex_match', pattern, flags).test(text('regex_match', s));
+  const re = regex('regex_match', pattern, flags);
+  return re.test(text('regex_match', s));
 }
 /** regex_find(pattern, text, flags?) → {match, index, groups, named} | null */
 export function regexFind(pattern: unknown, s: unknown, flags?: unknown): RegexMatch | null {
-  const m = regex('regex_find', pattern, flags).exec(text('regex_find', s));
+  const re = regex('regex_find', pattern, flags);
+  const t = text('regex_find', s);
+  searchable('regex_find', re, t);
+  const m = re.exec(t) as RegExpMatchArray | null;
   return m ? toMatch(m) : null;
 }
 /** regex_find_all(pattern, text, flags?) → List of {match, index, groups, named} */
 export function regexFindAll(pattern: unknown, s: unknown, flags?: unknown): RegexMatch[] {
-  return [...text('regex_find_all', s).matchAll(regex('regex_find_all', pattern, flags, true))].map((m) => toMatch(m));
+  const re = regex('regex_find_all', pattern, flags);
+  const t = text('regex_find_all', s);
+  searchable('regex_find_all', re, t);
+  return [...matches('regex_find_all', re, t)].map((m) => toMatch(m));
 }
 /** regex_replace(pattern, text, replacement, flags?) → Str; replaces every match; `$1`, `$<name>` refer to groups. */
 export function regexReplace(pattern: unknown, s: unknown, replacement: unknown, flags?: unknown): string {
-  return text('regex_replace', s).replace(regex('regex_replace', pattern, flags, true), str('regex_replace', replacement, 'replacement'));
+  const re = regex('regex_replace', pattern, flags);
+  const t = text('regex_replace', s);
+  const r = str('regex_replace', replacement, 'replacement');
+  searchable('regex_replace', re, t);
+  let out = '';
+  let last = 0;
+  for (const m of matches('regex_replace', re, t)) {
+    const at = m.index ?? 0;
+    out += t.slice(last, at) + expand(r, m, t);
+    last = at + m[0].length;
+  }
+  return out + t.slice(last);
 }
-/** regex_split(pattern, text, flags?) → List<Str> */
-export function regexSplit(pattern: unknown, s: unknown, flags?: unknown): string[] {
-  return text('regex_split', s).split(regex('regex_split', pattern, flags));
+/** regex_split(pattern, text, flags?) → List<Str>, with the groups of each separator between the pieces (as JavaScript's `split`). */
+export function regexSplit(pattern: unknown, s: unknown, flags?: unknown): (string | null)[] {
+  const re = regex('regex_split', pattern, flags);
+  const t = text('regex_split', s);
+  searchable('regex_split', re, t);
+  if (t.length === 0) return re.test(t) ? [] : [t];
+  const out: (string | null)[] = [];
+  let last = 0;
+  for (const m of matches('regex_split', re, t)) {
+    const at = m.index ?? 0;
+    const end = at + m[0].length;
+    if (at >= t.length) break; // a separator at the very end splits nothing off
+    if (end === last) continue; // an empty separator where the last one ended
+    out.push(t.slice(last, at), ...m.slice(1).map((g) => g ?? null));
+    last = end;
+  }
+  out.push(t.slice(last));
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -183,8 +352,39 @@ export function callCapabilities(ctx: EffectToolContext, cap: unknown, tool: str
   }
 }
 
-function fsCtx(ctx: EffectToolContext, cap: unknown, tool: string) {
-  return { capabilities: callCapabilities(ctx, cap, tool), cwd: ctx.cwd, approve: ctx.approve, journal: ctx.journal };
+function fsCtx(ctx: EffectToolContext, cap: unknown, tool: string): FsContext {
+  return { capabilities: callCapabilities(ctx, cap, tool), cwd: ctx.cwd, approve: ctx.approve, journal: ctx.journal, protectedFiles: protectedFiles(ctx) };
+}
+
+/** The files the fs tools never touch: the secrets files of the run's vault, and any named in the context. */
+function protectedFiles(ctx: EffectToolContext): string[] {
+  return [...(ctx.protectedFiles ?? []), ...(ctx.vault.files?.() ?? [])];
+}
+
+// ---------------------------------------------------------------------------------------------
+// knowledge: the store is a file the program makes the host write, so it needs a grant.
+
+/** Knowledge openers whose folder has been authorized (and approved, when asked) in this run. */
+const knowledgeAuthorized = new WeakSet<object>();
+
+/**
+ * Checks that std/knowledge may open the run's store: its folder must be writable under the run's
+ * capabilities (`--allow-write DIR` covering it; every component checked as for fs effects, and
+ * approved once when the grant asks for approval), unless the store is granted explicitly
+ * (`knowledgeGranted`). Checked before the store is opened, so a refused run creates nothing.
+ */
+export async function authorizeKnowledge(ctx: EffectToolContext, tool: string): Promise<void> {
+  const opener = ctx.knowledge;
+  if (!opener || ctx.knowledgeGranted || knowledgeAuthorized.has(opener)) return;
+  const dir = opener.dir;
+  if (dir === undefined) throw new EffectDenied(`${tool}: the knowledge store's folder is not known, so it cannot be granted`);
+  try {
+    await authorize(dir, 'write', { capabilities: ctx.capabilities, cwd: ctx.cwd, approve: ctx.approve, journal: ctx.journal, protectedFiles: protectedFiles(ctx) }, `open the knowledge store in ${dir}`);
+  } catch (e) {
+    if (!(e instanceof EffectDenied)) throw e;
+    throw new EffectDenied(`${tool}: the knowledge store in ${dir} needs write access to its folder (--allow-write ${dir}): ${e.message}`);
+  }
+  knowledgeAuthorized.add(opener);
 }
 
 /** fs_read(cap, path) → Str */
@@ -281,6 +481,16 @@ export const STD_TOOLS: Record<string, PureTool | EffectTool> = {
   http_request: { effect: true, capability: 'network (+ identity)', run: httpRequest },
   // std/knowledge: objects with provenance in the run's knowledge store (runtime/knowledge/)
   ...Object.fromEntries(
-    Object.entries(KNOWLEDGE_TOOLS).map(([name, run]) => [name, { effect: true, capability: 'knowledge store', run }]),
+    Object.entries(KNOWLEDGE_TOOLS).map(([name, run]) => [
+      name,
+      {
+        effect: true,
+        capability: 'knowledge store (files write on its folder)',
+        run: async (ctx: EffectToolContext, ...args: unknown[]) => {
+          await authorizeKnowledge(ctx, name);
+          return run(ctx, ...args);
+        },
+      },
+    ]),
   ),
 };

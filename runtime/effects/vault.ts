@@ -18,6 +18,15 @@ export interface Vault {
   resolve(name: string): Promise<string | undefined>;
   /** Names and metadata only — never values. */
   list(): Promise<VaultEntry[]>;
+  /**
+   * Every secret this vault holds that costs nothing to read (it is in memory already: the
+   * environment, a loaded file), so the host's Redactor knows them before the program can see
+   * anything. Vaults that must ask someone (SecretStorage) leave it out: theirs are registered when
+   * resolved.
+   */
+  readySecrets?(): Promise<{ name: string; secret: string }[]>;
+  /** Files that hold secrets (a `--secrets` file): never readable or writable through the file effects. */
+  files?(): string[];
 }
 
 /** A vault that cannot be used (a world-readable secrets file, a malformed file...). */
@@ -50,6 +59,12 @@ export class EnvVault implements Vault {
       .filter((k) => k.startsWith(ENV_PREFIX) && k.length > ENV_PREFIX.length && this.env[k])
       .sort()
       .map((k) => ({ name: k.slice(ENV_PREFIX.length), source: `env:${k}` }));
+  }
+
+  async readySecrets(): Promise<{ name: string; secret: string }[]> {
+    return Object.entries(this.env)
+      .filter(([k, v]) => k.startsWith(ENV_PREFIX) && k.length > ENV_PREFIX.length && v)
+      .map(([k, v]) => ({ name: k.slice(ENV_PREFIX.length), secret: v! }));
   }
 }
 
@@ -118,6 +133,14 @@ export class FileVault implements Vault {
     const entries = await this.load();
     return [...entries.keys()].sort().map((name) => ({ name, source: `file:${this.file}` }));
   }
+
+  async readySecrets(): Promise<{ name: string; secret: string }[]> {
+    return [...(await this.load())].filter(([, v]) => v).map(([name, secret]) => ({ name, secret }));
+  }
+
+  files(): string[] {
+    return [this.file];
+  }
 }
 
 /** Parses a JSON object or dotenv text into name → secret. Errors never quote a value. */
@@ -182,6 +205,16 @@ export class ChainVault implements Vault {
     }
     return out;
   }
+
+  async readySecrets(): Promise<{ name: string; secret: string }[]> {
+    const out: { name: string; secret: string }[] = [];
+    for (const v of this.vaults) if (v.readySecrets) out.push(...(await v.readySecrets()));
+    return out;
+  }
+
+  files(): string[] {
+    return this.vaults.flatMap((v) => v.files?.() ?? []);
+  }
 }
 
 /**
@@ -225,16 +258,31 @@ export class MemoryVault implements Vault {
   async list(): Promise<VaultEntry[]> {
     return Object.keys(this.secrets).sort().map((name) => ({ name, source: 'memory' }));
   }
+  async readySecrets(): Promise<{ name: string; secret: string }[]> {
+    return Object.entries(this.secrets).map(([name, secret]) => ({ name, secret }));
+  }
 }
 
 /**
- * The last line of defence for traces, journals and standard output: every secret resolved so
- * far is replaced by `«redacted:NAME»` wherever it occurs. Longer secrets are replaced first so
- * that a secret containing another is redacted whole. Empty secrets are ignored.
+ * Replaces secrets with `«redacted:NAME»` wherever they occur, in every form a secret travels in:
+ *
+ *  - as is;
+ *  - base64 (standard and URL-safe alphabets): the whole encoding of the secret, and — for a secret
+ *    inside a longer encoded text, such as `Authorization: Basic base64("user:" + secret)` — the
+ *    part of the encoding that only the secret's bytes determine, at each of the three alignments;
+ *  - escaped, character by character, the way JSON (`\"`, `\\`, `\/`, `\u0022`, also escaped
+ *    again), URLs (`%22`, `%2f`, `+` for a space, `%2522`) and HTML (`&#34;`, `&quot;`) write
+ *    characters other than ASCII letters and digits; these forms may mix.
+ *
+ * The host applies it where effect results and model replies enter the VM, so nothing the program
+ * holds — and nothing downstream: journal, snapshots, trace, output — carries a secret. Longer
+ * forms are tried first, so a secret containing another is redacted whole. Empty secrets are
+ * ignored; encoded forms shorter than MIN_ENCODED characters are not matched (too many false hits).
  */
 export class Redactor {
   private readonly secrets = new Map<string, string>(); // secret → name
   private pattern: RegExp | undefined;
+  private names: string[] = []; // capture group i+1 → name
 
   add(name: string, secret: string): void {
     if (!secret || this.secrets.get(secret) === name) return;
@@ -248,11 +296,21 @@ export class Redactor {
 
   redact(text: string): string {
     if (this.secrets.size === 0 || !text) return text;
-    if (!this.pattern) {
-      const all = [...this.secrets.keys()].sort((a, b) => b.length - a.length);
-      this.pattern = new RegExp(all.map(escapeRegExp).join('|'), 'g');
+    if (!this.pattern) this.compile();
+    return text.replace(this.pattern!, (...m: unknown[]) => {
+      for (let i = 0; i < this.names.length; i++) if (m[i + 1] !== undefined) return `«redacted:${this.names[i]}»`;
+      return '«redacted»';
+    });
+  }
+
+  private compile(): void {
+    const forms = new Map<string, string>(); // form → name (the first secret that has it)
+    for (const [secret, name] of this.secrets) {
+      for (const f of secretForms(secret)) if (!forms.has(f)) forms.set(f, name);
     }
-    return text.replace(this.pattern, (s) => `«redacted:${this.secrets.get(s)}»`);
+    const ordered = [...forms.keys()].sort((a, b) => b.length - a.length);
+    this.names = ordered.map((f) => forms.get(f)!);
+    this.pattern = new RegExp(ordered.map((f) => `(${flexiblePattern(f)})`).join('|'), 'g');
   }
 
   /** Redacts every string inside a JSON-like value (keys too); returns a copy. */
@@ -272,8 +330,82 @@ export class Redactor {
   }
 }
 
+/** Encoded forms shorter than this are not redacted (a secret itself always is). */
+export const MIN_ENCODED = 6;
+
+/**
+ * The literal forms of a secret the Redactor looks for (each is also matched escaped, see
+ * `flexiblePattern`): the secret, its whole base64 encoding (standard, padded; URL-safe,
+ * unpadded), and the characters of a longer text's base64 encoding that depend on the secret's
+ * bytes alone, for each of the three offsets the secret can start at (mod 3).
+ */
+export function secretForms(secret: string): string[] {
+  const forms = new Set<string>([secret]);
+  const bytes = Buffer.from(secret, 'utf8');
+  const urlSafe = (b64: string) => b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const add = (form: string) => {
+    if (form.length >= MIN_ENCODED) forms.add(form);
+  };
+  const whole = bytes.toString('base64');
+  add(whole);
+  add(urlSafe(whole));
+  for (const k of [0, 1, 2]) {
+    const length = k + bytes.length;
+    const encoded = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64');
+    // characters before `start` mix in the bytes before the secret; after `end`, the bytes after it
+    const start = k === 0 ? 0 : k + 1;
+    const end = Math.floor(length / 3) * 4 + (length % 3);
+    const core = encoded.slice(start, end);
+    add(core);
+    add(urlSafe(core));
+  }
+  return [...forms];
+}
+
+const JSON_SHORT: Record<string, string> = { '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't' };
+const HTML_NAMED: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&(?:#39|apos);' };
+
+/** `n` in hexadecimal, at least `width` digits, each letter matching either case. */
+function hexPattern(n: number, width: number): string {
+  return n
+    .toString(16)
+    .padStart(width, '0')
+    .replace(/[a-f]/g, (c) => `[${c}${c.toUpperCase()}]`);
+}
+
+/**
+ * A regular expression source matching `literal` with each character other than an ASCII letter
+ * or digit written as is or in any of its escapes: JSON (`\"`, `\\`, `\/`, `\n`..., `\u00XX`,
+ * with any number of backslashes, i.e. escaped once or more), percent-encoding of its UTF-8 bytes
+ * (any hex case, also encoded again: `%2522`), `+` for a space, and HTML character references.
+ */
+export function flexiblePattern(literal: string): string {
+  let out = '';
+  for (const ch of literal) {
+    if (/[A-Za-z0-9]/.test(ch)) {
+      out += ch;
+      continue;
+    }
+    const alts: string[] = [];
+    if (ch === '\\') alts.push('\\\\+');
+    else if (ch === '"' || ch === '/' || ch === "'") alts.push(`\\\\*${escapeRegExp(ch)}`);
+    else alts.push(escapeRegExp(ch));
+    if (JSON_SHORT[ch]) alts.push(`\\\\+${JSON_SHORT[ch]}`);
+    let units = '';
+    for (let i = 0; i < ch.length; i++) units += `\\\\+u${hexPattern(ch.charCodeAt(i), 4)}`;
+    alts.push(units);
+    alts.push([...Buffer.from(ch, 'utf8')].map((b) => `%(?:25)*${hexPattern(b, 2)}`).join(''));
+    if (ch === ' ') alts.push('\\+');
+    const cp = ch.codePointAt(0)!;
+    alts.push(`&#0*${cp};`, `&#[xX]0*${hexPattern(cp, 1)};`);
+    if (HTML_NAMED[ch]) alts.push(HTML_NAMED[ch]);
+    out += `(?:${alts.join('|')})`;
+  }
+  return out;
+}
+
 function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }
 
 /** A vault that records every secret it hands out in a Redactor. */
@@ -289,5 +421,15 @@ export class RedactingVault implements Vault {
   }
   list(): Promise<VaultEntry[]> {
     return this.inner.list();
+  }
+  readySecrets(): Promise<{ name: string; secret: string }[]> {
+    return this.inner.readySecrets?.() ?? Promise.resolve([]);
+  }
+  files(): string[] {
+    return this.inner.files?.() ?? [];
+  }
+  /** Adds every secret of the inner vault's `readySecrets()` to the Redactor now (the host does, before the program starts). */
+  async registerReady(): Promise<void> {
+    for (const { name, secret } of await this.readySecrets()) this.redactor.add(name, secret);
   }
 }

@@ -44,21 +44,33 @@ const TIGHT_PARENS = new Set(['arguments', 'parameters', 'remember_expression', 
 const TYPE_BRACKETS = new Set(['type_arguments', 'type_parameters']);
 const STATEMENT_PARENTS = new Set(['source_file', 'block']);
 
+// Depth (docs/reliability.md): a file can nest as deep as it is long, and the formatter has no
+// reason to refuse one that parses, so every walk of the tree below is iterative.
+
+/** The children of `node`, last first: pushed on a stack, they come off in source order. */
+function pushChildren(stack: CstNode[], children: (CstNode | null)[]): void {
+  for (let i = children.length - 1; i >= 0; i--) {
+    const c = children[i];
+    if (c) stack.push(c);
+  }
+}
+
 function collect(root: CstNode, text: string): Tok[] {
   const toks: Tok[] = [];
   let prevEnd = 0;
-  const visit = (node: CstNode) => {
+  const stack: CstNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
     if (node.childCount === 0 || ATOMIC.has(node.type)) {
-      if (node.endIndex === node.startIndex && !node.isMissing) return;
+      if (node.endIndex === node.startIndex && !node.isMissing) continue;
       let newlines = 0;
       for (let i = prevEnd; i < node.startIndex; i++) if (text.charCodeAt(i) === 10) newlines++;
       toks.push({ text: text.slice(node.startIndex, node.endIndex), type: node.type, parent: node.parent, start: node.startIndex, end: node.endIndex, newlinesBefore: newlines, touching: prevEnd === node.startIndex });
       prevEnd = node.endIndex;
-      return;
+      continue;
     }
-    for (const c of node.children) if (c) visit(c);
-  };
-  visit(root);
+    pushChildren(stack, node.children);
+  }
   return toks;
 }
 
@@ -68,7 +80,7 @@ export function formatTree(root: CstNode, text: string): string {
   // Containers: their mode, keyed by the container node's id; statements: their first offsets.
   const modes = new Map<number, Mode>();
   const statementStarts = new Set<number>();
-  const cursorVisit = (node: CstNode) => {
+  const visit = (node: CstNode) => {
     if (BLOCK_CONTAINERS.has(node.type)) modes.set(node.id, 'block');
     else if (node.type === 'struct_declaration') modes.set(node.id, 'multi');
     else if (AUTO_CONTAINERS.has(node.type)) {
@@ -82,9 +94,12 @@ export function formatTree(root: CstNode, text: string): string {
     } else if (node.type === 'impl_declaration') {
       for (const c of node.childrenForFieldName('method')) if (c) statementStarts.add(c.startIndex);
     }
-    for (const c of node.namedChildren) if (c) cursorVisit(c);
   };
-  cursorVisit(root);
+  for (const pending = [root]; pending.length > 0; ) {
+    const node = pending.pop()!;
+    visit(node);
+    pushChildren(pending, node.namedChildren);
+  }
 
   const modeOfBracket = (t: Tok): Mode | undefined => (t.parent && (OPENERS.has(t.type) || CLOSERS.has(t.type)) ? modes.get(t.parent.id) : undefined);
   const isOpen = (t: Tok, ...m: Mode[]) => OPENERS.has(t.type) && m.includes(modeOfBracket(t) as Mode);
@@ -156,13 +171,13 @@ export async function formatSource(text: string): Promise<FormatResult> {
   }
 }
 
-function firstError(node: CstNode): CstNode | undefined {
-  if (node.isError || node.isMissing) return node;
-  for (const c of node.children) {
-    if (c && (c.hasError || c.isMissing || c.isError)) {
-      const found = firstError(c);
-      if (found) return found;
-    }
+/** The first ERROR or MISSING node in source order. */
+function firstError(root: CstNode): CstNode | undefined {
+  const stack: CstNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.isError || node.isMissing) return node;
+    pushChildren(stack, node.children.filter((c) => c && (c.hasError || c.isMissing || c.isError)));
   }
   return undefined;
 }

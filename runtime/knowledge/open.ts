@@ -1,13 +1,22 @@
 // Opening the knowledge store for a run, lazily: a run that never calls a kb tool never opens
 // (or creates) the file. The folder is the run store's: `.turn/` in the working directory, or
-// $TURN_STORE_DIR; the file is `knowledge.db` beside `store.db`.
+// $TURN_STORE_DIR; the file is `knowledge.db` beside `store.db`. The opener carries the folder
+// (`session.dir`) so that the kb tools can check, before anything is created, that the run's
+// capabilities let it write there (runtime/effects/tools.ts, docs/authority.md).
+import * as path from 'node:path';
 import { defaultStoreDir } from '../store/open.js';
 import { newRunId } from '../store/sqlite-schema.js';
 import { KnowledgeStore, type KnowledgeSession } from './store.js';
 
+/** Opens the run's session on the first call; `dir` is the folder the store is (or will be) in. */
+export interface KnowledgeOpener {
+  (): KnowledgeSession;
+  readonly dir: string;
+}
+
 export interface LazyKnowledge {
   /** The run's session; opens the store on the first call. */
-  session: () => KnowledgeSession;
+  session: KnowledgeOpener;
   /** Whether the store has been opened. */
   opened: () => boolean;
   close: () => void;
@@ -31,16 +40,19 @@ export function lazyKnowledge(options: KnowledgeOptions = {}): LazyKnowledge {
     store = undefined;
     session = undefined;
   };
+  const cwd = options.cwd ?? process.cwd();
+  const dir = path.resolve(cwd, options.dir ?? defaultStoreDir(options.env ?? process.env, cwd));
+  const open = () => {
+    if (!session) {
+      store = KnowledgeStore.open(dir, { now: options.now });
+      const id = typeof options.runId === 'function' ? options.runId() : options.runId ?? newRunId();
+      session = store.session(id);
+      process.once('exit', close);
+    }
+    return session;
+  };
   return {
-    session: () => {
-      if (!session) {
-        store = KnowledgeStore.open(options.dir ?? defaultStoreDir(options.env ?? process.env, options.cwd ?? process.cwd()), { now: options.now });
-        const id = typeof options.runId === 'function' ? options.runId() : options.runId ?? newRunId();
-        session = store.session(id);
-        process.once('exit', close);
-      }
-      return session;
-    },
+    session: Object.assign(open, { dir }),
     opened: () => store !== undefined,
     close,
   };

@@ -10,8 +10,11 @@ import type { KnowledgeSession, Kind } from './store.js';
  * not import each other.
  */
 export interface KnowledgeToolContext {
-  /** The run's view of the knowledge store; opened on first use. */
-  knowledge?: () => KnowledgeSession;
+  /**
+   * The run's view of the knowledge store; opened on first use. `dir`: the store's folder, which
+   * the run must be granted write access to (checked by runtime/effects/tools.ts before each call).
+   */
+  knowledge?: (() => KnowledgeSession) & { readonly dir?: string };
 }
 
 function session(ctx: KnowledgeToolContext, tool: string): KnowledgeSession {

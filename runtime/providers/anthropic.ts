@@ -24,6 +24,7 @@ export function anthropicProvider(o: AnthropicOptions): HttpProvider {
   return {
     kind: 'http',
     name: `anthropic:${o.model}`,
+    keyEnv: o.apiKeyEnv,
     encode(request: InferRequest) {
       const { system, turns } = chatTurns(request);
       const body: Record<string, unknown> = { model: o.model, max_tokens: o.maxTokens };

@@ -4,14 +4,17 @@
 //   openai:MODEL[?OPTIONS]      OpenAI or any OpenAI-compatible server (vLLM, LM Studio, ...)
 //   ollama:MODEL[?OPTIONS]      openai: with base_url http://127.0.0.1:11434/v1 and no key needed
 //   anthropic:MODEL[?OPTIONS]
+//   wasm:PATH[?OPTIONS]         a Turn v1 provider driver (WebAssembly; runtime/providers/wasm.ts)
 // OPTIONS are `key=value` pairs joined by `&`: base_url, api_key_env, timeout_ms, retries,
 // backoff_ms, max_wait_ms, max_tokens, temperature; for openai also structured (strict|schema|json|none) and
-// logprobs (1|0); for anthropic also version. See docs/inference.md.
+// logprobs (1|0); for anthropic also version; wasm takes secret, call_timeout_ms and the four transport
+// options (timeout_ms, retries, backoff_ms, max_wait_ms). See docs/inference.md.
 import { anthropicProvider, ANTHROPIC_DEFAULT_BASE } from './anthropic.js';
 import { mockProvider } from './mock.js';
 import { OPENAI_DEFAULT_BASE, openaiProvider } from './openai.js';
 import { scriptProvider } from './script.js';
 import { ModelConfigError, type Provider, type TransportOptions } from './types.js';
+import { loadWasmDriver, parseSecretNames, type WasmDriver } from './wasm.js';
 
 export * from './types.js';
 export { exchangeFor, envSecrets, redactedCall, type SecretSource, type Exchange, type Fetch } from './transport.js';
@@ -20,16 +23,33 @@ export { scriptProvider, parseScript } from './script.js';
 export { openaiProvider, strictCompatible, type OpenAIOptions } from './openai.js';
 export { anthropicProvider, TOOL_NAME, type AnthropicOptions } from './anthropic.js';
 export { chatTurns } from './messages.js';
+export { loadWasmDriver, inferEnvelope, MEMORY_CAP_BYTES, MAX_DRIVER_BYTES, type WasmDriver, type DriverAccess } from './wasm.js';
+
+/**
+ * The API keys a provider sends, as `[variable, key]` pairs read from `env` (and from the process
+ * environment, which the transport reads): the host registers them with its Redactor at build
+ * time, so a model that repeats its key, or an error that quotes it, is redacted.
+ */
+export function providerKeys(provider: Provider, env: Record<string, string | undefined> = process.env): [string, string][] {
+  if (provider.kind !== 'http' || !provider.keyEnv) return [];
+  const name = provider.keyEnv;
+  const keys = new Set([env[name], process.env[name]].filter((k): k is string => !!k));
+  return [...keys].map((k) => [name, k]);
+}
 
 export interface ModelSetup {
   provider: Provider;
   transport: Partial<TransportOptions>;
+  /** a Wasm driver (`wasm:PATH`): the model call is its `exchange`, given the run's access */
+  driver?: WasmDriver;
 }
 
 export interface SpecEnv {
   /** reads a fixture file; throws with a message when it cannot */
   readFile(path: string): string;
   env: Record<string, string | undefined>;
+  /** reads a Wasm driver's bytes; throws with a message when it cannot */
+  readBinary?(path: string): Uint8Array;
 }
 
 const COMMON = ['base_url', 'api_key_env', 'timeout_ms', 'retries', 'backoff_ms', 'max_wait_ms', 'max_tokens', 'temperature'];
@@ -138,5 +158,18 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
       transport: transport(spec, o),
     };
   }
-  throw new ModelConfigError(`unknown model \`${spec}\`: use mock, script:FILE, openai:MODEL, ollama:MODEL or anthropic:MODEL`);
+  if (kind === 'wasm') {
+    if (!model) throw new ModelConfigError('`wasm:PATH` needs the path of a driver module (.wasm)');
+    const o = options(spec, query, ['secret', 'call_timeout_ms', 'timeout_ms', 'retries', 'backoff_ms', 'max_wait_ms']);
+    let bytes: Uint8Array;
+    try {
+      if (!env.readBinary) throw new Error('no file access here');
+      bytes = env.readBinary(model);
+    } catch (e) {
+      throw new ModelConfigError(`cannot read the Wasm driver ${model}: ${(e as Error).message}`);
+    }
+    const driver = loadWasmDriver(model, bytes, { secrets: parseSecretNames(spec, o.get('secret')), callTimeoutMs: num(spec, o, 'call_timeout_ms', 1) });
+    return { provider: driver.provider, transport: transport(spec, o), driver };
+  }
+  throw new ModelConfigError(`unknown model \`${spec}\`: use mock, script:FILE, openai:MODEL, ollama:MODEL, anthropic:MODEL or wasm:PATH`);
 }

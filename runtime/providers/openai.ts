@@ -45,6 +45,7 @@ export function openaiProvider(o: OpenAIOptions): HttpProvider {
   return {
     kind: 'http',
     name: `openai:${o.model}`,
+    keyEnv: o.apiKeyEnv,
     encode(request: InferRequest) {
       const { system, turns } = chatTurns(request);
       const messages: { role: string; content: string }[] = [];

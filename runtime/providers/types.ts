@@ -42,6 +42,11 @@ export interface HttpResult {
 export interface HttpProvider {
   kind: 'http';
   name: string;
+  /**
+   * The environment variable its API key is read from (the same as every call's `auth.env`), so
+   * the host can add the key to its Redactor before the run starts (runtime/run/host.ts).
+   */
+  keyEnv?: string;
   encode(request: InferRequest): HttpCall;
   /** the reply, or throws ProviderError (retryable or not) */
   decode(response: HttpResult, request: InferRequest): InferReply;

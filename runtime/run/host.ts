@@ -2,18 +2,22 @@
 // capabilities and approvals, redaction, the trace and the knowledge store, built from a run's
 // options. The CLI, the run panel, the debugger (and the durable layer wrapping it) all get their
 // host here, so a budget or a capability cannot be applied in one and skipped in another.
-import { budgetedModel, performTool } from '../effects/host.js';
+import { budgetedModel, performTool, redactError } from '../effects/host.js';
 import { capabilitiesFromFlags, CapabilityError, cliApproval, newUsage, type ApprovalHook, type Capabilities, type Usage } from '../effects/capabilities.js';
 import type { EffectToolContext } from '../effects/tools.js';
 import { ChainVault, EnvVault, FileVault, RedactingVault, Redactor, VaultError, type Vault } from '../effects/vault.js';
 import { openTrace, type TraceSink } from '../events/trace.js';
 import type { RunEvent } from '../events/index.js';
-import type { InferIO, InferRequest } from '../infer/types.js';
+import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 import { lazyKnowledge } from '../knowledge/open.js';
 import type { Host, ToolRequest } from '../ports/host.js';
+import { providerKeys } from '../providers/index.js';
 import { createModel, DEFAULT_MODEL, inferRetriesFromEnv, ModelInputError, UnknownModelError, type Model } from './model.js';
 import { RunSetupError } from './errors.js';
 import type { AuthorityOptions, RunOptions } from './options.js';
+
+/** The most one effect tool call may take by default (`toolTimeoutMs`, `--tool-timeout`). */
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 
 export interface RunHost {
   host: Host;
@@ -31,6 +35,52 @@ const approvalHook = (approve: AuthorityOptions['approve']): ApprovalHook => {
   if (typeof approve === 'function') return approve;
   return cliApproval({ mode: approve ?? 'ask' });
 };
+
+/**
+ * Performs an effect tool within `limitMs`: past it, the call fails (an `EffectError` the program
+ * can catch) and its late result is dropped. The time an approval waits for a person does not
+ * count: the clock starts again once the approval is decided.
+ */
+function timed(effects: EffectToolContext, request: ToolRequest, limitMs: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      timer = setTimeout(() => {
+        reject(new Error(`${request.name} took longer than ${limitMs / 1000} s, the time limit of a tool call; raise it with --tool-timeout`));
+      }, limitMs);
+    };
+    const approve = effects.approve;
+    const ctx: EffectToolContext = approve
+      ? {
+          ...effects,
+          approve: async (r) => {
+            clearTimeout(timer);
+            try {
+              return await approve(r);
+            } finally {
+              arm();
+            }
+          },
+        }
+      : effects;
+    arm();
+    void performTool(ctx, request).then(resolve, reject).finally(() => clearTimeout(timer));
+  });
+}
+
+/**
+ * A model reply with the run's secrets redacted. When the reply held one, the per-token
+ * log-probabilities lose their token texts (the pieces would spell it); their numbers stay.
+ */
+function redactReply(redactor: Redactor, reply: InferReply): InferReply {
+  if (redactor.size === 0) return reply;
+  const safe = redactor.redactDeep(reply);
+  const tokens = reply.logprobs?.map((t) => t.token ?? '').join('');
+  if (safe.logprobs && (safe.text !== reply.text || (tokens !== undefined && redactor.redact(tokens) !== tokens))) {
+    safe.logprobs = safe.logprobs.map((t) => ({ logprob: t.logprob }));
+  }
+  return safe;
+}
 
 /**
  * Builds the host of a run. `knowledgeRunId`: the id std/knowledge writes under (a durable run
@@ -51,6 +101,11 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
       throw e;
     }
   }
+  // The redactor knows every secret the run can use before the program can see anything: the
+  // vaults' in-memory secrets (TURN_SECRET_*, the --secrets file) now, the model's API key below;
+  // secrets a vault must ask for (SecretStorage) when they are resolved.
+  const vault = new RedactingVault(new ChainVault(vaults), redactor);
+  await vault.registerReady();
   let capabilities: Capabilities;
   try {
     capabilities = capabilitiesFromFlags(
@@ -65,6 +120,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   let inferRetries: number | undefined;
   try {
     model = createModel(options.model ?? env.TURN_MODEL ?? DEFAULT_MODEL, env);
+    for (const [name, key] of providerKeys(model.provider, env)) redactor.add(name, key);
     inferRetries = options.inferRetries ?? inferRetriesFromEnv(env);
   } catch (e) {
     if (e instanceof UnknownModelError) throw new RunSetupError('usage', e.message);
@@ -80,11 +136,12 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     }
   }
   const knowledge = lazyKnowledge({ cwd, env, runId: knowledgeRunId });
+  const toolTimeoutMs = options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const usage = newUsage();
   const hold = options.beforeEffect;
   const base = approvalHook(a.approve);
   const effects: EffectToolContext = {
-    vault: new RedactingVault(new ChainVault(vaults), redactor),
+    vault,
     capabilities,
     usage,
     approve: hold
@@ -97,6 +154,8 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     cwd,
     env,
     knowledge: knowledge.session,
+    // HTTP requests time out with the tool limit unless a call asks for less
+    ...(toolTimeoutMs > 0 ? { timeoutMs: toolTimeoutMs } : {}),
   };
 
   let refused: string | undefined;
@@ -110,12 +169,19 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     infer: (request, io) =>
       guard(async () => {
         if (hold) await hold({ kind: 'model', pid: request.pid, description: `waiting on a model reply (infer ${request.typeName})` });
-        return ask(request, io);
+        // where model replies and provider errors enter the VM: redacted like effect results
+        let reply: InferReply;
+        try {
+          reply = await ask(request, io);
+        } catch (e) {
+          throw redactError(redactor, e);
+        }
+        return redactReply(redactor, reply);
       }),
     tool: (request: ToolRequest) =>
       guard(async () => {
         if (hold) await hold({ kind: 'effect', pid: request.pid, description: `waiting on an effect (${request.name})` });
-        return performTool(effects, request);
+        return toolTimeoutMs > 0 ? timed(effects, request, toolTimeoutMs) : performTool(effects, request);
       }),
     ...(sinks.length > 0
       ? {

@@ -44,8 +44,14 @@ export interface RunOptions {
   /** the environment the run reads TURN_MODEL, TURN_INFER_RETRIES, TURN_SECRET_* and provider keys from */
   env?: Record<string, string | undefined>;
   authority?: AuthorityOptions;
-  /** instruction budget (default 200,000,000; 0 = none) */
+  /** instruction budget, counted at backward jumps, calls and resumptions from a wait (default 200,000,000; 0 = none) */
   maxSteps?: number;
+  /** allocation budget, in cells of about 8 bytes made over the run (default 50,000,000, about 400 MB; 0 = none) */
+  maxAlloc?: number;
+  /** wall-clock budget of the run in this OS process, in milliseconds: the run then fails where main stands (default none; 0 = none) */
+  maxTimeMs?: number;
+  /** the most one effect tool call (files, HTTP, environment, knowledge) may take, approvals not counted (default 30,000 ms; 0 = none) */
+  toolTimeoutMs?: number;
   /** seeds the scheduler: interleavings vary by seed and replay exactly */
   seed?: number;
   /** re-asks after an invalid reply (default: TURN_INFER_RETRIES, else 2) */

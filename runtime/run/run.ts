@@ -82,7 +82,13 @@ export class Run {
     let host: Host = setup.host;
     // output is not journaled: what the replayed part of a run printed is not printed again
     if (durability) host = { ...host, output: (line) => this.durable!.output(setup.host, line) };
-    this.vm = new VM(bundle, host, { maxSteps: options.maxSteps, seed: options.seed, inferRetries: setup.inferRetries });
+    this.vm = new VM(bundle, host, {
+      maxSteps: options.maxSteps,
+      maxAlloc: options.maxAlloc,
+      maxTimeMs: options.maxTimeMs,
+      seed: options.seed,
+      inferRetries: setup.inferRetries,
+    });
     if (durability) {
       this.durable = new Durable(this.vm, durability.record, new JournalWriter(durability.store, durability.record.id), durability.entries);
       this.vm.durable = this.durable;
@@ -276,7 +282,7 @@ export interface RunMeta {
 }
 
 /** The options a durable run records, so a resume (CLI, panel or debugger) rebuilds the same host. */
-type RecordedOptions = Pick<RunOptions, 'model' | 'maxSteps' | 'seed' | 'inferRetries'> & { authority?: Omit<AuthorityOptions, 'vault' | 'approve'> & { approve?: 'all' | 'none' | 'ask' } };
+type RecordedOptions = Pick<RunOptions, 'model' | 'maxSteps' | 'maxAlloc' | 'maxTimeMs' | 'toolTimeoutMs' | 'seed' | 'inferRetries'> & { authority?: Omit<AuthorityOptions, 'vault' | 'approve'> & { approve?: 'all' | 'none' | 'ask' } };
 
 const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
@@ -286,6 +292,9 @@ function recordable(options: RunOptions): RecordedOptions {
   return defined({
     model: options.model ?? env.TURN_MODEL ?? DEFAULT_MODEL,
     maxSteps: options.maxSteps,
+    maxAlloc: options.maxAlloc,
+    maxTimeMs: options.maxTimeMs,
+    toolTimeoutMs: options.toolTimeoutMs,
     seed: options.seed,
     inferRetries: options.inferRetries,
     authority: { ...defined(authority), ...(typeof approve === 'string' ? { approve } : {}) },

@@ -1,13 +1,52 @@
 // Lowers the tree-sitter CST into the typed AST of ast.ts, collecting syntax diagnostics.
 // Error recovery is the parser's: ERROR and MISSING nodes become diagnostics, and lowering goes
 // on with placeholders so the language server still sees the rest of the file.
-import type { Node as CstNode } from 'web-tree-sitter';
+//
+// Depth (docs/reliability.md): the CST can be as deep as the source is long. Lowering recurses
+// along it only RECURSION_CHUNK levels at a time: a node met deeper than that is lowered by an
+// iterative walk of its subtree (`prepare`), bottom-up, so when its parent is lowered its children
+// are already in `lowered` and the recursive-looking calls are look-ups. The walk also counts the
+// levels: a statement holding anything nested more than MAX_NESTING levels is reported once and
+// left out, which bounds every later pass over the AST (the analyzer, the compiler, the symbol
+// index...). Ordinary code never gets that deep and is lowered by plain recursion.
+import type { Node as CstNode, TreeCursor } from 'web-tree-sitter';
 import type { Diagnostic } from '../diagnostics.js';
 import type * as A from './ast.js';
 import type { SourceFile } from './source.js';
 
-/** Deeper nesting than this is reported instead of risking the JavaScript stack in later passes. */
+/**
+ * Deeper nesting than this is reported instead of risking the JavaScript stack in later passes.
+ * A level is an expression (parentheses included), a block, a generic or function type, or an
+ * `else if`.
+ */
 export const MAX_NESTING = 1000;
+
+/** How many levels lowering recurses before it lowers the rest of a subtree iteratively. */
+const RECURSION_CHUNK = 64;
+
+/** The CST node types of expressions (grammar.js `_expression`). */
+const EXPRESSION_TYPES = new Set<string>([
+  'identifier', 'number', 'string', 'true', 'false', 'null', 'list', 'map', 'struct_literal', 'vec_literal',
+  'closure', 'parenthesized_expression', 'binary_expression', 'unary_expression', 'index_expression',
+  'member_expression', 'method_call', 'call_expression', 'builtin_call', 'list_operation', 'use_expression',
+  'use_schema', 'grant_expression', 'infer_expression', 'confidence_expression', 'spawn_expression', 'spawn_each',
+  'gather_expression', 'receive', 'send_expression', 'remember_expression', 'recall_expression', 'context_call',
+  'invoke_expression', 'scope_expression', 'task_expression', 'detach_expression',
+]);
+
+/** Expressions lowered where they are met: they hold no expression, block or type. */
+const LEAF_EXPRESSIONS = new Set<string>(['identifier', 'number', 'string', 'true', 'false', 'null', 'use_expression']);
+
+/** Types that hold types. */
+const COMPOUND_TYPES = new Set<string>(['generic_type', 'function_type']);
+
+/** Whether a node of `type` under a node of `parentType` is one level of nesting. */
+function isLevel(type: string, parentType: string): boolean {
+  return EXPRESSION_TYPES.has(type) || type === 'block' || COMPOUND_TYPES.has(type) || (type === 'if_statement' && parentType === 'if_statement');
+}
+
+/** The nodes whose named children are statements (what `statements` lowers; the root's always are). */
+const STATEMENT_PARENTS = new Set<string>(['source_file', 'block']);
 
 const BINARY_OPS = new Set<string>(['+', '-', '*', '/', '==', '!=', '<', '>', '<=', '>=', 'and', 'or', '~>']);
 
@@ -21,11 +60,22 @@ export function lowerProgram(root: CstNode, file: SourceFile): { program: A.Prog
   return { program, diagnostics: lowerer.diagnostics };
 }
 
+/** Unwinds to the statement being lowered, which is left out (the problem is reported once). */
 class TooDeep extends Error {}
 
 class Lowerer {
   readonly diagnostics: Diagnostic[] = [];
+  /** Levels of nesting (see `isLevel`) above the node being lowered by recursion. */
   private depth = 0;
+  /** Nodes lowered ahead by `prepare`, by node id. */
+  private readonly lowered = {
+    exprs: new Map<number, A.Expr>(),
+    blocks: new Map<number, A.Block>(),
+    types: new Map<number, A.TypeExpr>(),
+    ifs: new Map<number, A.IfStmt>(),
+  };
+  /** Statements left out because something in them is nested too deep (reported once). */
+  private readonly tooDeep = new Set<number>();
   private reportedTooDeep = false;
 
   constructor(private readonly file: SourceFile) {}
@@ -33,6 +83,110 @@ class Lowerer {
   program(root: CstNode): A.Program {
     this.collectSyntaxErrors(root);
     return { kind: 'Program', body: this.statements(root), span: span(root) };
+  }
+
+  // ---------------------------------------------------------------- depth
+
+  /**
+   * Lowers `node` — one level of nesting below `this.depth` — with `lower` by recursion, or, past
+   * RECURSION_CHUNK levels, by `prepare` (then `lower` finds its children lowered).
+   */
+  private nested<T>(node: CstNode, lower: (node: CstNode) => T): T {
+    if (this.depth >= RECURSION_CHUNK && node.childCount > 0 && !node.isError) this.prepare(node);
+    this.depth++;
+    try {
+      return lower.call(this, node);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /**
+   * One iterative walk of `root`'s subtree (a tree cursor), `root` being one level below
+   * `this.depth`. Going down, it counts the levels of nesting; past MAX_NESTING it reports the node
+   * (the first time) and leaves out the innermost statement holding it: one inside the subtree is
+   * skipped, one outside is unwound to with TooDeep. Coming back up, it lowers each node that holds
+   * others, so its parent finds it lowered. ERROR nodes are not entered: they are reported, never
+   * lowered. `root` itself is left to the caller.
+   */
+  private prepare(root: CstNode): void {
+    // Per depth of the cursor: the node's type and id, its level, and the depth of the innermost
+    // statement holding it (its own depth for a statement; -1 when it is outside the subtree).
+    const types: string[] = [root.type];
+    const ids: number[] = [root.id];
+    const levels: number[] = [this.depth + 1];
+    const statements: number[] = [-1];
+    if (levels[0] > MAX_NESTING) this.tooDeepAt({ start: root.startIndex, end: root.endIndex });
+    const cursor = root.walk();
+    const rootIsFile = root.parent === null;
+    try {
+      if (!cursor.gotoFirstChild()) return;
+      let depth = 1;
+      for (;;) {
+        const type = cursor.nodeType;
+        let descend = false;
+        if (type !== 'ERROR') {
+          const parentType = types[depth - 1];
+          const level = levels[depth - 1] + (isLevel(type, parentType) ? 1 : 0);
+          // The file's children are statements even when the file is an ERROR node.
+          const statement = ((depth === 1 && rootIsFile) || STATEMENT_PARENTS.has(parentType)) && cursor.nodeIsNamed ? depth : statements[depth - 1];
+          types[depth] = type;
+          ids[depth] = cursor.nodeId;
+          if (level > MAX_NESTING) {
+            this.tooDeepAt({ start: cursor.startIndex, end: cursor.endIndex }, statement >= 0);
+            // The statement, inside the subtree, is left out: back up to it, and go on after it
+            // without lowering it.
+            this.tooDeep.add(ids[statement]);
+            for (; depth > statement; depth--) cursor.gotoParent();
+          } else {
+            levels[depth] = level;
+            statements[depth] = statement;
+            descend = true;
+          }
+        }
+        if (descend && cursor.gotoFirstChild()) {
+          depth++;
+          continue;
+        }
+        // The node is done (a leaf, skipped, or left out): on to its next sibling, lowering the
+        // parents it leaves on the way.
+        while (!cursor.gotoNextSibling()) {
+          cursor.gotoParent();
+          depth--;
+          if (depth === 0) return;
+          this.lowerAhead(types[depth], cursor);
+        }
+      }
+    } finally {
+      cursor.delete();
+    }
+  }
+
+  /** Reports nesting past MAX_NESTING at `where` (the first time); unwinds unless `handled`. */
+  private tooDeepAt(where: A.Span, handled = false): void {
+    if (!this.reportedTooDeep) {
+      this.reportedTooDeep = true;
+      this.error(where, `nesting too deep: more than ${MAX_NESTING} levels of nested expressions, blocks or types`, 'nesting');
+    }
+    if (!handled) throw new TooDeep();
+  }
+
+  /** Lowers the cursor's node, of `type`, if it holds others (see `prepare`). */
+  private lowerAhead(type: string, cursor: TreeCursor): void {
+    if (EXPRESSION_TYPES.has(type)) {
+      if (LEAF_EXPRESSIONS.has(type)) return;
+      const node = cursor.currentNode;
+      this.lowered.exprs.set(node.id, this.exprInner(node));
+    } else if (type === 'block') {
+      const node = cursor.currentNode;
+      this.lowered.blocks.set(node.id, this.blockInner(node));
+    } else if (COMPOUND_TYPES.has(type)) {
+      const node = cursor.currentNode;
+      this.lowered.types.set(node.id, this.typeInner(node));
+    } else if (type === 'if_statement') {
+      const node = cursor.currentNode;
+      this.lowered.ifs.set(node.id, this.ifStatementInner(node));
+    }
   }
 
   // ---------------------------------------------------------------- syntax errors
@@ -80,11 +234,15 @@ class Lowerer {
    */
   private unexpected(node: CstNode): void {
     const leaves: CstNode[] = [];
-    const collect = (n: CstNode): void => {
+    const pending: CstNode[] = [node]; // iterative: an ERROR node can hold deep subtrees
+    while (pending.length > 0) {
+      const n = pending.pop()!;
       if (n.childCount === 0) leaves.push(n);
-      else for (const c of n.children) if (c) collect(c);
-    };
-    collect(node);
+      else for (let i = n.childCount - 1; i >= 0; i--) {
+        const c = n.child(i);
+        if (c) pending.push(c);
+      }
+    }
     let culprit = leaves.find((l) => l.isError) ?? leaves[leaves.length - 1];
     if (culprit && !culprit.isError && (culprit.type === ';' || culprit.type === '}') && leaves.length > 1) {
       culprit = leaves[leaves.length - 2];
@@ -107,6 +265,7 @@ class Lowerer {
   private statements(parent: CstNode): A.Stmt[] {
     const out: A.Stmt[] = [];
     for (const child of named(parent)) {
+      if (this.tooDeep.has(child.id)) continue; // reported once; the statement is left out
       try {
         const stmt = this.statement(child);
         if (stmt) out.push(stmt);
@@ -200,25 +359,44 @@ class Lowerer {
   }
 
   private ifStatement(node: CstNode): A.IfStmt {
+    return this.lowered.ifs.get(node.id) ?? this.ifStatementInner(node);
+  }
+
+  /** An `else if`: one level deeper than its `if`. */
+  private elseIf(node: CstNode): A.IfStmt {
+    return this.lowered.ifs.get(node.id) ?? this.nested(node, this.ifStatementInner);
+  }
+
+  private ifStatementInner(node: CstNode): A.IfStmt {
     const alt = node.childForFieldName('alternative');
     return {
       kind: 'If',
       condition: this.expr(node.childForFieldName('condition'), node),
       then: this.block(node.childForFieldName('consequence'), node),
-      else: alt ? (alt.type === 'if_statement' ? this.ifStatement(alt) : this.block(alt, node)) : undefined,
+      else: alt ? (alt.type === 'if_statement' ? this.elseIf(alt) : this.block(alt, node)) : undefined,
       span: span(node),
     };
   }
 
   private block(node: CstNode | null, parent: CstNode): A.Block {
     if (!node) return { kind: 'Block', body: [], span: endSpan(parent) };
-    return this.nested(node, () => ({ kind: 'Block', body: this.statements(node), span: span(node) }));
+    return this.lowered.blocks.get(node.id) ?? this.nested(node, this.blockInner);
+  }
+
+  private blockInner(node: CstNode): A.Block {
+    return { kind: 'Block', body: this.statements(node), span: span(node) };
   }
 
   // ---------------------------------------------------------------- types
 
   private type(node: CstNode | null, parent: CstNode): A.TypeExpr {
     if (!node) return { kind: 'NamedType', name: 'Any', args: [], span: endSpan(parent) };
+    const ahead = this.lowered.types.get(node.id);
+    if (ahead) return ahead;
+    return COMPOUND_TYPES.has(node.type) ? this.nested(node, this.typeInner) : this.typeInner(node);
+  }
+
+  private typeInner(node: CstNode): A.TypeExpr {
     const s = span(node);
     switch (node.type) {
       case 'type_identifier':
@@ -251,24 +429,7 @@ class Lowerer {
 
   private expr(node: CstNode | null, parent?: CstNode): A.Expr {
     if (!node) return { kind: 'Null', span: parent ? endSpan(parent) : { start: 0, end: 0 } };
-    return this.nested(node, () => this.exprInner(node));
-  }
-
-  /** Bounds recursion: past MAX_NESTING levels the enclosing statement is dropped and the problem reported once. */
-  private nested<T>(node: CstNode, lower: () => T): T {
-    if (this.depth >= MAX_NESTING) {
-      if (!this.reportedTooDeep) {
-        this.reportedTooDeep = true;
-        this.error(span(node), `nesting too deep: more than ${MAX_NESTING} levels of nested expressions or blocks`, 'nesting');
-      }
-      throw new TooDeep();
-    }
-    this.depth++;
-    try {
-      return lower();
-    } finally {
-      this.depth--;
-    }
+    return this.lowered.exprs.get(node.id) ?? this.nested(node, this.exprInner);
   }
 
   private exprInner(node: CstNode): A.Expr {

@@ -119,8 +119,25 @@ function quote(s: string): string {
   return JSON.stringify(s);
 }
 
-/** How `call("echo", v)` prints a value: strings raw at top level, quoted inside containers. */
-export function render(v: Value, nested = false): string {
+// Depth (docs/reliability.md): a program can build a value as deep as its memory allows (a list
+// inside a list, 200,000 times), so the walks over values below — rendering, equality, the deep
+// copy between processes, containing an identity, conversion from JSON — are iterative, and the
+// conversion to JSON, which JSON.stringify finishes recursively, refuses values nested more than
+// MAX_JSON_DEPTH levels with a Turn error instead.
+
+/** Deeper values cannot be converted to JSON (`--json`, `json_stringify`, a run's stored result). */
+export const MAX_JSON_DEPTH = 1000;
+
+/** How much of a value a message shows (`uncaught error: ...`); the rest is cut to `…`. */
+export const MESSAGE_VALUE_LENGTH = 1000;
+
+/** Text between the parts of a container, on `render`'s work list. */
+class Literal {
+  constructor(readonly text: string) {}
+}
+
+/** The text of a value that holds no other value, or undefined for a container. */
+function renderAtom(v: Value, nested: boolean): string | undefined {
   if (v === null) return 'null';
   switch (typeof v) {
     case 'string':
@@ -130,28 +147,79 @@ export function render(v: Value, nested = false): string {
     case 'boolean':
       return v ? 'true' : 'false';
   }
-  if (Array.isArray(v)) return '[' + v.map((x) => render(x, true)).join(', ') + ']';
-  if (v instanceof Map) {
-    const parts: string[] = [];
-    for (const [k, x] of v) parts.push(quote(k) + ': ' + render(x, true));
-    return '{' + parts.join(', ') + '}';
-  }
-  if (v instanceof StructVal) {
-    if (v.fields.size === 0) return v.type + ' {}';
-    const parts: string[] = [];
-    for (const [k, x] of v.fields) parts.push(k + ': ' + render(x, true));
-    return v.type + ' { ' + parts.join(', ') + ' }';
-  }
+  if (Array.isArray(v) || v instanceof Map || v instanceof Uncertain) return undefined;
+  if (v instanceof StructVal) return v.fields.size === 0 ? v.type + ' {}' : undefined;
   if (v instanceof ClosureVal) return `<closure ${v.name}>`;
   if (v instanceof PidVal) return `<pid ${v.id}>`;
   if (v instanceof VecVal) return 'vec [' + v.items.map(String).join(', ') + ']';
   if (v instanceof IdentityVal) return `<identity ${v.kind}>`;
-  if (v instanceof Uncertain) return render(v.v, nested);
   return String(v);
 }
 
-/** Structural equality (closures by identity, pids by id). Ignores confidence. */
+/**
+ * How `call("echo", v)` prints a value: strings raw at top level, quoted inside containers.
+ * With `maxLength`, text past that many characters is cut and ends with `…` (for messages).
+ */
+export function render(v: Value, nested = false, maxLength = Infinity): string {
+  while (v instanceof Uncertain) v = v.v;
+  const atom = renderAtom(v, nested);
+  if (atom !== undefined) return atom.length > maxLength ? atom.slice(0, maxLength) + '…' : atom;
+  const parts: string[] = [];
+  let length = 0;
+  const pending: (Value | Literal)[] = [v];
+  while (pending.length > 0 && length <= maxLength) {
+    const x = pending.pop()!;
+    if (x instanceof Literal) {
+      parts.push(x.text);
+      length += x.text.length;
+      continue;
+    }
+    if (x instanceof Uncertain) {
+      pending.push(x.v);
+      continue;
+    }
+    const text = renderAtom(x, true);
+    if (text !== undefined) {
+      parts.push(text);
+      length += text.length;
+      continue;
+    }
+    // A container: its closing text first, then its elements last to first, so they pop in order.
+    if (Array.isArray(x)) {
+      pending.push(new Literal(']'));
+      for (let i = x.length - 1; i >= 0; i--) {
+        pending.push(x[i]);
+        if (i > 0) pending.push(new Literal(', '));
+      }
+      pending.push(new Literal('['));
+    } else {
+      const struct = x instanceof StructVal ? x : undefined;
+      const entries = [...(struct ? struct.fields : (x as Map<string, Value>))];
+      pending.push(new Literal(struct ? ' }' : '}'));
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, item] = entries[i];
+        pending.push(item, new Literal((i > 0 ? ', ' : '') + (struct ? k : quote(k)) + ': '));
+      }
+      pending.push(new Literal(struct ? struct.type + ' { ' : '{'));
+    }
+  }
+  const text = parts.join('');
+  return text.length > maxLength ? text.slice(0, maxLength) + '…' : text;
+}
+
+/** Structural equality (closures by identity, pids by id). Ignores confidence. Iterative. */
 export function equals(a: Value, b: Value): boolean {
+  const pending: Value[] = [a, b]; // pairs still to compare
+  while (pending.length > 0) {
+    const y = pending.pop()!;
+    const x = pending.pop()!;
+    if (!shallowEquals(x, y, pending)) return false;
+  }
+  return true;
+}
+
+/** Whether `a` and `b` can be equal; the pairs of their elements still to compare go on `pending`. */
+function shallowEquals(a: Value, b: Value, pending: Value[]): boolean {
   if (a === b) return true;
   if (a instanceof Uncertain) a = a.v;
   if (b instanceof Uncertain) b = b.v;
@@ -159,20 +227,25 @@ export function equals(a: Value, b: Value): boolean {
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!equals(a[i], b[i])) return false;
+    for (let i = 0; i < a.length; i++) pending.push(a[i], b[i]);
     return true;
   }
-  if (a instanceof Map) {
-    if (!(b instanceof Map) || a.size !== b.size) return false;
-    for (const [k, x] of a) {
-      if (!b.has(k) || !equals(x, b.get(k)!)) return false;
+  if (a instanceof Map || a instanceof StructVal) {
+    let x: Map<string, Value>;
+    let y: Map<string, Value>;
+    if (a instanceof Map) {
+      if (!(b instanceof Map)) return false;
+      x = a;
+      y = b;
+    } else {
+      if (!(b instanceof StructVal) || a.type !== b.type) return false;
+      x = a.fields;
+      y = b.fields;
     }
-    return true;
-  }
-  if (a instanceof StructVal) {
-    if (!(b instanceof StructVal) || a.type !== b.type || a.fields.size !== b.fields.size) return false;
-    for (const [k, x] of a.fields) {
-      if (!b.fields.has(k) || !equals(x, b.fields.get(k)!)) return false;
+    if (x.size !== y.size) return false;
+    for (const [k, item] of x) {
+      if (!y.has(k)) return false;
+      pending.push(item, y.get(k)!);
     }
     return true;
   }
@@ -185,82 +258,119 @@ export function equals(a: Value, b: Value): boolean {
   return false;
 }
 
+/** Whether `v` holds an identity handle anywhere (closures' cells aside). Iterative. */
+export function containsIdentity(v: Value): boolean {
+  const pending: Value[] = [v];
+  while (pending.length > 0) {
+    const x = pending.pop()!;
+    if (x instanceof IdentityVal) return true;
+    if (x instanceof Uncertain) pending.push(x.v);
+    else if (Array.isArray(x)) for (const item of x) pending.push(item);
+    else if (x instanceof Map) for (const item of x.values()) pending.push(item);
+    else if (x instanceof StructVal) for (const item of x.fields.values()) pending.push(item);
+  }
+  return false;
+}
+
 /**
  * A deep copy for crossing a process boundary (spawn snapshots, messages, exit signals):
- * processes share nothing mutable. Shared cells stay shared within the copy.
+ * processes share nothing mutable. Shared cells stay shared within the copy. Iterative: each
+ * container is made empty when first met (and remembered in `memo`) and filled from a work list.
  */
 export function isolate(v: Value, memo: Map<object, unknown> = new Map()): Value {
-  if (v === null || typeof v !== 'object') return v;
-  const seen = memo.get(v);
-  if (seen !== undefined) return seen as Value;
-  if (Array.isArray(v)) {
-    const out: Value[] = [];
-    memo.set(v, out);
-    for (const x of v) out.push(isolate(x, memo));
+  const fill: [Value, Value][] = []; // [original, its empty copy]
+  const copy = (x: Value): Value => {
+    if (x === null || typeof x !== 'object') return x;
+    const seen = memo.get(x);
+    if (seen !== undefined) return seen as Value;
+    let out: Value;
+    if (Array.isArray(x)) out = [];
+    else if (x instanceof Map) out = new Map<string, Value>();
+    else if (x instanceof StructVal) out = new StructVal(x.type, new Map());
+    else if (x instanceof ClosureVal) out = new ClosureVal(x.proto, [], x.name);
+    else if (x instanceof Uncertain) return new Uncertain(copy(x.v), x.c);
+    else if (x instanceof VecVal) return new VecVal(x.items.slice());
+    else return x; // PidVal, IdentityVal: immutable
+    memo.set(x, out);
+    fill.push([x, out]);
     return out;
-  }
-  if (v instanceof Map) {
-    const out = new Map<string, Value>();
-    memo.set(v, out);
-    for (const [k, x] of v) out.set(k, isolate(x, memo));
-    return out;
-  }
-  if (v instanceof StructVal) {
-    const fields = new Map<string, Value>();
-    const out = new StructVal(v.type, fields);
-    memo.set(v, out);
-    for (const [k, x] of v.fields) fields.set(k, isolate(x, memo));
-    return out;
-  }
-  if (v instanceof ClosureVal) {
-    const cells: Cell[] = [];
-    const out = new ClosureVal(v.proto, cells, v.name);
-    memo.set(v, out);
-    for (const c of v.cells) {
-      let copy = memo.get(c) as Cell | undefined;
-      if (!copy) {
-        copy = new Cell(null);
-        memo.set(c, copy);
-        copy.v = isolate(c.v, memo);
+  };
+  const root = copy(v);
+  while (fill.length > 0) {
+    const [from, to] = fill.pop()!;
+    if (Array.isArray(from)) {
+      for (const x of from) (to as Value[]).push(copy(x));
+    } else if (from instanceof Map) {
+      for (const [k, x] of from) (to as Map<string, Value>).set(k, copy(x));
+    } else if (from instanceof StructVal) {
+      for (const [k, x] of from.fields) (to as StructVal).fields.set(k, copy(x));
+    } else if (from instanceof ClosureVal) {
+      for (const c of from.cells) {
+        let cell = memo.get(c) as Cell | undefined;
+        if (!cell) {
+          cell = new Cell(null);
+          memo.set(c, cell);
+          cell.v = copy(c.v);
+        }
+        (to as ClosureVal).cells.push(cell);
       }
-      cells.push(copy);
     }
-    return out;
   }
-  if (v instanceof Uncertain) return new Uncertain(isolate(v.v, memo), v.c);
-  if (v instanceof VecVal) return new VecVal(v.items.slice());
-  return v; // PidVal, IdentityVal: immutable
+  return root;
 }
 
-/** The program's result as JSON (for `--json`). Identity handles never reveal a secret. */
+/**
+ * The program's result as JSON (for `--json`). Identity handles never reveal a secret. Iterative;
+ * a value nested more than MAX_JSON_DEPTH levels is a VMError (JSON.stringify would overflow).
+ */
 export function toJson(v: Value): unknown {
-  if (v === null || typeof v !== 'object') return typeof v === 'number' && !Number.isFinite(v) ? null : v;
-  if (Array.isArray(v)) return v.map(toJson);
-  if (v instanceof Map) {
-    const o: Record<string, unknown> = {};
-    for (const [k, x] of v) o[k] = toJson(x);
-    return o;
+  const fill: [Value, unknown, number][] = []; // [value, its empty JSON container, depth]
+  const convert = (x: Value, depth: number): unknown => {
+    if (x instanceof Uncertain) x = x.v;
+    if (x === null || typeof x !== 'object') return typeof x === 'number' && !Number.isFinite(x) ? null : x;
+    if (Array.isArray(x) || x instanceof Map || x instanceof StructVal) {
+      if (depth > MAX_JSON_DEPTH) throw new VMError(`a value nested more than ${MAX_JSON_DEPTH} levels deep cannot be converted to JSON`);
+      const out = Array.isArray(x) ? [] : {};
+      fill.push([x, out, depth]);
+      return out;
+    }
+    if (x instanceof VecVal) return x.items.slice();
+    if (x instanceof PidVal) return { pid: x.id };
+    return render(x);
+  };
+  const root = convert(v, 1);
+  while (fill.length > 0) {
+    const [x, out, depth] = fill.pop()!;
+    if (Array.isArray(x)) {
+      for (const item of x) (out as unknown[]).push(convert(item, depth + 1));
+    } else {
+      for (const [k, item] of x instanceof StructVal ? x.fields : (x as Map<string, Value>)) {
+        (out as Record<string, unknown>)[k] = convert(item, depth + 1);
+      }
+    }
   }
-  if (v instanceof StructVal) {
-    const o: Record<string, unknown> = {};
-    for (const [k, x] of v.fields) o[k] = toJson(x);
-    return o;
-  }
-  if (v instanceof Uncertain) return toJson(v.v);
-  if (v instanceof VecVal) return v.items.slice();
-  if (v instanceof PidVal) return { pid: v.id };
-  return render(v);
+  return root;
 }
 
-/** A JSON-like JS value (e.g. `json_parse`) as a Turn value: objects become maps. */
+/** A JSON-like JS value (e.g. `json_parse`) as a Turn value: objects become maps. Iterative. */
 export function fromPlain(x: unknown): Value {
-  if (x === null || x === undefined) return null;
-  if (typeof x === 'number' || typeof x === 'string' || typeof x === 'boolean') return x;
-  if (Array.isArray(x)) return x.map(fromPlain);
-  if (typeof x === 'object') {
-    const m = new Map<string, Value>();
-    for (const [k, v] of Object.entries(x as Record<string, unknown>)) m.set(k, fromPlain(v));
-    return m;
+  const fill: [unknown, Value][] = []; // [plain container, its empty Turn copy]
+  const convert = (p: unknown): Value => {
+    if (p === null || p === undefined) return null;
+    if (typeof p === 'number' || typeof p === 'string' || typeof p === 'boolean') return p;
+    if (typeof p !== 'object') return null;
+    const out: Value = Array.isArray(p) ? [] : new Map<string, Value>();
+    fill.push([p, out]);
+    return out;
+  };
+  const root = convert(x);
+  while (fill.length > 0) {
+    const [p, out] = fill.pop()!;
+    if (Array.isArray(p)) {
+      for (const item of p) (out as Value[]).push(convert(item));
+    } else {
+      for (const [k, item] of Object.entries(p as Record<string, unknown>)) (out as Map<string, Value>).set(k, convert(item));
+    }
   }
-  return null;
+  return root;
 }

@@ -8,7 +8,7 @@
 // for work whose outcome no longer matters), so when several tasks could decide, which one does
 // depends on timing.
 import { DONE, FAILED, type Process, type ScopePolicy, type ScopeRecord, type Waiting } from './process.js';
-import { PidVal, VMError, isolate, typeName, unwrap, type Value } from '../values/index.js';
+import { PidVal, VMError, typeName, unwrap, type Value } from '../values/index.js';
 
 export { SCOPE_POLICIES } from '../syntax/ast.js';
 
@@ -20,6 +20,8 @@ export interface ActorRuntime {
   wake(p: Process): void;
   /** the scheduler's clock, in milliseconds since the run started */
   now(): number;
+  /** a deep copy of `v` for another process, charged to the run's allocation budget */
+  copy(v: Value): Value;
 }
 
 const msg = (entries: [string, Value][]): Map<string, Value> => new Map(entries);
@@ -32,8 +34,8 @@ export function cancelledValue(reason: string): Map<string, Value> {
 }
 
 /** The value a finished process contributes: its result, or its error value. */
-export function outcomeValue(p: Process): Value {
-  return isolate(p.status === DONE ? p.result : p.failure!.value);
+export function outcomeValue(rt: ActorRuntime, p: Process): Value {
+  return rt.copy(p.status === DONE ? p.result : p.failure!.value);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -73,13 +75,13 @@ export function scopeResult(rt: ActorRuntime, rec: ScopeRecord): ScopeResult {
   if (!tasks.every((t) => t.finished)) return { done: false };
   switch (rec.policy) {
     case 'wait_all':
-      return { done: true, value: tasks.map(outcomeValue) };
+      return { done: true, value: tasks.map((t) => outcomeValue(rt, t)) };
     case 'fail_fast':
-      if (rec.decidedBy !== null) return { done: true, error: outcomeValue(rt.process(rec.decidedBy)!) };
-      return { done: true, value: tasks.map(outcomeValue) };
+      if (rec.decidedBy !== null) return { done: true, error: outcomeValue(rt, rt.process(rec.decidedBy)!) };
+      return { done: true, value: tasks.map((t) => outcomeValue(rt, t)) };
     case 'first_success': {
-      if (rec.decidedBy !== null) return { done: true, value: outcomeValue(rt.process(rec.decidedBy)!) };
-      const errors = tasks.map(outcomeValue);
+      if (rec.decidedBy !== null) return { done: true, value: outcomeValue(rt, rt.process(rec.decidedBy)!) };
+      const errors = tasks.map((t) => outcomeValue(rt, t));
       return {
         done: true,
         error: msg([
@@ -137,13 +139,13 @@ export function spawnedEvent(p: Process): Map<string, Value> {
   ]);
 }
 
-export function exitEvent(p: Process): Map<string, Value> {
+export function exitEvent(rt: ActorRuntime, p: Process): Map<string, Value> {
   const e = msg([
     ['type', 'Exit'],
     ['pid', new PidVal(p.id)],
   ]);
-  if (p.status === DONE) e.set('result', outcomeValue(p));
-  else e.set('reason', outcomeValue(p));
+  if (p.status === DONE) e.set('result', outcomeValue(rt, p));
+  else e.set('reason', outcomeValue(rt, p));
   return e;
 }
 
@@ -151,10 +153,10 @@ export function exitEvent(p: Process): Map<string, Value> {
 export function processEnded(rt: ActorRuntime, p: Process): void {
   // Event streams are kept for detached processes (reached through their handle) and for any
   // process that emitted progress; other processes would pay memory for events nobody reads.
-  if (p.detached || p.events.length > 0) p.events.push(exitEvent(p));
+  if (p.detached || p.events.length > 0) p.events.push(exitEvent(rt, p));
   for (const id of p.monitors) {
     const m = rt.process(id);
-    if (m && !m.finished) rt.deliver(m, downMessage(p));
+    if (m && !m.finished) rt.deliver(m, downMessage(rt, p));
   }
   p.monitors = [];
   for (const id of p.waiters) {
@@ -164,13 +166,13 @@ export function processEnded(rt: ActorRuntime, p: Process): void {
   p.waiters = [];
 }
 
-function downMessage(p: Process): Map<string, Value> {
+function downMessage(rt: ActorRuntime, p: Process): Map<string, Value> {
   const d = msg([
     ['type', 'Down'],
     ['pid', new PidVal(p.id)],
   ]);
-  if (p.status === DONE) d.set('result', outcomeValue(p));
-  else d.set('reason', outcomeValue(p));
+  if (p.status === DONE) d.set('result', outcomeValue(rt, p));
+  else d.set('reason', outcomeValue(rt, p));
   return d;
 }
 
@@ -265,7 +267,7 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
   monitor(rt, p, args) {
     arity('monitor', args, 1);
     const q = pidArg('monitor', rt, args);
-    if (q.finished) rt.deliver(p, downMessage(q));
+    if (q.finished) rt.deliver(p, downMessage(rt, q));
     else if (!q.monitors.includes(p.id)) q.monitors.push(p.id);
     return null;
   },
@@ -291,20 +293,20 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
       p.waiting = 'wait';
       return BLOCK;
     }
-    if (q.status === FAILED) throw new ProcessFailed(outcomeValue(q));
-    return outcomeValue(q);
+    if (q.status === FAILED) throw new ProcessFailed(outcomeValue(rt, q));
+    return outcomeValue(rt, q);
   },
   /** the runtime events of a process so far (spawned, progress, exit) */
   events(rt, _p, args) {
     arity('events', args, 1);
-    return pidArg('events', rt, args).events.map((e) => isolate(e));
+    return pidArg('events', rt, args).events.map((e) => rt.copy(e));
   },
   /** records a progress event on the caller's event stream (never in a model context) */
-  emit(_rt, p, args) {
+  emit(rt, p, args) {
     arity('emit', args, 1);
     p.events.push(msg([
       ['type', 'Progress'],
-      ['value', isolate(args[0])],
+      ['value', rt.copy(args[0])],
     ]));
     return null;
   },

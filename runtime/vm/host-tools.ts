@@ -3,6 +3,7 @@
 // tools (files, HTTP, environment, clock, random) make the process yield an effect the host
 // performs with the run's capabilities and vault — the VM never does I/O and never sees a secret.
 import { STD_TOOLS } from '../effects/tools.js';
+import { plainCost } from './alloc.js';
 import type { Tool } from './tools.js';
 import { IdentityVal, PidVal, StructVal, Uncertain, VMError, VecVal, fromPlain, render, type Value } from '../values/index.js';
 
@@ -33,13 +34,16 @@ export const PURE_STD_TOOLS: Record<string, Tool> = Object.fromEntries(
     .filter(([, t]) => !t.effect)
     .map(([name, t]) => [
       name,
-      (args: Value[]) => {
+      (args: Value[], env) => {
         if (args.some((a) => a instanceof IdentityVal)) throw new VMError(`an identity handle cannot be passed to ${name}`);
+        let plain: unknown;
         try {
-          return fromPlain((t.run as (...a: unknown[]) => unknown)(...args.map(toHostArg)));
+          plain = (t.run as (...a: unknown[]) => unknown)(...args.map(toHostArg));
         } catch (e) {
           throw new VMError(e instanceof Error ? e.message : String(e));
         }
+        env.alloc(plainCost(plain));
+        return fromPlain(plain);
       },
     ]),
 );

@@ -18,13 +18,15 @@ import {
 } from './process.js';
 import { TOOLS, toolArgs, type ToolEnv } from './tools.js';
 import { EFFECT_TOOL_NAMES, PURE_STD_TOOLS, toHostArg } from './host-tools.js';
+import { DEFAULT_MAX_ALLOC, PROCESS_COST, closureCost, copiedCost, listCost, mapCost, plainCost, textCost } from './alloc.js';
 import {
   BLOCK, PROCESS_TOOLS, ProcessFailed, SCOPE_POLICIES, abandonScopes, cancelScopeTasks, cancelledValue, innermostScope,
   inspect, millisArg, openScope, processEnded, scopeResult, spawnedEvent, taskFinished, timedWait, type ActorRuntime, type ProcessInfo,
 } from './actors.js';
 import {
   Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VMError, VecVal,
-  confidenceOf, fromPlain, isolate, render, toJson, truthy, typeName, unwrap, withConfidence, type Value,
+  MAX_JSON_DEPTH, MESSAGE_VALUE_LENGTH, confidenceOf, containsIdentity, fromPlain, isolate, render, toJson, truthy, typeName, unwrap,
+  withConfidence, type Value,
 } from '../values/index.js';
 import { SUSPEND_TOOL, type DurableHooks } from '../ports/durable.js';
 
@@ -35,8 +37,18 @@ export { TOOLS } from './tools.js';
 export type { Host, ToolRequest };
 
 export interface RunOptions {
-  /** instruction budget, counted at backward jumps and calls; default 200_000_000; 0 = unlimited */
+  /**
+   * instruction budget, counted at backward jumps and calls, and once each time a process resumes
+   * from a wait (a message, a timer, an effect's result); default 200_000_000; 0 = unlimited
+   */
   maxSteps?: number;
+  /**
+   * allocation budget, in cells of about 8 bytes (runtime/vm/alloc.ts): the lists, maps, structs,
+   * text, closures and processes the run makes, summed over the run; default 50_000_000; 0 = unlimited
+   */
+  maxAlloc?: number;
+  /** wall-clock budget of the run in this OS process, in milliseconds; default none (0) */
+  maxTimeMs?: number;
   seed?: number;
   /** re-asks after a reply that fails its schema (default 2) */
   inferRetries?: number;
@@ -59,6 +71,7 @@ export type RunOutcome =
     };
 
 export const DEFAULT_MAX_STEPS = 200_000_000;
+export { DEFAULT_MAX_ALLOC } from './alloc.js';
 /** Frames per process; deeper recursion is a clean Turn runtime error. */
 export const MAX_FRAMES = 10_000;
 /** How long a computation runs before the scheduler lets the host's event loop in. */
@@ -72,6 +85,9 @@ const SEEDED_SLICE = 64;
 class TurnThrow {
   constructor(readonly value: Value) {}
 }
+
+/** Thrown inside `exec` when the allocation budget runs out: ends the run (no `catch` sees it). */
+const ALLOC_EXHAUSTED = Symbol('allocation budget exhausted');
 
 /** The Map a runtime error raised by the VM is caught as. */
 export function runtimeErrorValue(message: string, line: number): Map<string, Value> {
@@ -137,6 +153,15 @@ export class VM implements ActorRuntime {
   private readonly moduleCache = new Map<number, Value>();
   private readonly maxSteps: number;
   private used = 0;
+  private readonly maxAlloc: number;
+  private readonly maxTimeMs: number;
+  /** allocation budget left (cells); below 0, the run ends at the next safe point */
+  private allocLeft: number;
+  private readonly allocStart: number;
+  /** true while `exec` runs: an exhausted allocation budget then throws at once */
+  private inExec = false;
+  /** the process that ran or resumed last: where an allocation made outside `exec` is blamed */
+  private current: Process | undefined;
   /** budget left when `exec` returned */
   private left = 0;
   private readonly toolEnv: ToolEnv;
@@ -157,6 +182,8 @@ export class VM implements ActorRuntime {
   private haltReason: string | null = null;
   /** ends the scheduler's current wait (a halt) */
   private wakeScheduler: (() => void) | undefined;
+  /** where the main process returned (its frames are gone by the time the run's outcome is made) */
+  private resultSite: Site | undefined;
   /** durable runs only (runtime/durable, issue 5): journals and replays nondeterminism */
   durable: DurableHooks | undefined = undefined;
 
@@ -167,8 +194,11 @@ export class VM implements ActorRuntime {
   ) {
     this.fns = bundle.functions;
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+    this.maxAlloc = options.maxAlloc ?? DEFAULT_MAX_ALLOC;
+    this.allocStart = this.allocLeft = this.maxAlloc > 0 ? this.maxAlloc : Number.MAX_SAFE_INTEGER;
+    this.maxTimeMs = options.maxTimeMs ?? 0;
     this.rng = options.seed === undefined ? undefined : seededRandom(options.seed);
-    this.toolEnv = { output: (line) => host.output(line) };
+    this.toolEnv = { output: (line) => host.output(line), alloc: (n) => this.charge(n) };
     // Events go to the host's sink (the trace, the panel); nothing keeps them in memory, so a long
     // run does not accumulate them, and a run without a sink pays nothing per event.
     this.events = new EventLog(host.event ? (e) => host.event!(e) : undefined, false);
@@ -188,7 +218,41 @@ export class VM implements ActorRuntime {
     this.wakeScheduler?.();
   }
 
+  /** What the run has spent of its allocation budget so far (cells of about 8 bytes). */
+  get allocated(): number {
+    return this.allocStart - this.allocLeft;
+  }
+
+  /**
+   * Spends `n` units of the allocation budget. Inside `exec` an exhausted budget throws (the
+   * instruction does not complete); elsewhere the scheduler ends the run at its next safe point.
+   */
+  charge(n: number): void {
+    if ((this.allocLeft -= n) < 0 && this.inExec) throw ALLOC_EXHAUSTED;
+  }
+
+  /** A deep copy for another process (a message, a spawned closure, a result), charged to the budget. */
+  copy(v: Value, memo?: Map<object, unknown>): Value {
+    if (v === null || typeof v !== 'object') return v;
+    const seen = memo ?? new Map<object, unknown>();
+    const before = seen.size;
+    const out = isolate(v, seen);
+    if (seen.size > before) this.charge(copiedCost(seen, before));
+    return out;
+  }
+
   async run(): Promise<RunOutcome> {
+    if (this.maxTimeMs <= 0) return this.schedule();
+    const seconds = this.maxTimeMs / 1000;
+    const timer = setTimeout(() => this.halt(`time budget of ${seconds} s exhausted; raise it with --max-time`), this.maxTimeMs);
+    try {
+      return await this.schedule();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async schedule(): Promise<RunOutcome> {
     const unit = this.bundle.units[this.bundle.entry];
     const main = this.newProcess(0, false);
     this.main = main;
@@ -206,6 +270,7 @@ export class VM implements ActorRuntime {
           lastYield = performance.now();
         }
         if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
+        if (this.allocLeft < 0) return this.allocExhausted();
         if (this.sleeping.size > 0) this.fireTimers();
         const p = this.nextReady();
         if (p.status !== READY) continue;
@@ -220,8 +285,12 @@ export class VM implements ActorRuntime {
         let slice = this.rng ? 1 + (this.rng() % SEEDED_SLICE) : SLICE;
         if (this.maxSteps > 0) slice = Math.min(slice, this.maxSteps - this.used);
         if (slice <= 0) return this.budgetExhausted(p);
+        this.current = p;
+        this.inExec = true;
         const st = this.exec(p, slice);
+        this.inExec = false;
         this.used += slice - this.left;
+        if (this.allocLeft < 0) return this.allocExhausted();
         switch (st) {
           case YIELD:
             if (this.maxSteps > 0 && this.used >= this.maxSteps) return this.budgetExhausted(p);
@@ -248,6 +317,7 @@ export class VM implements ActorRuntime {
       // sleepers would spin, since no timer may fire after the stop.
       if (this.durable?.stoppedNow) return this.failRun(main, 'the durable run stopped', true);
       const woke = await this.awaitEffectOrTimer();
+      if (this.allocLeft < 0) return this.allocExhausted();
       if (!woke) {
         // Nothing can ever run again. Detached processes that wait forever end with the run.
         if (main.finished) return this.outcome(main);
@@ -396,6 +466,7 @@ export class VM implements ActorRuntime {
 
   /** Starts a process running `closure(args)`; errors (arity, types) are raised in the caller. */
   private spawn(parent: Process, closure: ClosureVal, args: Value[], linked: boolean): Process {
+    this.charge(PROCESS_COST);
     const child = this.newProcess(parent.id, linked);
     child.stack.push(closure, ...args);
     child.sp = this.enter(child, closure, args.length, 1, 0);
@@ -409,6 +480,7 @@ export class VM implements ActorRuntime {
    */
   wake(p: Process): void {
     if (p.status === BLOCKED || (p.status === EFFECT && p.cancel === 'requested')) {
+      this.used++; // a resumption is a step: --max-steps bounds waiting loops too
       p.status = READY;
       p.waiting = null;
       p.effect = null;
@@ -444,8 +516,8 @@ export class VM implements ActorRuntime {
           ['type', 'ExitSignal'],
           ['pid', new PidVal(p.id)],
         ]);
-        if (st === DONE) signal.set('result', isolate(p.result));
-        else signal.set('reason', isolate(p.failure!.value));
+        if (st === DONE) signal.set('result', this.copy(p.result));
+        else signal.set('reason', this.copy(p.failure!.value));
         this.deliver(parent, signal);
       }
     }
@@ -479,6 +551,8 @@ export class VM implements ActorRuntime {
   private resumeEffect(w: EffectWait, result: EffectResult): void {
     const p = w.p;
     if (p.status !== EFFECT || p.effect !== w.effect) return; // cancelled meanwhile: the reply is dropped
+    this.used++; // a resumption is a step
+    this.current = p;
     p.status = READY;
     p.effect = null;
     let failure: Value | undefined;
@@ -490,7 +564,11 @@ export class VM implements ActorRuntime {
       const tool = (w.effect as Extract<PendingEffect, { kind: 'tool' }>).request.name;
       this.events.emit({ kind: 'tool.reply',  pid: p.id, tool, ok: result.ok });
       if (result.ok) {
-        if (tool !== SUSPEND_TOOL) p.stack[p.sp++] = fromPlain(result.value); // `suspend;` pushes nothing
+        if (tool !== SUSPEND_TOOL) {
+          // `suspend;` pushes nothing; a reply past the allocation budget is not converted (the run ends)
+          this.charge(plainCost(result.value));
+          p.stack[p.sp++] = this.allocLeft < 0 ? null : fromPlain(result.value);
+        }
       }
       else {
         failure = new Map<string, Value>([
@@ -513,10 +591,17 @@ export class VM implements ActorRuntime {
 
   private outcome(p: Process): RunOutcome {
     if (p.status === DONE && containsIdentity(p.result)) {
-      return this.failRun(p, "the program's result holds an identity handle, which cannot be serialized", false);
+      return this.resultError(p, "the program's result holds an identity handle, which cannot be serialized");
     }
     if (p.status === DONE) {
-      return { ok: true, value: p.result, rendered: render(p.result), json: toJson(p.result) };
+      let json: unknown;
+      try {
+        json = toJson(p.result);
+      } catch (e) {
+        if (!(e instanceof VMError)) throw e;
+        return this.resultError(p, `the program's result is nested more than ${MAX_JSON_DEPTH} levels deep, too deep to serialize`);
+      }
+      return { ok: true, value: p.result, rendered: render(p.result), json };
     }
     const f = p.failure!;
     return {
@@ -527,6 +612,18 @@ export class VM implements ActorRuntime {
 
   private budgetExhausted(p: Process): RunOutcome {
     return this.failRun(p, `step budget of ${this.maxSteps} exhausted; raise it with --max-steps`, false);
+  }
+
+  /** The allocation budget ran out: the run ends where the process that spent the last of it stands. */
+  private allocExhausted(): RunOutcome {
+    const p = this.current && this.current.frames.length > 0 ? this.current : this.main;
+    return this.failRun(p, `allocation budget of ${this.maxAlloc} exhausted (about ${Math.round(this.maxAlloc * 8 / 1e6)} MB of values made); raise it with --max-alloc`, p !== this.current);
+  }
+
+  /** A result the run cannot hand over, reported where the program returned it. */
+  private resultError(p: Process, message: string): RunOutcome {
+    const site = this.resultSite ?? this.site(p);
+    return { ok: false, error: { message, ...site, value: runtimeErrorValue(message, site.line), stack: [{ fn: this.fns[this.bundle.units[this.bundle.entry].main].name, ...site }] } };
   }
 
   private failRun(p: Process, message: string, blockedAtOp: boolean): RunOutcome {
@@ -627,6 +724,21 @@ export class VM implements ActorRuntime {
     for (let i = argc; i < proto.nslots; i++) stack[sp++] = null;
     p.frames.push({ closure, proto: closure.proto, ip: 0, bp: base, ret, module: -1 });
     return sp;
+  }
+
+  /**
+   * `+` on anything but two numbers. Joining lists is charged before it copies; a string is charged
+   * what it adds to its longer string operand (the engine shares that one), so building a text
+   * piece by piece costs its final length, not the square of it.
+   */
+  private addSlow(a: Value, b: Value): Value {
+    const x = unwrap(a);
+    const y = unwrap(b);
+    if (Array.isArray(x) && Array.isArray(y)) this.charge(listCost(x.length + y.length));
+    const r = binarySlow(Op.ADD, a, b);
+    const t = unwrap(r);
+    if (typeof t === 'string') this.charge(textCost(t.length - Math.max(typeof x === 'string' ? x.length : 0, typeof y === 'string' ? y.length : 0)));
+    return r;
   }
 
   private method(type: string, name: string): ClosureVal | undefined {
@@ -759,14 +871,14 @@ export class VM implements ActorRuntime {
             case 35 /* ADD_LL_ST */: {
               const a = stack[bp + code[ip + 1]];
               const b = stack[bp + code[ip + 2]];
-              stack[bp + code[ip]] = typeof a === 'number' && typeof b === 'number' ? a + b : binarySlow(Op.ADD, a, b);
+              stack[bp + code[ip]] = typeof a === 'number' && typeof b === 'number' ? a + b : this.addSlow(a, b);
               ip += 3;
               break;
             }
             case 36 /* ADD_LC_ST */: {
               const a = stack[bp + code[ip + 1]];
               const b = consts[code[ip + 2]] as number;
-              stack[bp + code[ip]] = typeof a === 'number' ? a + b : binarySlow(Op.ADD, a, b);
+              stack[bp + code[ip]] = typeof a === 'number' ? a + b : this.addSlow(a, b);
               ip += 3;
               break;
             }
@@ -809,7 +921,7 @@ export class VM implements ActorRuntime {
             case 13 /* ADD */: {
               const b = stack[--sp];
               const a = stack[sp - 1];
-              stack[sp - 1] = typeof a === 'number' && typeof b === 'number' ? a + b : binarySlow(Op.ADD, a, b);
+              stack[sp - 1] = typeof a === 'number' && typeof b === 'number' ? a + b : this.addSlow(a, b);
               break;
             }
             case 14 /* SUB */: {
@@ -901,6 +1013,10 @@ export class VM implements ActorRuntime {
               }
               p.frames.pop();
               if (fi === 0) {
+                if (p === this.main) {
+                  frame.ip = ip;
+                  this.resultSite = this.siteOf(frame, false); // where a result that cannot be serialized is reported
+                }
                 p.result = result;
                 p.sp = 0;
                 this.left = budget;
@@ -949,6 +1065,7 @@ export class VM implements ActorRuntime {
               break;
             }
             case 53 /* APPEND_LOCAL */:
+              this.charge(1);
               (stack[bp + code[ip++]] as Value[]).push(stack[--sp]);
               break;
             case 26 /* AND_JUMP */: {
@@ -1091,11 +1208,13 @@ export class VM implements ActorRuntime {
                 const u = ups[i];
                 cells[i] = u.local ? stack[bp + u.index] : frame.closure.cells[u.index];
               }
+              this.charge(closureCost(ups.length));
               stack[sp++] = new ClosureVal(id, cells, proto.name);
               break;
             }
             case 37 /* MAKE_LIST */: {
               const n = code[ip++];
+              this.charge(listCost(n));
               const items = stack.slice(sp - n, sp);
               sp -= n;
               stack[sp++] = items;
@@ -1104,6 +1223,7 @@ export class VM implements ActorRuntime {
             case 38 /* MAKE_MAP */: {
               const keys = consts[code[ip++]] as string[];
               const n = code[ip++];
+              this.charge(mapCost(n));
               const m = new Map<string, Value>();
               const base = sp - n;
               for (let i = 0; i < n; i++) m.set(keys[i], stack[base + i]);
@@ -1115,7 +1235,9 @@ export class VM implements ActorRuntime {
               const desc = consts[code[ip++]] as StructDesc;
               const n = code[ip++];
               const base = sp - n - (desc.spread ? 1 : 0);
-              stack[base] = makeStruct(desc, stack, base, n);
+              const made = makeStruct(desc, stack, base, n);
+              this.charge(mapCost(made.fields.size));
+              stack[base] = made;
               sp = base + 1;
               break;
             }
@@ -1145,6 +1267,7 @@ export class VM implements ActorRuntime {
             }
             case 40 /* MAKE_VEC */: {
               const n = code[ip++];
+              this.charge(listCost(n));
               const items: number[] = [];
               for (let i = sp - n; i < sp; i++) {
                 const x = unwrap(stack[i]);
@@ -1230,7 +1353,7 @@ export class VM implements ActorRuntime {
               const link = code[ip++] === 1;
               const c = unwrap(stack[sp - 1]);
               if (!(c instanceof ClosureVal)) throw new VMError(`spawn expects a closure, got ${typeName(c)}`);
-              const child = this.spawn(p, isolate(c) as ClosureVal, [], link);
+              const child = this.spawn(p, this.copy(c) as ClosureVal, [], link);
               stack[sp - 1] = new PidVal(child.id);
               break;
             }
@@ -1242,7 +1365,7 @@ export class VM implements ActorRuntime {
               const pids: Value[] = [];
               for (const item of l) {
                 const memo = new Map<object, unknown>();
-                const child = this.spawn(p, isolate(c, memo) as ClosureVal, [isolate(item, memo)], false);
+                const child = this.spawn(p, this.copy(c, memo) as ClosureVal, [this.copy(item, memo)], false);
                 pids.push(new PidVal(child.id));
               }
               stack[sp - 1] = pids;
@@ -1278,7 +1401,7 @@ export class VM implements ActorRuntime {
               p.gatherCursor = 0;
               const results = list.map((x) => {
                 const q = this.procs.get((unwrap(x) as PidVal).id)!;
-                return isolate(q.status === DONE ? q.result : q.failure!.value);
+                return this.copy(q.status === DONE ? q.result : q.failure!.value);
               });
               stack[sp - 1] = single ? results[0] : results;
               break;
@@ -1334,7 +1457,7 @@ export class VM implements ActorRuntime {
               const what = code[ip - 1] === Op.TASK ? 'task' : 'detach';
               if (!(c instanceof ClosureVal)) throw new VMError(`${what} expects a closure, got ${typeName(c)}`);
               const rec = what === 'task' ? innermostScope(p) : undefined;
-              const child = this.spawn(p, isolate(c) as ClosureVal, [], false);
+              const child = this.spawn(p, this.copy(c) as ClosureVal, [], false);
               if (rec) {
                 rec.tasks.push(child.id);
                 child.ownerScope = { pid: p.id, scope: rec.id };
@@ -1351,13 +1474,15 @@ export class VM implements ActorRuntime {
               const pid = unwrap(stack[sp - 1]);
               if (!(pid instanceof PidVal)) throw new VMError(`send expects a pid, got ${typeName(pid)}`);
               const to = this.procs.get(pid.id);
-              if (to && !to.finished) this.deliver(to, isolate(msg));
+              if (to && !to.finished) this.deliver(to, this.copy(msg));
               stack[sp - 1] = null;
               break;
             }
             case 63 /* REMEMBER */: {
               const v = stack[--sp];
-              p.memory.set(keyString(stack[sp - 1], 'remember'), v);
+              const key = keyString(stack[sp - 1], 'remember');
+              this.charge(4 + textCost(key.length));
+              p.memory.set(key, v);
               stack[sp - 1] = null;
               break;
             }
@@ -1370,11 +1495,13 @@ export class VM implements ActorRuntime {
             case 66 /* CTX_SYSTEM */: {
               const v = stack[sp - 1];
               if (v instanceof IdentityVal) throw new VMError('an identity handle cannot be put in a context');
+              const text = contextText(v);
+              this.charge(textCost(text.length));
               if (code[ip - 1] === Op.CTX_APPEND) {
-                const moved = p.context.append(contextText(v));
+                const moved = p.context.append(text);
                 if (moved.demoted.length > 0) this.events.emit({ kind: 'context.demote',  pid: p.id, entries: moved.demoted.length, tokens: moved.demoted.reduce((a, e) => a + e.tokens, 0) });
                 if (moved.dropped.length > 0) this.events.emit({ kind: 'context.drop',  pid: p.id, entries: moved.dropped.length, tokens: moved.dropped.reduce((a, e) => a + e.tokens, 0) });
-              } else p.context.addSystem(contextText(v));
+              } else p.context.addSystem(text);
               stack[sp - 1] = null;
               break;
             }
@@ -1415,6 +1542,10 @@ export class VM implements ActorRuntime {
       } catch (e) {
         frame.ip = ip;
         p.sp = sp;
+        if (e === ALLOC_EXHAUSTED) {
+          this.left = budget;
+          return YIELD; // the scheduler ends the run here
+        }
         if (!this.raise(p, this.errorValue(p, e))) {
           this.left = budget;
           return FAILED;
@@ -1465,20 +1596,11 @@ function makeStruct(desc: StructDesc, stack: Value[], base: number, n: number): 
   return new StructVal(desc.type, fields);
 }
 
-function containsIdentity(v: Value): boolean {
-  if (v instanceof IdentityVal) return true;
-  if (v instanceof Uncertain) return containsIdentity(v.v);
-  if (Array.isArray(v)) return v.some(containsIdentity);
-  if (v instanceof Map) return [...v.values()].some(containsIdentity);
-  if (v instanceof StructVal) return [...v.fields.values()].some(containsIdentity);
-  return false;
-}
-
 function failureMessage(v: Value): string {
   if (v instanceof Map && (v.get('type') === 'RuntimeError' || v.get('type') === 'InferError') && typeof v.get('message') === 'string') {
     return v.get('message') as string;
   }
-  return `uncaught error: ${render(v)}`;
+  return `uncaught error: ${render(v, false, MESSAGE_VALUE_LENGTH)}`;
 }
 
 /** Runs a compiled program to completion. */

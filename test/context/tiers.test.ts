@@ -36,12 +36,28 @@ test('P1 overflow demotes its oldest entries to P2; P2 overflow drops its oldest
   assert.deepEqual(c.append(g), { demoted: [{ text: e, tokens: 4 }], dropped: [{ text: a, tokens: 4 }] }); // P2 16 > 12: a dropped
   assert.deepEqual(c.render(), [sys, b, d, e, f, g]); // P0, then P2, then P1
   assert.deepEqual(c.usage(), { system: 50, episodic: 12, working: 8 });
-  // One entry larger than P1's whole budget passes through to P2 (and is dropped if P2 can't hold it either).
-  const big = entry('big', 11);
-  const r = c.append(big);
-  assert.deepEqual(r.demoted.map((x) => x.text), [f, g, big]);
-  assert.deepEqual(c.working, []);
   assert.deepEqual(c.system, [sys]);
+});
+
+test('one entry larger than the whole P1 budget never wipes the context: it stays, cut to the budget with a marker', () => {
+  const c = new Context({ working: 30, episodic: 40 });
+  const [a, b] = ['alpha', 'beta'].map((t) => entry(t, 10));
+  c.append(a);
+  c.append(b);
+  const big = entry('big', 500);
+  const r = c.append(big);
+  assert.equal(r.truncated, 500, 'the append reports the entry was cut');
+  assert.equal(c.working.length, 1, 'the newest entry stays in P1');
+  const kept = c.working[0];
+  assert.ok(big.startsWith(kept.slice(0, kept.indexOf(' … [truncated'))), 'what stays is the start of the entry');
+  assert.match(kept, / … \[truncated: \d+ of 500 tokens kept\]$/);
+  assert.ok(countTokens(kept) <= 30 && countTokens(kept) >= 20, `fills the budget: ${countTokens(kept)} tokens`);
+  // the older entries moved by the stated policy only: demoted to P2, which holds them
+  assert.deepEqual(r.demoted.map((x) => x.text), [a, b]);
+  assert.deepEqual(r.dropped, []);
+  assert.deepEqual(c.episodic, [a, b]);
+  // an entry within the budget is never cut
+  assert.equal(c.append(entry('small', 5)).truncated, undefined);
 });
 
 test('budgets count tokens, not entries or characters', () => {

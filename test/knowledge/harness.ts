@@ -34,6 +34,7 @@ export interface KbRunOptions extends RunOptions {
   runId: string;
   /** `mock` (default) or a script fixture: its replies as a JSON value */
   script?: unknown;
+  /** the run's capabilities; write access to the store folder is always added */
   flags?: CapabilityFlags;
   /** called with each output line as it is printed */
   onLine?: (line: string) => void;
@@ -59,10 +60,13 @@ export async function runKb(source: string, options: KbRunOptions): Promise<KbRu
     spec = `script:${fixture}`;
   }
   const model = createModel(spec);
-  const knowledge = lazyKnowledge({ dir: path.join(options.dir, 'store'), runId: options.runId });
+  const store = path.join(options.dir, 'store');
+  const knowledge = lazyKnowledge({ dir: store, runId: options.runId });
+  // std/knowledge needs write access to the store's folder (docs/authority.md): granted here
+  const flags = { ...options.flags, allowWrite: [...(options.flags?.allowWrite ?? []), store] };
   const ctx: EffectToolContext = {
     vault: new EnvVault(),
-    capabilities: capabilitiesFromFlags(options.flags ?? {}, work),
+    capabilities: capabilitiesFromFlags(flags, work),
     usage: newUsage(),
     cwd: work,
     knowledge: knowledge.session,

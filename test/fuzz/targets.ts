@@ -1,0 +1,178 @@
+// What the fuzzer runs, and what counts as a failure. Every target feeds its input through the
+// runtime in process, as a user would reach it: a failure is a JavaScript exception escaping where
+// a located message belongs (`internal error`, a stack overflow, a TypeError), a message without
+// a location, or a run that does not end within its limits (hangs are caught by the watchdog in
+// run.ts, which runs the targets in a child process).
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { compileProgram, formatSource, RunSetupError, startRun } from '../../runtime/index.js';
+import { decodeSnapshot, decodeValue, encodeValue, SerializeError } from '../../runtime/store/serialize.js';
+import { Cell, ClosureVal, StructVal, Uncertain } from '../../runtime/values/index.js';
+import { loadCorpus, mutate, OPERATIONS, VOCABULARY, type Mutation } from './mutate.js';
+
+export interface Target {
+  name: string;
+  /** inputs as fast-check generates (and shrinks) them */
+  arbitrary: fc.Arbitrary<string>;
+  /** null when the runtime handled the input well, else what went wrong */
+  check(input: string): Promise<string | null>;
+}
+
+const BAD = /internal error|Maximum call stack|is not a function|Cannot read propert|undefined is not|is not iterable|RangeError|TypeError/;
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-fuzz-'));
+let counter = 0;
+const scratch = (name: string, content: string | Uint8Array): string => {
+  const file = path.join(dir, `${++counter % 64}-${name}`);
+  fs.writeFileSync(file, content);
+  return file;
+};
+
+/** Checks, compiles, formats and runs one program file; returns what went wrong, if anything. */
+async function throughTheRuntime(file: string, text: string | null): Promise<string | null> {
+  let compiled;
+  try {
+    compiled = await compileProgram(file, { fetchSchemas: false });
+  } catch (e) {
+    if (!(e instanceof RunSetupError)) return `compile threw ${describe(e)}`;
+    if (BAD.test(e.message)) return `compile: ${e.message}`;
+    for (const { diagnostic } of e.diagnostics) {
+      if (BAD.test(diagnostic.message)) return `diagnostic: ${diagnostic.message}`;
+      if (!diagnostic.span) return `a diagnostic without a location: ${diagnostic.message}`;
+    }
+    return text === null ? null : formatCheck(text);
+  }
+  void compiled;
+  if (text !== null) {
+    const f = await formatCheck(text);
+    if (f) return f;
+  }
+  let run;
+  try {
+    run = await startRun({ file, model: 'mock', maxSteps: 20_000, fetchSchemas: false, authority: { approve: 'none' }, onOutput: () => {} });
+  } catch (e) {
+    if (e instanceof RunSetupError && !BAD.test(e.message)) return null;
+    return `startRun threw ${describe(e)}`;
+  }
+  const stop = setTimeout(() => run.stop('the fuzzer stopped a run that did not end within 5 s'), 5_000);
+  try {
+    const result = await run.start();
+    if (result.kind === 'stopped') return 'the run did not end within 5 s under --max-steps 20000';
+    if (result.kind === 'failed') {
+      if (BAD.test(result.error.message)) return `run: ${result.error.message}`;
+      if (!(result.error.line >= 1)) return `a run-time error without a line: ${result.error.message}`;
+    }
+    if (result.kind === 'aborted') return `run aborted: ${result.message}`;
+    return null;
+  } catch (e) {
+    return `run threw ${describe(e)}`;
+  } finally {
+    clearTimeout(stop);
+  }
+}
+
+async function formatCheck(text: string): Promise<string | null> {
+  let once;
+  try {
+    once = await formatSource(text);
+  } catch (e) {
+    return `format threw ${describe(e)}`;
+  }
+  if (!once.ok) return BAD.test(once.message) ? `format: ${once.message}` : once.line >= 1 ? null : `a format error without a line: ${once.message}`;
+  const twice = await formatSource(once.text);
+  if (!twice.ok) return `formatted text does not format again: ${twice.message}`;
+  if (twice.text !== once.text) return 'format is not idempotent';
+  return null;
+}
+
+function describe(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
+const cell = new Cell(1);
+const SAMPLE_VALUES = [
+  null,
+  [1, 'two', true, null, [3.5, -0]],
+  new Map<string, unknown>([['a', 1], ['b', [1, 2]]]),
+  new StructVal('Point', new Map<string, unknown>([['x', 1], ['y', 'é語']]) as never),
+  new Uncertain('maybe', 0.3),
+  new ClosureVal(0, [cell, cell], 'f'),
+] as unknown as Parameters<typeof encodeValue>[0][];
+
+const corpus = loadCorpus();
+
+const mutation: fc.Arbitrary<Mutation> = fc.tuple(fc.nat(OPERATIONS - 1), fc.nat(100_000), fc.nat(VOCABULARY.length * 6), fc.nat(200));
+
+export const TARGETS: Target[] = [
+  {
+    name: 'program',
+    arbitrary: fc
+      .tuple(fc.nat(corpus.length - 1), fc.array(mutation, { minLength: 1, maxLength: 6 }))
+      .map(([seed, mutations]) => mutate(corpus[seed], corpus, mutations)),
+    check: (text) => throughTheRuntime(scratch('p.tn', text), text),
+  },
+  {
+    name: 'text',
+    // random Unicode and random bytes (base64: the input is stored as text)
+    arbitrary: fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 400 }).map((s) => 'u:' + s),
+      fc.uint8Array({ maxLength: 400 }).map((b) => 'b:' + Buffer.from(b).toString('base64')),
+    ),
+    check: (input) => {
+      const bytes = input.startsWith('b:') ? Buffer.from(input.slice(2), 'base64') : Buffer.from(input.slice(2), 'utf8');
+      return throughTheRuntime(scratch('t.tn', bytes), null);
+    },
+  },
+  {
+    name: 'value-bytes',
+    // a stored value's bytes, corrupted: decoding must refuse them with SerializeError, never crash
+    arbitrary: fc
+      .tuple(fc.nat(SAMPLE_VALUES.length - 1), fc.array(fc.tuple(fc.nat(3), fc.nat(10_000), fc.nat(255)), { minLength: 1, maxLength: 8 }))
+      .map(([i, edits]) => {
+        const bytes = Array.from(encodeValue(SAMPLE_VALUES[i]));
+        for (const [op, at, byte] of edits) {
+          const k = at % (bytes.length + 1);
+          if (op === 0) bytes[k] = byte;
+          else if (op === 1) bytes.splice(k, 1);
+          else if (op === 2) bytes.splice(k, 0, byte);
+          else bytes.length = k;
+        }
+        return Buffer.from(bytes).toString('base64');
+      }),
+    check: async (input) => {
+      const bytes = Buffer.from(input, 'base64');
+      for (const decode of [decodeValue, decodeSnapshot] as ((b: Uint8Array) => unknown)[]) {
+        try {
+          decode(bytes);
+        } catch (e) {
+          if (!(e instanceof SerializeError)) return `${decode.name} threw ${describe(e)}`;
+        }
+      }
+      return null;
+    },
+  },
+  {
+    name: 'spec',
+    // an API spec of random JSON: absorbing it gives located diagnostics or a module, never a crash
+    arbitrary: fc
+      .tuple(fc.constantFrom('jsonschema', 'openapi'), fc.jsonValue({ maxDepth: 6 }), fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 6 }))
+      .map(([protocol, value, schema]) => JSON.stringify({ protocol, spec: protocol === 'openapi' ? { openapi: '3.1.0', info: { title: 't', version: '1' }, paths: value } : { type: 'object', properties: schema, ...(typeof value === 'object' && value && !Array.isArray(value) ? value : {}) } })),
+    check: (input) => {
+      const { protocol, spec } = JSON.parse(input) as { protocol: string; spec: unknown };
+      const caseDir = fs.mkdtempSync(path.join(dir, 'spec-'));
+      fs.writeFileSync(path.join(caseDir, 'spec.json'), JSON.stringify(spec));
+      const program = `let api = use schema::${protocol}("spec.json");\ncall("echo", "ok");\n`;
+      const file = path.join(caseDir, 'main.tn');
+      fs.writeFileSync(file, program);
+      return throughTheRuntime(file, program).finally(() => fs.rmSync(caseDir, { recursive: true, force: true }));
+    },
+  },
+];
+
+export function targetNamed(name: string): Target {
+  const t = TARGETS.find((x) => x.name === name);
+  if (!t) throw new Error(`no fuzz target ${name} (targets: ${TARGETS.map((x) => x.name).join(', ')})`);
+  return t;
+}
