@@ -18,6 +18,12 @@ export interface RunSettings {
   maxModelCalls: number | undefined;
   /** the instruction budget (unset: the runtime's default) */
   maxSteps: number | undefined;
+  /** the allocation budget in cells (unset: the runtime's default) */
+  maxAlloc: number | undefined;
+  /** the wall-clock limit of a run, in seconds (unset: none) */
+  maxTimeSeconds: number | undefined;
+  /** the per-call limit of effect tools, in seconds (unset: the runtime's default) */
+  toolTimeoutSeconds: number | undefined;
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : []);
@@ -34,6 +40,9 @@ export function readRunSettings(get: SettingsGet): RunSettings {
     approveEffects: strings(get<string[]>('run.approveEffects', [])),
     maxModelCalls: count(get<number | null>('run.maxModelCalls', null)),
     maxSteps: count(get<number | null>('run.maxSteps', null)),
+    maxAlloc: count(get<number | null>('run.maxAlloc', null)),
+    maxTimeSeconds: count(get<number | null>('run.maxTimeSeconds', null)),
+    toolTimeoutSeconds: count(get<number | null>('run.toolTimeoutSeconds', null)),
   };
 }
 
@@ -46,6 +55,9 @@ export function runOptionsFromSettings(s: RunSettings, cwd: string, extra: Pick<
     cwd,
     model: s.model,
     ...(s.maxSteps !== undefined ? { maxSteps: s.maxSteps } : {}),
+    ...(s.maxAlloc !== undefined ? { maxAlloc: s.maxAlloc } : {}),
+    ...(s.maxTimeSeconds !== undefined ? { maxTimeMs: s.maxTimeSeconds * 1000 } : {}),
+    ...(s.toolTimeoutSeconds !== undefined ? { toolTimeoutMs: s.toolTimeoutSeconds * 1000 } : {}),
     authority: {
       allowNet: s.allowNet,
       allowRead: resolveDirs(s.allowRead, cwd),
@@ -66,5 +78,8 @@ export function cliArgsFromSettings(s: RunSettings, cwd: string): string[] {
   args.push(...list('--allow-env', s.allowEnv), ...list('--approve-effects', s.approveEffects));
   if (s.maxModelCalls !== undefined) args.push('--max-model-calls', String(s.maxModelCalls));
   if (s.maxSteps !== undefined) args.push('--max-steps', String(s.maxSteps));
+  if (s.maxAlloc !== undefined) args.push('--max-alloc', String(s.maxAlloc));
+  if (s.maxTimeSeconds !== undefined) args.push('--max-time', String(s.maxTimeSeconds));
+  if (s.toolTimeoutSeconds !== undefined) args.push('--tool-timeout', String(s.toolTimeoutSeconds));
   return args;
 }

@@ -22,8 +22,11 @@ export interface TurnLaunchArgs extends DebugProtocol.LaunchRequestArguments {
   cwd?: string;
   /** what the program may do (the `turn.run.*` settings, as extension/settings.ts reads them) */
   authority?: Omit<AuthorityOptions, 'vault' | 'approve'>;
-  /** the instruction budget (`turn.run.maxSteps`) */
+  /** the run's budgets (`turn.run.maxSteps`, `maxAlloc`, `maxTimeSeconds`, `toolTimeoutSeconds`) */
   maxSteps?: number;
+  maxAlloc?: number;
+  maxTimeMs?: number;
+  toolTimeoutMs?: number;
   /** resume this suspended durable run (`turn run --store`) instead of starting `program`: recorded results are replayed */
   resume?: string;
   /** the store folder of `resume` (default: the CLI's default store, .turn/) */
@@ -84,6 +87,9 @@ export class TurnDebugSession extends LoggingDebugSession {
       cwd: args.cwd ?? path.dirname(program),
       model: args.model ?? DEFAULT_MODEL,
       ...(args.maxSteps !== undefined ? { maxSteps: args.maxSteps } : {}),
+      ...(args.maxAlloc !== undefined ? { maxAlloc: args.maxAlloc } : {}),
+      ...(args.maxTimeMs !== undefined ? { maxTimeMs: args.maxTimeMs } : {}),
+      ...(args.toolTimeoutMs !== undefined ? { toolTimeoutMs: args.toolTimeoutMs } : {}),
       authority: { ...(args.authority ?? {}), ...(this.options.vault ? { vault: this.options.vault } : {}), approve: this.options.approve ?? 'none' },
       onOutput: (line) => this.sendEvent(new OutputEvent(line + '\n', 'stdout')),
       // with `stopOnEffects`, a process about to wait on the host stops the debugger first

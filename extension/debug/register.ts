@@ -31,7 +31,9 @@ export function registerDebugger(vault: TurnVault): vscode.Disposable[] {
           // the same authority and budgets as Run File and the run panel (extension/settings.ts)
           const options = runOptionsFromSettings(settings, cwd);
           config.authority ??= options.authority;
-          if (options.maxSteps !== undefined) config.maxSteps ??= options.maxSteps;
+          for (const key of ['maxSteps', 'maxAlloc', 'maxTimeMs', 'toolTimeoutMs'] as const) {
+            if (options[key] !== undefined) config[key] ??= options[key];
+          }
         }
         return config;
       },

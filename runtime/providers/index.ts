@@ -26,15 +26,20 @@ export { chatTurns } from './messages.js';
 export { loadWasmDriver, inferEnvelope, MEMORY_CAP_BYTES, MAX_DRIVER_BYTES, type WasmDriver, type DriverAccess } from './wasm.js';
 
 /**
- * The API keys a provider sends, as `[variable, key]` pairs read from `env` (and from the process
- * environment, which the transport reads): the host registers them with its Redactor at build
- * time, so a model that repeats its key, or an error that quotes it, is redacted.
+ * The API keys a model may send, as `[variable, key]` pairs read from `env` (and from the process
+ * environment, which the transport reads): an HTTP provider's `keyEnv` (`api_key_env`, else
+ * OPENAI_API_KEY / ANTHROPIC_API_KEY / OLLAMA_API_KEY), and `more` variables (a Wasm driver's
+ * `secret=` names). The host registers them with its Redactor at build time, so a model that
+ * repeats its key, or an error that quotes it, is redacted before the program or the trace sees it.
  */
-export function providerKeys(provider: Provider, env: Record<string, string | undefined> = process.env): [string, string][] {
-  if (provider.kind !== 'http' || !provider.keyEnv) return [];
-  const name = provider.keyEnv;
-  const keys = new Set([env[name], process.env[name]].filter((k): k is string => !!k));
-  return [...keys].map((k) => [name, k]);
+export function providerKeys(provider: Provider, env: Record<string, string | undefined> = process.env, more: readonly string[] = []): [string, string][] {
+  const names = new Set(more);
+  if (provider.kind === 'http' && provider.keyEnv) names.add(provider.keyEnv);
+  const out: [string, string][] = [];
+  for (const name of names) {
+    for (const key of new Set([env[name], process.env[name]])) if (key) out.push([name, key]);
+  }
+  return out;
 }
 
 export interface ModelSetup {

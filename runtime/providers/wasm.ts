@@ -498,7 +498,6 @@ class DriverRunner {
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
     });
-    worker.unref();
     this.worker = worker;
     const ready = new Promise<Worker>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -522,6 +521,8 @@ class DriverRunner {
       };
       worker.on('error', (e: Error) => down(`its worker thread failed: ${e.message}`));
       worker.on('exit', (code: number) => down(`its worker thread stopped (exit code ${code})`));
+      // after the listeners: adding a 'message' listener refs the worker's port again
+      worker.unref();
     });
     ready.catch(() => undefined);
     this.ready = ready;

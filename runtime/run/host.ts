@@ -120,7 +120,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   let inferRetries: number | undefined;
   try {
     model = createModel(options.model ?? env.TURN_MODEL ?? DEFAULT_MODEL, env);
-    for (const [name, key] of providerKeys(model.provider, env)) redactor.add(name, key);
+    for (const [name, key] of providerKeys(model.provider, env, model.driver?.secrets)) redactor.add(name, key);
     inferRetries = options.inferRetries ?? inferRetriesFromEnv(env);
   } catch (e) {
     if (e instanceof UnknownModelError) throw new RunSetupError('usage', e.message);

@@ -19,6 +19,8 @@ export const DEFAULT_MODEL = 'mock';
 export interface Model {
   provider: Provider;
   infer(request: InferRequest, io?: InferIO): Promise<InferReply>;
+  /** a Wasm driver's model (`wasm:PATH`): its file and the secret names its templates may read */
+  driver?: WasmDriver;
 }
 
 /** A model spec that cannot be used (a usage error on the command line). */
@@ -66,7 +68,7 @@ export function createModel(spec: string, env: Record<string, string | undefined
     throw e;
   }
   const exchange = setup.driver ? setup.driver.exchange(driverAccess(setup.driver, env, access), setup.transport) : exchangeFor(setup.provider, setup.transport);
-  return { provider: setup.provider, infer: (request, io) => exchange(request, io) };
+  return { provider: setup.provider, infer: (request, io) => exchange(request, io), ...(setup.driver ? { driver: setup.driver } : {}) };
 }
 
 /**

@@ -40,13 +40,22 @@ const LEAF_EXPRESSIONS = new Set<string>(['identifier', 'number', 'string', 'tru
 /** Types that hold types. */
 const COMPOUND_TYPES = new Set<string>(['generic_type', 'function_type']);
 
-/** Whether a node of `type` under a node of `parentType` is one level of nesting. */
-function isLevel(type: string, parentType: string): boolean {
+/**
+ * Whether a node of `type` under a node of `parentType`, in its `field`, is one level of nesting:
+ * what lowering passes to `expr`, `block`, `type` (a compound type) or `elseIf`.
+ */
+function isLevel(type: string, parentType: string, field: () => string | null): boolean {
+  if (type === 'identifier' || type === 'string') return !isName(type, parentType, field());
   return EXPRESSION_TYPES.has(type) || type === 'block' || COMPOUND_TYPES.has(type) || (type === 'if_statement' && parentType === 'if_statement');
 }
 
-/** The nodes whose named children are statements (what `statements` lowers; the root's always are). */
-const STATEMENT_PARENTS = new Set<string>(['source_file', 'block']);
+/** Whether an identifier or string is a name or path its parent reads (a `let`'s, a map key...), not an expression. */
+function isName(type: string, parentType: string, field: string | null): boolean {
+  if (type === 'identifier') {
+    return field === 'parameter' || field === 'kind' || field === 'policy' || field === 'protocol' || (field === 'name' && parentType !== 'grant_expression');
+  }
+  return parentType === 'enum_type' || field === 'path' || (field === 'key' && parentType === 'map_entry');
+}
 
 const BINARY_OPS = new Set<string>(['+', '-', '*', '/', '==', '!=', '<', '>', '<=', '>=', 'and', 'or', '~>']);
 
@@ -116,9 +125,7 @@ class Lowerer {
     const ids: number[] = [root.id];
     const levels: number[] = [this.depth + 1];
     const statements: number[] = [-1];
-    if (levels[0] > MAX_NESTING) this.tooDeepAt({ start: root.startIndex, end: root.endIndex });
     const cursor = root.walk();
-    const rootIsFile = root.parent === null;
     try {
       if (!cursor.gotoFirstChild()) return;
       let depth = 1;
@@ -127,9 +134,9 @@ class Lowerer {
         let descend = false;
         if (type !== 'ERROR') {
           const parentType = types[depth - 1];
-          const level = levels[depth - 1] + (isLevel(type, parentType) ? 1 : 0);
-          // The file's children are statements even when the file is an ERROR node.
-          const statement = ((depth === 1 && rootIsFile) || STATEMENT_PARENTS.has(parentType)) && cursor.nodeIsNamed ? depth : statements[depth - 1];
+          const level = levels[depth - 1] + (isLevel(type, parentType, () => cursor.currentFieldName) ? 1 : 0);
+          // A block's named children are statements (the file's are lowered by recursion).
+          const statement = parentType === 'block' && cursor.nodeIsNamed ? depth : statements[depth - 1];
           types[depth] = type;
           ids[depth] = cursor.nodeId;
           if (level > MAX_NESTING) {

@@ -1095,7 +1095,9 @@ export class VM implements ActorRuntime {
             case 29 /* OR_END */: {
               const b = stack[--sp];
               const a = stack[sp - 1];
-              stack[sp - 1] = a === false && typeof b === 'boolean' ? b : withConfidence(truthy(a) || truthy(b), Math.max(confidenceOf(a), confidenceOf(b)));
+              // `or` takes the larger confidence of two uncertain sides; a certain side is neutral
+              const c = !(a instanceof Uncertain) ? confidenceOf(b) : !(b instanceof Uncertain) ? a.c : Math.max(a.c, b.c);
+              stack[sp - 1] = a === false && typeof b === 'boolean' ? b : withConfidence(truthy(a) || truthy(b), c);
               break;
             }
             case 25 /* NOT */: {
@@ -1171,7 +1173,10 @@ export class VM implements ActorRuntime {
                 }
                 const tool = Object.hasOwn(TOOLS, target) ? TOOLS[target] : Object.hasOwn(PURE_STD_TOOLS, target) ? PURE_STD_TOOLS[target] : undefined;
                 if (!tool) throw new VMError(`unknown tool "${target}"`);
-                const result = tool(toolArgs(stack.slice(sp - argc, sp)), this.toolEnv);
+                const raw = stack.slice(sp - argc, sp);
+                let result = tool(toolArgs(raw), this.toolEnv);
+                // a pure function keeps its arguments' lowest confidence (a certain argument is neutral)
+                if (target !== 'echo') for (const a of raw) if (a instanceof Uncertain) result = withConfidence(result, a.c);
                 sp -= argc + 1;
                 stack[sp++] = result;
                 break;

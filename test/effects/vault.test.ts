@@ -94,3 +94,55 @@ test('Redactor replaces every resolved secret, longest first, in strings and JSO
   assert.equal(r.redact('token ghp_123456 and ghp_123 and a.b*c, not axbbc'), 'token «redacted:long» and «redacted:github» and «redacted:re», not axbbc');
   assert.deepEqual(r.redactDeep({ h: ['Bearer ghp_123'], n: 1, ghp_123: true }), { h: ['Bearer «redacted:github»'], n: 1, '«redacted:github»': true });
 });
+
+test('Redactor redacts a secret in every encoding it travels in: base64 at any offset, URL-encoding, JSON and HTML escapes', () => {
+  const r = new Redactor();
+  const S = 'q"u\\o t+e/d-tn41';
+  r.add('sp', S);
+  r.add('jira', 'tn-basic-9f3a7c1e55');
+  r.add('jira', 'alice:tn-basic-9f3a7c1e55');
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  for (const form of [
+    S,
+    JSON.stringify(S),
+    JSON.stringify(JSON.stringify(S)),
+    JSON.stringify(S).replace(/\//g, '\\/'),
+    'q\\u0022u\\u005Co\\u0020t\\u002be\\u002fd\\u002dtn41',
+    encodeURIComponent(S),
+    encodeURIComponent(encodeURIComponent(S)),
+    new URLSearchParams({ k: S }).toString().slice(2),
+    encodeURIComponent(S).toLowerCase().replace(/tn41$/, 'tn41'),
+    'q&quot;u\\o&#32;t&#x2B;e/d-tn41',
+  ]) {
+    const out = r.redact(`before ${form} after`);
+    assert.match(out, /«redacted:sp»/, form);
+    assert.ok(!out.includes('tn41'), `${form} → ${out}`);
+  }
+  assert.equal(r.redact(`Basic ${b64('alice:tn-basic-9f3a7c1e55')}`), 'Basic «redacted:jira»');
+  for (const prefix of ['', 'x', 'xy', 'xyz', '{"h":"Basic ']) {
+    const text = b64(`${prefix}tn-basic-9f3a7c1e55 and more`);
+    const out = r.redact(text);
+    assert.match(out, /«redacted:jira»/, `base64 with ${prefix.length} bytes before the secret`);
+    assert.ok(!Buffer.from(out.replace(/«redacted:jira»/, ''), 'base64').toString('latin1').includes('9f3a7c'), out);
+  }
+  assert.equal(r.redact(Buffer.from('tn-basic-9f3a7c1e55').toString('base64url')), '«redacted:jira»');
+  // ordinary text, and text with the same characters escaped that is not the secret, is left alone
+  assert.equal(r.redact('q\\"u\\\\o t+e/d-tn42 and %22 and YWxpY2U='), 'q\\"u\\\\o t+e/d-tn42 and %22 and YWxpY2U=');
+});
+
+test('the vaults tell the redactor the secrets they hold in memory, and name the files that hold secrets', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-vault-ready-'));
+  const file = path.join(dir, 'secrets.env');
+  fs.writeFileSync(file, 'DEPLOY=from-the-file-123\n', { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  const r = new Redactor();
+  const vault = new RedactingVault(new ChainVault([new EnvVault({ TURN_SECRET_GITHUB: 'from-the-env-456', OTHER: 'not-a-secret' }), await FileVault.open(file)]), r);
+  assert.deepEqual(vault.files(), [file]);
+  await vault.registerReady();
+  assert.equal(r.redact('from-the-env-456 from-the-file-123 not-a-secret'), '«redacted:GITHUB» «redacted:DEPLOY» not-a-secret');
+  // a vault that must ask (the editor's SecretStorage) is not asked up front
+  let asked = 0;
+  const ss = new RedactingVault(new SecretStorageVault({ get: async () => (asked++, 'x') }), new Redactor());
+  await ss.registerReady();
+  assert.equal(asked, 0);
+});

@@ -165,7 +165,7 @@ test('a path whose components leave the roots and come back is refused, for ever
   fs.symlinkSync(outside, path.join(root, 'away'));
   fs.symlinkSync(path.join(root, 'target'), path.join(outside, 'back'));
   const ctx = { capabilities: { files: [{ roots: [root], mode: 'write' as const }] }, cwd: root };
-  const denied = (e: unknown) => e instanceof EffectDenied && /outside the allowed roots/.test((e as Error).message);
+  const denied = (e: unknown) => e instanceof EffectDenied && /outside the allowed roots/.test(e.message);
   await assert.rejects(readFileEffect('away/back/f.txt', ctx), denied);
   await assert.rejects(writeFileEffect('away/back/g.txt', 'x', ctx), denied);
   await assert.rejects(listDirEffect('away/back', ctx), denied);
@@ -219,7 +219,7 @@ test('the --secrets file is not readable through the fs tools, by its path, thro
   try {
     const tool = (name: string, ...args: unknown[]) => setup.host.tool!({ name, args: [null, ...args], pid: 1 });
     for (const p of [secrets, 'secrets.env', 'alias.txt', 'hardlink.txt', `./w/../secrets.env`]) {
-      await assert.rejects(tool('fs_read', p) as Promise<unknown>, (e: Error) => e instanceof EffectDenied && !e.message.includes('tn-file-secret'), `${p} is readable`);
+      await assert.rejects(tool('fs_read', p), (e: Error) => e instanceof EffectDenied && !e.message.includes('tn-file-secret'), `${p} is readable`);
     }
     assert.equal(await tool('fs_read', 'ok.txt'), 'readable');
   } finally {
@@ -233,7 +233,7 @@ test('the knowledge store needs a grant: without write access to the store folde
   const denied = await buildHost({ cwd: root, env: { TURN_STORE_DIR: store }, authority: {} });
   try {
     await assert.rejects(
-      denied.host.tool!({ name: 'kb_put', args: ['material', { text: 'a note', fields: { source: 'a test' } }], pid: 1 }) as Promise<unknown>,
+      denied.host.tool!({ name: 'kb_put', args: ['material', { text: 'a note', fields: { source: 'a test' } }], pid: 1 }),
       (e: Error) => e instanceof EffectDenied && /knowledge store/.test(e.message) && e.message.includes(store),
     );
     assert.equal(fs.existsSync(store), false, 'the store folder was not created');
@@ -242,7 +242,7 @@ test('the knowledge store needs a grant: without write access to the store folde
   }
   const readOnly = await buildHost({ cwd: root, env: { TURN_STORE_DIR: store }, authority: { allowRead: [root] } });
   try {
-    await assert.rejects(readOnly.host.tool!({ name: 'kb_find', args: [{}], pid: 1 }) as Promise<unknown>, EffectDenied);
+    await assert.rejects(readOnly.host.tool!({ name: 'kb_find', args: [{}], pid: 1 }), EffectDenied);
     assert.equal(fs.existsSync(store), false);
   } finally {
     readOnly.close();

@@ -266,6 +266,37 @@ return gather spawn_each([1, 2, 3, 4], ask);
   assert.deepEqual(okJson(r), [10, 20, 30, 40]);
 });
 
+test('a driver\'s worker thread never keeps the process alive', () => {
+  // a process that used a driver (and had one stopped by the time limit) ends on its own
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-wasm-exit-'));
+  try {
+    const script = path.join(dir, 'main.ts');
+    fs.writeFileSync(
+      script,
+      `import { createModel } from ${JSON.stringify(path.join(ROOT, 'runtime/run/model.ts'))};
+import { runWith } from ${JSON.stringify(path.join(ROOT, 'test/infer/helpers.ts'))};
+const trap = createModel(${JSON.stringify(`wasm:${fixture('trap')}`)});
+const loop = createModel(${JSON.stringify(`wasm:${fixture('loop')}?call_timeout_ms=200`)});
+const src = 'struct V { ok: Bool }; try { return infer V { "x"; }; } catch (e) { return e["message"]; }';
+void (async () => {
+  for (const m of [trap, loop]) {
+    const r = await runWith(src, (req, io) => m.infer(req, io));
+    console.log(r.outcome.ok ? r.outcome.json : 'failed');
+  }
+})();
+`,
+    );
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.signal, null, `the process did not end by itself (${r.stderr})`);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /trapped in transform_request: unreachable\n.*did not finish transform_request within 200 ms/);
+    assert.ok(performance.now() - t0 < 30_000);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 // ---- TURN_LLM_PROVIDER: Turn v1's lookup in .turn_modules/
 
 test('TURN_LLM_PROVIDER names .turn_modules/NAME.wasm (or NAME_provider.wasm) when no model is given', async () => {
