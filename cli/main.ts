@@ -15,7 +15,8 @@ const USAGE = `usage: turn <command> [options]
 commands:
   run FILE      compile and run a Turn program
   check FILE    report diagnostics without running (same format and exit code as run);
-                --refresh-schemas fetches the URL specs of use schema::... again (run takes it too)
+                --refresh-schemas fetches the URL specs of use schema::... again; --offline fetches
+                nothing at compile time (cached specs only); run takes both too
   resume RUN    continue a durable run (suspended, or killed) from its journal (docs/durability.md)
   runs          list the runs in a store, with their status
   inspect RUN   a run's processes, context tiers, memory, mailboxes, pending/unknown effects, journal tail
@@ -27,7 +28,8 @@ commands:
 run options:
   --json              print the program's result as one JSON line at the end
   --model NAME        model provider for \`infer\`: mock (the default), script:FILE, openai:MODEL,
-                      ollama:MODEL or anthropic:MODEL (options: docs/inference.md)
+                      ollama:MODEL, anthropic:MODEL or wasm:DRIVER.wasm (options: docs/inference.md);
+                      without it: TURN_MODEL, then Turn v1's TURN_LLM_PROVIDER (.turn_modules/NAME.wasm)
   --trace             print the run's events (model requests, replies, retries...) as JSON lines on stderr
   --trace-file FILE   write them to FILE instead
   --max-steps N       stop a runaway program after about N VM steps (loop turns, calls, resumptions
@@ -87,10 +89,11 @@ export async function main(argv: string[]): Promise<number> {
 const VERSION = packageJson.version;
 
 async function checkCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { 'refresh-schemas': { type: 'boolean' } });
+  const { values, positionals } = parse(args, { 'refresh-schemas': { type: 'boolean' }, offline: { type: 'boolean' } });
   const file = singleFile(positionals, 'check');
+  if (values.offline && values['refresh-schemas']) throw new UsageError('--offline and --refresh-schemas cannot be used together');
   try {
-    const { diagnostics } = await compileProgram(file, { refreshSchemas: values['refresh-schemas'] === true });
+    const { diagnostics } = await compileProgram(file, { refreshSchemas: values['refresh-schemas'] === true, fetchSchemas: values.offline !== true });
     printSetupError(undefined, diagnostics);
     return EXIT.ok;
   } catch (e) {

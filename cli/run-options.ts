@@ -5,6 +5,7 @@ import { UsageError, numberOption } from './usage.js';
 
 export const AUTHORITY_OPTIONS = {
   secrets: { type: 'string' },
+  'allow-knowledge': { type: 'boolean' },
   'allow-net': { type: 'string', multiple: true },
   'allow-read': { type: 'string', multiple: true },
   'allow-write': { type: 'string', multiple: true },
@@ -20,6 +21,7 @@ export const AUTHORITY_USAGE = `authority options (nothing is granted unless giv
   --allow-net HOSTS       hosts the program may reach, comma-separated (host, *.suffix, host:port, *)
   --allow-read DIRS       folders it may read        --allow-write DIRS   folders it may write
   --allow-env NAMES       environment variables it may read (never TURN_SECRET_*)
+  --allow-knowledge       std/knowledge may open its store (.turn/knowledge.db) without --allow-write on it
   --max-model-calls N     model call budget          --max-model-tokens N  model token budget
   --approve-effects KINDS effects that need approval: network, files, model, env (comma-separated)
   --approve all|none|ask  who approves them (default: ask on the terminal; deny without one)`;
@@ -36,6 +38,7 @@ export const RUN_OPTIONS = {
   trace: { type: 'boolean' },
   'trace-file': { type: 'string' },
   'refresh-schemas': { type: 'boolean' },
+  offline: { type: 'boolean' },
   ...AUTHORITY_OPTIONS,
 } as const;
 
@@ -60,6 +63,7 @@ function secondsOption(value: unknown, name: string): number | undefined {
 
 /** The run options the flags describe (throws UsageError on a malformed value). */
 export function runOptionsFrom(values: Values): RunOptions {
+  if (values.offline === true && values['refresh-schemas'] === true) throw new UsageError('--offline and --refresh-schemas cannot be used together');
   const traceFile = values['trace-file'] !== undefined ? String(values['trace-file']) : values.trace ? '-' : undefined;
   return {
     ...(values.model !== undefined ? { model: String(values.model) } : {}),
@@ -69,6 +73,7 @@ export function runOptionsFrom(values: Values): RunOptions {
     toolTimeoutMs: secondsOption(values['tool-timeout'], 'tool-timeout'),
     seed: numberOption(values.seed, 'seed'),
     refreshSchemas: values['refresh-schemas'] === true,
+    ...(values.offline === true ? { fetchSchemas: false } : {}),
     ...(traceFile !== undefined ? { traceFile } : {}),
     authority: {
       allowNet: list(values['allow-net']),
@@ -80,6 +85,7 @@ export function runOptionsFrom(values: Values): RunOptions {
       approveEffects: list(values['approve-effects'] === undefined ? undefined : [values['approve-effects']]),
       ...(values.approve !== undefined ? { approve: approveMode(values.approve) } : {}),
       ...(values.secrets !== undefined ? { secretsFile: String(values.secrets) } : {}),
+      ...(values['allow-knowledge'] === true ? { allowKnowledge: true } : {}),
     },
   };
 }

@@ -36,7 +36,10 @@ function letTypes(doc: TurnDocument): LetTypes {
  */
 function outline(doc: TurnDocument, stmts: A.Stmt[], seen: Set<string>, types: LetTypes): DocumentSymbol[] {
   const out: DocumentSymbol[] = [];
-  const visit = (s: A.Node): void => {
+  // an explicit stack, in source order: blocks nest as deep as the nesting limit allows
+  const pending: A.Node[] = stmts.slice().reverse();
+  while (pending.length > 0) {
+    const s = pending.pop()!;
     switch (s.kind) {
       case 'Struct':
         out.push(
@@ -70,16 +73,18 @@ function outline(doc: TurnDocument, stmts: A.Stmt[], seen: Set<string>, types: L
       case 'Block':
       case 'If':
       case 'While':
-      case 'Try':
+      case 'Try': {
         // Statements in nested blocks declare in the same function.
-        forEachChild(s, visit);
+        const children: A.Node[] = [];
+        forEachChild(s, (c) => void children.push(c));
+        for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]);
         break;
+      }
       default:
         // Expressions (closures are outlined under their `let`), names and types.
         break;
     }
-  };
-  for (const s of stmts) visit(s);
+  }
   return out;
 }
 

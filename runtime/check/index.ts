@@ -67,12 +67,15 @@ export function resolveModule(fromFile: string, spec: string): ModuleResolution 
   }
   if (spec === '') return { ok: false, message: '`use` needs a module path' };
   const base = path.resolve(path.dirname(path.resolve(fromFile)), spec);
-  for (const candidate of [base, base + '.tn']) {
+  // only Turn sources are modules: a `use` of any other file (a secrets file, a key) would show
+  // its text in a syntax error
+  for (const candidate of base.endsWith('.tn') ? [base] : [base + '.tn']) {
     try {
       if (fs.statSync(candidate).isFile()) return { ok: true, path: candidate };
     } catch {
-      // try the next candidate
+      // not there
     }
   }
+  if (!base.endsWith('.tn') && fs.existsSync(base)) return { ok: false, message: `\`${spec}\` is not a Turn module: \`use\` loads only .tn files` };
   return { ok: false, message: `cannot find module \`${spec}\` (looked for ${base}${path.extname(base) ? '' : ' and ' + base + '.tn'})` };
 }

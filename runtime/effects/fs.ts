@@ -30,6 +30,12 @@ export interface FsContext {
   maxReadBytes?: number;
   /** Files no file effect may touch, whatever is granted (the `--secrets` file). */
   protectedFiles?: string[];
+  /**
+   * The capabilities `capabilities` were narrowed from (a capability map passed to one call): what
+   * is reached must lie inside these too, by real path. A narrowed root may be a symlink inside a
+   * granted root; where it points is not granted by that.
+   */
+  bound?: Capabilities;
 }
 
 export class FsEffectError extends Error {}
@@ -40,6 +46,24 @@ const C = fs.constants;
 const O_NOFOLLOW = C.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = C.O_NONBLOCK ?? 0;
 const O_DIRECTORY = C.O_DIRECTORY ?? 0;
+
+/**
+ * Linux's O_PATH (not in fs.constants): a folder opened with it needs search permission only, like
+ * a path lookup through it. Its value is the generic one on these architectures.
+ */
+const O_PATH = process.platform === 'linux' && ['x64', 'ia32', 'arm', 'arm64', 'riscv64', 's390x', 'ppc64', 'loong64'].includes(process.arch) ? 0o10000000 : 0;
+
+/** Opens a folder to look names up in (O_PATH where available, else for reading). */
+async function openFolder(folder: string): Promise<fs.promises.FileHandle> {
+  if (O_PATH) {
+    try {
+      return await fs.promises.open(folder, O_PATH | O_DIRECTORY);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EINVAL') throw e;
+    }
+  }
+  return fs.promises.open(folder, C.O_RDONLY | O_DIRECTORY);
+}
 
 /** Whether descriptors can be read back as paths through /proc/self/fd (Linux with /proc). */
 const PROC_FD = (() => {
@@ -125,8 +149,9 @@ export interface Authorized {
   /** its real path (every symlink resolved; a path that does not exist yet below its nearest existing ancestor) */
   real: string;
   mode: Mode;
-  /** the capabilities with their roots as real paths */
+  /** the capabilities with their roots as real paths (and those they were narrowed from) */
   realCapabilities: Capabilities;
+  realBound: Capabilities | undefined;
   protected: Protected[];
 }
 
@@ -160,6 +185,8 @@ export async function authorize(p: string, mode: Mode, ctx: FsContext, summary?:
   if (!lexical.ok) throw new EffectDenied(lexical.message);
   // ...and every component below that root must resolve inside the (real) roots.
   const realCapabilities = await realCaps(ctx.capabilities);
+  const realBound = ctx.bound ? await realCaps(ctx.bound) : undefined;
+  const allowed = (p: string) => check(realCapabilities, { kind: 'files', path: p, mode }).ok && (!realBound || check(realBound, { kind: 'files', path: p, mode }).ok);
   const roots = (ctx.capabilities.files ?? [])
     .filter((f) => f.mode === 'write' || mode === 'read')
     .flatMap((f) => f.roots.map((r) => path.resolve(r)))
@@ -174,7 +201,7 @@ export async function authorize(p: string, mode: Mode, ctx: FsContext, summary?:
     const why = selfPathReason(real);
     if (why) throw denyNever(abs, mode, why);
     if (prot.some((f) => f.real === real)) throw denyProtected(abs, mode);
-    if (!check(realCapabilities, { kind: 'files', path: real, mode }).ok) throw denyOutside(abs, mode, real, ctx, prefix);
+    if (!allowed(real)) throw denyOutside(abs, mode, real, ctx, prefix);
     if (i === rest.length) break;
     prefix = path.join(prefix, rest[i]);
     real = await realPathNearest(prefix);
@@ -182,7 +209,7 @@ export async function authorize(p: string, mode: Mode, ctx: FsContext, summary?:
   const verdict = check(realCapabilities, { kind: 'files', path: real, mode });
   const approve = lexical.approve || (verdict.ok && verdict.approve);
   await requireApproval(approve, { effect: 'files', summary: summary ?? `${mode} ${abs}` }, ctx.approve, ctx.journal);
-  return { abs, real, mode, realCapabilities, protected: prot };
+  return { abs, real, mode, realCapabilities, realBound, protected: prot };
 }
 
 /** `authorize`, returning the real path (kept for callers that only check). */
@@ -195,7 +222,8 @@ function checkOpened(a: Authorized, opened: string, ctx: FsContext): void {
   const why = selfPathReason(opened);
   if (why) throw denyNever(a.abs, a.mode, why);
   if (a.protected.some((f) => f.real === opened)) throw denyProtected(a.abs, a.mode);
-  if (!check(a.realCapabilities, { kind: 'files', path: opened, mode: a.mode }).ok) throw denyOutside(a.abs, a.mode, opened, ctx);
+  const inRoots = (caps: Capabilities) => check(caps, { kind: 'files', path: opened, mode: a.mode }).ok;
+  if (!inRoots(a.realCapabilities) || (a.realBound && !inRoots(a.realBound))) throw denyOutside(a.abs, a.mode, opened, ctx);
 }
 
 /**
@@ -232,7 +260,7 @@ async function openInFolder(a: Authorized, flags: number, ctx: FsContext): Promi
   const folder = path.dirname(a.real);
   const name = path.basename(a.real);
   if (folder === a.real || name === '') return fs.promises.open(a.real, flags, 0o644); // the file system's root
-  const dir = await fs.promises.open(folder, C.O_RDONLY | O_DIRECTORY);
+  const dir = await openFolder(folder);
   try {
     const actual = await fs.promises.readlink(`/proc/self/fd/${dir.fd}`);
     if (actual !== folder) {
@@ -307,7 +335,7 @@ export async function existsEffect(p: string, ctx: FsContext): Promise<boolean> 
   // Linux: look the name up inside the folder that was opened and checked
   let dir: fs.promises.FileHandle;
   try {
-    dir = await fs.promises.open(folder, C.O_RDONLY | O_DIRECTORY);
+    dir = await openFolder(folder);
   } catch {
     return false;
   }

@@ -353,7 +353,16 @@ export function callCapabilities(ctx: EffectToolContext, cap: unknown, tool: str
 }
 
 function fsCtx(ctx: EffectToolContext, cap: unknown, tool: string): FsContext {
-  return { capabilities: callCapabilities(ctx, cap, tool), cwd: ctx.cwd, approve: ctx.approve, journal: ctx.journal, protectedFiles: protectedFiles(ctx) };
+  const capabilities = callCapabilities(ctx, cap, tool);
+  return {
+    capabilities,
+    // a narrowed grant is also held to the process's own, by real path (a narrowed root may be a symlink)
+    ...(capabilities !== ctx.capabilities ? { bound: ctx.capabilities } : {}),
+    cwd: ctx.cwd,
+    approve: ctx.approve,
+    journal: ctx.journal,
+    protectedFiles: protectedFiles(ctx),
+  };
 }
 
 /** The files the fs tools never touch: the secrets files of the run's vault, and any named in the context. */
@@ -382,7 +391,7 @@ export async function authorizeKnowledge(ctx: EffectToolContext, tool: string): 
     await authorize(dir, 'write', { capabilities: ctx.capabilities, cwd: ctx.cwd, approve: ctx.approve, journal: ctx.journal, protectedFiles: protectedFiles(ctx) }, `open the knowledge store in ${dir}`);
   } catch (e) {
     if (!(e instanceof EffectDenied)) throw e;
-    throw new EffectDenied(`${tool}: the knowledge store in ${dir} needs write access to its folder (--allow-write ${dir}): ${e.message}`);
+    throw new EffectDenied(`${tool}: the knowledge store in ${dir} needs write access to its folder (--allow-write ${dir}, or --allow-knowledge): ${e.message}`);
   }
   knowledgeAuthorized.add(opener);
 }

@@ -290,6 +290,16 @@ export class Redactor {
     this.pattern = undefined;
   }
 
+  /**
+   * Adds a secret the run *may* use, known before it is used (a `TURN_SECRET_*` variable, a
+   * `--secrets` entry, the model's API key), when it has at least MIN_KNOWN_SECRET characters:
+   * a shorter value (`k`, `test`) is a placeholder more often than a secret, and redacting it
+   * everywhere would garble the output. A secret resolved for use is always added (`add`).
+   */
+  addKnown(name: string, secret: string): void {
+    if (secret.length >= MIN_KNOWN_SECRET) this.add(name, secret);
+  }
+
   get size(): number {
     return this.secrets.size;
   }
@@ -329,6 +339,9 @@ export class Redactor {
     return walk(value) as T;
   }
 }
+
+/** Secrets known ahead of use shorter than this are added only when resolved (`Redactor.addKnown`). */
+export const MIN_KNOWN_SECRET = 8;
 
 /** Encoded forms shorter than this are not redacted (a secret itself always is). */
 export const MIN_ENCODED = 6;
@@ -430,6 +443,6 @@ export class RedactingVault implements Vault {
   }
   /** Adds every secret of the inner vault's `readySecrets()` to the Redactor now (the host does, before the program starts). */
   async registerReady(): Promise<void> {
-    for (const { name, secret } of await this.readySecrets()) this.redactor.add(name, secret);
+    for (const { name, secret } of await this.readySecrets()) this.redactor.addKnown(name, secret);
   }
 }

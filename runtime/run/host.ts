@@ -12,7 +12,7 @@ import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 import { lazyKnowledge } from '../knowledge/open.js';
 import type { Host, ToolRequest } from '../ports/host.js';
 import { providerKeys } from '../providers/index.js';
-import { createModel, DEFAULT_MODEL, inferRetriesFromEnv, ModelInputError, UnknownModelError, type Model } from './model.js';
+import { createModel, inferRetriesFromEnv, ModelInputError, resolveModelSpec, UnknownModelError, type Model } from './model.js';
 import { RunSetupError } from './errors.js';
 import type { AuthorityOptions, RunOptions } from './options.js';
 
@@ -116,11 +116,20 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     if (e instanceof CapabilityError) throw new RunSetupError('usage', e.message);
     throw e;
   }
+  const hold = options.beforeEffect;
+  const base = approvalHook(a.approve);
+  const approve: ApprovalHook = hold
+    ? async (request) => {
+        await hold({ kind: 'approval', pid: request.pid ?? 1, description: `approval needed: ${request.summary}` });
+        return base(request);
+      }
+    : base;
   let model: Model;
   let inferRetries: number | undefined;
   try {
-    model = createModel(options.model ?? env.TURN_MODEL ?? DEFAULT_MODEL, env);
-    for (const [name, key] of providerKeys(model.provider, env, model.driver?.secrets)) redactor.add(name, key);
+    // a Wasm driver's HTTP goes through the run's network capability, approvals and vault
+    model = createModel(resolveModelSpec(options.model, env, cwd), env, { capabilities, approve, vault, cwd });
+    for (const [name, key] of providerKeys(model.provider, env, model.driver?.secrets)) redactor.addKnown(name, key);
     inferRetries = options.inferRetries ?? inferRetriesFromEnv(env);
   } catch (e) {
     if (e instanceof UnknownModelError) throw new RunSetupError('usage', e.message);
@@ -138,22 +147,16 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   const knowledge = lazyKnowledge({ cwd, env, runId: knowledgeRunId });
   const toolTimeoutMs = options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const usage = newUsage();
-  const hold = options.beforeEffect;
-  const base = approvalHook(a.approve);
   const effects: EffectToolContext = {
     vault,
     capabilities,
     usage,
-    approve: hold
-      ? async (request) => {
-          await hold({ kind: 'approval', pid: request.pid ?? 1, description: `approval needed: ${request.summary}` });
-          return base(request);
-        }
-      : base,
+    approve,
     redactor,
     cwd,
     env,
     knowledge: knowledge.session,
+    knowledgeGranted: a.allowKnowledge === true,
     // HTTP requests time out with the tool limit unless a call asks for less
     ...(toolTimeoutMs > 0 ? { timeoutMs: toolTimeoutMs } : {}),
   };

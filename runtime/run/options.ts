@@ -25,6 +25,8 @@ export interface AuthorityOptions {
   vault?: Vault;
   /** a secrets file (JSON or NAME=value lines, not readable by others), after the vault */
   secretsFile?: string;
+  /** std/knowledge may open its store (`.turn/knowledge.db`, or $TURN_STORE_DIR) without a write grant on its folder */
+  allowKnowledge?: boolean;
 }
 
 /** A point where a process is about to wait on the host: the debugger may hold the run here. */

@@ -20,7 +20,7 @@ import type { ProcessInfo } from '../vm/actors.js';
 import { buildHost, type RunHost } from './host.js';
 import { RunSetupError } from './errors.js';
 import type { AuthorityOptions, RunOptions } from './options.js';
-import { DEFAULT_MODEL } from './model.js';
+import { resolveModelSpec } from './model.js';
 
 /** A run-time error of the program, located in its source (message redacted). */
 export type ProgramError = Extract<RunOutcome, { ok: false }>['error'];
@@ -252,7 +252,8 @@ export interface CompiledProgram extends FreshCode {
 export async function compileProgram(file: string, options: Pick<RunOptions, 'fetchSchemas' | 'refreshSchemas'> = {}): Promise<CompiledProgram> {
   let loaded;
   try {
-    loaded = await loadProgram(file, { fetch: options.fetchSchemas ?? true, refresh: options.refreshSchemas ?? false });
+    // fetchSchemas false (`--offline`) beats a refresh: no URL is fetched at compile time
+    loaded = await loadProgram(file, { fetch: options.fetchSchemas ?? true, refresh: options.fetchSchemas === false ? false : (options.refreshSchemas ?? false) });
   } catch (e) {
     if (e instanceof InputError) throw new RunSetupError('input', e.message);
     throw e;
@@ -290,7 +291,7 @@ function recordable(options: RunOptions): RecordedOptions {
   const env = options.env ?? process.env;
   const { vault: _vault, approve, ...authority } = options.authority ?? {};
   return defined({
-    model: options.model ?? env.TURN_MODEL ?? DEFAULT_MODEL,
+    model: resolveModelSpec(options.model, env, options.cwd ?? process.cwd()),
     maxSteps: options.maxSteps,
     maxAlloc: options.maxAlloc,
     maxTimeMs: options.maxTimeMs,

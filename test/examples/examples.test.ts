@@ -128,7 +128,7 @@ test('triage_agent.tn with its script fixture: each ticket gets its own verdict,
 });
 
 test('research_agent.tn with the mock model: checks every claim, commits, reports', () => {
-  const r = run(['run', 'examples/research_agent.tn', '--model', 'mock']);
+  const r = run(['run', 'examples/research_agent.tn', '--model', 'mock', '--allow-knowledge']);
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stdout.trimEnd().split('\n');
   assert.equal(lines.length, 4);

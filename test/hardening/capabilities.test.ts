@@ -12,6 +12,8 @@ import { Worker } from 'node:worker_threads';
 import { readFileEffect, writeFileEffect, listDirEffect, existsEffect } from '../../runtime/effects/fs.js';
 import { EffectDenied } from '../../runtime/effects/capabilities.js';
 import { buildHost } from '../../runtime/run/host.js';
+import { fsList, fsRead, fsWrite } from '../../runtime/effects/tools.js';
+import { MemoryVault } from '../../runtime/effects/vault.js';
 
 const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'turn-hardening-caps-')));
 after(() => fs.rmSync(base, { recursive: true, force: true }));
@@ -255,4 +257,15 @@ test('the knowledge store needs a grant: without write access to the store folde
   } finally {
     granted.close();
   }
+});
+
+test('a capability map cannot narrow to a symlinked folder and so widen to where it points', async () => {
+  const { root, outside } = layout();
+  fs.writeFileSync(path.join(outside, 'secret.txt'), 'OUTSIDE');
+  fs.symlinkSync(outside, path.join(root, 'link'));
+  const tctx = { vault: new MemoryVault({}), capabilities: { files: [{ roots: [root], mode: 'write' as const }] }, cwd: root };
+  await assert.rejects(fsRead(tctx, { files: { read: ['link'] } }, 'link/secret.txt'), EffectDenied);
+  await assert.rejects(fsWrite(tctx, { files: { write: ['link'] } }, 'link/new.txt', 'x'), EffectDenied);
+  await assert.rejects(fsList(tctx, { files: { read: ['link'] } }, 'link'), EffectDenied);
+  assert.equal(fs.existsSync(path.join(outside, 'new.txt')), false);
 });

@@ -274,3 +274,13 @@ test('turn run: infinite recursion prints a short, located stack', () => {
   assert.match(lines[3], /^ {4}at main \(.*rec\.tn:4:\d+\)$/);
   assert.equal(lines.length, 4, r.stderr);
 });
+
+test('the outline of 990 nested blocks answers (the editor walks blocks without recursion)', async () => {
+  const { openText } = await import('../language-server/helpers.js');
+  const { onDocumentSymbol } = await import('../../language-server/outline.js');
+  const depth = 990;
+  const text = 'let x = 0;\n' + 'while x < 1 { '.repeat(depth) + 'let deep = 1; x = 1;' + ' }'.repeat(depth) + '\n';
+  const doc = await openText(text, 'deep.tn');
+  const symbols = onDocumentSymbol(doc, { textDocument: { uri: doc.uri } });
+  assert.deepEqual(symbols.map((s) => s.name), ['x', 'deep']);
+});

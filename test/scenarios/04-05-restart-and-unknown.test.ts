@@ -73,7 +73,7 @@ test('scenario 4: the OS process exits while waiting; the resumed run does not r
     call("echo", "summary: " + summary);
     return summary;
   `);
-  const args = ['run', 'agent.tn', '--store', 'store', '--model', model.spec, '--allow-net', '127.0.0.1:*'];
+  const args = ['run', 'agent.tn', '--store', 'store', '--model', model.spec, '--allow-net', '127.0.0.1:*', '--allow-knowledge'];
   try {
     const first = await runThenKill(args, cwd, {}, job.arrived(1));
     assert.equal(first.signal, 'SIGKILL', 'the OS process died while waiting on the lab');
