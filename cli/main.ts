@@ -34,6 +34,8 @@ run options:
   --trace-file FILE   write them to FILE instead
   --max-steps N       stop a runaway program after about N VM steps (loop turns, calls, resumptions
                       from a wait; default 200000000, 0 = no limit)
+  --context-working N, --context-episodic N
+                      token budgets of every process's P1 and P2 context tiers (default 8000, 32000)
   --max-alloc N       stop it once it has made N cells (about 8 bytes each) of lists, maps, structs
                       and text over the run (default 50000000, about 400 MB; 0 = no limit)
   --max-time SECONDS  stop it after SECONDS of wall-clock time, where main stands (default: no limit)

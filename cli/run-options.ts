@@ -32,6 +32,8 @@ export const RUN_OPTIONS = {
   model: { type: 'string' },
   'max-steps': { type: 'string' },
   'max-alloc': { type: 'string' },
+  'context-working': { type: 'string' },
+  'context-episodic': { type: 'string' },
   'max-time': { type: 'string' },
   'tool-timeout': { type: 'string' },
   seed: { type: 'string' },
@@ -69,6 +71,9 @@ export function runOptionsFrom(values: Values): RunOptions {
     ...(values.model !== undefined ? { model: String(values.model) } : {}),
     maxSteps: numberOption(values['max-steps'], 'max-steps'),
     maxAlloc: numberOption(values['max-alloc'], 'max-alloc'),
+    ...(values['context-working'] !== undefined || values['context-episodic'] !== undefined
+      ? { context: { working: numberOption(values['context-working'], 'context-working'), episodic: numberOption(values['context-episodic'], 'context-episodic') } }
+      : {}),
     maxTimeMs: secondsOption(values['max-time'], 'max-time'),
     toolTimeoutMs: secondsOption(values['tool-timeout'], 'tool-timeout'),
     seed: numberOption(values.seed, 'seed'),

@@ -24,6 +24,9 @@ export interface RunSettings {
   maxTimeSeconds: number | undefined;
   /** the per-call limit of effect tools, in seconds (unset: the runtime's default) */
   toolTimeoutSeconds: number | undefined;
+  /** token budgets of the P1 and P2 context tiers (unset: the runtime's defaults) */
+  contextWorking: number | undefined;
+  contextEpisodic: number | undefined;
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : []);
@@ -43,6 +46,8 @@ export function readRunSettings(get: SettingsGet): RunSettings {
     maxAlloc: count(get<number | null>('run.maxAlloc', null)),
     maxTimeSeconds: count(get<number | null>('run.maxTimeSeconds', null)),
     toolTimeoutSeconds: count(get<number | null>('run.toolTimeoutSeconds', null)),
+    contextWorking: count(get<number | null>('run.contextWorking', null)),
+    contextEpisodic: count(get<number | null>('run.contextEpisodic', null)),
   };
 }
 
@@ -58,6 +63,7 @@ export function runOptionsFromSettings(s: RunSettings, cwd: string, extra: Pick<
     ...(s.maxAlloc !== undefined ? { maxAlloc: s.maxAlloc } : {}),
     ...(s.maxTimeSeconds !== undefined ? { maxTimeMs: s.maxTimeSeconds * 1000 } : {}),
     ...(s.toolTimeoutSeconds !== undefined ? { toolTimeoutMs: s.toolTimeoutSeconds * 1000 } : {}),
+    ...(s.contextWorking !== undefined || s.contextEpisodic !== undefined ? { context: { working: s.contextWorking, episodic: s.contextEpisodic } } : {}),
     authority: {
       allowNet: s.allowNet,
       allowRead: resolveDirs(s.allowRead, cwd),
@@ -81,5 +87,7 @@ export function cliArgsFromSettings(s: RunSettings, cwd: string): string[] {
   if (s.maxAlloc !== undefined) args.push('--max-alloc', String(s.maxAlloc));
   if (s.maxTimeSeconds !== undefined) args.push('--max-time', String(s.maxTimeSeconds));
   if (s.toolTimeoutSeconds !== undefined) args.push('--tool-timeout', String(s.toolTimeoutSeconds));
+  if (s.contextWorking !== undefined) args.push('--context-working', String(s.contextWorking));
+  if (s.contextEpisodic !== undefined) args.push('--context-episodic', String(s.contextEpisodic));
   return args;
 }

@@ -27,6 +27,8 @@ export interface TurnLaunchArgs extends DebugProtocol.LaunchRequestArguments {
   maxAlloc?: number;
   maxTimeMs?: number;
   toolTimeoutMs?: number;
+  /** token budgets of the context tiers (`turn.run.contextWorking`, `contextEpisodic`) */
+  context?: { working?: number; episodic?: number };
   /** resume this suspended durable run (`turn run --store`) instead of starting `program`: recorded results are replayed */
   resume?: string;
   /** the store folder of `resume` (default: the CLI's default store, .turn/) */
@@ -90,6 +92,7 @@ export class TurnDebugSession extends LoggingDebugSession {
       ...(args.maxAlloc !== undefined ? { maxAlloc: args.maxAlloc } : {}),
       ...(args.maxTimeMs !== undefined ? { maxTimeMs: args.maxTimeMs } : {}),
       ...(args.toolTimeoutMs !== undefined ? { toolTimeoutMs: args.toolTimeoutMs } : {}),
+      ...(args.context !== undefined ? { context: args.context } : {}),
       authority: { ...(args.authority ?? {}), ...(this.options.vault ? { vault: this.options.vault } : {}), approve: this.options.approve ?? 'none' },
       onOutput: (line) => this.sendEvent(new OutputEvent(line + '\n', 'stdout')),
       // with `stopOnEffects`, a process about to wait on the host stops the debugger first

@@ -31,7 +31,7 @@ export function registerDebugger(vault: TurnVault): vscode.Disposable[] {
           // the same authority and budgets as Run File and the run panel (extension/settings.ts)
           const options = runOptionsFromSettings(settings, cwd);
           config.authority ??= options.authority;
-          for (const key of ['maxSteps', 'maxAlloc', 'maxTimeMs', 'toolTimeoutMs'] as const) {
+          for (const key of ['maxSteps', 'maxAlloc', 'maxTimeMs', 'toolTimeoutMs', 'context'] as const) {
             if (options[key] !== undefined) config[key] ??= options[key];
           }
         }

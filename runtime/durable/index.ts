@@ -275,7 +275,8 @@ export class Durable implements DurableHooks {
         const input = { name: request.name, args: request.args };
         return this.step(`e${n}`, 'tool', request.name, p.id, input, input, toolIsIdempotent(request), () => {
           if (!real.tool) throw new Error(`this host performs no effects (${request.name})`);
-          return real.tool(request);
+          // the journal's key travels with the effect (an HTTP Idempotency-Key), identical on a retry
+          return real.tool({ ...request, idempotencyKey: this.keyOf(`e${n}`) });
         });
       },
     };

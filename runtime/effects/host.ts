@@ -17,7 +17,7 @@ export function performTool(ctx: EffectToolContext, request: ToolRequest): Promi
   const tool = STD_TOOLS[request.name];
   if (!tool || !tool.effect) return Promise.reject(new ToolError(`unknown effect tool ${request.name}`));
   return Promise.resolve()
-    .then(() => (tool.run)(ctx, ...request.args))
+    .then(() => tool.run(request.idempotencyKey !== undefined ? { ...ctx, idempotencyKey: request.idempotencyKey } : ctx, ...request.args))
     .then(
       (value) => (ctx.redactor ? ctx.redactor.redactDeep(value) : value),
       (e: unknown) => {

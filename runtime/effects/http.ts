@@ -24,6 +24,9 @@ export interface HttpResponse {
   body: string;
 }
 
+/** Methods a retry may send again without a key: they change nothing. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 export interface HttpContext {
   vault: Vault;
   capabilities: Capabilities;
@@ -35,6 +38,8 @@ export interface HttpContext {
   /** Receives every secret resolved (share it with trace/journal/stdout). A private one otherwise. */
   redactor?: Redactor;
   journal?: (entry: ApprovalRecord) => void;
+  /** The effect's journal key: sent as `Idempotency-Key` on a request that is not idempotent. */
+  idempotencyKey?: string;
   /** Redirects followed (each re-checked against the capability); default 5. */
   maxRedirects?: number;
   /** Largest response body read, in bytes; default 10 MiB. */
@@ -78,6 +83,8 @@ export async function performHttp(request: HttpRequest, ctx: HttpContext): Promi
     if (/[\r\n\0]/.test(String(v))) throw new HttpEffectError(`the header ${k} contains a line break`);
     headers[k.toLowerCase()] = String(v);
   }
+  // a service that deduplicates sees one request, however often an unknown outcome is retried
+  if (ctx.idempotencyKey !== undefined && !SAFE_METHODS.has(method) && headers['idempotency-key'] === undefined) headers['idempotency-key'] = ctx.idempotencyKey;
   let body: string | undefined;
   if (request.body !== undefined && request.body !== null && method !== 'GET' && method !== 'HEAD') {
     if (typeof request.body === 'string') body = request.body;

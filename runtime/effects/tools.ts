@@ -38,6 +38,10 @@ export interface EffectToolContext {
   knowledgeGranted?: boolean;
   /** Files no file effect may touch, besides the vault's own (`Vault.files`). */
   protectedFiles?: string[];
+  /** a durable run's journal key of the effect being performed (sent as an HTTP Idempotency-Key) */
+  idempotencyKey?: string;
+  /** environment variables that hold the run's model keys (the model spec's api_key_env, a driver's secrets) */
+  providerKeyNames?: ReadonlySet<string>;
 }
 
 function str(tool: string, v: unknown, what = 'argument'): string {
@@ -326,8 +330,13 @@ export function timeParseIso(s: unknown): number | null {
 // env (effect; needs the env capability; TURN_SECRET_* never readable)
 
 /** env_get(name) → Str | null */
+/** Provider keys the standard providers read: never readable by a program. */
+export const PROVIDER_KEY_NAMES: ReadonlySet<string> = new Set(['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'OLLAMA_API_KEY']);
+
 export async function envGet(ctx: EffectToolContext, name: unknown): Promise<string | null> {
   const n = str('env_get', name, 'name');
+  // a model provider's key is a secret like the vault's: no grant makes it readable
+  if (ctx.providerKeyNames?.has(n) || PROVIDER_KEY_NAMES.has(n)) throw new EffectDenied(`env_get: ${n} holds a model provider's key; programs never read it (it is used by the host, and redacted)`);
   const verdict = check(ctx.capabilities, { kind: 'env', name: n }, ctx.usage);
   if (!verdict.ok) throw new EffectDenied(verdict.message);
   await requireApproval(verdict.approve, { effect: 'env', summary: `read environment variable ${n}` }, ctx.approve, ctx.journal);
@@ -454,6 +463,7 @@ export async function httpRequest(ctx: EffectToolContext, auth: unknown, method:
       fetch: ctx.fetch,
       redactor: ctx.redactor,
       timeoutMs: typeof o.timeout_ms === 'number' ? o.timeout_ms : ctx.timeoutMs,
+      ...(ctx.idempotencyKey !== undefined ? { idempotencyKey: ctx.idempotencyKey } : {}),
     },
   );
 }

@@ -10,6 +10,8 @@ export interface ToolRequest {
   name: string;
   args: unknown[];
   pid: number;
+  /** a durable run's journal key of this effect (`turn:<run>:e<n>`): the same on every retry */
+  idempotencyKey?: string;
 }
 
 export interface Host {

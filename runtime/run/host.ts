@@ -126,10 +126,14 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     : base;
   let model: Model;
   let inferRetries: number | undefined;
+  const providerKeyNames = new Set<string>();
   try {
     // a Wasm driver's HTTP goes through the run's network capability, approvals and vault
     model = createModel(resolveModelSpec(options.model, env, cwd), env, { capabilities, approve, vault, cwd });
-    for (const [name, key] of providerKeys(model.provider, env, model.driver?.secrets)) redactor.addKnown(name, key);
+    for (const [name, key] of providerKeys(model.provider, env, model.driver?.secrets)) {
+      redactor.addKnown(name, key);
+      providerKeyNames.add(name);
+    }
     inferRetries = options.inferRetries ?? inferRetriesFromEnv(env);
   } catch (e) {
     if (e instanceof UnknownModelError) throw new RunSetupError('usage', e.message);
@@ -157,6 +161,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     env,
     knowledge: knowledge.session,
     knowledgeGranted: a.allowKnowledge === true,
+    providerKeyNames,
     // HTTP requests time out with the tool limit unless a call asks for less
     ...(toolTimeoutMs > 0 ? { timeoutMs: toolTimeoutMs } : {}),
   };

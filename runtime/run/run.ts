@@ -88,6 +88,7 @@ export class Run {
       maxTimeMs: options.maxTimeMs,
       seed: options.seed,
       inferRetries: setup.inferRetries,
+      ...(options.context ? { context: defined(options.context) } : {}),
     });
     if (durability) {
       this.durable = new Durable(this.vm, durability.record, new JournalWriter(durability.store, durability.record.id), durability.entries);
@@ -283,7 +284,7 @@ export interface RunMeta {
 }
 
 /** The options a durable run records, so a resume (CLI, panel or debugger) rebuilds the same host. */
-type RecordedOptions = Pick<RunOptions, 'model' | 'maxSteps' | 'maxAlloc' | 'maxTimeMs' | 'toolTimeoutMs' | 'seed' | 'inferRetries'> & { authority?: Omit<AuthorityOptions, 'vault' | 'approve'> & { approve?: 'all' | 'none' | 'ask' } };
+type RecordedOptions = Pick<RunOptions, 'model' | 'maxSteps' | 'maxAlloc' | 'maxTimeMs' | 'toolTimeoutMs' | 'seed' | 'inferRetries' | 'context'> & { authority?: Omit<AuthorityOptions, 'vault' | 'approve'> & { approve?: 'all' | 'none' | 'ask' } };
 
 const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
@@ -294,6 +295,7 @@ function recordable(options: RunOptions): RecordedOptions {
     model: resolveModelSpec(options.model, env, options.cwd ?? process.cwd()),
     maxSteps: options.maxSteps,
     maxAlloc: options.maxAlloc,
+    context: options.context,
     maxTimeMs: options.maxTimeMs,
     toolTimeoutMs: options.toolTimeoutMs,
     seed: options.seed,

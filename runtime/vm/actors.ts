@@ -9,6 +9,7 @@
 // depends on timing.
 import { DONE, FAILED, type Process, type ScopePolicy, type ScopeRecord, type Waiting } from './process.js';
 import { PidVal, VMError, typeName, unwrap, type Value } from '../values/index.js';
+import { Context } from '../context/index.js';
 
 export { SCOPE_POLICIES } from '../syntax/ast.js';
 
@@ -258,6 +259,33 @@ export function timedWait(rt: ActorRuntime, p: Process, ms: number): boolean {
 }
 
 export const PROCESS_TOOLS: Record<string, ProcessTool> = {
+  /**
+   * `context_clear()`: empties the caller's context tiers (P0, P1, P2), keeping its budgets. A child
+   * starts from a copy of its parent's context; one that wants isolation calls this first.
+   */
+  context_clear(_rt, p, args) {
+    arity('context_clear', args, 0);
+    if (p.hasContext()) p.context = new Context(p.context.limits);
+    return null;
+  },
+  /**
+   * `context_budget({"working": N, "episodic": M})`: the caller's P1 and P2 token budgets from now on
+   * (either may be left out); its children inherit them. Returns the budgets in force.
+   */
+  context_budget(_rt, p, args) {
+    arity('context_budget', args, 1);
+    const m = unwrap(args[0]);
+    if (!(m instanceof Map)) throw new VMError(`context_budget expects a map like {"working": 8000, "episodic": 32000}, got ${typeName(m)}`);
+    const limits = { ...p.context.limits };
+    for (const [k, v] of m) {
+      const n = unwrap(v);
+      if (k !== 'working' && k !== 'episodic') throw new VMError(`context_budget: unknown tier budget "${k}" (working, episodic)`);
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new VMError(`context_budget: ${k} must be a whole number of tokens >= 1`);
+      limits[k] = n;
+    }
+    p.context.limits = limits;
+    return new Map<string, Value>([['working', limits.working], ['episodic', limits.episodic]]);
+  },
   /** the caller's own pid */
   self(_rt, p, args) {
     arity('self', args, 0);

@@ -468,6 +468,8 @@ export class VM implements ActorRuntime {
   private spawn(parent: Process, closure: ClosureVal, args: Value[], linked: boolean): Process {
     this.charge(PROCESS_COST);
     const child = this.newProcess(parent.id, linked);
+    // a child starts from its parent's context as it is now, and owns its copy from then on
+    if (parent.hasContext()) child.context = parent.context.snapshot();
     child.stack.push(closure, ...args);
     child.sp = this.enter(child, closure, args.length, 1, 0);
     this.queue.push(child);

@@ -99,6 +99,10 @@ export class Process {
   set context(c: Context) {
     this.contextTiers = c;
   }
+  /** whether the process has a context yet (without making one) */
+  hasContext(): boolean {
+    return this.contextTiers !== undefined;
+  }
   /** open `invoke`s, innermost last (issue 3) */
   invokes: InvokeRecord[] = [];
   mailbox: Value[] = [];

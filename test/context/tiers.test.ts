@@ -147,3 +147,18 @@ test('runtime events never enter a model context: a failed infer leaves no trace
   assert.deepEqual(last.feedback, []);
   assert.equal(last.attempt, 1);
 });
+
+test('tier budgets are set from the program (context_budget) and from the run options (turn run --context-working)', async () => {
+  const r = await runWith(
+    'let b = call("context_budget", {"working": 5});\ncontext.append("alpha word word word");\ncontext.append("beta word word word");\nlet x = infer Str { "q"; };\nreturn b;\n',
+    mock(),
+  );
+  assert.deepEqual(okJson(r), { working: 5, episodic: 32000 });
+  assert.deepEqual(r.requests[0].tiers.working, ['beta word word word'], 'P1 holds 5 tokens: the older entry moved to P2');
+  assert.deepEqual(r.requests[0].tiers.episodic, ['alpha word word word']);
+  const bad = await runWith('call("context_budget", {"working": -1});\n', mock());
+  assert.equal(bad.outcome.ok, false);
+  const opt = await runWith('context.append("alpha word word word");\ncontext.append("beta word word word");\nlet x = infer Str { "q"; };\n', mock(), { context: { working: 5 } });
+  okJson(opt);
+  assert.deepEqual(opt.requests[0].tiers.working, ['beta word word word']);
+});

@@ -10,6 +10,12 @@ import fc from 'fast-check';
 import { compileProgram, formatSource, RunSetupError, startRun } from '../../runtime/index.js';
 import { decodeSnapshot, decodeValue, encodeValue, SerializeError } from '../../runtime/store/serialize.js';
 import { Cell, ClosureVal, StructVal, Uncertain } from '../../runtime/values/index.js';
+import { PassThrough } from 'node:stream';
+import {
+  createConnection, createProtocolConnection, ErrorCodes, ProposedFeatures, ResponseError, StreamMessageReader, StreamMessageWriter,
+  type ProtocolConnection,
+} from 'vscode-languageserver/node';
+import { startServer } from '../../language-server/server.js';
 import { loadCorpus, mutate, OPERATIONS, VOCABULARY, type Mutation } from './mutate.js';
 
 export interface Target {
@@ -170,6 +176,80 @@ export const TARGETS: Target[] = [
     },
   },
 ];
+
+// ---- the language server: sequences of LSP messages, well-formed and not
+
+interface LspHarness {
+  client: ProtocolConnection;
+}
+
+let lsp: Promise<LspHarness> | undefined;
+
+function lspHarness(): Promise<LspHarness> {
+  lsp ??= (async () => {
+    const c2s = new PassThrough();
+    const s2c = new PassThrough();
+    const server = createConnection(ProposedFeatures.all, new StreamMessageReader(c2s), new StreamMessageWriter(s2c));
+    startServer(server, { debounceMs: 0 });
+    const client = createProtocolConnection(new StreamMessageReader(s2c), new StreamMessageWriter(c2s));
+    client.listen();
+    await client.sendRequest('initialize', { processId: null, rootUri: null, capabilities: {} });
+    await client.sendNotification('initialized', {});
+    return { client };
+  })();
+  return lsp;
+}
+
+const LSP_REQUESTS = [
+  'textDocument/hover', 'textDocument/completion', 'textDocument/definition', 'textDocument/references', 'textDocument/rename',
+  'textDocument/documentSymbol', 'textDocument/semanticTokens/full', 'textDocument/formatting', 'textDocument/codeAction',
+  'textDocument/foldingRange', 'textDocument/selectionRange', 'workspace/symbol', 'textDocument/prepareRename', 'textDocument/documentHighlight',
+];
+const LSP_NOTIFICATIONS = ['textDocument/didOpen', 'textDocument/didChange', 'textDocument/didClose', 'textDocument/didSave'];
+const FUZZ_URI = 'file:///tmp/turn-fuzz/doc.tn';
+
+/** A message's params: mostly well-formed around one document, sometimes any JSON at all. */
+const lspParams = (text: fc.Arbitrary<string>): fc.Arbitrary<unknown> =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.record({ textDocument: fc.record({ uri: fc.constant(FUZZ_URI), languageId: fc.constant('turn'), version: fc.nat(), text }), position: fc.record({ line: fc.integer({ min: -2, max: 60 }), character: fc.integer({ min: -2, max: 200 }) }), newName: fc.string(), contentChanges: fc.array(fc.oneof(fc.record({ text }), fc.record({ range: fc.record({ start: fc.record({ line: fc.nat(60), character: fc.nat(80) }), end: fc.record({ line: fc.nat(60), character: fc.nat(80) }) }), text })), { maxLength: 3 }), query: fc.string(), options: fc.record({ tabSize: fc.nat(8), insertSpaces: fc.boolean() }), context: fc.record({ diagnostics: fc.constant([]), includeDeclaration: fc.boolean() }), range: fc.record({ start: fc.record({ line: fc.nat(60), character: fc.nat(80) }), end: fc.record({ line: fc.nat(60), character: fc.nat(80) }) }) }, { requiredKeys: ['textDocument'] }) },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
+  );
+
+const programText: fc.Arbitrary<string> = fc
+  .tuple(fc.nat(1_000_000), fc.array(mutation, { maxLength: 4 }))
+  .map(([seed, mutations]) => mutate(corpus[seed % corpus.length], corpus, mutations));
+
+async function throughTheServer(input: string): Promise<string | null> {
+  const { client } = await lspHarness();
+  const messages = JSON.parse(input) as { method: string; params: unknown }[];
+  for (const m of messages) {
+    if (LSP_NOTIFICATIONS.includes(m.method)) {
+      await client.sendNotification(m.method, m.params);
+      continue;
+    }
+    try {
+      await client.sendRequest(m.method, m.params);
+    } catch (e) {
+      if (!(e instanceof ResponseError)) return `${m.method} answered ${describe(e)}`;
+      if (e.code === ErrorCodes.InternalError) return `${m.method} failed inside the server: ${e.message}`;
+    }
+  }
+  // the server still answers a well-formed request on a fresh document
+  const uri = 'file:///tmp/turn-fuzz/check.tn';
+  await client.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'turn', version: 1, text: 'let answer = 42;\ncall("echo", answer);\n' } });
+  const symbols = await client.sendRequest<{ name: string }[] | null>('textDocument/documentSymbol', { textDocument: { uri } });
+  await client.sendNotification('textDocument/didClose', { textDocument: { uri } });
+  if (!symbols?.some((x) => x.name === 'answer')) return `after the sequence the server no longer answers a valid request (${JSON.stringify(symbols)})`;
+  return null;
+}
+
+TARGETS.push({
+  name: 'lsp',
+  arbitrary: fc
+    .array(fc.record({ method: fc.constantFrom(...LSP_NOTIFICATIONS, ...LSP_REQUESTS), params: lspParams(programText) }), { minLength: 1, maxLength: 8 })
+    .map((messages) => JSON.stringify(messages)),
+  check: throughTheServer,
+});
 
 export function targetNamed(name: string): Target {
   const t = TARGETS.find((x) => x.name === name);

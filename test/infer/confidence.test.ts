@@ -61,7 +61,7 @@ test('confidence propagation: product, minimum, maximum, field reads, plain valu
   // `and` takes the minimum, `or` the maximum (both evaluate an uncertain left side fully)
   close('p and q', 0.5); close('q and p', 0.5); close('p and true', 0.8);
   assert.equal(c['p and q value'], false);
-  close('p or q', 0.8); close('q or p', 0.8); close('q or false', 1); // a plain value has confidence 1, and the maximum wins close('p or true', 1);
+  close('p or q', 0.8); close('q or p', 0.8); close('q or false', 0.5); // a certain operand is neutral: q keeps its own close('p or true', 1);
   assert.equal(c['p or q value'], true);
   // reading a field (or an element) of an uncertain struct keeps its confidence
   close('st.inner', 0.7); close('st.inner.k', 0.7); close('st.list[0]', 0.7); close('st.list', 0.7);
