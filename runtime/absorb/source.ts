@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { selfPathReason } from '../effects/fs.js';
 import { LineCounter, parseDocument, isMap, isSeq, isScalar, isPair, type Node as YamlNode } from 'yaml';
 import type { AbsorbOptions, SpecDiagnostic } from './types.js';
 
@@ -36,6 +37,12 @@ export async function loadSource(source: string, baseDir: string, options: Absor
   }
   const file = path.resolve(baseDir, source);
   try {
+    // compile-time reads never reach the run's secrets: this process's /proc entries are not specs
+    const own = selfPathReason(await fs.promises.realpath(file).catch(() => file));
+    if (own) {
+      diags.push({ severity: 'error', message: `not a spec: ${own}`, file });
+      return undefined;
+    }
     const stat = await fs.promises.stat(file);
     if (!stat.isFile()) throw Object.assign(new Error(), { code: 'EISDIR' });
     if (stat.size > MAX_SPEC_BYTES) {

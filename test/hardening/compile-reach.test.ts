@@ -23,6 +23,14 @@ test('`use` of a file that is not a Turn source is refused without showing a byt
   assert.doesNotMatch(r.stderr, JS_STACK);
 });
 
+test('a spec path into this process\'s /proc is refused at compile time, quoting nothing of it', () => {
+  const dir = workdir({ 'p.tn': 'let s = use schema::jsonschema("/proc/self/environ");\ncall("echo", "ran");\n' });
+  const r = turn(['check', 'p.tn'], { cwd: dir, env: { TURN_SECRET_PROBE: 'probe-value-0123456789' } });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /p\.tn:1:\d+: .*not a spec: .*own \/proc entry/);
+  assert.doesNotMatch(r.stderr + r.stdout, /probe-value/);
+});
+
 test('--offline fetches no spec at compile time: an uncached URL is a located error, never a request', () => {
   const dir = workdir({ 'p.tn': 'let api = use schema::openapi("http://127.0.0.1:9/never.yaml");\ncall("echo", "ran");\n' });
   const r = turn(['check', 'p.tn', '--offline'], { cwd: dir, env: { TURN_STORE_DIR: path.join(dir, '.turn') } });
