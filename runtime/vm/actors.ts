@@ -305,10 +305,16 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
     q.monitors = q.monitors.filter((id) => id !== p.id);
     return null;
   },
-  /** asks a process to stop at its next safe point */
-  cancel(rt, _p, args) {
-    arity('cancel', args, 1);
-    requestCancel(rt, pidArg('cancel', rt, args), 'cancelled');
+  /**
+   * `cancel(pid)` or `cancel(pid, reason)`: asks a process to stop at its next safe point; the reason
+   * (a Str) is the `message` of the `Cancelled` error it sees, and so of its monitors' Down and its
+   * parent's ExitSignal
+   */
+  cancel(rt, p, args) {
+    if (args.length !== 1 && args.length !== 2) throw new VMError(`cancel expects a pid and an optional reason, got ${args.length} arguments`);
+    const reason = args.length === 2 ? unwrap(args[1]) : 'cancelled';
+    if (typeof reason !== 'string') throw new VMError(`cancel: the reason must be a Str, got ${typeName(reason)}`);
+    requestCancel(rt, pidArg('cancel', rt, args.slice(0, 1)), args.length === 2 ? reason : `cancelled by #${p.id}`);
     return null;
   },
   /** waits for a process to end: its result, or its error raised in the caller */

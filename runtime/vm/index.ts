@@ -21,7 +21,7 @@ import { EFFECT_TOOL_NAMES, PURE_STD_TOOLS, toHostArg } from './host-tools.js';
 import { DEFAULT_MAX_ALLOC, PROCESS_COST, closureCost, copiedCost, listCost, mapCost, plainCost, textCost } from './alloc.js';
 import {
   BLOCK, PROCESS_TOOLS, ProcessFailed, SCOPE_POLICIES, abandonScopes, cancelScopeTasks, cancelledValue, innermostScope,
-  inspect, millisArg, openScope, processEnded, scopeResult, spawnedEvent, taskFinished, timedWait, type ActorRuntime, type ProcessInfo,
+  inspect, millisArg, openScope, processEnded, requestCancel, scopeResult, spawnedEvent, taskFinished, timedWait, type ActorRuntime, type ProcessInfo,
 } from './actors.js';
 import {
   Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VMError, VecVal,
@@ -511,6 +511,12 @@ export class VM implements ActorRuntime {
       if (w && w.waiting === 'gather') this.wake(w);
     }
     p.watchers = [];
+    // a link binds both ways: a parent that fails (or is cancelled) takes its linked children down
+    if (st === FAILED) {
+      for (const q of this.procs.values()) {
+        if (q.parent === p.id && q.linked && !q.finished) requestCancel(this, q, `cancelled: its linked parent #${p.id} failed`);
+      }
+    }
     if (p.linked) {
       const parent = this.procs.get(p.parent);
       if (parent && !parent.finished) {
