@@ -307,8 +307,11 @@ function recordable(options: RunOptions): RecordedOptions {
 /** The recorded options under what this resume says (what it leaves unset, the record decides). */
 function withRecorded<T extends RunOptions>(options: T, record: RunRecord): T {
   const recorded = (record.meta.options ?? {}) as RecordedOptions;
+  // relative grants and files resolve where the run started, wherever it is resumed from
+  const cwd = typeof record.meta.cwd === 'string' ? record.meta.cwd : undefined;
   return {
     ...recorded,
+    ...(cwd !== undefined ? { cwd } : {}),
     ...defined(options),
     authority: { ...(recorded.authority ?? {}), ...defined(options.authority ?? {}) },
   } as T;

@@ -200,3 +200,16 @@ test('without a store, suspend stays a clear error; a store that is not a Turn s
   assert.match(bad.stderr, /store\.db/);
   assert.doesNotMatch(bad.stderr, /internal error/);
 });
+
+test('a resume started from another folder runs where the run started: relative grants and files resolve there', async () => {
+  const dir = workdir('let fs = use "std/fs";\nsuspend;\nfs.write(null, "out/x.txt", "written after the resume");\nreturn "done";\n');
+  const first = await turnAsync(['run', 'p.tn', '--store', 'st', '--allow-write', 'out'], dir);
+  assert.equal(first.code, 0, first.stderr);
+  const id = runIdOf(first.stderr);
+  const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-elsewhere-'));
+  const resumed = await turnAsync(['resume', id, '--store', path.join(dir, 'st'), '--json'], elsewhere);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.equal(JSON.parse(resumed.stdout), 'done');
+  assert.equal(fs.readFileSync(path.join(dir, 'out', 'x.txt'), 'utf8'), 'written after the resume');
+  assert.equal(fs.existsSync(path.join(elsewhere, 'out')), false);
+});
