@@ -6,15 +6,13 @@
 // (`turn run --store` is in run.ts.) The logic is the runtime's (runtime/durable, runtime/run).
 import * as path from 'node:path';
 import {
-  defaultStoreDir, inspectRun, openStore, resumeRun, RunSetupError, settleUnknown, ResumeRefused, StoreError,
+  bytesJson, defaultStoreDir, inspectRun, storeMessage, openStore, resumeRun, RunSetupError, settleUnknown, ResumeRefused, StoreError,
   type RunInspection, type RunStatus, type RunStore, type Settlement,
 } from '../runtime/index.js';
 import { StdoutLines } from './output.js';
 import { printSetupError, reportResult } from './report.js';
 import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
 import { EXIT, UsageError, err, numberOption, parse } from './usage.js';
-
-const storeMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** Opens the store (`--store DIR`, else the default), runs `f`, closes it; store errors exit 1. */
 async function withStore(dir: string | undefined, f: (store: RunStore) => Promise<number>): Promise<number> {
@@ -73,7 +71,7 @@ async function resume(args: string[]): Promise<number> {
     } catch (e) {
       if (e instanceof RunSetupError && e.run?.status === 'done') {
         err(`turn: run ${id} is already done`);
-        if (values.json) process.stdout.write(JSON.stringify((e.run.result ? (JSON.parse(new TextDecoder().decode(e.run.result)) as { json?: unknown }).json : null) ?? null) + '\n');
+        if (values.json) process.stdout.write(JSON.stringify((bytesJson(e.run.result) as { json?: unknown } | null)?.json ?? null) + '\n');
         return EXIT.ok;
       }
       throw e;

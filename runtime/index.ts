@@ -44,3 +44,4 @@ export type { ApprovalDecision, ApprovalHook, ApprovalRequest } from './effects/
 export { openStore, defaultStoreDir, DEFAULT_STORE_DIR, StoreError, type RunRecord, type RunStatus, type JournalEntry, type RunStore } from './store/index.js';
 export { settleUnknown, blockingUnknowns, currentHash, getRun, ResumeRefused, type Settlement, type Settled } from './durable/runs.js';
 export { inspectRun, type RunInspection } from './durable/inspect.js';
+export { bytesJson, storeMessage } from './durable/index.js';

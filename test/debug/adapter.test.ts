@@ -12,18 +12,23 @@ const FIX = path.join(__dirname, 'fixtures');
 const DEBUG_ME = path.join(FIX, 'debug_me.tn');
 const ACTORS = path.join(FIX, 'actors.tn');
 
-describe('Turn debug adapter', { timeout: 60_000 }, () => {
+/** Starts the adapter as its own process before the enclosing block's tests and stops it after. */
+function adapterHooks(use: (dc: DebugClient) => void): void {
   let dc: DebugClient;
-
   before(async () => {
     dc = new DebugClient(process.execPath, ADAPTER, 'turn', { env: { ...process.env, NODE_OPTIONS: '--import tsx' }, cwd: ROOT });
     dc.defaultTimeout = 20_000;
     await dc.start();
+    use(dc);
   });
-
   after(async () => {
     await dc.stop();
   });
+}
+
+describe('Turn debug adapter', { timeout: 60_000 }, () => {
+  let dc!: DebugClient;
+  adapterHooks((c) => (dc = c));
 
   test('stops at a breakpoint, shows locals, evaluates, steps over and out, runs to the end', async () => {
     await dc.hitBreakpoint({ program: DEBUG_ME }, { path: DEBUG_ME, line: 3 });
@@ -56,15 +61,8 @@ describe('Turn debug adapter', { timeout: 60_000 }, () => {
 });
 
 describe('Turn debug adapter: actors as threads, memory and context scopes', { timeout: 60_000 }, () => {
-  let dc: DebugClient;
-  before(async () => {
-    dc = new DebugClient(process.execPath, ADAPTER, 'turn', { env: { ...process.env, NODE_OPTIONS: '--import tsx' }, cwd: ROOT });
-    dc.defaultTimeout = 20_000;
-    await dc.start();
-  });
-  after(async () => {
-    await dc.stop();
-  });
+  let dc!: DebugClient;
+  adapterHooks((c) => (dc = c));
 
   test('each actor is a thread; memory and context scopes', async () => {
     await dc.hitBreakpoint({ program: ACTORS }, { path: ACTORS, line: 3 });
@@ -92,15 +90,8 @@ describe('Turn debug adapter: actors as threads, memory and context scopes', { t
 });
 
 describe('Turn debug adapter: pause, step in, stop on entry', { timeout: 60_000 }, () => {
-  let dc: DebugClient;
-  before(async () => {
-    dc = new DebugClient(process.execPath, ADAPTER, 'turn', { env: { ...process.env, NODE_OPTIONS: '--import tsx' }, cwd: ROOT });
-    dc.defaultTimeout = 20_000;
-    await dc.start();
-  });
-  after(async () => {
-    await dc.stop();
-  });
+  let dc!: DebugClient;
+  adapterHooks((c) => (dc = c));
 
   test('stop on entry, then step in into a function', async () => {
     await Promise.all([
@@ -122,15 +113,8 @@ describe('Turn debug adapter: pause, step in, stop on entry', { timeout: 60_000 
 });
 
 describe('Turn debug adapter: stops while waiting on a model reply', { timeout: 60_000 }, () => {
-  let dc: DebugClient;
-  before(async () => {
-    dc = new DebugClient(process.execPath, ADAPTER, 'turn', { env: { ...process.env, NODE_OPTIONS: '--import tsx' }, cwd: ROOT });
-    dc.defaultTimeout = 20_000;
-    await dc.start();
-  });
-  after(async () => {
-    await dc.stop();
-  });
+  let dc!: DebugClient;
+  adapterHooks((c) => (dc = c));
 
   test('stopOnEffects: the stop reason says the process waits on a model reply; pause; evaluate context', async () => {
     const INFER = path.join(FIX, 'infer.tn');
@@ -150,15 +134,8 @@ describe('Turn debug adapter: stops while waiting on a model reply', { timeout: 
 });
 
 describe('Turn debug adapter: resume a suspended durable run', { timeout: 60_000 }, () => {
-  let dc: DebugClient;
-  before(async () => {
-    dc = new DebugClient(process.execPath, ADAPTER, 'turn', { env: { ...process.env, NODE_OPTIONS: '--import tsx' }, cwd: ROOT });
-    dc.defaultTimeout = 20_000;
-    await dc.start();
-  });
-  after(async () => {
-    await dc.stop();
-  });
+  let dc!: DebugClient;
+  adapterHooks((c) => (dc = c));
 
   test('replays the journal (recorded model reply) up to `suspend;`, then runs live; the store says done', async () => {
     const { spawnSync } = await import('node:child_process');
@@ -188,15 +165,8 @@ describe('Turn debug adapter: resume a suspended durable run', { timeout: 60_000
 // The debugger runs programs through the same run API as `turn run` (runtime/run): the same
 // budget, the same capabilities, the same resume. Each test here failed before they shared it.
 describe('Turn debug adapter: the same host and resume as the CLI', { timeout: 90_000 }, () => {
-  let dc: DebugClient;
-  before(async () => {
-    dc = new DebugClient(process.execPath, ADAPTER, 'turn', { env: { ...process.env, NODE_OPTIONS: '--import tsx' }, cwd: ROOT });
-    dc.defaultTimeout = 20_000;
-    await dc.start();
-  });
-  after(async () => {
-    await dc.stop();
-  });
+  let dc!: DebugClient;
+  adapterHooks((c) => (dc = c));
 
   /** Runs a launch configuration to its end; returns what it printed on stdout and stderr. */
   async function runToEnd(config: Record<string, unknown>): Promise<{ stdout: string; stderr: string; exitCode: number | undefined }> {

@@ -38,9 +38,8 @@ const scratch = (name: string, content: string | Uint8Array): string => {
 
 /** Checks, compiles, formats and runs one program file; returns what went wrong, if anything. */
 async function throughTheRuntime(file: string, text: string | null): Promise<string | null> {
-  let compiled;
   try {
-    compiled = await compileProgram(file, { fetchSchemas: false });
+    await compileProgram(file, { fetchSchemas: false });
   } catch (e) {
     if (!(e instanceof RunSetupError)) return `compile threw ${describe(e)}`;
     if (BAD.test(e.message)) return `compile: ${e.message}`;
@@ -50,7 +49,6 @@ async function throughTheRuntime(file: string, text: string | null): Promise<str
     }
     return text === null ? null : formatCheck(text);
   }
-  void compiled;
   if (text !== null) {
     const f = await formatCheck(text);
     if (f) return f;
