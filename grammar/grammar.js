@@ -35,6 +35,8 @@ module.exports = grammar({
   conflicts: ($) => [
     // `name {` opens a struct literal (`Point { x: 1 }`) or ends a condition (`if ready { ... }`).
     [$._expression, $.struct_literal],
+    // `turn {` at the start of a statement: the entry block, or a closure expression (`turn { ... }(...);`).
+    [$.entry_block, $.closure],
   ],
 
   rules: {
@@ -200,10 +202,12 @@ module.exports = grammar({
 
     vec_literal: ($) => seq('vec', '[', commaSep($._expression), ']'),
 
+    // `turn(a: T) -> R { ... }`; `turn { ... }` without parameters is a closure too (Turn v1), except
+    // as a top-level statement, where it is the entry block.
     closure: ($) =>
       seq(
         'turn',
-        field('parameters', $.parameters),
+        optional(field('parameters', $.parameters)),
         optional(seq('->', field('return_type', $._type))),
         field('body', $.block),
       ),

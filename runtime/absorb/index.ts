@@ -7,6 +7,7 @@ import { hasUnpairedSurrogate } from './module.js';
 import { absorbOpenApi } from './openapi.js';
 import { SchemaConverter, identifier, operationNames, structName, uniqueName } from './schema.js';
 import { loadSource, parseSpecText, pointerOf } from './source.js';
+import { bundleExternalRefs, firstExternalRef } from './refs.js';
 import type { StaticType } from '../check/types.js';
 import { PROTOCOLS, type AbsorbOptions, type AbsorbResult, type AbsorbedOperation, type AbsorbedParam, type AbsorbedStruct, type Protocol, type SpecDiagnostic } from './types.js';
 
@@ -34,6 +35,12 @@ export async function absorbSchema(protocol: Protocol | string, source: string, 
     }
     const doc = parseSpecText(loaded.text, loaded.display, loaded.formatHint, diagnostics);
     if (!doc) return { ...empty(), resolvedFrom };
+    if (firstExternalRef(doc.data) !== undefined) {
+      // `$ref`s to other files and URLs are brought into the spec first (runtime/absorb/refs.ts)
+      // (one that cannot be resolved is an error at it; the rest of the spec is still absorbed)
+      const bundled = await bundleExternalRefs(doc, { file: loaded.url ? undefined : loaded.file, url: loaded.url, display: loaded.display }, options, diagnostics);
+      if (bundled !== undefined) doc.data = bundled;
+    }
     let conv: SchemaConverter;
     let operations: AbsorbedOperation[] = [];
     if (protocol === 'openapi') {

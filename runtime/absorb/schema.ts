@@ -107,7 +107,7 @@ export class SchemaConverter {
     return cur;
   }
 
-  /** Follows `$ref`s (local only) until a schema that is not a reference. Reports bad refs at `at`. */
+  /** Follows `$ref`s (local ones: external ones were bundled in by refs.ts) until a schema that is not a reference. Reports bad refs at `at`. */
   deref(schema: unknown, at: string): { schema: unknown; pointer: string } | undefined {
     const seen = new Set<string>();
     let cur = schema;
@@ -115,7 +115,7 @@ export class SchemaConverter {
     while (isObj(cur) && typeof cur.$ref === 'string') {
       const ref = cur.$ref;
       if (!ref.startsWith('#')) {
-        this.diag('warning', `external $ref "${ref}" is not supported; its type is Any`, ptr + '/$ref');
+        this.diag('warning', `the external $ref "${ref}" was not resolved; its type is Any`, ptr + '/$ref');
         return undefined;
       }
       if (seen.has(ref)) {
@@ -150,7 +150,9 @@ export class SchemaConverter {
   }
 
   private makeStruct(s: Schema, pointer: string, hint: string): string {
-    const name = uniqueName(structName(typeof s.title === 'string' && !this.namedPrefixes.some((p) => pointer.startsWith(p)) ? s.title : hint), this.structNames);
+    // a named component is named by its key; any other object schema by its title when it has one
+    const named = this.namedPrefixes.some((p) => pointer.startsWith(p) && !pointer.slice(p.length).includes('/'));
+    const name = uniqueName(structName(typeof s.title === 'string' && !named ? s.title : hint), this.structNames);
     this.byPointer.set(pointer, name);
     const struct: AbsorbedStruct = { name, fields: [], origin: pointer };
     if (typeof s.description === 'string') struct.doc = s.description;

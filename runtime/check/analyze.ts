@@ -9,6 +9,9 @@ import { forEachChild, walk } from '../syntax/walk.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IDENTITY_KINDS, parseIdentity } from '../effects/identity.js';
 import { editDistance } from './spelling.js';
+import { schemaKey } from './schemas.js';
+/** the built-in struct of a failed child's slot in `gather` (runtime/vm/actors.ts CHILD_ERROR) */
+const CHILD_ERROR = 'ChildError';
 import {
   ANY,
   BOOL,
@@ -21,6 +24,8 @@ import {
   typeToString,
   type StaticType,
   type TypeResolver,
+  type ApiOperation,
+  type ApiShape,
 } from './types.js';
 
 /** Tools that would print, serialize or store a value as text: a handle given to them is a leak. */
@@ -104,19 +109,25 @@ export interface AnalysisObserver {
  * `imported`: struct declarations from elsewhere that this file may name — the structs of the
  * schemas it absorbs (`use schema::...`).
  */
-export function analyze(program: A.Program, observer?: AnalysisObserver, imported: A.StructDecl[] = []): AnalysisResult {
-  const analyzer = new Analyzer(observer);
+export function analyze(program: A.Program, observer?: AnalysisObserver, imported: A.StructDecl[] = [], apis?: ReadonlyMap<string, ApiShape>): AnalysisResult {
+  const analyzer = new Analyzer(observer, apis);
   analyzer.run(program, imported);
   return { diagnostics: analyzer.diagnostics, structs: analyzer.structs };
 }
 
 class Analyzer implements TypeResolver {
   readonly diagnostics: Diagnostic[] = [];
+  /** the item types of each list literal, for element checks against a declared `List<T>` */
+  private readonly itemTypes = new WeakMap<A.ListLit, StaticType[]>();
   readonly structs = new Map<string, StructInfo>();
   private readonly aliases = new Map<string, A.TypeAliasDecl>();
   private readonly resolvingAliases = new Set<string>();
 
-  constructor(private readonly observer?: AnalysisObserver) {}
+  constructor(
+    private readonly observer?: AnalysisObserver,
+    /** the typed operations of the absorbed schemas, by `schemaKey` (runtime/check/schemas.ts) */
+    private readonly apis?: ReadonlyMap<string, ApiShape>,
+  ) {}
 
   run(program: A.Program, imported: A.StructDecl[] = []): void {
     this.declareTypes([...imported.filter((d) => !program.body.some((s) => s.kind === 'Struct' && s.name.name === d.name.name)), ...program.body]);
@@ -156,6 +167,7 @@ class Analyzer implements TypeResolver {
         this.aliases.set(s.name.name, s);
       }
     }
+    if (!this.structs.has(CHILD_ERROR)) this.structs.set(CHILD_ERROR, childErrorStruct());
     // Field types after all names are known, so structs can refer to each other.
     for (const info of this.structs.values()) {
       const params = new Set(info.decl.typeParams.map((p) => p.name));
@@ -316,7 +328,7 @@ class Analyzer implements TypeResolver {
     const b = scope.names.get(s.name.name);
     if (b?.declared && !isAssignable(t, b.declared)) {
       this.mismatch(s.value.span, `\`${s.name.name}\` is declared`, b.declared, t);
-    }
+    } else if (b?.declared) this.checkElements(s.value, b.declared, `\`${s.name.name}\``);
     if (b) b.type = b.declared ?? (b.bindings === 1 ? t : ANY);
     this.observer?.let?.(s, b, scope);
   }
@@ -328,7 +340,7 @@ class Analyzer implements TypeResolver {
     const t = s.value ? this.expr(s.value, scope) : NULL;
     if (scope.declaredResult && s.value && !isAssignable(t, scope.declaredResult)) {
       this.mismatch(s.value.span, 'the closure returns', scope.declaredResult, t);
-    }
+    } else if (scope.declaredResult && s.value) this.checkElements(s.value, scope.declaredResult, 'the result');
   }
 
   private implMethods(s: A.ImplDecl, scope: FunctionScope): void {
@@ -400,10 +412,12 @@ class Analyzer implements TypeResolver {
       case 'Use':
         t = ANY;
         break;
-      case 'UseSchema':
+      case 'UseSchema': {
         this.expr(e.source, scope);
-        t = ANY;
+        const api = this.apis?.get(schemaKey(e));
+        t = api ? { kind: 'Map', api } : ANY;
         break;
+      }
       case 'Grant':
         t = this.grant(e, scope);
         break;
@@ -420,10 +434,12 @@ class Analyzer implements TypeResolver {
       case 'SpawnEach':
         t = this.spawnEach(e, scope);
         break;
-      case 'Gather':
-        this.expr(e.operand, scope);
-        t = { kind: 'List', element: ANY };
+      case 'Gather': {
+        // a list of pids gives a list; one pid its result — or a ChildError when that child failed
+        const operand = this.expr(e.operand, scope);
+        t = operand.kind === 'List' ? { kind: 'List', element: ANY } : ANY;
         break;
+      }
       case 'Receive':
         t = this.receive(e, scope);
         break;
@@ -539,6 +555,7 @@ class Analyzer implements TypeResolver {
   private list(e: A.ListLit, scope: FunctionScope): StaticType {
     const types: StaticType[] = [];
     for (const x of e.items) types.push(this.expr(x, scope));
+    this.itemTypes.set(e, types);
     const first = types[0];
     const same = first && types.every((t) => sameType(t, first));
     return { kind: 'List', element: same ? first : ANY };
@@ -567,6 +584,10 @@ class Analyzer implements TypeResolver {
 
   private member(e: A.Member, scope: FunctionScope): StaticType {
     const target = this.expr(e.target, scope);
+    if (target.kind === 'Map' && target.api) {
+      const op = this.apiOperation(target.api, e.name);
+      return op ? { kind: 'Closure', params: op.params.map((p) => p.type), result: op.result } : ANY;
+    }
     if (target.kind === 'Struct') {
       const info = this.structs.get(target.name);
       if (info?.methods.has(e.name.name)) return { kind: 'Closure', params: [], result: ANY };
@@ -637,8 +658,13 @@ class Analyzer implements TypeResolver {
     const body = e.body.body;
     const last = body[body.length - 1];
     const prompt = last?.kind === 'ExprStmt' ? last : undefined;
-    this.statements(prompt ? body.slice(0, -1) : body, scope);
-    if (prompt && this.expr(prompt.expr, scope).kind === 'Identity') {
+    // the block's statements run in its own scope (LANGUAGE.md §1), which sees the enclosing names
+    const inner = new FunctionScope(scope, undefined, undefined);
+    inner.openScopes = scope.openScopes;
+    const stmts = prompt ? body.slice(0, -1) : body;
+    this.hoist(stmts, inner);
+    this.statements(stmts, inner);
+    if (prompt && this.expr(prompt.expr, inner).kind === 'Identity') {
       this.report(prompt.expr.span, 'an identity handle cannot be sent in a prompt', 'identity-leak');
     }
     if (!prompt) this.report(e.body.span, '`infer` needs a prompt: end its block with an expression such as "Summarise this";', 'infer-prompt');
@@ -721,6 +747,7 @@ class Analyzer implements TypeResolver {
     const target = this.expr(e.target, scope);
     const argTypes: StaticType[] = [];
     for (const x of e.args) argTypes.push(this.expr(x, scope));
+    if (target.kind === 'Map' && target.api) return this.apiCall(target.api, e, argTypes);
     if (target.kind === 'Struct') {
       const info = this.structs.get(target.name);
       if (!info) return ANY;
@@ -740,9 +767,35 @@ class Analyzer implements TypeResolver {
     return ANY;
   }
 
+  /** `api.client(base)` or `api.op(auth, ...)` on an absorbed API: checked against the spec's types. */
+  private apiCall(api: ApiShape, e: A.MethodCall, argTypes: StaticType[]): StaticType {
+    if (api.module && e.name.name === 'client') {
+      this.checkCall({ params: [{ name: 'base', type: STR }] }, e.args, argTypes, 'client', e.span, false);
+      return { kind: 'Map', api: { ...api, module: false, hasDefault: true } };
+    }
+    const op = this.apiOperation(api, e.name);
+    if (!op) return ANY;
+    this.checkCall({ params: op.params, result: op.result }, e.args, argTypes, e.name.name, e.span, false);
+    return op.result;
+  }
+
+  /** The operation `name` of an absorbed API, or a located error naming the operations there are. */
+  private apiOperation(api: ApiShape, name: A.Identifier): ApiOperation | undefined {
+    const op = api.operations.get(name.name);
+    if (op && (!api.module || api.hasDefault)) return op;
+    if (api.module && name.name === 'client') return { params: [{ name: 'base', type: STR }], result: { kind: 'Map', api: { ...api, module: false, hasDefault: true } } };
+    if (op) {
+      this.report(name.span, `\`${name.name}\`: ${api.spec} names no server, so its operations are reached through \`client(BASE_URL)\``, 'unknown-operation');
+      return undefined;
+    }
+    const known = [...api.operations.keys()];
+    const list = known.length > 0 ? ` (it has ${known.slice(0, 8).join(', ')}${known.length > 8 ? ', ...' : ''})` : '';
+    this.report(name.span, `${api.spec} has no operation \`${name.name}\`${suggest(name.name, api.module ? ['client', ...known] : known)}${list}`, 'unknown-operation');
+    return undefined;
+  }
+
   private checkCall(sig: ClosureSig, args: A.Expr[], argTypes: StaticType[], name: string, where: A.Span, spreads: boolean): void {
-    // `call(f, [a, b])`: a single list argument spreads over a closure of several parameters.
-    if (spreads && args.length === 1 && sig.params.length > 1 && (argTypes[0].kind === 'List' || argTypes[0].kind === 'Any')) return;
+    if (spreads && args.length === 1 && this.singleArgument(sig, args[0], argTypes[0], name)) return;
     if (args.length !== sig.params.length) {
       this.report(where, `\`${name}\` takes ${plural(sig.params.length, 'argument')}, got ${args.length}`, 'arity');
       return;
@@ -750,8 +803,58 @@ class Analyzer implements TypeResolver {
     sig.params.forEach((p, i) => {
       if (p.type && !isAssignable(argTypes[i], p.type)) {
         this.mismatch(args[i].span, `parameter \`${p.name}\` of \`${name}\` is`, p.type, argTypes[i]);
-      }
+      } else if (p.type) this.checkElements(args[i], p.type, `parameter \`${p.name}\` of \`${name}\``);
     });
+  }
+
+  /**
+   * Turn v1's calling convention for `call(f, x)` (docs/language.md): a closure of no parameters
+   * takes any single argument; a list spreads; a map or struct binds parameters by name. Returns
+   * true when `x` is taken that way (and checks what it can see of it).
+   */
+  private singleArgument(sig: ClosureSig, arg: A.Expr, t: StaticType, name: string): boolean {
+    const n = sig.params.length;
+    if (n === 0) return true;
+    const first = sig.params[0];
+    const declared = first.type;
+    if (t.kind === 'List' || t.kind === 'Any') {
+      if (n > 1) return true;
+      if (t.kind === 'Any' || !declared || declared.kind === 'Any') return true;
+      const only = arg.kind === 'List' && arg.items.length === 1 ? this.itemTypes.get(arg)?.[0] : undefined;
+      if (declared.kind === 'List') {
+        // `call(f, [[a, b]])` spreads its one list element; `call(f, [a])` passes the list itself
+        if (!only || only.kind !== 'List') return false;
+        if (!isAssignable(only, declared)) this.mismatch(arg.span, `parameter \`${first.name}\` of \`${name}\` is`, declared, only);
+        return true;
+      }
+      if (arg.kind === 'List' && arg.items.length === 1) {
+        const item = this.typeOfLiteral(arg.items[0]);
+        if (item && !isAssignable(item, declared)) this.mismatch(arg.items[0].span, `parameter \`${first.name}\` of \`${name}\` is`, declared, item);
+      }
+      return true;
+    }
+    if (t.kind !== 'Map' && t.kind !== 'Struct') return false;
+    if (n === 1 && declared && (declared.kind === 'Map' || (t.kind === 'Struct' && declared.kind === 'Struct' && declared.name === t.name))) return false;
+    if (arg.kind === 'Map') {
+      const keys = new Map(arg.entries.map((e) => [e.key, e.value] as const));
+      if (n === 1 && !keys.has(first.name)) return false;
+      for (const p of sig.params) {
+        const v = keys.get(p.name);
+        const vt = v ? this.typeOfLiteral(v) : undefined;
+        if (v && vt && p.type && !isAssignable(vt, p.type)) this.mismatch(v.span, `parameter \`${p.name}\` of \`${name}\` is`, p.type, vt);
+      }
+    }
+    return true;
+  }
+
+  /** The type of an already-analyzed literal expression, when it is one (no re-analysis). */
+  private typeOfLiteral(e: A.Expr): StaticType | undefined {
+    switch (e.kind) {
+      case 'Number': return NUM;
+      case 'String': return STR;
+      case 'Bool': return BOOL;
+      default: return undefined;
+    }
   }
 
   private checkFnArity(fn: A.Expr, arity: number, what: string): void {
@@ -794,6 +897,18 @@ class Analyzer implements TypeResolver {
     }
   }
 
+  /** A list literal given where `List<T>` is expected: each element must be a T (Turn v1 checks elements). */
+  private checkElements(e: A.Expr, expected: StaticType, what: string): void {
+    if (expected.kind !== 'List' || e.kind !== 'List') return;
+    const types = this.itemTypes.get(e);
+    if (!types) return;
+    e.items.forEach((item, i) => {
+      if (!isAssignable(types[i], expected.element)) {
+        this.report(item.span, `type mismatch: ${what} is ${typeToString(expected)}, but element ${i} is ${typeToString(types[i])}`, 'type-mismatch');
+      } else this.checkElements(item, expected.element, `${what} (element ${i})`);
+    });
+  }
+
   private expectType(e: A.Expr, scope: FunctionScope, expected: StaticType, what: string): void {
     const t = this.expr(e, scope);
     if (!isAssignable(t, expected)) this.mismatch(e.span, `${what} must be`, expected, t);
@@ -806,6 +921,23 @@ class Analyzer implements TypeResolver {
   private report(span: A.Span, message: string, code: string): void {
     this.diagnostics.push({ severity: 'error', message, span, code });
   }
+}
+
+/**
+ * The built-in struct of a failed child's slot in `gather` (runtime/vm/actors.ts makes it):
+ * `ChildError { pid: Pid, type: Str, message: Str, error: Any }`. A program's own struct of that
+ * name takes its place.
+ */
+function childErrorStruct(): StructInfo {
+  const at = { start: 0, end: 0 };
+  const decl: A.StructDecl = { kind: 'Struct', name: { kind: 'Identifier', name: CHILD_ERROR, span: at }, typeParams: [], fields: [], span: at };
+  const fields = new Map<string, StaticType>([
+    ['pid', { kind: 'Pid' }],
+    ['type', STR],
+    ['message', STR],
+    ['error', ANY],
+  ]);
+  return { decl, fields, methods: new Map() };
 }
 
 /** In `hoist`'s work list: bind the `catch` name of `stmt` now. */

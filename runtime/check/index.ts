@@ -30,7 +30,7 @@ export async function checkSource(filePath: string, text: string, schemaFetching
  * language server re-parses incrementally): analysis, `use` resolution, diagnostics in file order.
  */
 export function checkParsed(filePath: string, file: SourceFile, program: Program, syntax: Diagnostic[], schemas?: AbsorbedSchemas): CheckResult {
-  const semantic = syntax.some((d) => d.code === 'nesting') ? [] : analyze(program, undefined, schemas?.structs).diagnostics;
+  const semantic = syntax.some((d) => d.code === 'nesting') ? [] : analyze(program, undefined, schemas?.structs, schemas?.apis).diagnostics;
   const bound = bindSchemas(program, schemas);
   const uses = new Map<UseExpr | UseSchemaExpr, string>(bound.uses);
   const useDiagnostics: Diagnostic[] = [];

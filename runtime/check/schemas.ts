@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { absorbSchema } from '../absorb/index.js';
-import { absorbedModuleSource } from '../absorb/module.js';
+import { absorbedApi, absorbedModuleSource } from '../absorb/module.js';
+import type { ApiShape } from './types.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { Program, StructDecl, UseSchemaExpr } from '../syntax/ast.js';
 import { parseSource } from '../syntax/parse.js';
@@ -17,6 +18,8 @@ export interface AbsorbedSchemas {
   specs: Map<string, { module?: string; problems: { severity: 'error' | 'warning'; message: string }[] }>;
   /** struct declarations of every absorbed spec, visible to the importing file */
   structs: StructDecl[];
+  /** by `schemaKey`: the typed operations of each absorbed spec, for the checker */
+  apis: Map<string, ApiShape>;
 }
 
 /** Identifies a `use schema` by what it absorbs, so results survive edits elsewhere in the file. */
@@ -44,7 +47,7 @@ export interface SchemaFetching {
 }
 
 export async function absorbSchemas(filePath: string, program: Program, options: SchemaFetching = {}): Promise<AbsorbedSchemas> {
-  const result: AbsorbedSchemas = { specs: new Map(), structs: [] };
+  const result: AbsorbedSchemas = { specs: new Map(), structs: [], apis: new Map() };
   for (const node of useSchemaNodes(program)) {
     const key = schemaKey(node);
     if (result.specs.has(key)) continue;
@@ -86,6 +89,7 @@ export async function absorbSchemas(filePath: string, program: Program, options:
     }
     entry.module = file;
     for (const s of generated.program.body) if (s.kind === 'Struct') result.structs.push(s);
+    result.apis.set(key, absorbedApi(absorbed, node.source.value));
   }
   return result;
 }

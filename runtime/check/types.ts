@@ -12,11 +12,32 @@ export type StaticType =
   | { kind: 'Pid' }
   | { kind: 'Vec' }
   | { kind: 'Identity' }
-  | { kind: 'Map' }
+  | { kind: 'Map'; api?: ApiShape }
   | { kind: 'List'; element: StaticType }
   | { kind: 'Struct'; name: string }
   | { kind: 'Enum'; values: string[] }
   | { kind: 'Closure'; params: StaticType[]; result: StaticType };
+
+/**
+ * What the checker knows of an absorbed API (`use schema::...`, runtime/absorb/module.ts): its
+ * operations' parameters and result types. The value of `use schema` is such a map with `client`;
+ * `client(base)` gives the operations bound to a server.
+ */
+export interface ApiShape {
+  /** the spec as the program names it */
+  spec: string;
+  operations: Map<string, ApiOperation>;
+  /** the module itself (has `client`), or a client's map of operations */
+  module: boolean;
+  /** the spec names a server, so the module's own operations are bound to it */
+  hasDefault: boolean;
+}
+
+export interface ApiOperation {
+  /** in call order: the authority first, then the operation's parameters (then `body`) */
+  params: { name: string; type: StaticType }[];
+  result: StaticType;
+}
 
 export const ANY: StaticType = { kind: 'Any' };
 export const NUM: StaticType = { kind: 'Num' };

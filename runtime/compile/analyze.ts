@@ -3,7 +3,7 @@
 // the names inner closures capture (those live in cells) and the names a nested function binds
 // that also exist outside it (initialized from the outer value on entry, as Turn v1's copied
 // environments behave).
-import type { Closure, Stmt } from '../syntax/ast.js';
+import type { Closure, InferExpr, Stmt } from '../syntax/ast.js';
 import { walk, type WalkVisitor } from '../syntax/walk.js';
 
 export interface FnInfo {
@@ -30,6 +30,7 @@ export class Analyzer {
     // What this function binds: its `let`s and `catch` names, not those of nested functions.
     const declare: WalkVisitor = (n, role) => {
       if (role !== 'code' || n.kind === 'Closure' || n.kind === 'Impl') return false;
+      if (n.kind === 'Infer' && inferScope(n)) return false; // its own scope (below)
       if (n.kind === 'Let') info.declared.add(n.name.name);
       if (n.kind === 'Try') info.declared.add(n.param.name);
       return true;
@@ -52,6 +53,13 @@ export class Analyzer {
       if (n.kind === 'Closure') {
         this.analyzeClosure(n, null, inner, false);
         return false;
+      }
+      if (n.kind === 'Infer') {
+        const scope = inferScope(n);
+        if (scope) {
+          this.analyzeClosure(scope, null, inner, false);
+          return false;
+        }
       }
       if (n.kind === 'Impl') {
         const fieldNames = new Set(this.structFields(n.typeName.name) ?? []);
@@ -87,4 +95,36 @@ function resolveRef(name: string, chain: FnInfo[], from: number): boolean {
     }
   }
   return false;
+}
+
+const inferScopes = new WeakMap<InferExpr, Closure | null>();
+
+/**
+ * The scope of an `infer` block's statements (LANGUAGE.md §1: they run in the block's own scope):
+ * a block that binds names (`let`, `catch`) and ends with its prompt is compiled as a closure of no
+ * parameters, called on the spot, that returns the prompt — so its names stay inside it, initialised
+ * from the enclosing function's values as any closure's are. Null for a block that binds nothing.
+ */
+export function inferScope(e: InferExpr): Closure | null {
+  const known = inferScopes.get(e);
+  if (known !== undefined) return known;
+  const body = e.body.body;
+  const last = body[body.length - 1];
+  let binds = false;
+  const find: WalkVisitor = (n, role) => {
+    if (role !== 'code' || n.kind === 'Closure' || n.kind === 'Impl' || binds) return false;
+    if (n.kind === 'Let' || n.kind === 'Try') binds = true;
+    return !binds;
+  };
+  for (const st of body) walk(st, find);
+  const scope: Closure | null = binds && last?.kind === 'ExprStmt'
+    ? {
+        kind: 'Closure',
+        params: [],
+        body: { kind: 'Block', body: [...body.slice(0, -1), { kind: 'Return', value: last.expr, span: last.span }], span: e.body.span },
+        span: e.body.span,
+      }
+    : null;
+  inferScopes.set(e, scope);
+  return scope;
 }

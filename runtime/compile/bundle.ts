@@ -33,6 +33,11 @@ export interface FunctionProto {
   spans: Int32Array;
   consts: unknown[];
   upvalues: UpvalueDesc[];
+  /**
+   * A function of a standard module: called with a single map where it takes more parameters (Turn
+   * v1's `net.get({"url": u, "identity": id})`), it gets the map first and null for the rest.
+   */
+  std?: boolean;
 }
 
 export interface StructDesc {

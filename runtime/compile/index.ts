@@ -8,7 +8,7 @@ import type {
 } from '../syntax/ast.js';
 import type { SourceFile } from '../syntax/source.js';
 import { typeToSchema, SchemaError, type StructInfo } from '../infer/schema.js';
-import { Analyzer, type FnInfo } from './analyze.js';
+import { Analyzer, inferScope, type FnInfo } from './analyze.js';
 import { walk } from '../syntax/walk.js';
 import { Check, Cmp, Op } from './opcodes.js';
 import { SCOPE_POLICIES, type ScopePolicy } from '../syntax/ast.js';
@@ -95,8 +95,11 @@ function checkOf(t: TypeExpr | undefined, aliases: Map<string, TypeExpr>, depth 
       return Check.STR;
     case 'Bool':
       return Check.BOOL;
-    case 'List':
-      return Check.LIST;
+    case 'List': {
+      // `List<T>`: the element check rides in the bits above the container's (Turn v1 checks elements)
+      const element = t.args.length === 1 ? checkOf(t.args[0], aliases, depth + 1) : Check.NONE;
+      return element === Check.NONE ? Check.LIST : Check.LIST | (element << 4);
+    }
     case 'Map':
       return Check.MAP;
   }
@@ -204,6 +207,7 @@ class Compiler {
       spans: Int32Array.from(fs.spans),
       consts: fs.consts,
       upvalues: fs.upvalues.map(({ local, index }) => ({ local, index })),
+      ...(portablePath(this.unit.path).startsWith('std:') ? { std: true } : {}),
     };
     this.fs = saved;
     return id;
@@ -720,6 +724,14 @@ class Compiler {
   private infer(e: InferExpr): void {
     const fs = this.fs;
     const at = e.span.start;
+    const scope = inferScope(e);
+    if (scope) {
+      // the block's statements run in their own scope: a closure called here returns the prompt
+      this.closure(scope, 'infer');
+      this.emit(at, Op.CALL, 0);
+      this.inferOp(e);
+      return;
+    }
     const prompt = fs.hidden();
     this.emit(at, Op.NULL);
     this.emit(at, Op.STORE_LOCAL, prompt);
@@ -737,6 +749,13 @@ class Compiler {
       }
     });
     this.emit(at, Op.LOAD_LOCAL, prompt);
+    this.inferOp(e);
+  }
+
+  /** INFER on the prompt at the top of the stack. */
+  private inferOp(e: InferExpr): void {
+    const fs = this.fs;
+    const at = e.span.start;
     let schema: object | undefined;
     const typeName = typeText(e.type);
     try {

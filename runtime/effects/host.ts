@@ -2,7 +2,7 @@
 // the run's capabilities and vault (see runtime/effects/tools.ts), and gates model calls by the
 // model budget. Shared by the CLI and the editor, which differ only in the vault and approval hook.
 import { check, record, type Capabilities, type Usage } from './capabilities.js';
-import { STD_TOOLS, ToolError, type EffectToolContext } from './tools.js';
+import { STD_TOOLS, ToolError, type Cancellable, type EffectToolContext } from './tools.js';
 import { EffectDenied } from './capabilities.js';
 import type { ToolRequest } from '../ports/host.js';
 import type { Redactor } from './vault.js';
@@ -13,11 +13,15 @@ import type { Redactor } from './vault.js';
  * knows (runtime/effects/vault.ts): what the program holds — and so what the journal, snapshots,
  * knowledge store, `turn inspect` and a resume see — never carries one.
  */
-export function performTool(ctx: EffectToolContext, request: ToolRequest): Promise<unknown> {
+export function performTool(ctx: EffectToolContext, request: ToolRequest & Cancellable): Promise<unknown> {
   const tool = STD_TOOLS[request.name];
   if (!tool || !tool.effect) return Promise.reject(new ToolError(`unknown effect tool ${request.name}`));
+  const own = {
+    ...(request.idempotencyKey !== undefined ? { idempotencyKey: request.idempotencyKey } : {}),
+    ...(request.signal ? { signal: request.signal } : {}),
+  };
   return Promise.resolve()
-    .then(() => tool.run(request.idempotencyKey !== undefined ? { ...ctx, idempotencyKey: request.idempotencyKey } : ctx, ...request.args))
+    .then(() => tool.run(Object.keys(own).length > 0 ? { ...ctx, ...own } : ctx, ...request.args))
     .then(
       (value) => (ctx.redactor ? ctx.redactor.redactDeep(value) : value),
       (e: unknown) => {

@@ -4,7 +4,7 @@
 import {
   check, requireApproval, EffectDenied, type ApprovalHook, type ApprovalRecord, type Capabilities,
 } from './capabilities.js';
-import { describeIdentity, injectIdentity, parseIdentity, secretName, IdentityError, type IdentityHandle } from './identity.js';
+import { describeIdentity, injectIdentity, isFileIdentity, parseIdentity, secretName, secretOptional, IdentityError, type IdentityHandle } from './identity.js';
 import { Redactor, secretEnvName, type Vault } from './vault.js';
 
 export interface HttpRequest {
@@ -44,6 +44,8 @@ export interface HttpContext {
   maxRedirects?: number;
   /** Largest response body read, in bytes; default 10 MiB. */
   maxBodyBytes?: number;
+  /** Aborts the request (headers or body) when its process is cancelled or the run ends. */
+  signal?: AbortSignal;
 }
 
 /** A failed HTTP effect (capability, identity, network, timeout). Its message never holds a secret. */
@@ -96,6 +98,9 @@ export async function performHttp(request: HttpRequest, ctx: HttpContext): Promi
 
   // 4. The secret, only now.
   let secret: string | undefined;
+  if (request.identity && isFileIdentity(request.identity)) {
+    throw new HttpEffectError(`${describeIdentity(request.identity)} is a file authority and cannot authenticate an HTTP request`);
+  }
   if (request.identity) {
     let name: string;
     try {
@@ -104,12 +109,14 @@ export async function performHttp(request: HttpRequest, ctx: HttpContext): Promi
       throw new HttpEffectError((e as Error).message);
     }
     secret = await ctx.vault.resolve(name);
-    if (secret === undefined) {
+    if (secret === undefined && secretOptional(request.identity)) {
+      // identity::network without a secret: the request goes without a credential
+    } else if (secret === undefined) {
       throw new HttpEffectError(
         `the secret "${name}" for ${describeIdentity(request.identity)} is not set (set ${secretEnvName(name)} or add it to the --secrets file)`,
       );
     }
-    redactor.add(name, secret);
+    if (secret !== undefined) redactor.add(name, secret);
     // `identity::basic("user:name")` sends base64("user:" + secret): redact that exact encoding too
     const spec = parseIdentity(request.identity.kind, request.identity.name);
     if (spec.ok && spec.spec.kind === 'basic' && spec.spec.user !== undefined) redactor.add(name, `${spec.spec.user}:${secret}`);
@@ -139,7 +146,7 @@ export async function performHttp(request: HttpRequest, ctx: HttpContext): Promi
         headers: out.headers,
         body: currentBody,
         redirect: 'manual',
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: ctx.signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), ctx.signal]) : AbortSignal.timeout(timeoutMs),
       });
       const location = res.headers.get('location');
       if ([301, 302, 303, 307, 308].includes(res.status) && location && hop < maxRedirects) {
@@ -167,11 +174,17 @@ export async function performHttp(request: HttpRequest, ctx: HttpContext): Promi
     if (e instanceof HttpEffectError) throw new HttpEffectError(redactor.redact(e.message));
     const err = e as Error;
     const target = `${currentMethod} ${current.origin}${current.pathname}`;
+    if (ctx.signal?.aborted) throw new HttpEffectError(`${target} cancelled: ${abortReason(ctx.signal)}`);
     if (err.name === 'TimeoutError' || err.name === 'AbortError') throw new HttpEffectError(`${target} timed out after ${timeoutMs} ms`);
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     const detail = cause?.code ?? cause?.message ?? err.message;
     throw new HttpEffectError(redactor.redact(`${target} failed: ${detail}`));
   }
+}
+
+function abortReason(signal: AbortSignal): string {
+  const r: unknown = signal.reason;
+  return r instanceof Error ? r.message : typeof r === 'string' ? r : 'aborted';
 }
 
 async function readBody(res: Response, limit: number): Promise<string> {

@@ -7,21 +7,30 @@
 //   identity::basic("alice:jira")         Authorization: Basic base64("alice:" + <secret jira>)
 //   identity::basic("jira")               Authorization: Basic base64(<secret jira>)   (secret is "user:password")
 //   identity::query("api_key:maps")       ...?api_key=<secret maps>
+// Turn v1's kinds:
+//   identity::oauth("google")             Authorization: Bearer <secret google> (an OAuth access token)
+//   identity::network("market")           Authorization: Bearer <secret market> when that secret is
+//                                         set; otherwise the request goes without a credential
+//   identity::filesystem("workspace")     no secret: std/fs takes it as the run's own file grant;
+//                                         an HTTP request refuses it
 
 export interface IdentityHandle {
   kind: string;
   name: string;
 }
 
-export type IdentityKind = 'bearer' | 'header' | 'basic' | 'query';
-export const IDENTITY_KINDS: readonly IdentityKind[] = ['bearer', 'header', 'basic', 'query'];
+export type IdentityKind = 'bearer' | 'header' | 'basic' | 'query' | 'oauth' | 'network' | 'filesystem';
+export const IDENTITY_KINDS: readonly IdentityKind[] = ['bearer', 'header', 'basic', 'query', 'oauth', 'network', 'filesystem'];
 
 /** A parsed handle: which secret to fetch and where it goes. */
 export type IdentitySpec =
   | { kind: 'bearer'; secret: string }
   | { kind: 'header'; header: string; secret: string }
   | { kind: 'basic'; user?: string; secret: string }
-  | { kind: 'query'; param: string; secret: string };
+  | { kind: 'query'; param: string; secret: string }
+  | { kind: 'oauth'; secret: string }
+  | { kind: 'network'; secret: string }
+  | { kind: 'filesystem'; secret: string };
 
 export class IdentityError extends Error {}
 
@@ -39,6 +48,9 @@ export function parseIdentity(kind: string, name: string): { ok: true; spec: Ide
   const secretMsg = (s: string) => `identity::${kind}: "${s}" is not a valid secret name (letters, digits, _ . - only)`;
   switch (kind) {
     case 'bearer':
+    case 'oauth':
+    case 'network':
+    case 'filesystem':
       if (!secretOk(name)) return bad(secretMsg(name));
       return { ok: true, spec: { kind, secret: name } };
     case 'header':
@@ -83,6 +95,16 @@ export function secretName(handle: IdentityHandle): string {
   return p.spec.secret;
 }
 
+/** Turn v1's `identity::network`: its secret is sent when it is set and may be left unset. */
+export function secretOptional(handle: IdentityHandle): boolean {
+  return handle.kind === 'network';
+}
+
+/** Turn v1's `identity::filesystem`: a file authority with no secret, never an HTTP credential. */
+export function isFileIdentity(handle: IdentityHandle): boolean {
+  return handle.kind === 'filesystem';
+}
+
 /** A request being prepared by the host (headers lower-cased). */
 export interface OutgoingRequest {
   url: URL;
@@ -100,8 +122,12 @@ export function injectIdentity(request: OutgoingRequest, handle: IdentityHandle,
   if (/[\r\n\0]/.test(secret)) throw new IdentityError(`the secret "${spec.secret}" contains a line break and cannot be sent`);
   switch (spec.kind) {
     case 'bearer':
+    case 'oauth':
+    case 'network':
       request.headers['authorization'] = `Bearer ${secret}`;
       return;
+    case 'filesystem':
+      throw new IdentityError(`${describeIdentity(handle)} is a file authority and cannot authenticate an HTTP request`);
     case 'header':
       request.headers[spec.header.toLowerCase()] = secret;
       return;

@@ -14,6 +14,14 @@ import { RE2JS } from 're2js';
 
 export class ToolError extends Error {}
 
+/**
+ * What the VM adds to a `ToolRequest` it hands to the host: the signal that aborts the effect when
+ * its process is cancelled or the run ends while it is in flight (runtime/effects/host.ts reads it).
+ */
+export interface Cancellable {
+  signal?: AbortSignal;
+}
+
 export interface EffectToolContext {
   vault: Vault;
   capabilities: Capabilities;
@@ -40,6 +48,8 @@ export interface EffectToolContext {
   protectedFiles?: string[];
   /** a durable run's journal key of the effect being performed (sent as an HTTP Idempotency-Key) */
   idempotencyKey?: string;
+  /** aborted when the process that asked for the effect is cancelled or the run ends without it */
+  signal?: AbortSignal;
   /** environment variables that hold the run's model keys (the model spec's api_key_env, a driver's secrets) */
   providerKeyNames?: ReadonlySet<string>;
 }
@@ -353,6 +363,8 @@ export async function envGet(ctx: EffectToolContext, name: unknown): Promise<str
  */
 export function callCapabilities(ctx: EffectToolContext, cap: unknown, tool: string): Capabilities {
   if (cap === null || cap === undefined) return ctx.capabilities;
+  // Turn v1's identity::filesystem: the authority to use the run's own file grant
+  if (isIdentity(cap) && cap.kind === 'filesystem' && tool.startsWith('fs_')) return ctx.capabilities;
   if (isIdentity(cap)) throw new ToolError(`${tool}: expects a capability map or null, not an identity`);
   try {
     return narrow(ctx.capabilities, capabilitiesFromPlain(cap, ctx.cwd), ctx.usage);
@@ -405,14 +417,40 @@ export async function authorizeKnowledge(ctx: EffectToolContext, tool: string): 
   knowledgeAuthorized.add(opener);
 }
 
-/** fs_read(cap, path) → Str */
+/** Turn v1's one-argument form of a tool: `fs_write({"path", "content"})`. */
+function v1Map(v: unknown, key: string): Record<string, unknown> | undefined {
+  return !!v && typeof v === 'object' && !Array.isArray(v) && typeof (v as Record<string, unknown>)[key] === 'string' ? (v as Record<string, unknown>) : undefined;
+}
+
+/** fs_read(cap, path) → Str; Turn v1's fs_read(path) reads under the run's own grant */
 export async function fsRead(ctx: EffectToolContext, cap: unknown, p: unknown): Promise<string> {
+  if (p === undefined && typeof cap === 'string') return readFileEffect(cap, fsCtx(ctx, null, 'fs_read'));
   return readFileEffect(str('fs_read', p, 'path'), fsCtx(ctx, cap, 'fs_read'));
 }
-/** fs_write(cap, path, content) → null */
+/** fs_write(cap, path, content) → null; Turn v1's fs_write({"path", "content"}) writes under the run's own grant */
 export async function fsWrite(ctx: EffectToolContext, cap: unknown, p: unknown, content: unknown): Promise<null> {
+  const v1 = p === undefined && content === undefined ? v1Map(cap, 'path') : undefined;
+  if (v1) {
+    await writeFileEffect(str('fs_write', v1.path, 'path'), str('fs_write', v1.content, 'content'), fsCtx(ctx, null, 'fs_write'));
+    return null;
+  }
   await writeFileEffect(str('fs_write', p, 'path'), str('fs_write', content, 'content'), fsCtx(ctx, cap, 'fs_write'));
   return null;
+}
+
+/** Turn v1's http_get(url) → the reply's body text; a status outside 2xx is an error. Network capability, no identity. */
+export async function httpGetV1(ctx: EffectToolContext, url: unknown): Promise<string> {
+  return v1Body(await httpRequest(ctx, null, 'GET', str('http_get', url, 'url')));
+}
+/** Turn v1's http_post({"url", "body"}) → the reply's body text (a body that is not a string is sent as JSON). */
+export async function httpPostV1(ctx: EffectToolContext, params: unknown): Promise<string> {
+  const m = v1Map(params, 'url');
+  if (!m) throw new ToolError('http_post expects a map {"url": Str, "body": ...}');
+  return v1Body(await httpRequest(ctx, null, 'POST', m.url, { body: m.body ?? null }));
+}
+function v1Body(res: HttpResponse): string {
+  if (res.status < 200 || res.status >= 300) throw new ToolError(`HTTP request failed with status: ${res.status}`);
+  return res.body;
 }
 /** fs_append(cap, path, content) → null */
 export async function fsAppend(ctx: EffectToolContext, cap: unknown, p: unknown, content: unknown): Promise<null> {
@@ -464,6 +502,7 @@ export async function httpRequest(ctx: EffectToolContext, auth: unknown, method:
       redactor: ctx.redactor,
       timeoutMs: typeof o.timeout_ms === 'number' ? o.timeout_ms : ctx.timeoutMs,
       ...(ctx.idempotencyKey !== undefined ? { idempotencyKey: ctx.idempotencyKey } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
     },
   );
 }
@@ -498,6 +537,9 @@ export const STD_TOOLS: Record<string, PureTool | EffectTool> = {
   fs_list: { effect: true, capability: 'files read', run: fsList },
   fs_exists: { effect: true, capability: 'files read', run: fsExists },
   http_request: { effect: true, capability: 'network (+ identity)', run: httpRequest },
+  // Turn v1's tools: call("http_get", url), call("http_post", {"url", "body"})
+  http_get: { effect: true, capability: 'network', run: httpGetV1 },
+  http_post: { effect: true, capability: 'network', run: httpPostV1 },
   // std/knowledge: objects with provenance in the run's knowledge store (runtime/knowledge/)
   ...Object.fromEntries(
     Object.entries(KNOWLEDGE_TOOLS).map(([name, run]) => [

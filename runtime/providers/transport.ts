@@ -18,6 +18,14 @@ export interface Exchange {
   (request: InferRequest, io?: InferIO): Promise<InferReply>;
 }
 
+/**
+ * The `io` of an exchange may carry the signal of the process that asked: the VM aborts it when the
+ * process is cancelled or the run ends while the call is in flight, and the HTTP call stops then.
+ */
+export interface CancellableIO extends InferIO {
+  signal?: AbortSignal;
+}
+
 /** The host's model call for any provider. */
 export function exchangeFor(provider: Provider, options: Partial<TransportOptions> = {}, secrets: SecretSource = envSecrets, fetchImpl: Fetch = fetch): Exchange {
   if (provider.kind === 'local') return async (request) => provider.answer(request);
@@ -25,7 +33,23 @@ export function exchangeFor(provider: Provider, options: Partial<TransportOption
   return (request, io) => httpExchange(provider, request, opts, secrets, fetchImpl, io);
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when `signal` aborts meanwhile. */
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+
+function cancelled(signal: AbortSignal, url: string): ProviderError {
+  const r: unknown = signal.reason;
+  const why = r instanceof Error ? r.message : typeof r === 'string' ? r : 'aborted';
+  return new ProviderError(`the request to ${url} was cancelled: ${why}`, false);
+}
 
 async function httpExchange(
   provider: HttpProvider,
@@ -33,15 +57,17 @@ async function httpExchange(
   opts: TransportOptions,
   secrets: SecretSource,
   fetchImpl: Fetch,
-  io?: InferIO,
+  io?: CancellableIO,
 ): Promise<InferReply> {
   const call = provider.encode(request);
   const headers = withSecret(call, secrets);
+  const signal = io?.signal;
   for (let attempt = 1; ; attempt++) {
+    if (signal?.aborted) throw cancelled(signal, call.url);
     const started = performance.now();
     let err: ProviderError;
     try {
-      const res = await send(call, headers, opts.timeoutMs, fetchImpl);
+      const res = await send(call, headers, opts.timeoutMs, fetchImpl, signal);
       const reply = provider.decode(res, request);
       reply.meta = { ...reply.meta, httpAttempts: attempt, httpMs: Math.round(performance.now() - started) };
       return reply;
@@ -58,7 +84,7 @@ async function httpExchange(
       throw new ProviderError(`${err.message} (asked to wait ${Math.ceil(wait / 1000)} s, more than the ${Math.ceil(opts.maxWaitMs / 1000)} s the host waits)`, false, err.status);
     }
     io?.emit({ kind: 'http.retry', provider: provider.name, attempt: attempt + 1, status: err.status ?? null, waitMs: wait, reason: err.message });
-    await sleep(wait);
+    await sleep(wait, signal);
   }
 }
 
@@ -76,9 +102,11 @@ function withSecret(call: HttpCall, secrets: SecretSource): Record<string, strin
   return headers;
 }
 
-async function send(call: HttpCall, headers: Record<string, string>, timeoutMs: number, fetchImpl: Fetch): Promise<HttpResult> {
+async function send(call: HttpCall, headers: Record<string, string>, timeoutMs: number, fetchImpl: Fetch, signal?: AbortSignal): Promise<HttpResult> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const onCancel = () => controller.abort();
+  signal?.addEventListener('abort', onCancel, { once: true });
   try {
     const res = await fetchImpl(call.url, { method: call.method, headers, body: call.body, signal: controller.signal });
     const body = await res.text();
@@ -86,12 +114,14 @@ async function send(call: HttpCall, headers: Record<string, string>, timeoutMs: 
     res.headers.forEach((v, k) => (out[k.toLowerCase()] = v));
     return { status: res.status, headers: out, body };
   } catch (e) {
+    if (signal?.aborted) throw cancelled(signal, call.url);
     if (controller.signal.aborted) throw new ProviderError(`no complete reply from ${call.url} within ${timeoutMs} ms`, true);
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
     const detail = cause?.code ?? cause?.message ?? (e as Error).message;
     throw new ProviderError(`cannot reach ${call.url}: ${detail}`, true);
   } finally {
     clearTimeout(timer);
+    signal?.removeEventListener('abort', onCancel);
   }
 }
 

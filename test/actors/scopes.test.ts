@@ -20,12 +20,15 @@ let forever = turn(label: Str) -> Any {
 };
 `;
 
-test('wait_all returns every result or error in spawn order, never completion order', async () => {
+test('wait_all returns every result in spawn order, never completion order; a failed task is a ChildError', async () => {
   const r = await runProgram(WORK + `
     let all = scope wait_all { task call(work, 30, false); task call(work, 1, true); task call(work, 2, false); };
     return all;`);
   assert.ok(r.outcome.ok);
-  assert.deepEqual(r.outcome.json, [300, 'task 1 failed', 20]);
+  const [first, failed, third] = r.outcome.json as [number, Record<string, unknown>, number];
+  assert.deepEqual([first, third], [300, 20]);
+  assert.equal(failed.type, 'Thrown');
+  assert.equal(failed.error, 'task 1 failed');
 });
 
 test('fail_fast: the first failure cancels the siblings (which can clean up) and is raised', async () => {

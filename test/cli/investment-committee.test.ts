@@ -12,9 +12,10 @@ import { ROOT } from './run-cli.js';
 
 const KEY = 'mk-7d1e0c5a';
 const EXAMPLE = path.join(ROOT, 'examples', 'investment_committee.tn');
+const EXAMPLE_V1 = path.join(ROOT, 'examples', 'investment_committee_v1.tn');
 
-function run(cwd: string, port: number, extra: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const args = ['run', EXAMPLE, '--model', 'mock', '--allow-net', '127.0.0.1:*', '--allow-env', 'MARKET_URL', '--allow-read', 'memos', '--allow-write', 'memos', ...extra];
+function run(cwd: string, port: number, extra: string[] = [], example = EXAMPLE): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const args = ['run', example, '--model', 'mock', '--allow-net', '127.0.0.1:*', '--allow-env', 'MARKET_URL', '--allow-read', 'memos', '--allow-write', 'memos', ...extra];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'turn.js'), ...args], {
       cwd,
@@ -63,6 +64,45 @@ test('the investment committee runs end to end with the mock model, in at most 8
     const second = await run(cwd, port, ['--trace-file', trace]);
     assert.equal(second.code, 0, second.stderr);
     assert.match(fs.readFileSync(trace, 'utf8'), /Previous memo: \{\\"symbol\\"/, "the chair's prompt carries the earlier session's memo");
+  } finally {
+    server.close();
+  }
+});
+
+test('the investment committee written the Turn v1 way runs unchanged', async () => {
+  const source = fs.readFileSync(EXAMPLE_V1, 'utf8');
+  for (const form of ['identity::network(', 'net.get({"url"', 'fs.write({"path"', 'call(main, null)', 'turn {', 'time.sleep(']) {
+    assert.ok(source.includes(form), `written with Turn v1's ${form}`);
+  }
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => {
+    requests.push(`${req.method} ${req.url} ${req.headers.authorization === `Bearer ${KEY}` ? 'authorized' : 'unauthorized'}`);
+    if (req.headers.authorization !== `Bearer ${KEY}`) {
+      res.statusCode = 401;
+      return res.end('{}');
+    }
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ symbol: 'ACME', price: 101.5 }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-committee-v1-'));
+  fs.mkdirSync(path.join(cwd, 'memos'));
+  try {
+    const out = await run(cwd, port, ['--json'], EXAMPLE_V1);
+    assert.equal(out.code, 0, out.stderr);
+    const lines = out.stdout.trimEnd().split('\n');
+    assert.deepEqual(lines.slice(0, 4), [
+      'quote ACME at 101.5',
+      'fundamental analyst: buy (confidence 0.9)',
+      'risk officer: buy (confidence 0.9)',
+      'memo: buy mock',
+    ]);
+    assert.deepEqual(requests, ['GET /v1/quotes/ACME authorized'], 'identity::network sends its secret as a bearer token');
+    const memo = JSON.parse(fs.readFileSync(path.join(cwd, 'memos', 'ACME.json'), 'utf8'));
+    assert.deepEqual(Object.keys(memo), ['symbol', 'decision', 'summary', 'risks'], 'fs.write with a map wrote the typed memo');
+    assert.deepEqual(JSON.parse(lines[4]), memo, 'the result of call(main, null) is the program\'s result');
+    assert.ok(!out.stdout.includes(KEY) && !out.stderr.includes(KEY));
   } finally {
     server.close();
   }

@@ -130,7 +130,7 @@ test('identity kinds parse and inject where they say', () => {
   assert.equal(q.url.searchParams.get('a'), '1');
   assert.match((parseIdentity('header', 'github') as { message: string }).message, /needs "HEADER:SECRET"/);
   assert.match((parseIdentity('header', 'host:x') as { message: string }).message, /cannot carry a secret/);
-  assert.match((parseIdentity('oauth', 'x') as { message: string }).message, /unknown identity kind "oauth"/);
+  assert.match((parseIdentity('telepathy', 'x') as { message: string }).message, /unknown identity kind "telepathy"/);
   assert.throws(() => injectIdentity(req(), { kind: 'basic', name: 'jira' }, 'nocolon'), (e: Error) => /user:password/.test(e.message) && !e.message.includes('nocolon'));
   assert.throws(() => injectIdentity(req(), { kind: 'bearer', name: 'g' }, 'a\r\nX-Evil: 1'), (e: Error) => /line break/.test(e.message) && !e.message.includes('Evil'));
 });
