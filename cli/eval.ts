@@ -1,0 +1,34 @@
+// `turn eval FILE --samples N [--model M] [--json]` (docs/testing.md): runs a program or a test file
+// N times against a model and reports pass rate, confidence distribution, tokens and latency.
+import { evalTable, evaluate, EvalError } from '../runtime/index.js';
+import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
+import { EXIT, UsageError, err, numberOption, parse, singleFile } from './usage.js';
+
+export async function evalCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { ...RUN_OPTIONS, samples: { type: 'string' }, jobs: { type: 'string' }, filter: { type: 'string' } });
+  const file = singleFile(positionals, 'eval');
+  const samples = numberOption(values.samples, 'samples') ?? 10;
+  if (samples < 1) throw new UsageError('--samples needs at least 1');
+  const run = runOptionsFrom(values);
+  if (run.traceFile !== undefined) throw new UsageError('`turn eval` does not write a trace');
+  try {
+    const report = await evaluate(file, {
+      samples,
+      jobs: numberOption(values.jobs, 'jobs') ?? 1,
+      ...(values.filter !== undefined ? { filter: values.filter } : {}),
+      ...(run.model !== undefined ? { model: run.model } : {}),
+      ...(run.maxSteps !== undefined ? { maxSteps: run.maxSteps } : {}),
+      ...(run.maxTimeMs !== undefined ? { maxTimeMs: run.maxTimeMs } : {}),
+      ...(run.seed !== undefined ? { seed: run.seed } : {}),
+      authority: run.authority,
+    });
+    process.stdout.write(values.json ? JSON.stringify(report) + '\n' : evalTable(report));
+    return EXIT.ok;
+  } catch (e) {
+    if (e instanceof EvalError) {
+      err(`turn: ${e.message}`);
+      return EXIT.compileError;
+    }
+    throw e;
+  }
+}

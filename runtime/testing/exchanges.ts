@@ -1,0 +1,88 @@
+// A run's model exchanges, read from its event stream (runtime/events): each `infer.request` gives
+// the request as rendered (context tiers, task, schema) and each `infer.reply` / `infer.error` its
+// answer. From them this rebuilds the durable journal's input of the step, whose hash is the
+// request's fingerprint (cassette.ts), so a test records and replays without touching the host.
+import type { RunEvent } from '../events/index.js';
+import { SCHEMA_DIALECT } from '../infer/schema.js';
+import { taskText } from '../infer/prompt.js';
+import type { JsonSchema } from '../infer/schema.js';
+import { fingerprint, type Exchange, type Feedback, type RecordedReply, type RecordedRequest } from './cassette.js';
+
+type RequestEvent = Extract<RunEvent, { kind: 'infer.request' }>;
+type ReplyEvent = Extract<RunEvent, { kind: 'infer.reply' }>;
+
+/** A request as the cassette holds it, with its fingerprint. */
+export interface SeenRequest {
+  fingerprint: string;
+  type: string;
+  attempt: number;
+  pid: number;
+  request: RecordedRequest;
+  schema: unknown;
+}
+
+/** The program's prompt: the task text minus the reply format taskText (runtime/infer/prompt.ts) adds after it. */
+function promptOf(task: string, type: string, wire: JsonSchema): string {
+  const suffix = taskText('', type, wire);
+  if (!task.endsWith(suffix)) return task;
+  const rest = task.slice(0, task.length - suffix.length);
+  return rest.endsWith('\n\n') ? rest.slice(0, -2) : rest;
+}
+
+export class ExchangeLog {
+  /** the completed exchanges, in the order their replies came */
+  readonly exchanges: (Exchange & { latencyMs: number; confidence: number | null; valid: boolean })[] = [];
+  private readonly pending = new Map<string, SeenRequest>();
+  private readonly feedback = new Map<string, Feedback[]>();
+
+  /** The request an `infer.request` event describes. */
+  request(e: RequestEvent): SeenRequest {
+    const wire = e.schema as JsonSchema & { properties: { value: JsonSchema } };
+    // the type's schema: the wire envelope's `value` with the dialect the compiler put first
+    const schema = { $schema: SCHEMA_DIALECT, ...wire.properties.value };
+    const prompt = promptOf(e.prompt.task, e.type, wire);
+    const feedback = this.feedback.get(e.id) ?? [];
+    const seen: SeenRequest = {
+      fingerprint: fingerprint({ typeName: e.type, schema, prompt, context: [...e.prompt.P0, ...e.prompt.P2, ...e.prompt.P1], attempt: e.attempt, feedback }),
+      type: e.type,
+      attempt: e.attempt,
+      pid: e.pid,
+      request: { system: [...e.prompt.P0], context: [...e.prompt.P2, ...e.prompt.P1], prompt, feedback: feedback.slice() },
+      schema,
+    };
+    this.pending.set(`${e.id}/${e.attempt}`, seen);
+    return seen;
+  }
+
+  /** Records the answer to a request; returns it with its request. */
+  answer(e: ReplyEvent | Extract<RunEvent, { kind: 'infer.error' }>): (Exchange & { latencyMs: number }) | undefined {
+    const seen = this.pending.get(`${e.id}/${e.attempt}`);
+    if (!seen) return undefined;
+    this.pending.delete(`${e.id}/${e.attempt}`);
+    let reply: RecordedReply;
+    let confidence: number | null = null;
+    let valid = false;
+    if (e.kind === 'infer.error') reply = { error: e.error };
+    else {
+      const text: RecordedReply & { text: string } = { text: e.raw };
+      // a confidence measured from log-probabilities replays as one token of that probability
+      if (e.confidence?.source === 'logprobs') text.logprobs = [Math.log(Math.max(e.confidence.value, Number.MIN_VALUE))];
+      if (e.usage && (e.usage.inputTokens !== undefined || e.usage.outputTokens !== undefined)) {
+        text.usage = { ...(e.usage.inputTokens !== undefined ? { input: e.usage.inputTokens } : {}), ...(e.usage.outputTokens !== undefined ? { output: e.usage.outputTokens } : {}) };
+      }
+      if (e.finishReason) text.finish_reason = e.finishReason;
+      reply = text;
+      confidence = e.confidence?.value ?? null;
+      valid = e.valid;
+      if (!e.valid) this.feedback.set(e.id, [...(this.feedback.get(e.id) ?? []), { reply: e.raw, issues: e.errors.map((i) => ({ path: i.path, message: i.message })) }]);
+    }
+    const exchange = { fingerprint: seen.fingerprint, type: seen.type, attempt: seen.attempt, request: seen.request, schema: seen.schema, reply, latencyMs: e.latencyMs, confidence, valid };
+    this.exchanges.push(exchange);
+    return exchange;
+  }
+
+  /** The recorded form (without the measurements). */
+  recorded(): Exchange[] {
+    return this.exchanges.map(({ fingerprint: f, type, attempt, request, schema, reply }) => ({ fingerprint: f, type, attempt, request, schema, reply }));
+  }
+}

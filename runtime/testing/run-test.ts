@@ -1,0 +1,298 @@
+// One test, in a fresh VM, through the run API (runtime/run): a two-line program in a temporary
+// folder `use`s the test file and calls the one test; its model requests are answered live (a
+// model spec) or from the recording, where each request is checked against the recorded ones by
+// fingerprint before it is answered — a request the recording does not hold stops the test as a
+// "stale recording", with the diff from the closest recorded request.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { RunSetupError } from '../run/errors.js';
+import { startRun, type Run } from '../run/run.js';
+import type { AuthorityOptions, RunOptions } from '../run/options.js';
+import { DEFAULT_MODEL } from '../run/model.js';
+import { formatDiagnostic } from '../diagnostics.js';
+import { closestExchange, type Exchange, type LoadedCassette } from './cassette.js';
+import { ExchangeLog, type SeenRequest } from './exchanges.js';
+import type { TestCase } from './discover.js';
+
+/** A test's limits unless told otherwise: generous for a test, small enough that a runaway one ends. */
+export const DEFAULT_TEST_MAX_STEPS = 50_000_000;
+export const DEFAULT_TEST_MAX_TIME_MS = 60_000;
+
+export type TestStatus = 'passed' | 'failed' | 'stale';
+
+export interface Location {
+  path: string;
+  line: number;
+  column: number;
+}
+
+/** Measurements of a test's model calls (what `turn eval` reports per sample). */
+export interface InferenceStats {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** summed over the calls */
+  latencyMs: number;
+  /** the confidence of each valid reply */
+  confidences: number[];
+}
+
+export interface TestResult {
+  file: string;
+  name: string;
+  line: number;
+  column: number;
+  status: TestStatus;
+  durationMs: number;
+  /** one line: where and why it failed (`FILE:LINE:COL: ...`) */
+  message?: string;
+  /** where it failed: the failing assert, the error, the stale request */
+  location?: Location;
+  /** more lines: the stale request's diff, the error's stack */
+  details?: string;
+  /** what the test printed */
+  output: string[];
+  /** a stale recording: the closest recorded request and the request now, in full (for a diff view) */
+  requests?: { recorded: string; now: string };
+  inference: InferenceStats;
+  /** this run recorded its exchanges (record mode, or an update of a stale recording) */
+  recorded?: boolean;
+}
+
+export interface TestRunOptions {
+  /** the model live tests and recordings use (default: TURN_MODEL, else mock) */
+  model?: string;
+  env?: Record<string, string | undefined>;
+  authority?: AuthorityOptions;
+  maxSteps?: number;
+  maxTimeMs?: number;
+  maxAlloc?: number;
+  toolTimeoutMs?: number;
+  seed?: number;
+  context?: RunOptions['context'];
+  cwd?: string;
+  fetchSchemas?: boolean;
+}
+
+/** How the test's model requests are answered. */
+export type Answering =
+  | { kind: 'live' }
+  /** from the test's recorded exchanges (none when the cassette has no entry for it) */
+  | { kind: 'replay'; cassette: LoadedCassette; exchanges: Exchange[] };
+
+let scratch: string | undefined;
+let counter = 0;
+
+/** This process's scratch folder for wrappers and reply fixtures (removed at exit). */
+function scratchDir(): string {
+  if (scratch === undefined) {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-test-'));
+    const dir = scratch;
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  }
+  return scratch;
+}
+
+/** A Turn string literal of `s` (docs/language.md: \" \\ and \u{..} escapes). */
+function turnString(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '"' || ch === '\\') out += '\\' + ch;
+    else if (c < 0x20 || c === 0x7f) out += `\\u{${c.toString(16)}}`;
+    else out += ch;
+  }
+  return out + '"';
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** The script fixture (runtime/providers/script.ts) that gives the recorded replies, in recorded order. */
+function replyFixture(exchanges: Exchange[]): string {
+  return JSON.stringify({
+    replies: exchanges.map((e) => {
+      const entry: Record<string, unknown> = { type: e.type, match: `^${escapeRegExp(e.request.prompt)}$` };
+      const r = e.reply;
+      if ('error' in r) entry.error = r.error;
+      else {
+        entry.text = r.text;
+        if (r.logprobs) entry.logprobs = r.logprobs;
+        if (r.usage) entry.usage = r.usage;
+        if (r.finish_reason) entry.finish_reason = r.finish_reason;
+      }
+      return entry;
+    }),
+  });
+}
+
+const emptyStats = (): InferenceStats => ({ calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0, confidences: [] });
+
+/**
+ * The program that runs one test: a file in a scratch folder that `use`s the test file and calls
+ * the test, and, given recorded exchanges, the script fixture (`script:FILE`) that answers with
+ * them. The debugger runs a test through this (recorded replies, no stale check).
+ */
+export function testProgram(file: string, testName: string, exchanges?: Exchange[]): { program: string; model?: string; storeDir: string } {
+  const dir = scratchDir();
+  const n = ++counter;
+  const program = path.join(dir, `test-${n}.tn`);
+  fs.writeFileSync(program, `let tests = use ${turnString(path.resolve(file))};\nreturn tests[${turnString(testName)}]();\n`);
+  let model: string | undefined;
+  if (exchanges) {
+    const fixture = path.join(dir, `replies-${n}.json`);
+    fs.writeFileSync(fixture, replyFixture(exchanges));
+    model = `script:${fixture}`;
+  }
+  return { program, ...(model !== undefined ? { model } : {}), storeDir: path.join(dir, `store-${n}`) };
+}
+
+/** Runs one test. Returns its result and the exchanges it made (what a recording keeps). */
+export async function runTest(file: string, test: TestCase, answering: Answering, options: TestRunOptions = {}): Promise<{ result: TestResult; exchanges: Exchange[] }> {
+  const started = performance.now();
+  const shown = (p: string): string => (path.isAbsolute(p) ? path.relative(options.cwd ?? process.cwd(), p) || p : p);
+  const shownFile = shown(file);
+  const prepared = testProgram(file, test.name, answering.kind === 'replay' ? answering.exchanges : undefined);
+  const wrapper = prepared.program;
+  const storeDir = prepared.storeDir;
+  const output: string[] = [];
+  const log = new ExchangeLog();
+  const stats = emptyStats();
+  const base = { file, name: test.name, line: test.line, column: test.column, output, inference: stats };
+  const at = (loc: Location | undefined): string => (loc ? `${loc.path}:${loc.line}:${loc.column}: ` : `${shownFile}:${test.line}:${test.column}: `);
+  const done = (r: Omit<TestResult, keyof typeof base | 'durationMs'>): { result: TestResult; exchanges: Exchange[] } => ({
+    result: { ...base, ...r, durationMs: Math.round(performance.now() - started) },
+    exchanges: log.recorded(),
+  });
+
+  // paths as a person typed them: relative to the working directory
+  const model = prepared.model ?? options.model ?? options.env?.TURN_MODEL ?? process.env.TURN_MODEL ?? DEFAULT_MODEL;
+  // which recorded exchange each request matched, and the first request that matched none
+  const unused = answering.kind === 'replay' ? answering.exchanges.slice() : [];
+  const expected = new Map<string, Exchange>();
+  let stale: { request: SeenRequest; site: Location | null } | undefined;
+  let mismatch: string | undefined;
+  let run: Run | undefined;
+
+  try {
+    run = await startRun({
+      file: wrapper,
+      model,
+      cwd: options.cwd,
+      env: { ...(options.env ?? process.env), TURN_STORE_DIR: storeDir },
+      // a test never waits on a person: effects that need approval are denied; its knowledge store is its own
+      authority: { allowKnowledge: true, ...options.authority, approve: 'none' },
+      maxSteps: options.maxSteps ?? DEFAULT_TEST_MAX_STEPS,
+      maxTimeMs: options.maxTimeMs ?? DEFAULT_TEST_MAX_TIME_MS,
+      ...(options.maxAlloc !== undefined ? { maxAlloc: options.maxAlloc } : {}),
+      ...(options.toolTimeoutMs !== undefined ? { toolTimeoutMs: options.toolTimeoutMs } : {}),
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...(options.context ? { context: options.context } : {}),
+      ...(options.fetchSchemas !== undefined ? { fetchSchemas: options.fetchSchemas } : {}),
+      onOutput: (line) => output.push(line),
+      onEvent: (e) => {
+        if (e.kind === 'infer.request') {
+          const seen = log.request(e);
+          if (answering.kind !== 'replay') return;
+          const k = unused.findIndex((x) => x.fingerprint === seen.fingerprint);
+          if (k >= 0) {
+            expected.set(`${e.id}/${e.attempt}`, unused[k]);
+            unused.splice(k, 1);
+          } else if (!stale) {
+            const site = run?.site(e.pid) ?? null;
+            stale = { request: seen, site: site ? { ...site, path: shown(site.path) } : null };
+            run?.stop('stale recording');
+          }
+        } else if (e.kind === 'infer.reply' || e.kind === 'infer.error') {
+          const x = log.answer(e);
+          if (e.kind === 'infer.reply') {
+            stats.calls++;
+            stats.inputTokens += e.usage?.inputTokens ?? 0;
+            stats.outputTokens += e.usage?.outputTokens ?? 0;
+            stats.latencyMs += e.latencyMs;
+            if (e.valid && e.confidence) stats.confidences.push(e.confidence.value);
+          } else {
+            stats.calls++;
+            stats.latencyMs += e.latencyMs;
+          }
+          const want = expected.get(`${e.id}/${e.attempt}`);
+          if (want && x && e.kind === 'infer.reply' && 'text' in want.reply && want.reply.text !== e.raw) {
+            mismatch ??= `the recording answered infer ${x.type} with another recorded reply (two recorded requests share a prompt and were asked in another order); re-record with \`turn test --update\``;
+          }
+        }
+      },
+    });
+  } catch (e) {
+    if (e instanceof RunSetupError) {
+      const d = e.diagnostics.find((x) => x.diagnostic.severity === 'error');
+      const message = d ? formatDiagnostic(d.file, d.diagnostic) : `${shownFile}:${test.line}:${test.column}: ${e.message}`;
+      return done({ status: 'failed', message });
+    }
+    throw e;
+  }
+  const outcome = await run.start();
+
+  if (stale) {
+    const s = stale.request;
+    const rec = answering.kind === 'replay' ? answering : undefined;
+    const closest = rec ? closestExchange(rec.exchanges, s) : undefined;
+    const site = stale.site ? ` (infer ${s.type} at ${stale.site.path}:${stale.site.line}:${stale.site.column})` : ` (infer ${s.type})`;
+    const cassetteLine = rec && closest ? rec.cassette.lineOf(test.name, closest.index) : undefined;
+    const where = rec ? `${shown(rec.cassette.file)}${cassetteLine ? `:${cassetteLine}` : ''}` : '';
+    let message: string;
+    let details: string | undefined;
+    if (!closest) {
+      message = `${shownFile}:${test.line}:${test.column}: stale recording: test "${test.name}" has no recorded model replies, and it now asks the model${site}; record them with \`turn test --update\``;
+    } else if (closest.schemaOnly) {
+      message = `${shownFile}:${test.line}:${test.column}: stale recording: ${where} was recorded for another schema of ${closest.exchange.type}${site}; re-record with \`turn test --update\``;
+      details = closest.diff;
+    } else {
+      message = `${shownFile}:${test.line}:${test.column}: stale recording: the program now sends a request the recording does not hold${site}; closest recorded request: ${where}; re-record with \`turn test --update\``;
+      details = closest.diff;
+    }
+    return done({
+      status: 'stale',
+      message,
+      location: { path: file, line: test.line, column: test.column },
+      ...(details ? { details: `--- recorded\n+++ now\n${details}` } : {}),
+      ...(closest ? { requests: { recorded: closest.recordedText, now: closest.nowText } } : {}),
+    });
+  }
+
+  switch (outcome.kind) {
+    case 'done':
+      if (mismatch) return done({ status: 'stale', message: `${at(undefined)}${mismatch}` });
+      if (unused.length > 0) {
+        const e = unused[0];
+        const line = answering.kind === 'replay' ? answering.cassette.lineOf(test.name, answering.exchanges.indexOf(e)) : undefined;
+        const where = answering.kind === 'replay' ? ` (${shown(answering.cassette.file)}${line ? `:${line}` : ''})` : '';
+        return done({
+          status: 'stale',
+          message: `${at(undefined)}stale recording: the test no longer asks ${unused.length} recorded request${unused.length === 1 ? '' : 's'}, the first being infer ${e.type} "${short(e.request.prompt)}"${where}; re-record with \`turn test --update\``,
+        });
+      }
+      return done({ status: 'passed' });
+    case 'failed': {
+      const err = outcome.error;
+      const loc = { path: shown(err.path), line: err.line, column: err.column };
+      const limit = /^(step|time|allocation) budget/.test(err.message);
+      const message = `${at(loc)}${limit ? `the test did not finish within its limits: ${err.message}` : err.message}`;
+      const stack = err.stack
+        .slice(1)
+        .filter((f) => path.resolve(f.path) !== wrapper)
+        .map((f) => `    at ${f.fn} (${shown(f.path)}:${f.line}:${f.column})`);
+      return done({ status: 'failed', message, location: loc, ...(stack.length > 0 ? { details: stack.join('\n') } : {}) });
+    }
+    case 'stopped':
+    case 'aborted':
+      return done({ status: 'failed', message: `${at(undefined)}${outcome.kind === 'stopped' ? outcome.reason : outcome.message}` });
+    case 'suspended':
+    case 'waiting':
+      return done({ status: 'failed', message: `${at(undefined)}the test ${outcome.kind === 'suspended' ? 'suspended (`suspend;` has no place in a test)' : 'waits on an unknown effect'}` });
+  }
+}
+
+function short(s: string): string {
+  const one = s.replace(/\s+/g, ' ');
+  return one.length > 60 ? one.slice(0, 57) + '...' : one;
+}
