@@ -13,6 +13,10 @@ import { storeBenchmarks } from './store.js';
 import { durabilityBenchmarks } from './durability.js';
 import { peerBenchmarks } from './peers.js';
 import { scalingBenchmarks } from './scaling.js';
+import { coldStartBenchmarks } from './coldstart.js';
+import { agentBenchmarks } from './agent.js';
+import { restateBenchmarks } from './restate.js';
+import { comparison, previousRun } from './history.js';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -21,11 +25,13 @@ async function main(): Promise<void> {
   const actors = await actorBenchmarks();
   const store = await storeBenchmarks();
   rows.push(...inSection(PAPER_SECTION, [...actors.paper, ...(await schemaValidationBenchmark()), ...store.filter((r) => r.paper)]));
-  rows.push(...inSection(PEER_SECTION, [...(await peerBenchmarks()), ...actors.peers, await vmLoopBenchmark()]));
+  rows.push(...inSection(PEER_SECTION, [...(await peerBenchmarks()), ...(await agentBenchmarks()), ...actors.peers, await vmLoopBenchmark()]));
   rows.push(...(await scalingBenchmarks()));
   rows.push(...store.filter((r) => !r.paper));
   rows.push(...(await durabilityBenchmarks()));
   rows.push(await (await import('./lsp.js')).lspBenchmark()); // also prints its own median and p95
+  rows.push(...(await coldStartBenchmarks())); // needs dist/ (npm run build)
+  rows.push(...(await restateBenchmarks())); // needs dist/: restate-server + `turn serve` workers (docs/scale-out.md)
   inSection('Store, durability and editor (anchors measured in the same run)', rows);
   const seconds = (Date.now() - started) / 1000;
   const table = markdownTable(rows);
@@ -34,8 +40,13 @@ async function main(): Promise<void> {
   process.stdout.write(`${header}\n\n${table}\n`);
   const dir = path.join(__dirname, 'results');
   fs.mkdirSync(dir, { recursive: true });
+  // the previous run goes to bench/results/history/, and this one is compared with it
+  const compared = comparison(rows, previousRun(dir));
+  process.stdout.write(`\n${compared}\n`);
   fs.writeFileSync(path.join(dir, 'latest.json'), JSON.stringify({ machine: machine(), date, loadAverage: load, seconds, rows }, null, 2) + '\n');
-  fs.writeFileSync(path.join(dir, 'latest.md'), `${header}\n\n${table}\n`);
+  fs.writeFileSync(path.join(dir, 'latest.md'), `${header}\n\n${table}\n\n${compared}\n`);
+  fs.mkdirSync(path.join(dir, 'history'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'history', `${date.replace(/[:.]/g, '-')}.json`), JSON.stringify({ machine: machine(), date, loadAverage: load, seconds, rows }, null, 2) + '\n');
 }
 
 main().catch((e) => {

@@ -10,8 +10,10 @@ import type { VM } from '../vm/index.js';
 import type { Host, ToolRequest } from '../ports/host.js';
 import type { PendingEffect, ProcessRef, Sleeper } from '../ports/effect.js';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
-import { SUSPEND_TOOL, type DurableHooks } from '../ports/durable.js';
-import { vmSnapshot } from './snapshot.js';
+import { SUSPEND_TOOL, whenDurable, type DurableHooks } from '../ports/durable.js';
+import { REMOTE_CHILD_TOOL } from '../ports/placement.js';
+import { vmSnapshot, type Counters, type RestorePoint } from './snapshot.js';
+import { reserveScopeIds } from '../vm/actors.js';
 import { REPLAYED_KEY, journalKey, logicalKey } from './keys.js';
 
 /**
@@ -26,7 +28,7 @@ export const POLICY_VERSIONS: Record<string, string> = { idempotency: 'v1', unkn
 const IDEMPOTENT_TOOLS = new Set(['fs_read', 'fs_list', 'fs_exists', 'env_get', 'time_now_ms', 'time_now_iso', 'math_random']);
 
 export function toolIsIdempotent(request: { name: string; args: unknown[] }): boolean {
-  if (IDEMPOTENT_TOOLS.has(request.name)) return true;
+  if (IDEMPOTENT_TOOLS.has(request.name) || request.name === REMOTE_CHILD_TOOL) return true; // a placed child: asked again under its key, Restate answers once
   if (request.name === 'http_request') {
     // http_request(auth, method, url, options): only safe methods may be sent again
     const method = request.args[1];
@@ -60,34 +62,138 @@ export const bytesJson = (b: Uint8Array | null): unknown => (b === null ? null :
 const sha = (v: unknown): string => createHash('sha256').update(JSON.stringify(v)).digest('hex');
 const short = (h: string | null): string => (h ? h.slice(0, 12) : '-');
 
-/** Test-only: `TURN_CRASH_AT=K[:before|:after]` kills the process (SIGKILL) at journal write K. */
-export function crashPointFromEnv(env: NodeJS.ProcessEnv = process.env): { at: number; when: 'before' | 'after' } | undefined {
+/**
+ * Test-only: `TURN_CRASH_AT=K[:before|:after|:uncommitted]` kills the process (SIGKILL) at journal
+ * write K: before it, after it is committed (durable, nothing acted on it yet), or after it joined
+ * the open group commit but before that commit (the write is lost).
+ */
+export type CrashPoint = { at: number; when: 'before' | 'after' | 'uncommitted' };
+export function crashPointFromEnv(env: NodeJS.ProcessEnv = process.env): CrashPoint | undefined {
   const v = env.TURN_CRASH_AT;
   if (!v) return undefined;
   const [k, when] = v.split(':');
-  return { at: Number(k), when: when === 'after' ? 'after' : 'before' };
+  return { at: Number(k), when: when === 'after' || when === 'uncommitted' ? when : 'before' };
 }
+
+/** A store that can commit several journal writes with one fsync (SqliteRunStore). */
+interface GroupCommit {
+  beginGroup(): void;
+  commitGroup(): void;
+  rollbackGroup(): void;
+}
+
+const groupCommit = (store: RunStore): GroupCommit | undefined => {
+  const g = store as Partial<GroupCommit>;
+  return typeof g.beginGroup === 'function' && typeof g.commitGroup === 'function' && typeof g.rollbackGroup === 'function' ? (g as GroupCommit) : undefined;
+};
 
 /**
  * Every journal write of a run goes through here: appends and completions, counted (for the crash
  * harness), with store failures turned into a fatal stop by the caller.
+ *
+ * Group commit (issue 17): writes join one open transaction, committed once the writes that were
+ * ready together are in — at the next turn of the event loop (`setImmediate`), or at once by
+ * `flush`. One fsync covers them all. Nothing written is acted on before its commit: an effect
+ * runs, and a result reaches the program, only after `committed()` resolves.
  */
 export class JournalWriter {
   writes = 0;
+  /** commits made (each one fsync) */
+  commits = 0;
+  private readonly group: GroupCommit | undefined;
+  private open = false;
+  private scheduled = false;
+  private waiting: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   constructor(
     readonly store: RunStore,
     readonly runId: string,
     private readonly crash = crashPointFromEnv(),
-  ) {}
+  ) {
+    this.group = groupCommit(store);
+  }
+
+  private join(): void {
+    if (!this.group || this.open) return;
+    this.group.beginGroup();
+    this.open = true;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        try {
+          this.flush();
+        } catch {
+          // reported to every waiter by flush
+        }
+      });
+    }
+  }
+
+  /** a write or a commit of the group failed: the group is rolled back, and nothing in it may be acted on */
+  private failed: unknown = undefined;
+
+  /** Runs one write of the group; a failure there rolls the group back (the store does), so its waiters fail. */
+  private grouped<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (e) {
+      if (this.open) {
+        this.open = false;
+        this.failed = e;
+        this.group!.rollbackGroup();
+        const waiting = this.waiting;
+        this.waiting = [];
+        for (const w of waiting) w.reject(e);
+      }
+      throw e;
+    }
+  }
+
+  /** Commits the open group now (one fsync). Throws the store's error; waiters see it too. */
+  flush(): void {
+    if (this.failed !== undefined) throw this.failed;
+    const waiting = this.waiting;
+    this.waiting = [];
+    if (this.open) {
+      this.open = false;
+      try {
+        this.group!.commitGroup();
+        this.commits++;
+        if (this.crashAtCommit) process.kill(process.pid, 'SIGKILL');
+      } catch (e) {
+        this.failed = e;
+        for (const w of waiting) w.reject(e);
+        throw e;
+      }
+    }
+    for (const w of waiting) w.resolve();
+  }
+
+  /** Resolves once every write made so far is committed (at once when none is pending). */
+  committed(): Promise<void> {
+    if (this.failed !== undefined) return Promise.reject(this.failed instanceof Error ? this.failed : new Error(String(this.failed)));
+    const deferred = whenDurable(this.store); // a store that commits later (Restate)
+    if (!this.open) return deferred ?? Promise.resolve();
+    const group = new Promise<void>((resolve, reject) => this.waiting.push({ resolve, reject }));
+    return deferred ? Promise.all([deferred, group]).then(() => {}) : group;
+  }
+
+  /** a crash point `after` a write of the open group: taken once that group is committed */
+  private crashAtCommit = false;
 
   private point(when: 'before' | 'after'): void {
-    if (this.crash && this.crash.at === this.writes && this.crash.when === when) process.kill(process.pid, 'SIGKILL');
+    const c = this.crash;
+    if (!c || c.at !== this.writes) return;
+    if (when === 'before' && c.when === 'before') process.kill(process.pid, 'SIGKILL');
+    if (when === 'after' && (c.when === 'uncommitted' || (c.when === 'after' && !this.open))) process.kill(process.pid, 'SIGKILL');
+    if (when === 'after' && c.when === 'after') this.crashAtCommit = true;
   }
 
   append(entry: JournalAppend): number {
     this.writes++;
     this.point('before');
-    const seq = this.store.appendJournal(this.runId, entry);
+    this.join();
+    const seq = this.grouped(() => this.store.appendJournal(this.runId, entry));
     this.point('after');
     return seq;
   }
@@ -95,7 +201,8 @@ export class JournalWriter {
   complete(seq: number, status: 'ok' | 'error', payload: Uint8Array | null): void {
     this.writes++;
     this.point('before');
-    this.store.completeJournal(this.runId, seq, status, payload);
+    this.join();
+    this.grouped(() => this.store.completeJournal(this.runId, seq, status, payload));
     this.point('after');
   }
 }
@@ -146,6 +253,26 @@ export class Durable implements DurableHooks {
 
   private keyOf(key: string): string {
     return journalKey(this.run.id, key);
+  }
+
+  /**
+   * A resume from a snapshot (issue 17): the run stands where the snapshot was taken, so the steps
+   * it had taken are consumed already; only the journal's tail after it is replayed.
+   */
+  restoredFrom(c: Counters): void {
+    this.effects = c.effects;
+    this.clocks = c.clocks;
+    this.checks = c.checks;
+    this.waits = c.waits;
+    this.suspends = c.suspends;
+    const limit: Record<string, number> = { e: c.effects, c: c.clocks, t: c.checks, w: c.waits, s: c.suspends };
+    for (const key of [...this.byKey.keys()]) {
+      const n = Number.parseInt(key.slice(1), 10);
+      if (n <= (limit[key[0]] ?? 0)) {
+        this.byKey.delete(key);
+        this.remaining--;
+      }
+    }
   }
 
   get replaying(): boolean {
@@ -220,27 +347,45 @@ export class Durable implements DurableHooks {
         this.fail(new UnknownOutcomeError(e));
         return this.never();
       }
-      return this.perform(e.seq, run);
+      return this.perform(e.seq, run, true);
     }
     const seq = this.write(() =>
       this.journal.append({ kind, name, pid, inputHash, status: 'intent', idempotencyKey: this.keyOf(key), idempotent, payload: jsonBytes(request) }),
     );
     if (seq === undefined) return this.never();
-    return this.perform(seq, run);
+    return this.perform(seq, run, idempotent);
   }
 
-  private perform(seq: number, run: () => Promise<unknown>): Promise<unknown> {
-    const p = Promise.resolve()
+  /** Resolves when what was written so far is committed or durable; a failed commit stops the run (never resolves). */
+  private durable(): Promise<void> {
+    return this.journal.committed().catch((e: unknown) => {
+      this.fail(e instanceof Error ? e : new Error(String(e)));
+      return this.never<void>();
+    });
+  }
+
+  /**
+   * Runs an effect whose intent is written: the outcome is durable before the program sees it. A
+   * non-idempotent effect runs only once its intent is durable (a group commit, a store that
+   * commits later), so a crash leaves it `unknown`, never silently lost. An idempotent one (a model
+   * call, a read) does not wait: if the process dies before the commit, nothing recorded it and the
+   * resume runs it again with the same key — what an unknown idempotent effect gets anyway — and
+   * its intent and outcome usually share one commit.
+   */
+  private perform(seq: number, run: () => Promise<unknown>, idempotent: boolean): Promise<unknown> {
+    const p = (idempotent ? Promise.resolve() : this.durable())
       .then(run)
       .then(
         (value) => {
           if (this.write(() => this.journal.complete(seq, 'ok', jsonBytes(value))) === undefined && this.dead) return this.never();
-          return value;
+          return this.durable().then(() => value);
         },
         (err: unknown) => {
           const message = err instanceof Error ? err.message : String(err);
           if (this.write(() => this.journal.complete(seq, 'error', jsonBytes(message))) === undefined && this.dead) return this.never();
-          throw err;
+          return this.durable().then(() => {
+            throw err;
+          });
         },
       );
     this.inflight.add(p);
@@ -284,7 +429,10 @@ export class Durable implements DurableHooks {
 
   /** Output is not journaled: lines the replayed part of the run printed already are not printed again. */
   output(real: Host, line: string): void {
-    if (!this.replaying && !this.halted) real.output(line);
+    if (this.replaying || this.halted) return;
+    // a line may show what the journal holds: it is printed only once that is committed
+    if (this.write(() => this.journal.flush()) === undefined && this.dead) return;
+    real.output(line);
   }
 
   clock(p: ProcessRef, live: number): number {
@@ -344,13 +492,14 @@ export class Durable implements DurableHooks {
     if (e === null || this.halted) return this.never();
     let snapshot: Uint8Array | undefined;
     try {
-      snapshot = encodeSnapshot(vmSnapshot(this.vm, 0, SEMANTICS_VERSION, { effects: this.effects, clocks: this.clocks, checks: this.checks, suspends: this.suspends }));
+      snapshot = encodeSnapshot(vmSnapshot(this.vm, 0, SEMANTICS_VERSION, { effects: this.effects, clocks: this.clocks, checks: this.checks, waits: this.waits, suspends: this.suspends }, p.id));
     } catch {
       snapshot = undefined; // a value the format cannot hold: the journal alone is the truth
     }
     const seq = this.write(() =>
       this.journal.append({ kind: 'suspend', name: 'suspend', pid: p.id, status: 'ok', idempotencyKey: this.keyOf(key), payload: null, ...(snapshot ? { snapshot } : {}) }),
     );
+    if (seq !== undefined && this.write(() => this.journal.flush()) === undefined && this.dead) return this.never();
     if (seq !== undefined) {
       this.halted = true; // nothing new starts or prints after the suspend point in this OS process
       this.settle({ kind: 'suspended', seq });
@@ -363,4 +512,15 @@ export class Durable implements DurableHooks {
 export function storeMessage(e: unknown): string {
   if (e instanceof StoreError) return e.message;
   return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * Puts a resumed run's VM where its snapshot was taken (before `vm.run()`): the process that
+ * suspended resumes first, as a full replay would resume it, and only the journal's tail is
+ * replayed (issue 17; the one resume still goes through runtime/run's resumeRun).
+ */
+export function restoreRun(vm: VM, durable: Durable, point: RestorePoint): void {
+  vm.restoreState(point.state, [{ pid: point.suspended, result: { kind: 'tool', ok: true, value: null } }]);
+  reserveScopeIds(point.maxScope);
+  durable.restoredFrom(point.counters);
 }

@@ -29,5 +29,5 @@ export const decisionKey = (runId: string, seq: number): string => journalKey(ru
 /** The key of the run's n-th migration to other bytecode. */
 export const migrationKey = (runId: string, n: number): string => journalKey(runId, `m${n}`);
 
-/** Logical keys a replay consumes (effects, clocks, timers, suspends); decisions and migrations are not replayed. */
-export const REPLAYED_KEY = /^[ects]/;
+/** Logical keys a replay consumes (effects, clocks, timers, suspends, which effect came first); decisions and migrations are not replayed. */
+export const REPLAYED_KEY = /^[ectsw]/;

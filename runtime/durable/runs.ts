@@ -5,8 +5,10 @@ import { checkSource } from '../check/index.js';
 import type { Bundle } from '../compile/bundle.js';
 import { compileBundle, localPath, portablePath, type SourceUnit } from '../compile/index.js';
 import { StoreError, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
+import { decodeSnapshot } from '../store/serialize.js';
 import { bytesJson, jsonBytes, SEMANTICS_VERSION } from './index.js';
-import { decisionKey, migrationKey } from './keys.js';
+import { decisionKey, journalKey, migrationKey } from './keys.js';
+import { restorePoint, type RestorePoint } from './snapshot.js';
 
 /** What a program's sources are stored as (`putBundle`): recompiled on resume and checked against the hash. */
 interface StoredSources {
@@ -57,7 +59,7 @@ export function currentHash(run: RunRecord, entries: JournalEntry[]): string {
   return hash;
 }
 
-async function compileStored(bytes: Uint8Array): Promise<Bundle> {
+export async function compileStored(bytes: Uint8Array): Promise<Bundle> {
   const stored = bytesJson(bytes) as StoredSources;
   const units: SourceUnit[] = [];
   for (const u of stored.units) {
@@ -77,7 +79,17 @@ export interface FreshCode {
 }
 
 export type Resumable =
-  | { kind: 'resume'; run: RunRecord; bundle: Bundle; entries: JournalEntry[]; migratedFrom?: string }
+  | {
+      kind: 'resume';
+      run: RunRecord;
+      bundle: Bundle;
+      entries: JournalEntry[];
+      migratedFrom?: string;
+      /** the latest snapshot, when it can be restored: only the journal after it is replayed */
+      restore?: SnapshotStart;
+      /** why the resume replays from the start although the run has a snapshot */
+      note?: string;
+    }
   /** effects with unknown outcomes wait for a decision; the run's status is now `waiting` */
   | { kind: 'waiting'; run: RunRecord; unknown: JournalEntry[] };
 
@@ -98,13 +110,27 @@ export async function prepareResume(store: RunStore, id: string, migrate?: () =>
   }
   // The store is ours now, so no other process runs this run: its open intents are unknown.
   store.markUnknownOnRecovery(id);
-  let entries = store.readJournal(id);
+  // A restorable snapshot (issue 17) needs only the journal after it: every step before it has its
+  // outcome (a snapshot is restorable only where no effect was in flight). A migration replays
+  // the new code from the start.
+  const snapshot = migrate ? { note: undefined } : snapshotStart(store, id);
+  let restore = snapshot.restore;
+  let note = snapshot.note;
+  let entries: JournalEntry[] = snapshot.restore ? snapshot.tail : store.readJournal(id);
   const blocking = blockingUnknowns(entries);
   if (blocking.length > 0) {
     store.setRunStatus(id, 'waiting');
     return { kind: 'waiting', run: { ...run, status: 'waiting' }, unknown: blocking };
   }
-  let hash = currentHash(run, entries);
+  let hash = restore ? currentHash({ ...run, bytecodeHash: restore.bytecodeHash }, entries) : currentHash(run, entries);
+  if (restore && hash !== restore.bytecodeHash) {
+    // the run moved to new code after its snapshot: the new code replays from the start
+    note = `the snapshot of run ${id} at step ${restore.seq + 1} holds code the run has since moved from; replaying run ${id}'s journal from the start`;
+    restore = undefined;
+    entries = store.readJournal(id);
+    hash = currentHash(run, entries);
+  }
+  if (!restore && note === undefined && entries.some((e) => e.kind === 'suspend')) note = `run ${id} has no snapshot; replaying run ${id}'s journal from the start`;
   let migratedFrom: string | undefined;
   if (migrate) {
     if (run.status !== 'suspended' && run.status !== 'waiting') {
@@ -128,7 +154,41 @@ export async function prepareResume(store: RunStore, id: string, migrate?: () =>
       `run ${id} started with bytecode ${hash.slice(0, 12)}, but this Turn compiles its stored sources to ${bundle.version.slice(0, 12)}; resume it with the Turn that started it, or move it with --migrate`,
     );
   }
-  return { kind: 'resume', run, bundle, entries, ...(migratedFrom ? { migratedFrom } : {}) };
+  return { kind: 'resume', run, bundle, entries, ...(migratedFrom ? { migratedFrom } : {}), ...(restore ? { restore } : {}), ...(note ? { note } : {}) };
+}
+
+/** A restore point with the code its snapshot holds. */
+export type SnapshotStart = RestorePoint & { bytecodeHash: string };
+
+/**
+ * Where a resume starts (issue 17): the latest snapshot, with the journal after it, when it can be
+ * restored; else a note saying why not (damaged, taken where a restore is not possible, not
+ * matching the journal). The journal alone is the truth, so a snapshot that does not fit is never
+ * an error: the resume replays from the start.
+ */
+function snapshotStart(store: RunStore, id: string): { restore: SnapshotStart; tail: JournalEntry[]; note?: undefined } | { restore?: undefined; note: string | undefined } {
+  const fallback = (why: string) => ({ note: `${why}; replaying run ${id}'s journal from the start` });
+  let snap;
+  try {
+    snap = store.latestSnapshot(id);
+  } catch (e) {
+    return fallback(`the snapshot of run ${id} cannot be read (${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (!snap) return { note: undefined };
+  const at = `the snapshot of run ${id} at step ${snap.seq + 1}`;
+  let data;
+  try {
+    data = decodeSnapshot(snap.bytes);
+  } catch (e) {
+    return fallback(`${at} is damaged (${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (data.semanticsVersion !== SEMANTICS_VERSION) return fallback(`${at} was taken by a VM with semantics ${data.semanticsVersion}`);
+  const point = restorePoint(data);
+  if (typeof point === 'string') return fallback(`${at} cannot be restored: ${point}`);
+  // the snapshot is committed with its suspend entry: the journal's tail starts with that entry
+  const tail = store.readJournal(id, snap.seq + 1);
+  if (tail[0]?.idempotencyKey !== journalKey(id, `s${point.counters.suspends}`) || tail[0].seq !== snap.seq + 1) return fallback(`${at} does not match the journal`);
+  return { restore: { ...point, seq: snap.seq, bytecodeHash: data.bytecodeHash }, tail };
 }
 
 /** How a person settles an effect whose outcome is unknown. */

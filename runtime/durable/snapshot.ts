@@ -1,15 +1,54 @@
-// Process ↔ SnapshotData (runtime/store/serialize.ts): the whole VM at a safe point, for
-// `turn inspect` and as the state committed with `suspend;`. See docs/durability.md ("Snapshots").
-import type { Context } from '../context/index.js';
+// Process ↔ SnapshotData (runtime/store/serialize.ts): the whole VM at a safe point, committed with
+// `suspend;`, shown by `turn inspect`, and restored by a resume, which then replays only the
+// journal's tail after it (issue 17). See docs/durability.md ("Snapshots").
+import { Context } from '../context/index.js';
+import { SUSPEND_TOOL } from '../ports/durable.js';
 import type { ContextSnapshot, Json, ProcessSnapshot, SnapshotData, Slot } from '../store/serialize.js';
+import type { ClosureVal, Value } from '../values/index.js';
 import type { VM } from '../vm/index.js';
-import type { Process } from '../vm/process.js';
+import { EFFECT, Process, type Failure, type Frame, type SchedulerState, type SchedulerWaits, type ScopeRecord, type Site, type StackEntry, type Waiting } from '../vm/process.js';
 
 const STATUS = ['ready', 'blocked', 'effect', 'done', 'failed'];
 
-export function contextSnapshot(c: Context): ContextSnapshot {
-  return { limits: { working: c.limits.working, episodic: c.limits.episodic }, system: c.system, working: c.working, episodic: c.episodic };
+/** How many steps of each kind the run had taken at the safe point: the journal keys it consumed. */
+export interface Counters {
+  effects: number;
+  clocks: number;
+  checks: number;
+  waits: number;
+  suspends: number;
 }
+
+/** A context's tiers as the Context class keeps them (token counts included, so a restore never re-tokenizes). */
+interface TierData {
+  texts: string[];
+  tokens: number[];
+  push(text: string, tokens?: number): void;
+}
+const tiersOf = (c: Context): { p0: TierData; p1: TierData; p2: TierData } => c as unknown as { p0: TierData; p1: TierData; p2: TierData };
+
+export function contextSnapshot(c: Context): ContextSnapshot {
+  const t = tiersOf(c);
+  return {
+    limits: { working: c.limits.working, episodic: c.limits.episodic },
+    system: c.system,
+    working: c.working,
+    episodic: c.episodic,
+    tokens: { system: t.p0.tokens, working: t.p1.tokens, episodic: t.p2.tokens },
+  };
+}
+
+export function contextFrom(s: ContextSnapshot): Context {
+  const c = new Context({ working: s.limits.working, episodic: s.limits.episodic });
+  const t = tiersOf(c);
+  const fill = (tier: TierData, texts: string[], tokens: number[] | undefined) => texts.forEach((text, i) => tier.push(text, tokens?.[i] ?? -1));
+  fill(t.p0, s.system, s.tokens?.system);
+  fill(t.p1, s.working, s.tokens?.working);
+  fill(t.p2, s.episodic, s.tokens?.episodic);
+  return c;
+}
+
+const EMPTY_CONTEXT = (): ContextSnapshot => contextSnapshot(new Context());
 
 export function processSnapshot(p: Process): ProcessSnapshot {
   const values: Record<string, Slot> = { result: p.result, failure: p.failure ? p.failure.value : null, events: p.events };
@@ -43,6 +82,8 @@ export function processSnapshot(p: Process): ProcessSnapshot {
     scopes: p.scopes.map((s) => ({ id: s.id, policy: s.policy, tasks: s.tasks, handlers: s.handlers, decidedBy: s.decidedBy })),
     ownerScope: p.ownerScope,
     invokes: p.invokes.map((r) => ({ handlers: r.handlers, saved: contextSnapshot(r.saved) as unknown as Json })),
+    hasContext: p.hasContext(),
+    ...(p.failure ? { failureSite: p.failure.site as unknown as Json, failureStack: p.failure.stack as unknown as Json } : {}),
   };
   return {
     pid: p.id,
@@ -50,18 +91,174 @@ export function processSnapshot(p: Process): ProcessSnapshot {
     stack: p.stack.slice(0, p.sp),
     memory: p.memory,
     mailbox: p.mailbox,
-    context: contextSnapshot(p.context),
+    context: p.hasContext() ? contextSnapshot(p.context) : EMPTY_CONTEXT(),
     values,
   };
 }
 
-/** The whole VM: every process (finished ones too, for their results), at journal entry `seq`. */
-export function vmSnapshot(vm: VM, seq: number, semanticsVersion: string, scheduler: Json): SnapshotData {
-  return {
-    bytecodeHash: vm.bundle.version,
-    semanticsVersion,
-    seq,
-    scheduler,
-    processes: [...vm.processes()].map(processSnapshot),
+/**
+ * Why the VM at this safe point cannot be restored (null: it can). A restore resumes the process
+ * that suspended with every other process where it stood; an effect in flight or a process queued
+ * to run would need the scheduler's promises and queue, which a snapshot does not hold.
+ */
+function notRestorable(s: SchedulerState & SchedulerWaits, suspender: number): string | null {
+  if (s.seeded) return 'the run draws its scheduling order from a seed';
+  if (s.ready.length > 0) return 'other processes were ready to run';
+  if (s.pending.length !== 1 || s.pending[0] !== suspender) return 'other effects were in flight';
+  for (const p of s.processes) if (p.id !== suspender && (p.effect !== null || p.status === EFFECT)) return `process #${p.id} waited on an effect`;
+  return null;
+}
+
+/**
+ * The whole VM (every process, finished ones too, for their results) at the `suspend;` of process
+ * `suspender`, reflecting journal entries <= `seq`.
+ */
+export function vmSnapshot(vm: VM, seq: number, semanticsVersion: string, counters: Counters, suspender: number): SnapshotData {
+  const s = vm.durableState();
+  const why = notRestorable(s, suspender);
+  const processes = s.processes.map(processSnapshot);
+  const modules = [...s.moduleCache.keys()];
+  const main = processes.find((p) => p.pid === s.main);
+  if (main) {
+    // the VM's own values ride with the main process, in the snapshot's one object table
+    main.values['vm.methods'] = s.methods;
+    main.values['vm.modules'] = modules.map((m) => s.moduleCache.get(m)!);
+  }
+  const scheduler: Json = {
+    ...counters,
+    restorable: why ?? true,
+    vm: {
+      main: s.main,
+      nextPid: s.nextPid,
+      used: s.used,
+      allocLeft: s.allocLeft,
+      inferSeq: s.inferSeq,
+      now: s.now,
+      sleeping: s.sleeping,
+      suspended: suspender,
+      modules,
+      resultSite: (s.resultSite ?? null) as unknown as Json,
+    },
   };
+  return { bytecodeHash: vm.bundle.version, semanticsVersion, seq, scheduler, processes };
+}
+
+/** A snapshot a resume can start from. */
+export interface RestorePoint {
+  /** the snapshot reflects journal entries <= seq */
+  seq: number;
+  state: SchedulerState;
+  counters: Counters;
+  /** the process whose `suspend;` the run resumes from */
+  suspended: number;
+  /** the highest scope id the snapshot holds */
+  maxScope: number;
+}
+
+class Unrestorable extends Error {}
+
+function need<T>(ok: boolean, what: string, v: T): T {
+  if (!ok) throw new Unrestorable(what);
+  return v;
+}
+
+const num = (v: unknown, what: string): number => need(typeof v === 'number', what, v as number);
+const nums = (v: unknown, what: string): number[] => need(Array.isArray(v) && v.every((x) => typeof x === 'number'), what, v as number[]);
+
+function restoreProcess(ps: ProcessSnapshot, suspended: number): Process {
+  const st = ps.state as Record<string, unknown>;
+  need(st !== null && typeof st === 'object', 'process state', st);
+  const p = new Process(ps.pid, num(st.parent, 'parent'), st.linked === true);
+  p.status = need(STATUS.includes(String(st.status)), `status ${String(st.status)}`, STATUS.indexOf(String(st.status)));
+  p.sp = num(st.sp, 'sp');
+  p.stack = ps.stack as Value[];
+  need(p.stack.length === p.sp, 'stack height', 0);
+  const frames = need(Array.isArray(st.frames), 'frames', st.frames as Record<string, number>[]);
+  p.frames = frames.map((f, i): Frame => {
+    const closure = ps.values[`frame${i}`] as ClosureVal;
+    need(closure !== null && typeof closure === 'object' && 'proto' in closure, `frame ${i}`, 0);
+    return { closure, proto: num(f.proto, 'proto'), ip: num(f.ip, 'ip'), bp: num(f.bp, 'bp'), ret: num(f.ret, 'ret'), module: num(f.module, 'module') };
+  });
+  p.handlers = (st.handlers as { frame: number; ip: number; sp: number }[]).map((h) => ({ frame: h.frame, ip: h.ip, sp: h.sp }));
+  p.waiting = (st.waiting ?? null) as Waiting | null;
+  p.deadline = (st.deadline ?? null) as number | null;
+  p.timedOut = st.timedOut === true;
+  p.cancel = st.cancel as Process['cancel'];
+  p.cancelReason = String(st.cancelReason ?? '');
+  p.detached = st.detached === true;
+  p.gatherCursor = num(st.gatherCursor, 'gatherCursor');
+  p.watchers = nums(st.watchers, 'watchers');
+  p.loading = nums(st.loading, 'loading');
+  p.monitors = nums(st.monitors, 'monitors');
+  p.waiters = nums(st.waiters, 'waiters');
+  p.joining = nums(st.joining, 'joining');
+  p.scopes = (st.scopes as ScopeRecord[]).map((s) => ({ ...s, tasks: [...s.tasks] }));
+  p.ownerScope = (st.ownerScope ?? null) as Process['ownerScope'];
+  p.invokes = (st.invokes as { handlers: number; saved: ContextSnapshot }[]).map((r) => ({ handlers: r.handlers, saved: contextFrom(r.saved) }));
+  if (st.hasContext === true) p.context = contextFrom(ps.context);
+  if (ps.memory.size > 0) p.memory = ps.memory;
+  p.mailbox = ps.mailbox;
+  p.result = (ps.values.result ?? null) as Value;
+  p.events = (ps.values.events ?? []) as Value[];
+  if (st.failureSite) {
+    p.failure = { value: (ps.values.failure ?? null) as Value, site: st.failureSite as Site, stack: (st.failureStack ?? []) as StackEntry[] } satisfies Failure;
+  }
+  if (ps.pid === suspended) {
+    need(p.status === EFFECT, 'the suspended process waits on its suspend', 0);
+    p.effect = { kind: 'tool', request: { name: SUSPEND_TOOL, args: [], pid: p.id } };
+  } else need(st.effect === null, `process #${p.id} waited on an effect`, 0);
+  return p;
+}
+
+/**
+ * The restore point a decoded snapshot gives, or why it cannot be restored (a snapshot of another
+ * shape, taken where a restore is not possible, or damaged in a way the decoder could not see).
+ */
+export function restorePoint(data: SnapshotData): RestorePoint | string {
+  const sch = data.scheduler as Record<string, unknown>;
+  if (!sch || typeof sch !== 'object') return 'it holds no scheduler state';
+  if (sch.restorable !== true) return typeof sch.restorable === 'string' ? `it was taken where ${sch.restorable}` : 'it was taken by a Turn that did not make restorable snapshots';
+  try {
+    const v = sch.vm as Record<string, unknown>;
+    need(v !== null && typeof v === 'object', 'scheduler state', 0);
+    const suspended = num(v.suspended, 'suspended');
+    const processes = data.processes.map((ps) => restoreProcess(ps, suspended));
+    const byId = new Map(processes.map((p) => [p.id, p]));
+    const mainId = num(v.main, 'main');
+    const main = need(byId.has(mainId), 'main process', data.processes.find((p) => p.pid === mainId)!);
+    need(byId.has(suspended), 'suspended process', 0);
+    const methods = main.values['vm.methods'];
+    need(methods instanceof Map, 'method tables', 0);
+    const moduleIds = nums(v.modules, 'modules');
+    const moduleValues = main.values['vm.modules'];
+    need(Array.isArray(moduleValues) && moduleValues.length === moduleIds.length, 'module values', 0);
+    const sleeping = nums(v.sleeping, 'sleeping');
+    need(sleeping.every((id) => byId.has(id)), 'sleepers', 0);
+    const state: SchedulerState = {
+      processes,
+      main: mainId,
+      nextPid: num(v.nextPid, 'nextPid'),
+      used: num(v.used, 'used'),
+      allocLeft: num(v.allocLeft, 'allocLeft'),
+      inferSeq: num(v.inferSeq, 'inferSeq'),
+      now: num(v.now, 'now'),
+      sleeping,
+      methods: new Map([...(methods as Map<string, Map<string, ClosureVal>>)].map(([k, t]) => [k, new Map(t)])),
+      moduleCache: new Map(moduleIds.map((m, i) => [m, (moduleValues as Value[])[i]])),
+      resultSite: (v.resultSite ?? undefined) as Site | undefined,
+    };
+    const counters: Counters = {
+      effects: num(sch.effects, 'effects'),
+      clocks: num(sch.clocks, 'clocks'),
+      checks: num(sch.checks, 'checks'),
+      waits: num(sch.waits, 'waits'),
+      suspends: num(sch.suspends, 'suspends'),
+    };
+    let maxScope = 0;
+    for (const p of processes) for (const s of p.scopes) maxScope = Math.max(maxScope, s.id);
+    return { seq: data.seq, state, counters, suspended, maxScope };
+  } catch (e) {
+    if (e instanceof Unrestorable) return `its ${e.message} does not fit this VM`;
+    throw e;
+  }
 }

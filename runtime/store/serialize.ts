@@ -9,11 +9,21 @@
 // Identity handles are written as their kind and name: the VM never holds a secret, and the
 // encoding has no way to carry one. See docs/durability.md ("Snapshot format").
 import { createHash } from 'node:crypto';
+import * as zlib from 'node:zlib';
 import { Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, type Value } from '../values/index.js';
 
 /** Bump when the byte format changes; a decoder refuses formats it does not know. */
 export const VALUE_FORMAT = 1;
-export const SNAPSHOT_FORMAT = 1;
+/**
+ * Snapshots: format 1 is the stream below as it is; format 2 (issue 17) is the same stream
+ * compressed with Brotli (quality 1: fast, and the names and values of an agent's memory repeat),
+ * written for snapshots larger than COMPRESS_ABOVE bytes. Both are read.
+ */
+export const SNAPSHOT_FORMAT = 2;
+const SNAPSHOT_PLAIN = 1;
+const COMPRESS_ABOVE = 4096;
+/** a compressed snapshot may not expand past this (a corrupt or hostile body is refused, not inflated) */
+const MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024;
 
 const VALUE_MAGIC = [0x54, 0x4e, 0x56]; // "TNV"
 const SNAPSHOT_MAGIC = [0x54, 0x4e, 0x53]; // "TNS"
@@ -350,6 +360,17 @@ class Reader {
   private utf8(len: number): string {
     const start = this.pos;
     this.pos += len;
+    if (len <= 32) {
+      // short ASCII text (names, keys, small values): built here, without a call into the runtime's decoder
+      const buf = this.buf;
+      let s = '';
+      for (let i = start; i < start + len; i++) {
+        const b = buf[i];
+        if (b >= 0x80) return buf.toString('utf8', start, start + len);
+        s += String.fromCharCode(b);
+      }
+      return s;
+    }
     return this.buf.toString('utf8', start, start + len);
   }
 
@@ -503,10 +524,10 @@ class Reader {
     return v;
   }
 
-  header(magic: number[], format: number): void {
+  header(magic: number[], format: number, newest = format): void {
     for (const m of magic) if (this.byte() !== m) this.fail('bad magic (not Turn data)');
     const f = this.byte();
-    if (f !== format) this.fail(`format ${f}, this Turn reads format ${format}`);
+    if (f !== format) this.fail(f > newest ? `format ${f} is newer than this Turn reads (up to ${newest}); use a newer Turn` : `format ${f}, this Turn reads format ${format}`);
   }
 
   end(): void {
@@ -590,9 +611,23 @@ function writeContext(w: Writer, c: ContextSnapshot): void {
 }
 
 export function encodeSnapshot(s: SnapshotData): Uint8Array {
+  const plain = encodePlainSnapshot(s);
+  if (plain.length <= COMPRESS_ABOVE) return plain;
+  const body = zlib.brotliCompressSync(plain.subarray(SNAPSHOT_MAGIC.length + 1), {
+    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: plain.length },
+  });
+  const out = new Uint8Array(SNAPSHOT_MAGIC.length + 1 + body.length);
+  out.set(SNAPSHOT_MAGIC, 0);
+  out[SNAPSHOT_MAGIC.length] = SNAPSHOT_FORMAT;
+  out.set(body, SNAPSHOT_MAGIC.length + 1);
+  return out;
+}
+
+/** The snapshot in format 1: the stream itself. */
+export function encodePlainSnapshot(s: SnapshotData): Uint8Array {
   const w = new Writer(64 * 1024);
   for (const m of SNAPSHOT_MAGIC) w.byte(m);
-  w.byte(SNAPSHOT_FORMAT);
+  w.byte(SNAPSHOT_PLAIN);
   w.str(s.bytecodeHash);
   w.str(s.semanticsVersion);
   w.varint(s.seq);
@@ -617,8 +652,26 @@ export function encodeSnapshot(s: SnapshotData): Uint8Array {
 }
 
 export function decodeSnapshot(bytes: Uint8Array): SnapshotData {
+  const head = SNAPSHOT_MAGIC.length;
+  if (bytes.length > head && bytes[head] === SNAPSHOT_FORMAT && SNAPSHOT_MAGIC.every((m, i) => bytes[i] === m)) {
+    let plain: Buffer;
+    try {
+      plain = zlib.brotliDecompressSync(bytes.subarray(head + 1), { maxOutputLength: MAX_SNAPSHOT_BYTES });
+    } catch (e) {
+      throw new SerializeError(`corrupt snapshot: its compressed body does not decompress (${e instanceof Error ? e.message : String(e)})`);
+    }
+    const framed = Buffer.allocUnsafe(head + 1 + plain.length);
+    framed.set(SNAPSHOT_MAGIC, 0);
+    framed[head] = SNAPSHOT_PLAIN;
+    plain.copy(framed, head + 1);
+    return decodePlainSnapshot(framed);
+  }
+  return decodePlainSnapshot(bytes);
+}
+
+function decodePlainSnapshot(bytes: Uint8Array): SnapshotData {
   const r: Reader = new Reader(bytes, 'snapshot');
-  r.header(SNAPSHOT_MAGIC, SNAPSHOT_FORMAT);
+  r.header(SNAPSHOT_MAGIC, SNAPSHOT_PLAIN, SNAPSHOT_FORMAT);
   const bytecodeHash = r.str();
   const semanticsVersion = r.str();
   const seq = r.varint();

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  SerializeError, decodeSnapshot, decodeValue, encodeSnapshot, encodeValue, valueHash,
+  SerializeError, decodeSnapshot, decodeValue, encodePlainSnapshot, encodeSnapshot, encodeValue, valueHash,
   type ProcessSnapshot, type SnapshotData, type Slot,
 } from '../../runtime/store/serialize.js';
 import { Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, equals, type Value } from '../../runtime/values/index.js';
@@ -228,5 +228,28 @@ describe('serialize: snapshots', () => {
     const back = decodeSnapshot(bytes);
     assert.equal(back.processes[0].memory.size, 5000);
     assert.equal(back.processes[0].memory.get('fact_4999'), 'observation number 4999 about the task');
+  });
+
+  test('a large snapshot is compressed (format 2) and decodes to the same data as the plain format 1, which stays readable', () => {
+    const data: SnapshotData = { bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: { n: 1 }, processes: [processWith(0, 5000)] };
+    const packed = encodeSnapshot(data);
+    const plain = encodePlainSnapshot(data);
+    assert.equal(packed[3], 2, 'format 2');
+    assert.equal(plain[3], 1, 'format 1');
+    assert.ok(packed.length * 4 < plain.length, `${packed.length} compressed bytes for ${plain.length}`);
+    assert.ok(same(decodeSnapshot(packed), decodeSnapshot(plain)), 'both formats decode to the same snapshot');
+    assert.ok(same(decodeSnapshot(plain), data));
+    // a small snapshot is not worth compressing
+    assert.equal(encodeSnapshot({ ...data, processes: [processWith(0, 3)] })[3], 1);
+  });
+
+  test('a damaged compressed body and a newer format are clear SerializeErrors', () => {
+    const packed = Buffer.from(encodeSnapshot({ bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: {}, processes: [processWith(0, 5000)] }));
+    const damaged = Buffer.from(packed);
+    damaged.fill(0x5a, 40, 80);
+    assert.throws(() => decodeSnapshot(damaged), (e: unknown) => e instanceof SerializeError && /corrupt snapshot/.test(e.message));
+    const newer = Buffer.from(encodePlainSnapshot({ bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: {}, processes: [] }));
+    newer[3] = 3;
+    assert.throws(() => decodeSnapshot(newer), /format 3 is newer than this Turn reads \(up to 2\); use a newer Turn/);
   });
 });
