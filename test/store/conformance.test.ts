@@ -1,6 +1,7 @@
 // One conformance suite for every RunStore driver (docs/durability.md). `conformance(driver)`
-// runs it against a driver; below it runs against better-sqlite3 (always, on Node 20) and
-// node:sqlite (where this Node has it; skipped with the reason where it does not).
+// runs it against a driver; below it runs against better-sqlite3 (always, on Node 20),
+// node-sqlite3-wasm (always: it needs no native module) and node:sqlite (where this Node has it;
+// skipped with the reason where it does not).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -9,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { betterSqlite3Connection, betterSqlite3Available, openBetterSqlite3Store } from '../../runtime/store/better-sqlite3.js';
 import { nodeSqliteAvailable, nodeSqliteConnection, openNodeSqliteStore } from '../../runtime/store/node-sqlite.js';
+import { nodeSqlite3WasmConnection, openNodeSqlite3WasmStore } from '../../runtime/store/node-sqlite3-wasm.js';
 import { SqliteRunStore, type SqlConnection, type SqliteOptions } from '../../runtime/store/sqlite-schema.js';
 import { StoreError, type RunStore } from '../../runtime/store/types.js';
 
@@ -287,6 +289,32 @@ export function conformance(driver: Driver): void {
       }
     });
 
+    test('delete: a run goes with its journal and snapshots, the other runs and the bundles stay', () => {
+      const s = open();
+      try {
+        const a = s.createRun(RUN);
+        const b = s.createRun(RUN);
+        s.putBundle('h1', bytes(1));
+        for (const id of [a.id, b.id]) {
+          s.appendJournal(id, { kind: 'tool', name: 't', status: 'intent', idempotencyKey: 'k' });
+          s.putSnapshot(id, 1, bytes(2));
+        }
+        s.deleteRun!(a.id);
+        assert.equal(s.getRun(a.id), null);
+        assert.deepEqual(s.readJournal(a.id), []);
+        assert.equal(s.latestSnapshot(a.id), null);
+        assert.deepEqual(s.listRuns().map((r) => r.id), [b.id]);
+        assert.equal(s.readJournal(b.id).length, 1);
+        assert.deepEqual(s.getBundle('h1'), bytes(1));
+        expectStoreError(() => s.deleteRun!(a.id), 'not_found', new RegExp(a.id));
+        // its id and idempotency keys are free again
+        s.createRun({ ...RUN, id: a.id });
+        s.appendJournal(a.id, { kind: 'tool', name: 't', status: 'intent', idempotencyKey: 'k' });
+      } finally {
+        s.close();
+      }
+    });
+
     test('bundles: content-addressed, stored once', () => {
       const s = open();
       try {
@@ -336,11 +364,12 @@ export function conformance(driver: Driver): void {
       const s = open(file);
       try {
         // A bare connection in another process cannot even read: the writer holds the lock.
-        const driverModule = driver.name === 'node:sqlite' ? 'node:sqlite' : 'better-sqlite3';
-        const script =
-          driverModule === 'node:sqlite'
-            ? `const {DatabaseSync}=require('node:sqlite');const d=new DatabaseSync(${JSON.stringify(file)});d.exec('PRAGMA busy_timeout=50');try{d.prepare('SELECT COUNT(*) FROM runs').get();console.log('READ')}catch(e){console.log('BUSY',e.message)}`
-            : `const D=require('better-sqlite3');const d=new D(${JSON.stringify(file)},{timeout:50});try{d.prepare('SELECT COUNT(*) FROM runs').get();console.log('READ')}catch(e){console.log('BUSY',e.message)}`;
+        const scripts: Record<string, string> = {
+          'node:sqlite': `const {DatabaseSync}=require('node:sqlite');const d=new DatabaseSync(${JSON.stringify(file)});d.exec('PRAGMA busy_timeout=50');try{d.prepare('SELECT COUNT(*) FROM runs').get();console.log('READ')}catch(e){console.log('BUSY',e.message)}`,
+          'better-sqlite3': `const D=require('better-sqlite3');const d=new D(${JSON.stringify(file)},{timeout:50});try{d.prepare('SELECT COUNT(*) FROM runs').get();console.log('READ')}catch(e){console.log('BUSY',e.message)}`,
+          'node-sqlite3-wasm': `const {Database}=require('node-sqlite3-wasm');const d=new Database(${JSON.stringify(file)});try{d.exec('PRAGMA busy_timeout=50');d.get('SELECT COUNT(*) FROM runs');console.log('READ')}catch(e){console.log('BUSY',e.message)}`,
+        };
+        const script = scripts[driver.name];
         const r = spawnSync(process.execPath, ['-e', script], { cwd: process.cwd(), encoding: 'utf8' });
         assert.match(r.stdout, /^BUSY .*locked/m, r.stdout + r.stderr);
       } finally {
@@ -432,9 +461,11 @@ export function conformance(driver: Driver): void {
         const walAfter = fs.statSync(file + '-wal').size;
         assert.ok(walAfter > walBefore);
         image = crashImage(file, path.join(root, `torn${++n}`));
-        // The last transaction's frames were being written when the power went: cut its last frame in half.
+        // The last transaction's frames were being written when the power went: cut its first frame
+        // in half. (Not its last frame: a VFS without powersafe overwrite, node-sqlite3-wasm's, pads
+        // a commit with copies of its commit frame up to a sector, and cutting a copy tears nothing.)
         const pageFrame = 24 + 4096;
-        fs.truncateSync(image + '-wal', walAfter - Math.floor(pageFrame / 2));
+        fs.truncateSync(image + '-wal', walBefore + Math.floor(pageFrame / 2));
       } finally {
         s.close();
       }
@@ -576,6 +607,14 @@ conformance({
   skip: better.ok || !nodeSqlite.ok ? undefined : better.reason,
   open: openBetterSqlite3Store,
   connect: betterSqlite3Connection,
+});
+
+conformance({
+  name: 'node-sqlite3-wasm',
+  // a package without a native part: it loads on every Node this project supports
+  skip: undefined,
+  open: openNodeSqlite3WasmStore,
+  connect: nodeSqlite3WasmConnection,
 });
 
 conformance({
