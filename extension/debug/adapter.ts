@@ -1,16 +1,26 @@
 // The Turn debug adapter (DAP, @vscode/debugadapter) over the VM debugger of runtime/vm/debug.ts.
-// Each actor is a thread; scopes are Locals, Context (P0/P1/P2) and Memory; stops are
-// breakpoints, steps, pauses and — with `stopOnEffects` — a process waiting on a model reply, an
-// effect or an approval. No `vscode` import: the extension runs it inline (with the vault);
-// dist/debug-adapter.js runs it over stdio (tests, other editors).
+// Each actor is a thread, named by the function it runs; scopes are Locals, Context (P0/P1/P2) and
+// Memory; stops are breakpoints (with conditions, hit counts and logpoints), steps, pauses,
+// run-time errors (exception breakpoints) and — with `stopOnEffects` — a process waiting on a
+// model reply, an effect or an approval. The whole run stops together (`allThreadsStopped`), and
+// Continue resumes every actor.
+//
+// Time travel: every run under the debugger is durable — in its store, or in a journal kept in
+// memory for the session — so Step Back and Reverse Continue re-execute the run from its start
+// with the journal feeding every recorded result (the one replay, runtime/durable) up to the
+// earlier step; going forward again meets the same states.
+//
+// No `vscode` import: the extension runs it inline (with the vault); dist/debug-adapter.js runs it
+// over stdio (tests, other editors).
 import * as path from 'node:path';
 import {
   Breakpoint, InitializedEvent, LoggingDebugSession, OutputEvent, Scope, Source, StackFrame, StoppedEvent, TerminatedEvent, ExitedEvent, Thread,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import {
-  Debugger, DEFAULT_MODEL, debugRender, countTokens, formatDiagnostic, resumeRun, RunSetupError, startRun,
-  type ApprovalHook, type AuthorityOptions, type EffectWait, type Run, type RunOptions, type StopEvent, type Value, type Vault,
+  Debugger, DEFAULT_MODEL, debugRender, countTokens, formatDiagnostic, MemoryRunStore, resumeRun, RunSetupError, startRun,
+  type ApprovalHook, type AuthorityOptions, type BreakpointSpec, type EffectWait, type ExceptionFilter, type Run, type RunOptions, type RunResult,
+  type RunStore, type StopEvent, type Value, type Vault,
 } from '../../runtime/index.js';
 
 export interface TurnLaunchArgs extends DebugProtocol.LaunchRequestArguments {
@@ -31,7 +41,7 @@ export interface TurnLaunchArgs extends DebugProtocol.LaunchRequestArguments {
   context?: { working?: number; episodic?: number };
   /** resume this suspended durable run (`turn run --store`) instead of starting `program`: recorded results are replayed */
   resume?: string;
-  /** the store folder of `resume` (default: the CLI's default store, .turn/) */
+  /** the store folder of the run: `resume`'s (default: the CLI's default store, .turn/), or where a new debugged run is recorded (default: in memory) */
   store?: string;
 }
 
@@ -43,19 +53,36 @@ export interface AdapterOptions {
 type VarRef = { kind: 'locals'; pid: number; frame: number } | { kind: 'context'; pid: number } | { kind: 'memory'; pid: number } | { kind: 'value'; value: Value };
 
 const STOP_REASONS: Record<StopEvent['reason'], string> = {
-  entry: 'entry', breakpoint: 'breakpoint', step: 'step', pause: 'pause',
+  entry: 'entry', breakpoint: 'breakpoint', step: 'step', pause: 'pause', goto: 'step', exception: 'exception',
   model: 'waiting on a model reply', effect: 'waiting on an effect', approval: 'waiting on an approval',
 };
+
+const EXCEPTION_FILTERS: DebugProtocol.ExceptionBreakpointsFilter[] = [
+  { filter: 'uncaught', label: 'Uncaught Errors', description: 'Stop where an error ends the actor that raised it (no `catch` takes it)', default: true },
+  { filter: 'all', label: 'All Errors', description: 'Stop where any error is raised, also one a `catch` takes', default: false },
+];
 
 export class TurnDebugSession extends LoggingDebugSession {
   private run: Run | undefined;
   private dbg: Debugger | undefined;
+  /** bumped when a run is replaced (time travel): events of the replaced run are dropped */
+  private generation = 0;
+  private started: Promise<RunResult> | undefined;
   private configured!: Promise<void>;
   private configuredResolve!: () => void;
-  private pendingBreakpoints = new Map<string, number[]>();
+  private pendingBreakpoints = new Map<string, BreakpointSpec[]>();
+  /** VS Code sends its choice (by default "uncaught", as EXCEPTION_FILTERS says); a client that sends none gets none */
+  private exceptionFilters: ExceptionFilter[] = [];
   private refs = new Map<number, VarRef>();
   private nextRef = 1;
   private stopOnEffects = false;
+  /** what a replay needs to rebuild the run: its options, id and store */
+  private runOptions: RunOptions | undefined;
+  private store: string | RunStore | undefined;
+  /** output up to this step was printed already: a replay to an earlier step does not print it again */
+  private printedUpTo = 0;
+  private traveling = false;
+  private ended = false;
 
   constructor(private readonly options: AdapterOptions = {}) {
     super();
@@ -65,10 +92,18 @@ export class TurnDebugSession extends LoggingDebugSession {
   }
 
   protected override initializeRequest(response: DebugProtocol.InitializeResponse): void {
+    // (a client may start another session in the same adapter process: it configures that one anew)
+    this.configured = new Promise((r) => (this.configuredResolve = r));
     response.body = {
       supportsConfigurationDoneRequest: true,
       supportsEvaluateForHovers: true,
       supportsTerminateRequest: true,
+      supportsConditionalBreakpoints: true,
+      supportsHitConditionalBreakpoints: true,
+      supportsLogPoints: true,
+      supportsStepBack: true,
+      supportsExceptionInfoRequest: true,
+      exceptionBreakpointFilters: EXCEPTION_FILTERS,
     };
     this.sendResponse(response);
   }
@@ -94,15 +129,25 @@ export class TurnDebugSession extends LoggingDebugSession {
       ...(args.toolTimeoutMs !== undefined ? { toolTimeoutMs: args.toolTimeoutMs } : {}),
       ...(args.context !== undefined ? { context: args.context } : {}),
       authority: { ...(args.authority ?? {}), ...(this.options.vault ? { vault: this.options.vault } : {}), approve: this.options.approve ?? 'none' },
-      onOutput: (line) => this.sendEvent(new OutputEvent(line + '\n', 'stdout')),
+      onOutput: (line) => {
+        if (this.dbg && this.dbg.tick < this.printedUpTo) return;
+        this.sendEvent(new OutputEvent(line + '\n', 'stdout'));
+      },
       // with `stopOnEffects`, a process about to wait on the host stops the debugger first
       beforeEffect: (wait: EffectWait) => (this.stopOnEffects && this.dbg ? this.dbg.hold(wait.pid, wait.kind, wait.description) : Promise.resolve()),
     };
+    this.runOptions = options;
+    // (a client may launch again in the same adapter process)
+    this.ended = false;
+    this.generation++;
+    this.printedUpTo = 0;
+    // a run without a store keeps its journal in memory for the session: stepping back replays it
+    this.store = args.store ?? (args.resume ? undefined : new MemoryRunStore('debug session'));
     let run: Run;
     try {
       run = args.resume
         ? await resumeRun({ ...options, runId: args.resume, ...(args.store !== undefined ? { store: args.store } : {}) })
-        : await startRun({ ...options, file: program });
+        : await startRun({ ...options, file: program, ...(this.store !== undefined ? { store: this.store } : {}) });
     } catch (e) {
       if (e instanceof RunSetupError && e.diagnostics.length > 0) {
         const text = e.diagnostics.map((d) => formatDiagnostic(d.file, d.diagnostic)).join('\n');
@@ -115,11 +160,22 @@ export class TurnDebugSession extends LoggingDebugSession {
       return;
     }
     this.run = run;
-    if (run.bundle) this.attach(run, Boolean(args.stopOnEntry)); // (a resume that waits at once has no program to run)
+    if (run.bundle) this.attach(run, { stopOnEntry: Boolean(args.stopOnEntry) }); // (a resume that waits at once has no program to run)
     this.sendResponse(response);
     await this.configured;
-    run.start().then(
-      (result) => {
+    if (this.dbg) this.dbg.exceptions = new Set(this.exceptionFilters);
+    this.begin(run);
+  }
+
+  /** Starts `run` and reports how it ends (unless a replay replaced it meanwhile). */
+  private begin(run: Run): void {
+    const generation = this.generation;
+    this.started = run.start();
+    this.started.then(
+      async (result) => {
+        // stopped at the error that ended the run: the session ends when the person goes on
+        while (this.dbg?.paused && generation === this.generation) await this.dbg.paused;
+        if (generation !== this.generation) return;
         let code = 0;
         switch (result.kind) {
           case 'failed': {
@@ -129,7 +185,7 @@ export class TurnDebugSession extends LoggingDebugSession {
             break;
           }
           case 'suspended':
-            this.sendEvent(new OutputEvent(`suspended: ${result.runId}\n`, 'console'));
+            this.sendEvent(new OutputEvent(`suspended: ${result.runId}${this.store instanceof MemoryRunStore ? ' (this debug session kept its journal in memory: launch with a "store" to resume it later)' : ''}\n`, 'console'));
             break;
           case 'waiting':
             this.sendEvent(new OutputEvent(`waiting: run ${result.runId} waits for a decision about step ${result.unknown.map((x) => x.seq).join(', ')} (turn resolve)\n`, 'stderr'));
@@ -141,52 +197,97 @@ export class TurnDebugSession extends LoggingDebugSession {
             code = 1;
             break;
         }
-        this.sendEvent(new ExitedEvent(code));
-        this.sendEvent(new TerminatedEvent());
+        this.end(code);
       },
       (err: unknown) => {
+        if (generation !== this.generation) return;
         this.sendEvent(new OutputEvent(`internal error: ${String(err)}\n`, 'stderr'));
-        this.sendEvent(new TerminatedEvent());
+        this.end(1);
       },
     );
   }
 
-  private attach(run: Run, stopOnEntry: boolean): void {
-    const dbg = run.attachDebugger(stopOnEntry);
+  private end(code: number): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.sendEvent(new ExitedEvent(code));
+    this.sendEvent(new TerminatedEvent());
+  }
+
+  private attach(run: Run, options: { stopOnEntry?: boolean; stopAtTick?: number; reason?: StopEvent['reason'] }): void {
+    const dbg = run.attachDebugger({ stopOnEntry: options.stopOnEntry, stopAtTick: options.stopAtTick, exceptions: this.exceptionFilters });
     this.dbg = dbg;
+    let first = true;
     dbg.onStop = (e) => {
       this.refs.clear();
-      const reason = stopOnEntry && e.reason === 'pause' && !this.startedOnce ? 'entry' : STOP_REASONS[e.reason];
-      this.startedOnce = true;
+      const entry = options.stopOnEntry && e.reason === 'pause' && first;
+      first = false;
+      const reason = entry ? 'entry' : e.reason === 'goto' && options.reason ? STOP_REASONS[options.reason] : STOP_REASONS[e.reason];
+      const back = options.reason === 'breakpoint' ? `breakpoint (back at step ${e.tick})` : options.reason === 'entry' ? 'back at the start' : `stepped back to step ${e.tick}`;
       const ev: DebugProtocol.StoppedEvent = new StoppedEvent(reason, e.pid);
-      ev.body.description = run.replaying ? `${e.description} (replaying the journal: recorded results)` : e.description;
+      ev.body.description =
+        e.reason === 'goto' ? `${back} (the run re-executed from its start with the journal's recorded results)`
+        : run.replaying ? `${e.description} (replaying the journal: recorded results)`
+        : e.description;
+      if (e.reason === 'exception') ev.body.text = dbg.errorStop?.message;
+      // one scheduler runs every actor: when one stops, all do, and Continue resumes them all
       ev.body.allThreadsStopped = true;
+      // the step the run stands on (time travel; tests compare states by it)
+      (ev.body as { turnStep?: number }).turnStep = e.tick;
       this.sendEvent(ev);
     };
-    for (const [file, lines] of this.pendingBreakpoints) dbg.setBreakpoints(file, lines);
+    dbg.onLog = (text) => this.sendEvent(new OutputEvent(text + '\n', 'console'));
+    for (const [file, specs] of this.pendingBreakpoints) dbg.setBreakpoints(file, specs);
   }
-  private startedOnce = false;
 
   protected override setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): void {
     const file = path.resolve(args.source.path ?? '');
-    const lines = (args.breakpoints ?? []).map((b) => b.line);
-    this.pendingBreakpoints.set(file, lines);
-    const bound = this.dbg ? this.dbg.setBreakpoints(file, lines) : lines;
+    const specs: BreakpointSpec[] = (args.breakpoints ?? []).map((b) => ({
+      line: b.line,
+      ...(b.condition ? { condition: b.condition } : {}),
+      ...(b.hitCondition ? { hitCondition: b.hitCondition } : {}),
+      ...(b.logMessage ? { logMessage: b.logMessage } : {}),
+    }));
+    this.pendingBreakpoints.set(file, specs);
+    const bound = this.dbg ? this.dbg.setBreakpoints(file, specs) : specs.map((s) => ({ line: s.line, message: undefined }));
     response.body = {
-      breakpoints: bound.map((line, i) => {
-        const bp = new Breakpoint(line !== null, line ?? lines[i]) as DebugProtocol.Breakpoint;
-        if (line === null) bp.message = 'no code at or after this line';
+      breakpoints: bound.map((b, i) => {
+        const bp = new Breakpoint(b.line !== null, b.line ?? specs[i].line) as DebugProtocol.Breakpoint;
+        if (b.message) bp.message = b.message;
         return bp;
       }),
     };
     this.sendResponse(response);
   }
 
+  protected override setExceptionBreakPointsRequest(response: DebugProtocol.SetExceptionBreakpointsResponse, args: DebugProtocol.SetExceptionBreakpointsArguments): void {
+    this.exceptionFilters = args.filters.filter((f): f is ExceptionFilter => f === 'uncaught' || f === 'all');
+    if (this.dbg) this.dbg.exceptions = new Set(this.exceptionFilters);
+    this.sendResponse(response);
+  }
+
+  protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse, args: DebugProtocol.ExceptionInfoArguments): void {
+    const stop = this.dbg?.errorStop;
+    if (!stop || stop.pid !== args.threadId) {
+      this.sendErrorResponse(response, 6, `thread ${args.threadId} is not stopped at an error`);
+      return;
+    }
+    const type = stop.value instanceof Map && typeof stop.value.get('type') === 'string' ? (stop.value.get('type') as string) : 'error';
+    response.body = {
+      exceptionId: type,
+      description: stop.message,
+      breakMode: stop.caught ? 'always' : 'unhandled',
+      details: { message: stop.message, typeName: type, stackTrace: stop.frames.map((f) => `${f.name} (${f.path}:${f.line}:${f.column})`).join('\n') },
+    };
+    this.sendResponse(response);
+  }
+
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
     const infos = this.run?.processes() ?? [];
+    const names = this.dbg?.names;
     response.body = {
       threads: infos.length
-        ? infos.map((i) => new Thread(i.pid, `#${i.pid} ${i.pid === 1 ? 'main' : i.name ?? 'process'} (${i.status}${i.waitingOn ? ` on ${i.waitingOn}` : ''})`))
+        ? infos.map((i) => new Thread(i.pid, `#${i.pid} ${names?.get(i.pid) ?? i.name ?? (i.pid === 1 ? 'main' : 'process')} (${i.status}${i.waitingOn ? ` on ${i.waitingOn}` : ''})`))
         : [new Thread(1, '#1 main')],
     };
     this.sendResponse(response);
@@ -261,18 +362,14 @@ export class TurnDebugSession extends LoggingDebugSession {
     const frames = this.dbg?.frames(pid) ?? [];
     const frame = args.frameId !== undefined ? frameId % 10_000 : frames[0]?.index ?? 0;
     try {
-      const value = this.evaluate(args.expression.trim(), pid, frame);
+      if (!this.dbg) throw new Error('the program is not running');
+      const value = this.dbg.evaluate(args.expression.trim(), pid, frame);
       const v = this.variable(args.expression, value);
       response.body = { result: v.value, variablesReference: v.variablesReference };
       this.sendResponse(response);
     } catch (e) {
       this.sendErrorResponse(response, 3, (e as Error).message);
     }
-  }
-
-  private evaluate(expr: string, pid: number, frame: number): Value {
-    if (!this.dbg) throw new Error('the program is not running');
-    return this.dbg.evaluate(expr, pid, frame);
   }
 
   protected override continueRequest(response: DebugProtocol.ContinueResponse): void {
@@ -296,20 +393,70 @@ export class TurnDebugSession extends LoggingDebugSession {
     this.dbg?.resume('out', args.threadId);
   }
 
+  protected override stepBackRequest(response: DebugProtocol.StepBackResponse, args: DebugProtocol.StepBackArguments): void {
+    const dbg = this.dbg;
+    if (!dbg) return this.sendErrorResponse(response, 7, 'the program is not running');
+    this.sendResponse(response);
+    void this.travel(dbg.stepBackTarget(args.threadId), 'step');
+  }
+
+  protected override reverseContinueRequest(response: DebugProtocol.ReverseContinueResponse): void {
+    const dbg = this.dbg;
+    if (!dbg) return this.sendErrorResponse(response, 7, 'the program is not running');
+    this.sendResponse(response);
+    const target = dbg.reverseContinueTarget();
+    void this.travel(target ?? 1, target !== null ? 'breakpoint' : 'entry');
+  }
+
+  /**
+   * Goes back to step `target`: the run is stopped, and a resume of it re-executes from the start
+   * with the journal feeding every recorded result, stopping at that step.
+   */
+  private async travel(target: number, reason: StopEvent['reason']): Promise<void> {
+    const old = this.run;
+    const runId = old?.id;
+    if (!old || runId === undefined || !this.runOptions || this.traveling) return;
+    this.traveling = true;
+    this.generation++;
+    try {
+      old.stop('the debugger went back to an earlier step');
+      if (this.dbg) this.printedUpTo = Math.max(this.printedUpTo, this.dbg.tick);
+      this.dbg?.detach();
+      await this.started;
+      const run = await resumeRun({ ...this.runOptions, runId, ...(this.store !== undefined ? { store: this.store } : {}) });
+      this.run = run;
+      if (!run.bundle) throw new Error(`run ${runId} waits for a decision about an effect whose outcome is unknown`);
+      this.attach(run, { stopAtTick: Math.max(1, target), reason });
+      this.begin(run);
+    } catch (e) {
+      this.sendEvent(new OutputEvent(`cannot go back: ${e instanceof Error ? e.message : String(e)}\n`, 'stderr'));
+      this.end(1);
+    } finally {
+      this.traveling = false;
+    }
+  }
+
   protected override pauseRequest(response: DebugProtocol.PauseResponse): void {
     this.sendResponse(response);
     this.dbg?.pause();
   }
 
-  protected override disconnectRequest(response: DebugProtocol.DisconnectResponse): void {
+  /** Stop: the run ends at its next safe point, even in a loop that performs no effect. */
+  private halt(): void {
+    this.generation++; // how the stopped run ends is not reported: the session ends here
+    this.run?.stop('the debug session was stopped');
     this.dbg?.detach();
+  }
+
+  protected override disconnectRequest(response: DebugProtocol.DisconnectResponse): void {
+    this.halt();
     this.sendResponse(response);
   }
 
   protected override terminateRequest(response: DebugProtocol.TerminateResponse): void {
-    this.dbg?.detach();
+    this.halt();
     this.sendResponse(response);
-    this.sendEvent(new TerminatedEvent());
+    this.end(0);
   }
 
   /** Sends `initialized` once the client may set breakpoints (after initialize). */
