@@ -33,6 +33,8 @@ export type ActorStatus = 'ready' | 'waiting' | 'done' | 'failed';
 export interface ActorView {
   pid: number;
   parent: number;
+  /** the function it runs (main for #1), when known */
+  name?: string | null;
   status: ActorStatus;
   waitingOn: string | null;
   linked: boolean;
@@ -85,7 +87,63 @@ export interface VaultEntryView {
   source: string;
 }
 
-export type RunStatus = 'idle' | 'running' | 'done' | 'failed' | 'stopped';
+/** `suspended`: a durable run stopped at `suspend;`; `waiting`: on a decision about an unknown outcome (the Runs view) */
+export type RunStatus = 'idle' | 'running' | 'done' | 'failed' | 'stopped' | 'suspended' | 'waiting';
+
+/** A durable run's place in its store: what a what-if fork or the journal scrubber needs. */
+export interface StoredRunView {
+  runId: string;
+  /** the store folder (openStore's argument) */
+  storeDir: string;
+}
+
+/** One journal step of a stored run, as the what-if view and the journal timeline show it. */
+export interface JournalStepView {
+  seq: number;
+  kind: string;
+  name: string;
+  pid: number;
+  status: 'intent' | 'ok' | 'error' | 'unknown';
+  /** the step's outcome as JSON text (a model reply's value, an effect's result, an error's message), clipped */
+  value: string;
+  /** milliseconds since the run's first step: when the step was asked, and when its outcome came (null: none yet) */
+  at: number;
+  doneAt: number | null;
+  /** a model reply or an effect's result: a what-if may edit it */
+  forkable: boolean;
+}
+
+/** One side of a what-if: a run's outcome and journal. */
+export interface WhatIfSide {
+  runId: string;
+  status: string;
+  output: string[];
+  result: string | null;
+  error: string | null;
+  journal: JournalStepView[];
+}
+
+/** A what-if fork and the run it was forked from, side by side. */
+export interface WhatIfView {
+  step: number;
+  before: string;
+  after: string;
+  original: WhatIfSide;
+  fork: WhatIfSide;
+}
+
+/** A process at a journal step (the scrubber), as the travel API reconstructs it. */
+export interface ScrubView {
+  runId: string;
+  /** the step asked for */
+  asked: number;
+  /** the step the replay reached: the one asked for, or an earlier one (effects started together are recorded after; an unknown outcome stops it) */
+  step: number;
+  steps: number;
+  actors: ActorView[];
+  /** what the program printed up to there */
+  output: string[];
+}
 
 export interface RunView {
   runId: number;
@@ -98,19 +156,37 @@ export interface RunView {
   actors: ActorView[];
   infers: InferView[];
   timeline: TimelineItem[];
+  /** a durable run: its id and store */
+  stored?: StoredRunView | null;
 }
 
 /** Host → webview. */
 export type HostMessage =
   | { type: 'run'; v: 1; run: RunView }
-  | { type: 'vault'; v: 1; entries: VaultEntryView[] };
+  | { type: 'vault'; v: 1; entries: VaultEntryView[] }
+  /** the journal of the shown stored run */
+  | { type: 'journal'; v: 1; runId: string; steps: JournalStepView[] }
+  | { type: 'whatif'; v: 1; view: WhatIfView }
+  | { type: 'scrub'; v: 1; view: ScrubView }
+  /** a request of the webview failed (a fork refused, a store in use): one line for a person */
+  | { type: 'notice'; v: 1; message: string };
 
 /** Webview → host. */
 export type WebviewMessage =
   | { type: 'ready'; v: 1 }
   | { type: 'start'; v: 1; file: string | null }
   | { type: 'stop'; v: 1 }
-  | { type: 'reveal'; v: 1; path: string; line: number };
+  | { type: 'reveal'; v: 1; path: string; line: number }
+  /** fork stored run `runId` at `step` with `value` (JSON text) and run the fork */
+  | { type: 'fork'; v: 1; runId: string; step: number; value: string }
+  /** the state of every process at journal step `step` */
+  | { type: 'scrub'; v: 1; runId: string; step: number }
+  /** run a command the panel offers (only the ones in PANEL_COMMANDS) */
+  | { type: 'command'; v: 1; command: PanelCommand };
+
+/** Editor commands a panel message may run (a credential error offers Add Credential). */
+export const PANEL_COMMANDS = ['turn.vault.add'] as const;
+export type PanelCommand = (typeof PANEL_COMMANDS)[number];
 
 // ---------------------------------------------------------------------------------------------
 // Validators: small structural checks, strict on what each side relies on.
@@ -125,6 +201,8 @@ const arr = (c: Check): Check => (v) => Array.isArray(v) && v.every(c);
 const oneOf = (...xs: string[]): Check => (v) => typeof v === 'string' && xs.includes(v);
 const any: Check = () => true;
 const obj = (shape: Record<string, Check>): Check => (v) => isObj(v) && Object.entries(shape).every(([k, c]) => c(v[k]));
+/** a field newer than version 1 of a view: absent, or valid */
+const optional = (c: Check): Check => (v) => v === undefined || c(v);
 
 const entry = obj({ text: str, tokens: num });
 const site = obj({ path: str, line: num });
@@ -141,6 +219,7 @@ const context = obj({
 const actor = obj({
   pid: num,
   parent: num,
+  name: optional(nullable(str)),
   status: oneOf('ready', 'waiting', 'done', 'failed'),
   waitingOn: nullable(str),
   linked: bool,
@@ -177,7 +256,7 @@ const timeline = obj({
 const run = obj({
   runId: num,
   file: nullable(str),
-  status: oneOf('idle', 'running', 'done', 'failed', 'stopped'),
+  status: oneOf('idle', 'running', 'done', 'failed', 'stopped', 'suspended', 'waiting'),
   model: str,
   output: arr(str),
   result: nullable(str),
@@ -185,7 +264,22 @@ const run = obj({
   actors: arr(actor),
   infers: arr(infer),
   timeline: arr(timeline),
+  stored: optional(nullable(obj({ runId: str, storeDir: str }))),
 });
+const step = obj({
+  seq: num,
+  kind: str,
+  name: str,
+  pid: num,
+  status: oneOf('intent', 'ok', 'error', 'unknown'),
+  value: str,
+  at: num,
+  doneAt: nullable(num),
+  forkable: bool,
+});
+const side = obj({ runId: str, status: str, output: arr(str), result: nullable(str), error: nullable(str), journal: arr(step) });
+const whatif = obj({ step: num, before: str, after: str, original: side, fork: side });
+const scrub = obj({ runId: str, asked: num, step: num, steps: num, actors: arr(actor), output: arr(str) });
 const vaultEntry = obj({ name: str, source: str });
 
 const v1 = (v: unknown) => v === PROTOCOL_VERSION;
@@ -201,6 +295,14 @@ export function isHostMessage(m: unknown): m is HostMessage {
       return run(m.run);
     case 'vault':
       return arr(vaultEntry)(m.entries) && (m.entries as Record<string, unknown>[]).every((e) => Object.keys(e).length === 2);
+    case 'journal':
+      return str(m.runId) && arr(step)(m.steps);
+    case 'whatif':
+      return whatif(m.view);
+    case 'scrub':
+      return scrub(m.view);
+    case 'notice':
+      return str(m.message);
     default:
       return false;
   }
@@ -216,6 +318,12 @@ export function isWebviewMessage(m: unknown): m is WebviewMessage {
       return nullable(str)(m.file);
     case 'reveal':
       return str(m.path) && num(m.line) && (m.line as number) >= 1;
+    case 'fork':
+      return str(m.runId) && num(m.step) && (m.step as number) >= 1 && str(m.value);
+    case 'scrub':
+      return str(m.runId) && num(m.step) && (m.step as number) >= 0;
+    case 'command':
+      return (PANEL_COMMANDS as readonly unknown[]).includes(m.command);
     default:
       return false;
   }
@@ -224,4 +332,10 @@ export function isWebviewMessage(m: unknown): m is WebviewMessage {
 /** A run that has not started; `model` is the spec it will use ('' when not known yet). */
 export function emptyRun(runId = 0, file: string | null = null, model = ''): RunView {
   return { runId, file, status: 'idle', model, output: [], result: null, error: null, actors: [], infers: [], timeline: [] };
+}
+
+/** The credential a run's error says is missing (`the secret "github" for ... is not set`), if it says so. */
+export function missingCredential(message: string): string | null {
+  const m = /the secret "([^"]+)"[^\n]* is not set/.exec(message);
+  return m ? m[1] : null;
 }

@@ -1,0 +1,13 @@
+/// <reference lib="dom" />
+// A run's error as the panel shows it: the message, a link to its line, and for a credential
+// the program needs but the vault lacks, a button that runs "Turn: Add Credential".
+import { missingCredential, PROTOCOL_VERSION, type SiteView } from '../../protocol/panel.js';
+import { post } from './api.js';
+import { h, siteLink } from './dom.js';
+
+export function errorView(error: { message: string; site: SiteView | null }): HTMLElement {
+  const name = missingCredential(error.message);
+  const add = name !== null ? h('button', { class: 'add-credential', title: `Add the credential "${name}" to the Turn vault` }, 'Add Credential…') : null;
+  add?.addEventListener('click', () => post({ type: 'command', v: PROTOCOL_VERSION, command: 'turn.vault.add' }));
+  return h('div', { class: 'error-box' }, h('p', { class: 'error' }, error.message, ' ', siteLink(error.site)), add);
+}

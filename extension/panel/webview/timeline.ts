@@ -1,0 +1,81 @@
+/// <reference lib="dom" />
+// The timeline as SVG: actors as lanes, model calls, effects and waits as bars with their
+// durations, unknown outcomes marked with a dashed outline and a "?", points in time as marks.
+// Clicking a bar opens its source line. Colours are theme variables set through classes (panel.css).
+import { h, reveal, svg } from './dom.js';
+import { duration, ticks, type Bar, type Lanes, type Mark } from './lanes.js';
+
+const LABEL_W = 150;
+const LANE_H = 30;
+const BAR_H = 18;
+const AXIS_H = 24;
+const PAD_R = 16;
+const CHAR_W = 6.6;
+
+function barTitle(b: Bar): string {
+  const d = b.end - b.start;
+  const state = b.state === 'done' ? '' : b.state === 'unknown' ? ' — outcome unknown' : b.state === 'pending' ? ' — no reply yet' : ' — failed';
+  return `${b.label}: ${duration(d)}${state}${b.site ? `\n${b.site.path.split(/[\\/]/).pop()}:${b.site.line} (click to open)` : ''}`;
+}
+
+function bar(b: Bar, x: (ms: number) => number, y: number): SVGGElement {
+  const x0 = x(b.start);
+  const w = Math.max(3, x(b.end) - x0);
+  const g = svg('g', { class: `bar kind-${b.kind} state-${b.state}${b.site ? ' linked' : ''}`, 'data-seq': b.seq, tabindex: b.site ? 0 : -1, role: b.site ? 'button' : 'img' },
+    svg('title', {}, barTitle(b)),
+    svg('rect', { x: x0, y: y + (LANE_H - BAR_H) / 2, width: w, height: BAR_H, rx: 3 }));
+  const text = `${b.label} · ${duration(b.end - b.start)}`;
+  const fits = text.length * CHAR_W + 8 <= w ? text : b.label.length * CHAR_W + 8 <= w ? b.label : null;
+  if (fits) g.append(svg('text', { x: x0 + 4, y: y + LANE_H / 2 + 4, class: 'bar-text' }, fits));
+  if (b.state === 'unknown') g.append(svg('text', { x: x0 + w + 3, y: y + LANE_H / 2 + 4, class: 'unknown-mark' }, '?'));
+  const site = b.site;
+  if (site) {
+    g.addEventListener('click', () => reveal(site));
+    g.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') reveal(site);
+    });
+  }
+  return g;
+}
+
+function mark(m: Mark, x: (ms: number) => number, y: number): SVGElement {
+  const cx = x(m.at);
+  const cy = y + LANE_H / 2;
+  const shape = m.kind === 'exit' || m.kind === 'spawn'
+    ? svg('circle', { cx, cy, r: 3 })
+    : svg('path', { d: `M${cx} ${cy - 5} L${cx + 4} ${cy} L${cx} ${cy + 5} L${cx - 4} ${cy} Z` });
+  return svg('g', { class: `mark mark-${m.kind}` }, svg('title', {}, m.label), shape);
+}
+
+/** The lanes as an SVG `width` pixels wide. */
+export function timelineSvg(lanes: Lanes, width: number, label = 'Timeline'): SVGSVGElement {
+  const W = Math.max(360, width);
+  const H = AXIS_H + Math.max(1, lanes.lanes.length) * LANE_H + 6;
+  const span = W - LABEL_W - PAD_R;
+  const x = (ms: number) => LABEL_W + (Math.min(ms, lanes.end) / lanes.end) * span;
+  const root = svg('svg', { class: 'timeline', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': label });
+  for (const t of ticks(lanes.end)) {
+    root.append(svg('line', { class: 'grid', x1: x(t), x2: x(t), y1: AXIS_H - 4, y2: H }));
+    root.append(svg('text', { class: 'tick', x: x(t), y: AXIS_H - 8, 'text-anchor': 'middle' }, duration(t)));
+  }
+  lanes.lanes.forEach((lane, i) => {
+    const y = AXIS_H + i * LANE_H;
+    const g = svg('g', { class: `lane${i % 2 ? ' odd' : ''}`, 'data-pid': lane.pid });
+    g.append(svg('rect', { class: 'lane-bg', x: 0, y, width: W, height: LANE_H }));
+    g.append(svg('text', { class: 'lane-label', x: 8, y: y + LANE_H / 2 + 4 }, lane.label));
+    g.append(svg('line', { class: 'lifeline', x1: x(lane.start), x2: x(lane.end), y1: y + LANE_H / 2, y2: y + LANE_H / 2 }));
+    for (const b of lane.bars) g.append(bar(b, x, y));
+    for (const m of lane.marks) g.append(mark(m, x, y));
+    root.append(g);
+  });
+  return root;
+}
+
+/** The legend under a timeline. */
+export function legend(): HTMLElement {
+  const item = (cls: string, text: string) => h('span', { class: 'legend-item' }, h('span', { class: `swatch ${cls}` }), text);
+  return h('div', { class: 'legend' },
+    item('kind-model', 'model call'), item('kind-effect', 'effect'), item('kind-wait', 'wait'),
+    item('state-failed', 'failed'), item('state-unknown', 'outcome unknown'),
+    h('span', { class: 'muted' }, ' ◆ retry, context, timer · ● spawn/exit · click a bar to open its line'));
+}

@@ -1,0 +1,141 @@
+// The run panel's what-if and journal views, extension-host side, without `vscode` (tested in
+// plain Node): a stored run's journal as JournalStepViews, and a fork of a stored run at one
+// journaled model reply or effect result with an edited value (runtime forkRun), continued by the
+// one resume (resumeRun), with both runs' outcomes and journals for the side-by-side view.
+import {
+  bytesJson, forkable, forkRun, resumeRun, stepValue,
+  type JournalEntry, type RunOptions, type RunRecord, type RunStore,
+} from '../../runtime/index.js';
+import type { JournalStepView, WhatIfSide, WhatIfView } from '../protocol/panel.js';
+import { sharedStores, type SharedStores } from '../runs/shared-store.js';
+
+const MAX_VALUE = 2_000;
+const clip = (s: string): string => (s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE)} … (${s.length - MAX_VALUE} more characters)` : s);
+
+function json(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? 'null';
+  } catch {
+    return String(v);
+  }
+}
+
+/** One step as the panel shows it: times relative to the run's first step. */
+export function stepView(e: JournalEntry, origin: number): JournalStepView {
+  let value: string;
+  if (e.status === 'intent' || e.status === 'unknown') value = e.status === 'unknown' ? '(unknown outcome)' : '(no outcome yet)';
+  else if (forkable(e)) value = json(stepValue(e));
+  else value = e.payload === null ? '' : json(bytesJson(e.payload));
+  return {
+    seq: e.seq,
+    kind: e.kind,
+    name: e.name,
+    pid: e.pid,
+    status: e.status,
+    value: clip(value),
+    at: Math.max(0, e.createdAt - origin),
+    doneAt: e.completedAt === null ? null : Math.max(0, e.completedAt - origin),
+    forkable: forkable(e) && (e.status === 'ok' || e.status === 'error'),
+  };
+}
+
+export function journalSteps(store: RunStore, runId: string): JournalStepView[] {
+  const entries = store.readJournal(runId);
+  const origin = entries[0]?.createdAt ?? 0;
+  return entries.map((e) => stepView(e, origin));
+}
+
+/** Holds the editor's shared handle on the store at `storeDir` while `f` works (a store admits one writer per OS process). */
+export async function withStore<T>(storeDir: string, f: (store: RunStore) => Promise<T> | T, stores: Pick<SharedStores, 'acquire'> = sharedStores): Promise<T> {
+  const { store, release } = stores.acquire(storeDir);
+  try {
+    return await f(store);
+  } finally {
+    release();
+  }
+}
+
+/** A stored run's outcome as one side of the what-if. */
+function side(store: RunStore, record: RunRecord, output: string[]): WhatIfSide {
+  const r = bytesJson(record.result) as { rendered?: string; message?: string; path?: string; line?: number } | null;
+  return {
+    runId: record.id,
+    status: record.status,
+    output: output.map(clip),
+    result: record.status === 'done' && typeof r?.rendered === 'string' ? clip(r.rendered) : null,
+    error: record.status === 'failed' && typeof r?.message === 'string' ? clip(`${r.message}${r.path ? ` (${r.path}:${r.line ?? 1})` : ''}`) : null,
+    journal: journalSteps(store, record.id),
+  };
+}
+
+/**
+ * The fork's steps on the original's clock: the copied steps (and the edited one) happened when the
+ * original ran, so they take its times; the fork's own later steps follow the edited step's end.
+ */
+export function onOriginalClock(fork: JournalStepView[], original: JournalStepView[], step: number): JournalStepView[] {
+  const times = new Map(original.map((s) => [s.seq, s] as const));
+  const edited = fork.find((s) => s.seq === step);
+  const anchor = times.get(step);
+  const shift = anchor && edited ? (anchor.doneAt ?? anchor.at) - (edited.doneAt ?? edited.at) : 0;
+  return fork.map((s) => {
+    const o = s.seq <= step ? times.get(s.seq) : undefined;
+    if (o) return { ...s, at: o.at, doneAt: o.doneAt };
+    return { ...s, at: Math.max(0, s.at + shift), doneAt: s.doneAt === null ? null : Math.max(0, s.doneAt + shift) };
+  });
+}
+
+export interface WhatIfRequest {
+  storeDir: string;
+  runId: string;
+  step: number;
+  /** the edited value, as JSON text */
+  value: string;
+  /** how the fork runs: the editor's settings (vault, approvals); the store and run id are set here */
+  options: RunOptions;
+  /** what the original run printed, when the panel saw it run */
+  originalOutput?: string[];
+  /** the editor's store handles (default: the extension host's one registry) */
+  stores?: SharedStores;
+}
+
+/** A value a person typed: JSON, else the text itself (a model reply of type Str). */
+export function parseEdited(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Forks `runId` at `step` with the edited value and runs the fork to its end (or its next wait).
+ * The original run is only read. Throws what forkRun / resumeRun throw (ForkRefused, RunSetupError, StoreError).
+ */
+export async function runWhatIf(request: WhatIfRequest): Promise<WhatIfView> {
+  const stores = request.stores ?? sharedStores;
+  const view = await withStore(request.storeDir, async (store) => {
+    const original = store.getRun(request.runId);
+    if (!original) throw new Error(`no run ${request.runId} in the store ${request.storeDir}`);
+    const edited = parseEdited(request.value);
+    const forked = forkRun({ store, runId: request.runId, step: request.step, edit: { value: edited } });
+    const output: string[] = [];
+    const run = await resumeRun({ ...request.options, store, runId: forked.run.id, onOutput: (line) => output.push(line) });
+    const result = await run.start();
+    const fork = side(store, store.getRun(forked.run.id)!, output);
+    if (result.kind === 'failed') fork.error ??= clip(`${result.error.message} (${result.error.path}:${result.error.line})`);
+    else if (result.kind === 'waiting') fork.error ??= `waiting for a decision about an unknown outcome (steps ${result.unknown.map((e) => e.seq).join(', ')})`;
+    else if (result.kind === 'aborted') fork.error ??= clip(result.message);
+    else if (result.kind === 'suspended') fork.result ??= `suspended: ${result.runId}`;
+    const originalSide = side(store, store.getRun(request.runId)!, request.originalOutput ?? []);
+    fork.journal = onOriginalClock(fork.journal, originalSide.journal, request.step);
+    return {
+      step: request.step,
+      before: clip(json(forked.before.value)),
+      after: clip(json(edited)),
+      original: originalSide,
+      fork,
+    };
+  }, stores);
+  stores.changed(request.storeDir); // the Runs view lists the fork
+  return view;
+}
