@@ -8,10 +8,10 @@ import type { Range, TextDocumentContentChangeEvent } from 'vscode-languageserve
 import { Edit, type Parser, type Point, type Tree } from 'web-tree-sitter';
 import type { Diagnostic } from '../runtime/index.js';
 import type { Program, UseExpr, UseSchemaExpr } from '../runtime/index.js';
-import { lowerProgram } from '../runtime/index.js';
+import { LoweringCache, lowerProgram } from '../runtime/index.js';
 import { SourceFile } from '../runtime/index.js';
 import { checkParsed } from '../runtime/index.js';
-import { absorbSchemas, schemaKey, useSchemaNodes, type AbsorbedSchemas, type SchemaFetching } from '../runtime/index.js';
+import { absorbSchemas, schemaKey, type AbsorbedSchemas, type SchemaFetching } from '../runtime/index.js';
 import { indexProgram, type SymbolIndex } from '../runtime/index.js';
 
 /** A parse (full or incremental) that takes longer than this is abandoned; the document reports it. */
@@ -42,6 +42,8 @@ export interface Analysis {
   readonly index: SymbolIndex;
   /** Resolved absolute path of each `use "..."` whose file exists. */
   uses: Map<UseExpr | UseSchemaExpr, string>;
+  /** The program's `use schema` expressions (found by the analysis' walk, so not walked again). */
+  schemaUses: UseSchemaExpr[];
 }
 
 /** Parses `text`, reusing `oldTree` (already edited) when given; null when the time cap ran out. */
@@ -74,6 +76,8 @@ export class TurnDocument {
   parseTimedOut = false;
   /** The text's size in bytes when it is over the size cap (then it is neither parsed nor analysed). */
   private oversize: number | undefined;
+  /** Top-level statements of the last lowering, reused by the next (see `lowerProgram`). */
+  private readonly lowering = new LoweringCache();
 
   private constructor(
     readonly uri: string,
@@ -103,6 +107,11 @@ export class TurnDocument {
   /** Over the size cap: not parsed, not analysed; features answer empty (server.ts). */
   get tooLarge(): boolean {
     return this.oversize !== undefined;
+  }
+
+  /** How many top-level statements the last lowering reused from the previous one, and lowered afresh. */
+  get loweringReuse(): { reused: number; lowered: number } {
+    return { reused: this.lowering.reused, lowered: this.lowering.lowered };
   }
 
   /** The current tree; null when the last parse ran out of time or the text is too large. Owned by the document: do not delete. */
@@ -181,8 +190,8 @@ export class TurnDocument {
    * the set of specs changes.
    */
   async prepareSchemas(fetching?: SchemaFetching): Promise<void> {
-    const program = this.analysis().program;
-    const key = useSchemaNodes(program).map(schemaKey).sort().join('\n');
+    const { program, schemaUses } = this.analysis();
+    const key = schemaUses.map(schemaKey).sort().join('\n');
     if (key === this.schemasKey && !fetching) return;
     this.schemasKey = key;
     this.schemas = key === '' ? undefined : await absorbSchemas(this.path, program, fetching);
@@ -201,10 +210,10 @@ export class TurnDocument {
         this.oversize !== undefined
           ? { severity: 'warning', code: 'too-large', span: { start: 0, end: 0 }, message: `this file is too large to analyse in the editor (${mib(this.oversize)}; the limit is ${mib(this.maxBytes)}): no diagnostics, completion, hover or outline` }
           : { severity: 'error', code: 'parse-timeout', span: { start: 0, end: 0 }, message: `parsing took longer than ${this.capMs} ms and was stopped` };
-      this.analysisCache = { file, program, diagnostics: [diagnostic], index: indexProgram(program).index, uses: new Map() };
+      this.analysisCache = { file, program, diagnostics: [diagnostic], index: indexProgram(program).index, uses: new Map(), schemaUses: [] };
       return this.analysisCache;
     }
-    this.analysisCache = analyzeTree(this.path, file, this.currentTree, this.schemas);
+    this.analysisCache = analyzeTree(this.path, file, this.currentTree, this.schemas, this.lowering);
     return this.analysisCache;
   }
 
@@ -219,9 +228,9 @@ export class TurnDocument {
  * same lowering, then the same `checkParsed`. The parity test (test/language-server/parity.test.ts)
  * compares the two on every fixture and conformance program.
  */
-export function analyzeTree(filePath: string, file: SourceFile, tree: Tree, schemas?: AbsorbedSchemas): Analysis {
-  const lowered = lowerProgram(tree.rootNode, file);
-  const { program, diagnostics: all, uses } = checkParsed(filePath, file, lowered.program, lowered.diagnostics, schemas);
+export function analyzeTree(filePath: string, file: SourceFile, tree: Tree, schemas?: AbsorbedSchemas, lowering?: LoweringCache): Analysis {
+  const lowered = lowerProgram(tree.rootNode, file, lowering);
+  const { program, diagnostics: all, uses, schemaUses } = checkParsed(filePath, file, lowered.program, lowered.diagnostics, schemas);
   const tooDeep = lowered.diagnostics.some((d) => d.code === 'nesting');
   let index: SymbolIndex | undefined;
   return {
@@ -229,6 +238,7 @@ export function analyzeTree(filePath: string, file: SourceFile, tree: Tree, sche
     program,
     diagnostics: all,
     uses,
+    schemaUses,
     get index() {
       // Past the nesting limit the analyzer is not run (as in checkSource); the index is then empty.
       index ??= indexProgram(tooDeep ? { kind: 'Program', body: [], span: program.span } : program).index;

@@ -17,6 +17,8 @@ export interface CheckResult {
   diagnostics: Diagnostic[];
   /** Resolved absolute path of each `use "..."` whose file exists, and of each absorbed schema's generated module. */
   uses: Map<UseExpr | UseSchemaExpr, string>;
+  /** The program's `use schema` expressions, in source order. */
+  schemaUses: UseSchemaExpr[];
 }
 
 export async function checkSource(filePath: string, text: string, schemaFetching: SchemaFetching = {}): Promise<CheckResult> {
@@ -31,17 +33,23 @@ export async function checkSource(filePath: string, text: string, schemaFetching
  */
 export function checkParsed(filePath: string, file: SourceFile, program: Program, syntax: Diagnostic[], schemas?: AbsorbedSchemas): CheckResult {
   const semantic = syntax.some((d) => d.code === 'nesting') ? [] : analyze(program, undefined, schemas?.structs, schemas?.apis).diagnostics;
-  const bound = bindSchemas(program, schemas);
+  // One walk finds both kinds of `use`.
+  const modules: UseExpr[] = [];
+  const schemaUses: UseSchemaExpr[] = [];
+  walk(program, (node) => {
+    if (node.kind === 'Use') modules.push(node);
+    else if (node.kind === 'UseSchema') schemaUses.push(node);
+  });
+  const bound = bindSchemas(program, schemas, schemaUses);
   const uses = new Map<UseExpr | UseSchemaExpr, string>(bound.uses);
   const useDiagnostics: Diagnostic[] = [];
-  walk(program, (node) => {
-    if (node.kind !== 'Use') return;
+  for (const node of modules) {
     const resolved = resolveModule(filePath, node.path.value);
     if (resolved.ok) uses.set(node, resolved.path);
     else useDiagnostics.push({ severity: 'error', message: resolved.message, span: node.path.span, code: 'unknown-module' });
-  });
+  }
   const all = [...syntax, ...semantic, ...useDiagnostics, ...bound.diagnostics].sort((a, b) => a.span.start - b.span.start);
-  return { file, program, diagnostics: all, uses };
+  return { file, program, diagnostics: all, uses, schemaUses };
 }
 
 export type ModuleResolution = { ok: true; path: string } | { ok: false; message: string };

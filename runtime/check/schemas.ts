@@ -95,10 +95,11 @@ export async function absorbSchemas(filePath: string, program: Program, options:
 }
 
 /** Maps absorbed specs onto this program's `use schema` nodes: their modules and their diagnostics. */
-export function bindSchemas(program: Program, schemas: AbsorbedSchemas | undefined): { uses: Map<UseSchemaExpr, string>; diagnostics: Diagnostic[] } {
+export function bindSchemas(program: Program, schemas: AbsorbedSchemas | undefined, nodes?: readonly UseSchemaExpr[]): { uses: Map<UseSchemaExpr, string>; diagnostics: Diagnostic[] } {
   const uses = new Map<UseSchemaExpr, string>();
   const diagnostics: Diagnostic[] = [];
-  for (const node of useSchemaNodes(program)) {
+  if (!schemas || schemas.specs.size === 0) return { uses, diagnostics }; // nothing to bind: skip the walk
+  for (const node of nodes ?? useSchemaNodes(program)) {
     const spec = schemas?.specs.get(schemaKey(node));
     if (!spec) continue;
     if (spec.module) uses.set(node, spec.module);

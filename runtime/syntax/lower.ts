@@ -63,10 +63,63 @@ const DESCRIBE_MISSING: Record<string, string> = {
   identifier: 'an expression',
 };
 
-export function lowerProgram(root: CstNode, file: SourceFile): { program: A.Program; diagnostics: Diagnostic[] } {
-  const lowerer = new Lowerer(file);
+/**
+ * Lowers the file's CST. With `reuse` (the language server keeps one per document), a top-level
+ * statement whose type and text are those of a statement lowered last time, both free of syntax
+ * errors and of diagnostics, is not lowered again: its AST is taken from the cache and its spans
+ * moved to where it now starts. Lowering is a function of a statement's own subtree, and a
+ * subtree without errors is a function of its text, so the result is the same as lowering afresh
+ * (test/language-server/incremental.test.ts compares the two after random edits).
+ */
+export function lowerProgram(root: CstNode, file: SourceFile, reuse?: LoweringCache): { program: A.Program; diagnostics: Diagnostic[] } {
+  const lowerer = new Lowerer(file, reuse);
   const program = lowerer.program(root);
   return { program, diagnostics: lowerer.diagnostics };
+}
+
+interface CachedStatement {
+  /** undefined for a top-level node that lowers to no statement. */
+  stmt: A.Stmt | undefined;
+  /** Where the statement started when its spans were last set. */
+  start: number;
+  /** Every span object in the statement's AST, once each: moving the statement rewrites these. */
+  spans: A.Span[];
+}
+
+/**
+ * The top-level statements of the last lowering, by node type and text. Owned by one document:
+ * each lowering takes the statements it reuses out of it and leaves it holding this lowering's.
+ * The ASTs it hands out are moved (their spans rewritten) on reuse, so a program lowered earlier
+ * with the same cache must no longer be used.
+ */
+export class LoweringCache {
+  entries = new Map<string, CachedStatement[]>();
+  /** How many top-level statements the last lowering reused and lowered (for tests and benchmarks). */
+  reused = 0;
+  lowered = 0;
+}
+
+/**
+ * The span objects in `node`'s AST, each once (nodes may share one). Found by going through every
+ * object and array below `node`, not by `walk`: spans also sit on objects that are not nodes (a
+ * closure's parameters), and relocating must miss none. Iterative, like `walk`.
+ */
+function spansOf(node: A.Node): A.Span[] {
+  const seen = new Set<A.Span>();
+  const pending: unknown[] = [node];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      for (const item of value) pending.push(item);
+      continue;
+    }
+    for (const [key, field] of Object.entries(value)) {
+      if (key === 'span') seen.add(field as A.Span);
+      else pending.push(field);
+    }
+  }
+  return [...seen];
 }
 
 /** Unwinds to the statement being lowered, which is left out (the problem is reported once). */
@@ -87,11 +140,67 @@ class Lowerer {
   private readonly tooDeep = new Set<number>();
   private reportedTooDeep = false;
 
-  constructor(private readonly file: SourceFile) {}
+  constructor(
+    private readonly file: SourceFile,
+    private readonly reuse?: LoweringCache,
+  ) {}
 
   program(root: CstNode): A.Program {
     this.collectSyntaxErrors(root);
-    return { kind: 'Program', body: this.statements(root), span: span(root) };
+    return { kind: 'Program', body: this.reuse ? this.topLevel(root, this.reuse) : this.statements(root), span: span(root) };
+  }
+
+  /** `statements(root)`, taking unchanged statements from `cache` (see `lowerProgram`). */
+  private topLevel(root: CstNode, cache: LoweringCache): A.Stmt[] {
+    const previous = cache.entries;
+    const next = new Map<string, CachedStatement[]>();
+    const text = this.file.text;
+    const anyError = root.hasError;
+    const out: A.Stmt[] = [];
+    cache.reused = 0;
+    cache.lowered = 0;
+    for (const child of named(root)) {
+      const start = child.startIndex;
+      const key = child.type + '\u0000' + text.slice(start, child.endIndex);
+      const clean = !anyError || !child.hasError;
+      let entry = clean ? previous.get(key)?.pop() : undefined;
+      if (entry) {
+        cache.reused++;
+        const delta = start - entry.start;
+        if (delta !== 0) {
+          for (const s of entry.spans) {
+            s.start += delta;
+            s.end += delta;
+          }
+          entry.start = start;
+        }
+      } else {
+        cache.lowered++;
+        const diagnosticsBefore = this.diagnostics.length;
+        const deepBefore = this.reportedTooDeep;
+        let stmt: A.Stmt | undefined;
+        if (!this.tooDeep.has(child.id)) {
+          try {
+            stmt = this.statement(child);
+          } catch (e) {
+            if (!(e instanceof TooDeep)) throw e; // reported once; the statement is left out
+          }
+        }
+        // Only what lowered cleanly is kept: a reported statement (or one lowered after the one
+        // nesting report, which would not report again) is lowered afresh next time.
+        if (!clean || deepBefore || this.diagnostics.length !== diagnosticsBefore) {
+          if (stmt) out.push(stmt);
+          continue;
+        }
+        entry = { stmt, start, spans: stmt ? spansOf(stmt) : [] };
+      }
+      if (entry.stmt) out.push(entry.stmt);
+      const list = next.get(key);
+      if (list) list.push(entry);
+      else next.set(key, [entry]);
+    }
+    cache.entries = next;
+    return out;
   }
 
   // ---------------------------------------------------------------- depth
