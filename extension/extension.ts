@@ -7,9 +7,12 @@ import { createLanguageClient } from './client.js';
 import { registerCodeLens } from './codelens.js';
 import { registerCommands } from './commands.js';
 import { ServerStatusItem } from './status.js';
-import { registerRunPanel } from './panel/panel.js';
+import { RunPanel, registerRunPanel } from './panel/panel.js';
 import { TurnVault, registerVaultCommands } from './vault/vault.js';
 import { registerDebugger } from './debug/register.js';
+import { registerTestController } from './testing/controller.js';
+import { registerRunsView } from './runs/view.js';
+import { sharedStores } from './runs/shared-store.js';
 
 let client: LanguageClient | undefined;
 
@@ -48,6 +51,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   const vault = new TurnVault(context);
   context.subscriptions.push(...registerVaultCommands(vault), ...registerRunPanel(context, vault), ...registerDebugger(vault));
+  context.subscriptions.push(...registerTestController());
+  context.subscriptions.push(...registerRunsView(sharedStores, () => RunPanel.show(context, vault)), { dispose: () => sharedStores.closeAll() });
 
   // Do not block activation on the server: commands and CodeLens work without it.
   void start();

@@ -2,7 +2,7 @@
 // Run File task (as `turn run` flags), the run panel and the debugger (as run options). No
 // `vscode` import: callers pass the configuration's `get`, and test/extension/ tests this file.
 import * as path from 'node:path';
-import { DEFAULT_MODEL, type AuthorityOptions, type RunOptions } from '../runtime/index.js';
+import { DEFAULT_MODEL, DEFAULT_STORE_DIR, defaultAdminUrl, type AuthorityOptions, type RunOptions } from '../runtime/index.js';
 
 /** `vscode.WorkspaceConfiguration.get` of the `turn` section, as this file needs it. */
 export type SettingsGet = <T>(key: string, defaultValue: T) => T;
@@ -27,6 +27,8 @@ export interface RunSettings {
   /** token budgets of the P1 and P2 context tiers (unset: the runtime's defaults) */
   contextWorking: number | undefined;
   contextEpisodic: number | undefined;
+  /** runs from the run panel are durable, in the workspace's `.turn/` store (`turn.durableRuns`, default true) */
+  durableRuns: boolean;
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : []);
@@ -48,17 +50,28 @@ export function readRunSettings(get: SettingsGet): RunSettings {
     toolTimeoutSeconds: count(get<number | null>('run.toolTimeoutSeconds', null)),
     contextWorking: count(get<number | null>('run.contextWorking', null)),
     contextEpisodic: count(get<number | null>('run.contextEpisodic', null)),
+    durableRuns: get<boolean>('durableRuns', true) !== false,
   };
 }
 
 /** Folders in the settings are relative to the workspace folder (`cwd`). */
 const resolveDirs = (dirs: string[], cwd: string) => dirs.map((d) => (path.isAbsolute(d) ? d : path.join(cwd, d)));
 
-/** The run options the settings describe (the editor adds its vault and approval prompt). */
+/** The store of the editor's durable runs: `.turn/` in the workspace folder (`cwd`). */
+export function workspaceStoreDir(cwd: string): string {
+  return path.join(cwd, DEFAULT_STORE_DIR);
+}
+
+/**
+ * The run options the settings describe (the editor adds its vault and approval prompt). With
+ * `durableRuns`, `store` is the workspace's store: the run panel's runs are durable (the debugger
+ * takes only the authority and budgets from here).
+ */
 export function runOptionsFromSettings(s: RunSettings, cwd: string, extra: Pick<AuthorityOptions, 'vault' | 'approve'> = {}): RunOptions {
   return {
     cwd,
     model: s.model,
+    ...(s.durableRuns ? { store: workspaceStoreDir(cwd) } : {}),
     ...(s.maxSteps !== undefined ? { maxSteps: s.maxSteps } : {}),
     ...(s.maxAlloc !== undefined ? { maxAlloc: s.maxAlloc } : {}),
     ...(s.maxTimeSeconds !== undefined ? { maxTimeMs: s.maxTimeSeconds * 1000 } : {}),
@@ -90,4 +103,26 @@ export function cliArgsFromSettings(s: RunSettings, cwd: string): string[] {
   if (s.contextWorking !== undefined) args.push('--context-working', String(s.contextWorking));
   if (s.contextEpisodic !== undefined) args.push('--context-episodic', String(s.contextEpisodic));
   return args;
+}
+
+/** Where the Runs view finds runs on Restate (docs/scale-out.md): `turn.restate.ingressUrl` and `turn.restate.adminUrl`. */
+export interface RestateSettings {
+  ingress: string;
+  /** `turn.restate.adminUrl`, else the ingress host on port 9070 (as the CLI's `--restate-admin` default) */
+  admin: string;
+}
+
+/** The Restate server the Runs view shows, or undefined when `turn.restate.ingressUrl` is not set. */
+export function readRestateSettings(get: SettingsGet): RestateSettings | undefined {
+  const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
+  const ingress = text(get<string>('restate.ingressUrl', ''));
+  if (ingress === '') return undefined;
+  const admin = text(get<string>('restate.adminUrl', ''));
+  if (admin !== '') return { ingress, admin };
+  try {
+    return { ingress, admin: defaultAdminUrl(ingress) };
+  } catch {
+    // not a URL: the Runs view says so when it asks the server (client.ts names the setting's value)
+    return { ingress, admin: ingress };
+  }
 }

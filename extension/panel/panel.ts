@@ -2,13 +2,18 @@
 // no remote connections) that starts and stops runs (runner.ts) and receives RunViews over the
 // typed protocol of extension/protocol/panel.ts. The webview keeps its state with
 // vscode.getState/setState; a WebviewPanelSerializer brings the panel back after a reload.
+// The Runs view opens stored runs here directly: `openStored` (resume or show a run of the
+// workspace store) and `showView` (a run on a Restate server, built by extension/runs/).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isWebviewMessage, PROTOCOL_VERSION, type HostMessage, type RunView } from '../protocol/panel.js';
+import { isWebviewMessage, missingCredential, PROTOCOL_VERSION, type HostMessage, type RunView, type StoredRunView } from '../protocol/panel.js';
 import { Runner } from './runner.js';
 import { readRunSettings, runOptionsFromSettings } from '../settings.js';
 import { nonce, panelHtml } from './html.js';
 import type { TurnVault } from '../vault/vault.js';
+import { journalSteps, runWhatIf, withStore } from './whatif.js';
+import { scrubAt } from './scrub.js';
+import type { PanelRequest } from '../runs/panel-requests.js';
 
 export const PANEL_VIEW_TYPE = 'turn.runPanel';
 
@@ -17,6 +22,12 @@ export class RunPanel {
   private runner: Runner | undefined;
   private runId = 0;
   private lastView: RunView | undefined;
+  /** the stored run whose journal the webview has (sent once its run has ended) */
+  private journalOf: string | undefined;
+  /** the run whose missing credential was offered already */
+  private offered: number | undefined;
+  /** names of the actors the panel saw run, by pid (a finished process has no frames to name it by) */
+  private readonly names = new Map<number, string | null | undefined>();
   private readonly disposables: vscode.Disposable[] = [];
 
   static show(context: vscode.ExtensionContext, vault: TurnVault): RunPanel {
@@ -71,6 +82,8 @@ export class RunPanel {
       case 'ready':
         void this.sendVault();
         if (this.lastView) this.post({ type: 'run', v: PROTOCOL_VERSION, run: this.lastView });
+        this.journalOf = undefined; // a reloaded webview asks again
+        if (this.lastView) this.observe(this.lastView);
         return;
       case 'start':
         void this.start(m.file ? vscode.Uri.file(m.file) : undefined);
@@ -81,6 +94,77 @@ export class RunPanel {
       case 'reveal':
         void reveal(m.path, m.line);
         return;
+      case 'fork':
+        void this.fork(m.runId, m.step, m.value);
+        return;
+      case 'scrub':
+        void this.scrub(m.runId, m.step);
+        return;
+      case 'command':
+        void vscode.commands.executeCommand(m.command);
+        return;
+    }
+  }
+
+  private notice(e: unknown): void {
+    this.post({ type: 'notice', v: PROTOCOL_VERSION, message: e instanceof Error ? e.message : String(e) });
+  }
+
+  /** The settings' run options for the file the panel shows (a fork and a scrub use them too). */
+  private optionsFor(file: string) {
+    const uri = vscode.Uri.file(file);
+    const config = vscode.workspace.getConfiguration('turn', uri);
+    const folder = vscode.workspace.getWorkspaceFolder(uri);
+    const cwd = folder?.uri.fsPath ?? path.dirname(file);
+    const settings = readRunSettings((key, dflt) => config.get(key, dflt));
+    return runOptionsFromSettings(settings, cwd, { vault: this.vault, approve: (request) => this.vault.approve(request) });
+  }
+
+  /** Once a stored run has ended, the webview gets its journal (what-if and the scrubber work on it). */
+  private async sendJournal(stored: StoredRunView): Promise<void> {
+    const key = `${stored.storeDir}\u0000${stored.runId}`;
+    if (this.journalOf === key) return;
+    this.journalOf = key;
+    try {
+      const steps = await withStore(stored.storeDir, (store) => journalSteps(store, stored.runId));
+      this.post({ type: 'journal', v: PROTOCOL_VERSION, runId: stored.runId, steps });
+    } catch (e) {
+      this.notice(e);
+    }
+  }
+
+  private async fork(runId: string, step: number, value: string): Promise<void> {
+    const view = this.lastView;
+    if (!view?.stored || view.stored.runId !== runId || !view.file) return this.notice(`run ${runId} is not the run this panel shows`);
+    try {
+      const whatif = await runWhatIf({ storeDir: view.stored.storeDir, runId, step, value, options: this.optionsFor(view.file), originalOutput: view.output });
+      this.post({ type: 'whatif', v: PROTOCOL_VERSION, view: whatif });
+    } catch (e) {
+      this.notice(e);
+    }
+  }
+
+  private async scrub(runId: string, step: number): Promise<void> {
+    const stored = this.lastView?.stored;
+    if (!stored || stored.runId !== runId) return this.notice(`run ${runId} is not the run this panel shows`);
+    try {
+      this.post({ type: 'scrub', v: PROTOCOL_VERSION, view: await scrubAt({ storeDir: stored.storeDir, runId, step, names: this.names }) });
+    } catch (e) {
+      this.notice(e);
+    }
+  }
+
+  /** What the panel does with each view besides showing it: names, the journal, a missing credential's offer. */
+  private observe(view: RunView): void {
+    for (const a of view.actors) if (a.name) this.names.set(a.pid, a.name);
+    if (view.status === 'running' || view.status === 'idle') return;
+    if (view.stored) void this.sendJournal(view.stored);
+    const name = view.status === 'failed' && view.error ? missingCredential(view.error.message) : null;
+    if (name !== null && this.offered !== view.runId) {
+      this.offered = view.runId;
+      void vscode.window.showErrorMessage(`Turn: the run needs the credential "${name}", which is not in the vault.`, 'Add Credential').then((pick) => {
+        if (pick === 'Add Credential') void vscode.commands.executeCommand('turn.vault.add');
+      });
     }
   }
 
@@ -92,22 +176,51 @@ export class RunPanel {
       return undefined;
     }
     if (doc.isDirty && !(await doc.save())) return undefined;
+    return this.launch(doc.uri.fsPath);
+  }
+
+  /**
+   * Opens stored run `request.runId` (the Runs view's actions): resumed in the panel (moved to the
+   * current code of `file` with `migrate`), or shown as its store has it. Only a migration reads
+   * `file` (an unsaved edit is saved first); a resume runs the sources the store recorded.
+   */
+  async openStored(file: string, request: PanelRequest): Promise<RunView | undefined> {
+    if (request.kind === 'resume' && request.migrate) {
+      const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && path.resolve(d.uri.fsPath) === path.resolve(file));
+      if (open?.isDirty && !(await open.save())) return undefined;
+    }
+    return this.launch(file, request);
+  }
+
+  /** Shows a run's view built elsewhere (a run on a Restate server: extension/runs/restate-model.ts); no live run stands behind it. */
+  showView(view: RunView): void {
     this.runner?.stop();
-    const config = vscode.workspace.getConfiguration('turn', doc.uri);
-    const folder = vscode.workspace.getWorkspaceFolder(doc.uri);
-    const cwd = folder?.uri.fsPath ?? path.dirname(doc.uri.fsPath);
-    const settings = readRunSettings((key, dflt) => config.get(key, dflt));
+    this.runner = undefined;
+    this.names.clear();
+    this.journalOf = undefined;
+    const shown = { ...view, runId: ++this.runId };
+    this.lastView = shown;
+    this.post({ type: 'run', v: PROTOCOL_VERSION, run: shown });
+    this.observe(shown);
+  }
+
+  private launch(file: string, request?: PanelRequest): Promise<RunView> {
+    this.runner?.stop();
     const runner = new Runner({
-      file: doc.uri.fsPath,
-      options: runOptionsFromSettings(settings, cwd, { vault: this.vault, approve: (request) => this.vault.approve(request) }),
+      file,
+      options: this.optionsFor(file),
       runId: ++this.runId,
+      ...(request ? { request } : {}),
       publish: (view) => {
         if (view.runId !== this.runId) return;
         this.lastView = view;
         this.post({ type: 'run', v: PROTOCOL_VERSION, run: view });
+        this.observe(view);
       },
     });
     this.runner = runner;
+    this.names.clear();
+    this.journalOf = undefined;
     return runner.start();
   }
 

@@ -3,12 +3,22 @@
 // each actor's context tiers, memory and mailbox, every `infer` exchange, and the timeline.
 // No `vscode` import: the panel (panel.ts) passes the vault, the approval hook and a publish
 // callback, and test/extension/ drives this file directly.
+//
+// A durable run (`options.store`, the workspace's `.turn/` when `turn.durableRuns` is on) uses the
+// editor's shared handle on that store (extension/runs/shared-store.ts), so the Runs view can list
+// it while it runs, and tells the Runs view when it starts and ends. With a `request` from the Runs
+// view (extension/runs/panel-requests.ts, through RunPanel.openStored), the Runner resumes that
+// stored run, or shows it as stored, instead of starting the file afresh.
 import {
-  countTokens, DEFAULT_MODEL, formatDiagnostic, renderValue, RunSetupError, startRun,
-  type ProcessView, type Run, type RunEvent, type RunOptions, type RunResult,
+  countTokens, DEFAULT_MODEL, formatDiagnostic, renderValue, resumeRun, RunSetupError, startRun,
+  type ProcessView, type Run, type RunEvent, type RunOptions, type RunResult, type RunStore,
 } from '../../runtime/index.js';
 import type { ActorView, ContextView, InferView, RunView, SiteView, TimelineItem } from '../protocol/panel.js';
 import { emptyRun } from '../protocol/panel.js';
+import { WaitTracker } from './waits.js';
+import type { PanelRequest } from '../runs/panel-requests.js';
+import { sharedStores } from '../runs/shared-store.js';
+import { storedRunView } from '../runs/stored-view.js';
 
 export interface RunnerOptions {
   file: string;
@@ -18,6 +28,8 @@ export interface RunnerOptions {
   publish(view: RunView): void;
   throttleMs?: number;
   runId?: number;
+  /** a stored run to resume or show instead of starting `file` afresh (the Runs view's actions) */
+  request?: PanelRequest;
 }
 
 const MAX_TEXT = 4_000;
@@ -32,6 +44,10 @@ export class Runner {
   /** per supervisor: children it spawned again after one of its children failed */
   private readonly restarts = new Map<number, number>();
   private readonly parentOf = new Map<number, number>();
+  /** the function each actor runs, noted while it has frames (a finished process has none) */
+  private readonly names = new Map<number, string>();
+  /** waits on messages, gathers, joins and sleeps, for the timeline (the event stream records only effects) */
+  private readonly waits = new WaitTracker();
   private readonly failedChildren = new Map<number, number>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -57,18 +73,32 @@ export class Runner {
   }
 
   private async execute(): Promise<RunView> {
-    this.view.status = 'running';
-    this.publishSoon();
+    const request = this.options.request;
+    const storeDir = request?.storeDir ?? (typeof this.options.options.store === 'string' ? this.options.options.store : undefined);
+    let held: { store: RunStore; release: () => void } | undefined;
     try {
-      this.run = await startRun({
-        ...this.options.options,
-        file: this.options.file,
-        onOutput: (line) => {
+      if (storeDir !== undefined) held = sharedStores.acquire(storeDir);
+      if (request?.kind === 'show') {
+        // published as built: there is no live run whose processes or events would replace it
+        Object.assign(this.view, storedRunView(held!.store, request.runId, storeDir!, this.view.runId));
+        this.options.publish(this.view);
+        return this.view;
+      }
+      this.view.status = 'running';
+      this.publishSoon();
+      const watch = {
+        onOutput: (line: string) => {
           this.view.output.push(clip(line));
           this.publishSoon();
         },
-        onEvent: (e) => this.onEvent(e),
-      });
+        onEvent: (e: RunEvent) => this.onEvent(e),
+      };
+      this.run = request ? await this.resume(request, held!.store, watch) : await startRun({ ...this.options.options, ...(held ? { store: held.store } : {}), file: this.options.file, ...watch });
+      if (this.run.id !== undefined && storeDir !== undefined) {
+        this.view.stored = { runId: this.run.id, storeDir };
+        sharedStores.live.add(this.run.id);
+        sharedStores.changed(storeDir);
+      }
       if (this.stopped) this.run.stop('the run was stopped');
       this.settle(await this.run.start());
     } catch (e) {
@@ -81,8 +111,24 @@ export class Runner {
           site: first ? { path: first.file.path, line: first.file.position(first.diagnostic.span?.start ?? 0).line } : null,
         };
       } else this.view.error = { message: e instanceof Error ? e.message : String(e), site: null };
+    } finally {
+      if (this.run?.id !== undefined) sharedStores.live.delete(this.run.id);
+      held?.release();
+      if (storeDir !== undefined) sharedStores.changed(storeDir);
     }
     return this.finish();
+  }
+
+  /** Resumes a stored run with the options it recorded; the editor adds its vault and approval prompt. */
+  private resume(request: Extract<PanelRequest, { kind: 'resume' }>, store: RunStore, watch: Pick<RunOptions, 'onOutput' | 'onEvent'>): Promise<Run> {
+    const { vault, approve } = this.options.options.authority ?? {};
+    return resumeRun({
+      runId: request.runId,
+      store,
+      ...(request.migrate ? { migrate: true } : {}),
+      authority: { ...(vault ? { vault } : {}), ...(approve ? { approve } : {}) },
+      ...watch,
+    });
   }
 
   private settle(result: RunResult): void {
@@ -100,12 +146,12 @@ export class Runner {
         this.view.error = { message: result.error.message, site: { path: result.error.path, line: result.error.line } };
         return;
       case 'suspended':
-        this.view.status = 'done';
-        this.view.result = `suspended: ${result.runId}`;
+        this.view.status = 'suspended';
+        this.view.result = `suspended: run ${result.runId} (resume it from the Runs view)`;
         return;
       case 'waiting':
-        this.view.status = 'failed';
-        this.view.error = { message: `waiting for a decision about an unknown outcome (steps ${result.unknown.map((e) => e.seq).join(', ')})`, site: null };
+        this.view.status = 'waiting';
+        this.view.error = { message: `waiting for a decision about an unknown outcome (steps ${result.unknown.map((e) => e.seq).join(', ')}): settle it in the Runs view`, site: null };
         return;
       case 'aborted':
         this.view.status = 'failed';
@@ -114,6 +160,8 @@ export class Runner {
   }
 
   private finish(): RunView {
+    const last = this.timeline[this.timeline.length - 1];
+    if (last) this.timeline.push(...this.waits.observe(last.seq, last.ms, this.run?.statuses() ?? []));
     for (const t of this.timeline) if (t.state === 'pending') t.state = 'unknown';
     for (const i of this.infers.values()) if (i.state === 'pending') i.state = 'failed';
     this.flush();
@@ -129,6 +177,7 @@ export class Runner {
 
   private onEvent(e: RunEvent): void {
     const pid = 'pid' in e ? e.pid : null;
+    if (pid !== null && !this.names.has(pid)) this.nameOf(pid, this.run?.processName(pid) ?? null);
     let summary: string = e.kind;
     let state: TimelineItem['state'] = 'done';
     switch (e.kind) {
@@ -218,6 +267,7 @@ export class Runner {
         summary = `HTTP retry ${e.attempt} (${e.reason})`;
         break;
     }
+    this.timeline.push(...this.waits.observe(e.seq, e.ms, this.run?.statuses() ?? [], (p) => this.siteOf(p)));
     this.timeline.push({ seq: e.seq, ms: e.ms, kind: e.kind, pid, summary: clip(summary), state, site: this.siteOf(pid) });
     this.publishSoon();
   }
@@ -257,6 +307,7 @@ export class Runner {
     return run.processes().map((p) => ({
       pid: p.pid,
       parent: p.parent,
+      name: this.nameOf(p.pid, p.name),
       status: p.status,
       waitingOn: p.waitingOn,
       linked: p.linked,
@@ -269,6 +320,12 @@ export class Runner {
       result: p.status === 'done' ? r(p.result) : null,
       error: p.failure !== null ? r(p.failure) : null,
     }));
+  }
+
+  /** Notes the function `pid` runs (when known now) and returns the last one noted. */
+  private nameOf(pid: number, name: string | null): string | null {
+    if (name) this.names.set(pid, name);
+    return this.names.get(pid) ?? null;
   }
 
   private snapshot(): RunView {

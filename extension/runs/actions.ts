@@ -1,0 +1,40 @@
+// The Runs view's actions on a store, without `vscode` (tested in plain Node): settling an unknown
+// outcome and deleting a run, through the runtime's one implementation of each (settleUnknown,
+// RunStore.deleteRun) on the editor's shared store handle. Resuming and migrating run in the panel
+// (panel-requests.ts), through the one resume (resumeRun).
+import { settleUnknown, type Settled, type Settlement } from '../../runtime/index.js';
+import type { SharedStores } from './shared-store.js';
+
+/** A result typed by a person: JSON text, read as a value (a bare word is taken as a string). */
+export function parseResult(text: string): { ok: unknown } | { invalid: string } {
+  const t = text.trim();
+  if (t === '') return { invalid: 'give the effect\'s result as JSON (null, true, 42, "text", {"k": 1} ...)' };
+  try {
+    return { ok: JSON.parse(t) };
+  } catch (e) {
+    if (/^[\p{L}_][\p{L}\p{N}_ -]*$/u.test(t)) return { ok: t };
+    return { invalid: `not JSON: ${(e as Error).message}` };
+  }
+}
+
+/** Settles step `seq` of run `runId` in the store in `dir`; the Runs view hears of the change. */
+export function settle(stores: SharedStores, dir: string, runId: string, seq: number, settlement: Settlement): Settled {
+  try {
+    return stores.use(dir, (store) => settleUnknown(store, runId, seq, settlement));
+  } finally {
+    stores.changed(dir);
+  }
+}
+
+/** Deletes run `runId` with its journal and snapshots. Refuses a run this editor runs now. */
+export function deleteStoredRun(stores: SharedStores, dir: string, runId: string): void {
+  if (stores.live.has(runId)) throw new Error(`run ${runId} is running in the editor: stop it first`);
+  try {
+    stores.use(dir, (store) => {
+      if (!store.deleteRun) throw new Error(`the store ${store.info().file} cannot delete runs`);
+      store.deleteRun(runId);
+    });
+  } finally {
+    stores.changed(dir);
+  }
+}

@@ -1,0 +1,122 @@
+// What the Runs view shows of a store, as plain data (no `vscode` import; tested in plain Node):
+// each run with its status as a person reads it, and the effects whose outcome is unknown, with the
+// request each one made, for the "settle" action.
+//
+// The status: the store's, except that a run the store calls `running` that this editor does not
+// run now was interrupted (the editor holds the store, so no other process runs it): its effects
+// that started and have no recorded outcome are unknown, and the run waits on a decision about
+// those that may not simply be run again (as `turn resume` would find).
+import * as path from 'node:path';
+import { blockingUnknowns, bytesJson, type JournalEntry, type RunRecord, type RunStore } from '../../runtime/index.js';
+
+export type RunState = 'running' | 'interrupted' | 'suspended' | 'waiting' | 'done' | 'failed' | 'cancelled';
+
+export interface UnknownStep {
+  runId: string;
+  seq: number;
+  kind: string;
+  name: string;
+  /** the request the effect made, as JSON text (clipped) */
+  request: string;
+}
+
+export interface RunItem {
+  id: string;
+  /** the entry file as recorded (relative to `cwd` when the CLI started it) */
+  entry: string;
+  /** the entry file's absolute path */
+  entryPath: string;
+  state: RunState;
+  createdAt: number;
+  updatedAt: number;
+  /** a finished run's result or error, as one line */
+  outcome: string | null;
+  unknown: UnknownStep[];
+}
+
+const MAX = 400;
+const clip = (s: string): string => (s.length > MAX ? `${s.slice(0, MAX)}…` : s);
+
+function json(b: Uint8Array | null): string {
+  if (b === null) return 'null';
+  try {
+    return clip(JSON.stringify(bytesJson(b)));
+  } catch {
+    return `${b.length} bytes`;
+  }
+}
+
+/** Effects of a run nobody runs now whose outcome is unknown and that wait on a person. */
+export function unknownSteps(runId: string, entries: JournalEntry[]): UnknownStep[] {
+  const asRecovered = entries.map((e) => (e.status === 'intent' ? { ...e, status: 'unknown' as const } : e));
+  return blockingUnknowns(asRecovered).map((e) => ({ runId, seq: e.seq, kind: e.kind, name: e.name, request: json(e.request) }));
+}
+
+function outcome(run: RunRecord): string | null {
+  if (run.status !== 'done' && run.status !== 'failed' && run.status !== 'cancelled') return null;
+  try {
+    const v = bytesJson(run.result) as { message?: unknown } | null;
+    if (run.status !== 'done' && typeof v?.message === 'string') return clip(v.message);
+    return clip(JSON.stringify(v));
+  } catch {
+    return null;
+  }
+}
+
+/** The runs of a store, newest first; `live` holds the ids this editor runs now. */
+export function listRunItems(store: RunStore, live: ReadonlySet<string> = new Set()): RunItem[] {
+  return store.listRuns().map((run) => {
+    const cwd = typeof run.meta.cwd === 'string' ? run.meta.cwd : '';
+    let state: RunState = run.status;
+    let unknown: UnknownStep[] = [];
+    if ((run.status === 'running' && !live.has(run.id)) || run.status === 'waiting') {
+      unknown = unknownSteps(run.id, store.readJournal(run.id));
+      state = unknown.length > 0 ? 'waiting' : run.status === 'waiting' ? 'suspended' : 'interrupted';
+    }
+    return {
+      id: run.id,
+      entry: run.entry,
+      entryPath: path.resolve(cwd, run.entry),
+      state,
+      createdAt: run.createdAt,
+      updatedAt: run.updatedAt,
+      outcome: outcome(run),
+      unknown,
+    };
+  });
+}
+
+const STATE_TEXT: Record<RunState, string> = {
+  running: 'running',
+  interrupted: 'interrupted (resume to continue)',
+  suspended: 'suspended',
+  waiting: 'waiting on an unknown outcome',
+  done: 'done',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
+
+export function stateText(state: RunState): string {
+  return STATE_TEXT[state];
+}
+
+/** What a run may do next: the Runs view's actions follow this (its `contextValue`). */
+export function actionsOf(item: RunItem): { resume: boolean; settle: boolean; migrate: boolean; delete: boolean } {
+  const open = item.state === 'suspended' || item.state === 'interrupted';
+  return {
+    resume: open,
+    settle: item.state === 'waiting',
+    // a run moves to new code at a wait point, once nothing blocks it (prepareResume)
+    migrate: item.state === 'suspended',
+    delete: item.state !== 'running',
+  };
+}
+
+/** "3 min ago", for the list. */
+export function ago(ms: number, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86_400)} d ago`;
+}

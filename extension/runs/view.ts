@@ -1,0 +1,363 @@
+// The Runs view (Turn activity-bar container): the durable runs in each workspace folder's store
+// (`.turn/`), with their status, and the effects whose outcome is unknown under the runs that wait
+// on them. Actions: open in the panel, resume, settle an unknown outcome (result / error / retry,
+// the effect's request shown), migrate to the current code, delete. It refreshes when the editor
+// changes a run (shared-store.ts), when another process (the `turn` CLI) writes a store
+// (store-watch.ts), when it becomes visible, and on its Refresh button.
+//
+// With `turn.restate.ingressUrl` set, a second root node lists the runs on that Restate server
+// (restate-model.ts): open in the panel, resume, settle an unknown outcome, as for a local run.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { STORE_FILE, storeMessage, type RunSummary, type Settlement } from '../../runtime/index.js';
+import { deleteStoredRun, parseResult, settle } from './actions.js';
+import { actionsOf, ago, listRunItems, stateText, type RunItem, type UnknownStep } from './model.js';
+import type { PanelRequest } from './panel-requests.js';
+import { listRestateItems, restateActionsOf, restateMessage, restateRunView, resumeOnRestate, settleOnRestate, summaryText } from './restate-model.js';
+import type { SharedStores } from './shared-store.js';
+import { StoreWatch } from './store-watch.js';
+import { readRestateSettings, workspaceStoreDir, type RestateSettings } from '../settings.js';
+import type { RunView } from '../protocol/panel.js';
+
+/** What the Runs view needs of the run panel (extension/panel/panel.ts's RunPanel). */
+export interface PanelHost {
+  openStored(file: string, request: PanelRequest): Thenable<unknown>;
+  showView(view: RunView): void;
+}
+
+export const RUNS_VIEW_ID = 'turn.runs';
+
+type Node =
+  | { kind: 'run'; dir: string; item: RunItem; folder: string | undefined }
+  | { kind: 'step'; dir: string; run: RunItem; step: UnknownStep }
+  | { kind: 'restate'; server: RestateSettings }
+  | { kind: 'restateRun'; server: RestateSettings; item: RunItem }
+  | { kind: 'restateStep'; server: RestateSettings; run: RunItem; step: UnknownStep }
+  | { kind: 'message'; text: string; icon: string; tooltip?: string };
+
+/** The Restate server the settings name, if any. */
+function restateServer(): RestateSettings | undefined {
+  const config = vscode.workspace.getConfiguration('turn');
+  return readRestateSettings((key, dflt) => config.get(key, dflt));
+}
+
+const ICONS: Record<RunItem['state'], string> = {
+  running: 'sync~spin',
+  interrupted: 'debug-disconnect',
+  suspended: 'debug-pause',
+  waiting: 'question',
+  done: 'pass',
+  failed: 'error',
+  cancelled: 'circle-slash',
+};
+
+export class RunsView implements vscode.TreeDataProvider<Node> {
+  private readonly emitter = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+
+  /** the CLI's writes to a store refresh the view (the view's own reads do not) */
+  readonly watch = new StoreWatch(() => this.refresh());
+
+  constructor(private readonly stores: SharedStores) {}
+
+  refresh(): void {
+    this.emitter.fire(undefined);
+  }
+
+  /** The store folders of the open workspace folders. */
+  dirs(): { dir: string; folder: string | undefined }[] {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    return folders.map((f) => ({ dir: workspaceStoreDir(f.uri.fsPath), folder: folders.length > 1 ? f.name : undefined }));
+  }
+
+  getChildren(node?: Node): Node[] | Promise<Node[]> {
+    if (node?.kind === 'run') return node.item.unknown.map((step) => ({ kind: 'step', dir: node.dir, run: node.item, step }));
+    if (node?.kind === 'restate') return this.restateRuns(node.server);
+    if (node?.kind === 'restateRun') return node.item.unknown.map((step) => ({ kind: 'restateStep', server: node.server, run: node.item, step }));
+    if (node) return [];
+    const server = restateServer();
+    return server ? [...this.localRuns(), { kind: 'restate', server }] : this.localRuns();
+  }
+
+  /** The runs on the Restate server; an unreachable server or a bad URL is one message row. */
+  private async restateRuns(server: RestateSettings): Promise<Node[]> {
+    try {
+      const items = await listRestateItems(server);
+      if (items.length === 0) return [{ kind: 'message', text: 'no runs on this server yet (turn submit FILE --restate URL)', icon: 'info' }];
+      return items.map((item): Node => ({ kind: 'restateRun', server, item }));
+    } catch (e) {
+      const text = restateMessage(e, server);
+      return [{ kind: 'message', text, icon: 'warning', tooltip: text }];
+    }
+  }
+
+  /** The runs in the workspace folders' stores, newest first per folder. */
+  localRuns(): Node[] {
+    const out: Node[] = [];
+    for (const { dir, folder } of this.dirs()) {
+      // a folder without a store shows no runs; listing never creates one
+      if (!fs.existsSync(path.join(dir, STORE_FILE))) continue;
+      try {
+        const items = this.stores.use(dir, (store) => listRunItems(store, this.stores.live));
+        this.watch.sawStore(dir);
+        out.push(...items.map((item): Node => ({ kind: 'run', dir, item, folder })));
+      } catch (e) {
+        out.push({ kind: 'message', text: storeMessage(e), icon: 'warning', tooltip: storeMessage(e) });
+      }
+    }
+    return out;
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === 'restate') {
+      const t = new vscode.TreeItem(`Restate · ${node.server.ingress}`, vscode.TreeItemCollapsibleState.Expanded);
+      t.id = `restate:${node.server.ingress}`;
+      t.description = `admin ${node.server.admin}`;
+      t.tooltip = `Runs on the Restate server (settings turn.restate.ingressUrl, turn.restate.adminUrl); docs/scale-out.md`;
+      t.iconPath = new vscode.ThemeIcon('server-environment');
+      t.contextValue = 'turnRestate';
+      t.accessibilityInformation = { label: `Restate server ${node.server.ingress}` };
+      return t;
+    }
+    if (node.kind === 'restateRun') {
+      const r = node.item;
+      const t = new vscode.TreeItem(path.basename(r.entry), r.unknown.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+      t.id = `restate:${node.server.ingress}:${r.id}`;
+      t.description = `${stateText(r.state)} · ${ago(r.updatedAt)} · Restate`;
+      t.tooltip = new vscode.MarkdownString().appendMarkdown(`**${path.basename(r.entry)}** — ${stateText(r.state)} on Restate\n\n`).appendText(`run ${r.id}\n${node.server.ingress}\nstarted ${new Date(r.createdAt).toLocaleString()}, last change ${new Date(r.updatedAt).toLocaleString()}`);
+      t.iconPath = new vscode.ThemeIcon(ICONS[r.state] ?? 'circle-outline');
+      const a = restateActionsOf(r);
+      t.contextValue = ['turnRun', 'restate', a.resume && 'resume', a.settle && 'settle'].filter(Boolean).join(':');
+      t.accessibilityInformation = { label: `${path.basename(r.entry)} ${stateText(r.state)} on Restate run ${r.id}` };
+      return t;
+    }
+    if (node.kind === 'restateStep') {
+      const s = node.step;
+      const t = new vscode.TreeItem(`step ${s.seq}: ${s.kind} ${s.name}`, vscode.TreeItemCollapsibleState.None);
+      t.id = `restate:${node.server.ingress}:${node.run.id}#${s.seq}`;
+      t.description = `unknown outcome — request ${s.request}`;
+      t.tooltip = new vscode.MarkdownString().appendText(`Step ${s.seq} of run ${node.run.id} on Restate: ${s.kind} ${s.name}\nIts outcome is unknown.\nRequest: ${s.request}`);
+      t.iconPath = new vscode.ThemeIcon('question');
+      t.contextValue = 'turnUnknownStep';
+      t.accessibilityInformation = { label: `step ${s.seq} ${s.kind} ${s.name} unknown outcome` };
+      return t;
+    }
+    if (node.kind === 'message') {
+      const t = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+      t.iconPath = new vscode.ThemeIcon(node.icon);
+      t.tooltip = node.tooltip;
+      t.accessibilityInformation = { label: node.text };
+      return t;
+    }
+    if (node.kind === 'step') {
+      const s = node.step;
+      const t = new vscode.TreeItem(`step ${s.seq}: ${s.kind} ${s.name}`, vscode.TreeItemCollapsibleState.None);
+      t.id = `${node.run.id}#${s.seq}`;
+      t.description = `unknown outcome — request ${s.request}`;
+      t.tooltip = new vscode.MarkdownString().appendText(`Step ${s.seq} of run ${node.run.id}: ${s.kind} ${s.name}\nIts outcome is unknown (the run was interrupted while it ran).\nRequest: ${s.request}`);
+      t.iconPath = new vscode.ThemeIcon('question');
+      t.contextValue = 'turnUnknownStep';
+      t.accessibilityInformation = { label: `step ${s.seq} ${s.kind} ${s.name} unknown outcome` };
+      return t;
+    }
+    const r = node.item;
+    const t = new vscode.TreeItem(path.basename(r.entry), r.unknown.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    t.id = r.id;
+    t.description = `${stateText(r.state)} · ${ago(r.updatedAt)}${node.folder ? ` · ${node.folder}` : ''}`;
+    const md = new vscode.MarkdownString();
+    md.appendMarkdown(`**${path.basename(r.entry)}** — ${stateText(r.state)}\n\n`);
+    md.appendText(`run ${r.id}\n${r.entryPath}\nstarted ${new Date(r.createdAt).toLocaleString()}, last change ${new Date(r.updatedAt).toLocaleString()}`);
+    if (r.outcome !== null) md.appendText(`\n${r.state === 'done' ? 'result' : 'error'}: ${r.outcome}`);
+    t.tooltip = md;
+    t.iconPath = new vscode.ThemeIcon(ICONS[r.state]);
+    const a = actionsOf(r);
+    t.contextValue = ['turnRun', a.resume && 'resume', a.settle && 'settle', a.migrate && 'migrate', a.delete && 'delete'].filter(Boolean).join(':');
+    t.accessibilityInformation = { label: `${path.basename(r.entry)} ${stateText(r.state)} run ${r.id}` };
+    return t;
+  }
+}
+
+/** A command's target: the node it was invoked on, else one the user picks. */
+async function pickRun(view: RunsView, node: Node | undefined, want: (r: RunItem) => boolean, what: string): Promise<Extract<Node, { kind: 'run' }> | undefined> {
+  if (node?.kind === 'run') return node;
+  if (node?.kind === 'step') return { kind: 'run', dir: node.dir, item: node.run, folder: undefined };
+  const runs = view.localRuns().filter((n): n is Extract<Node, { kind: 'run' }> => n.kind === 'run' && want(n.item));
+  if (runs.length === 0) {
+    void vscode.window.showInformationMessage(`Turn: no stored run to ${what}.`);
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    runs.map((n) => ({ label: path.basename(n.item.entry), description: stateText(n.item.state), detail: n.item.id, node: n })),
+    { title: `Turn: ${what}`, placeHolder: 'Which run?' },
+  );
+  return picked?.node;
+}
+
+function inPanel(panel: () => PanelHost, node: Extract<Node, { kind: 'run' }>, request: PanelRequest): Thenable<unknown> {
+  // a resume runs the sources the store recorded; only a migration needs the entry file
+  if (request.kind === 'resume' && request.migrate && !fs.existsSync(node.item.entryPath)) {
+    void vscode.window.showErrorMessage(`Turn: the entry file of run ${node.item.id}, ${node.item.entryPath}, is not there: there is no current code to migrate to.`);
+    return Promise.resolve(undefined);
+  }
+  return panel().openStored(node.item.entryPath, request);
+}
+
+/** Runs a call to the Restate server with the view's progress bar; its failure is one message. */
+function onRestate<T>(fn: () => Promise<T>): Thenable<T | undefined> {
+  return vscode.window.withProgress({ location: { viewId: RUNS_VIEW_ID } }, () =>
+    fn().catch((e: unknown) => {
+      void vscode.window.showErrorMessage(`Turn: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
+    }),
+  );
+}
+
+/** Asks how to settle an unknown step, showing its request. Undefined: the user cancelled. */
+async function askSettlement(step: UnknownStep): Promise<Settlement | undefined> {
+  const title = `Settle step ${step.seq} (${step.kind} ${step.name}) — request: ${step.request}`;
+  const choice = await vscode.window.showQuickPick(
+    [
+      { label: '$(check) Result', description: 'the effect did run: give its result (JSON)', value: 'ok' as const },
+      { label: '$(error) Error', description: 'it failed: give the error message the program sees', value: 'error' as const },
+      { label: '$(refresh) Retry', description: 'run it again when the run resumes (same idempotency key)', value: 'retry' as const },
+    ],
+    { title, placeHolder: `What happened to ${step.kind} ${step.name}? Request: ${step.request}`, ignoreFocusOut: true },
+  );
+  if (!choice) return undefined;
+  if (choice.value === 'retry') return { retry: true };
+  if (choice.value === 'error') {
+    const message = await vscode.window.showInputBox({ title, prompt: `The error of step ${step.seq}`, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'an error message') });
+    return message === undefined ? undefined : { error: message.trim() };
+  }
+  const text = await vscode.window.showInputBox({
+    title,
+    prompt: `The result of step ${step.seq}, as JSON`,
+    value: 'null',
+    ignoreFocusOut: true,
+    validateInput: (v) => {
+      const r = parseResult(v);
+      return 'invalid' in r ? r.invalid : undefined;
+    },
+  });
+  if (text === undefined) return undefined;
+  const r = parseResult(text);
+  return 'ok' in r ? { ok: r.ok } : undefined;
+}
+
+/** Resumes or settles on Restate, then tells how the run stands and refreshes the view. */
+async function afterRestate(view: RunsView, call: () => Promise<RunSummary>, what: string): Promise<void> {
+  view.refresh();
+  const s = await onRestate(call);
+  view.refresh();
+  if (s) void vscode.window.showInformationMessage(`Turn: ${what}; ${summaryText(s)}.`);
+}
+
+export function registerRunsView(stores: SharedStores, panel: () => PanelHost): vscode.Disposable[] {
+  const view = new RunsView(stores);
+  const tree = vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: view, showCollapseAll: false });
+  const fail = (e: unknown) => void vscode.window.showErrorMessage(`Turn: ${storeMessage(e)}`);
+  // the `turn` CLI's writes to a workspace store (the view's own reads are told apart: store-watch.ts)
+  const files = vscode.workspace.createFileSystemWatcher(`**/${path.basename(workspaceStoreDir(''))}/${STORE_FILE}*`);
+  const touched = (uri: vscode.Uri) => view.watch.touched(uri.fsPath);
+  return [
+    tree,
+    files,
+    files.onDidChange(touched),
+    files.onDidCreate(touched),
+    files.onDidDelete(touched),
+    { dispose: () => view.watch.dispose() },
+    vscode.workspace.onDidChangeConfiguration((e) => (e.affectsConfiguration('turn.restate') ? view.refresh() : undefined)),
+    stores.onChange(() => view.refresh()),
+    tree.onDidChangeVisibility((e) => (e.visible ? view.refresh() : undefined)),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => view.refresh()),
+    vscode.commands.registerCommand('turn.runs.refresh', () => view.refresh()),
+    vscode.commands.registerCommand('turn.runs.openInPanel', async (node?: Node) => {
+      if (node?.kind === 'restateRun') {
+        const run = await onRestate(() => restateRunView(node.server, node.item.id, 0));
+        if (run) panel().showView(run);
+        return;
+      }
+      const n = await pickRun(view, node, () => true, 'open in the panel');
+      if (n) await inPanel(panel, n, { kind: 'show', runId: n.item.id, storeDir: n.dir });
+    }),
+    vscode.commands.registerCommand('turn.runs.resume', async (node?: Node) => {
+      if (node?.kind === 'restateRun') {
+        const { server, item } = node;
+        return afterRestate(view, () => resumeOnRestate(server, item.id), `run ${item.id} resumed on Restate`);
+      }
+      const n = await pickRun(view, node, (r) => actionsOf(r).resume, 'resume');
+      if (!n) return;
+      if (!actionsOf(n.item).resume) {
+        void vscode.window.showErrorMessage(`Turn: run ${n.item.id} is ${stateText(n.item.state)}; ${n.item.state === 'waiting' ? 'settle its unknown outcome first' : 'it cannot be resumed'}.`);
+        return;
+      }
+      await inPanel(panel, n, { kind: 'resume', runId: n.item.id, storeDir: n.dir });
+    }),
+    vscode.commands.registerCommand('turn.runs.migrate', async (node?: Node) => {
+      const n = await pickRun(view, node, (r) => actionsOf(r).migrate, 'migrate to the current code');
+      if (!n) return;
+      const ok = await vscode.window.showWarningMessage(
+        `Move run ${n.item.id} to the current code of ${path.basename(n.item.entry)} and resume it? The move is journaled; the run goes on with the new code from where it stands.`,
+        { modal: true },
+        'Migrate and Resume',
+      );
+      if (ok) await inPanel(panel, n, { kind: 'resume', runId: n.item.id, storeDir: n.dir, migrate: true });
+    }),
+    vscode.commands.registerCommand('turn.runs.settle', async (node?: Node) => {
+      if (node?.kind === 'restateRun' || node?.kind === 'restateStep') {
+        const server = node.server;
+        const run = node.kind === 'restateRun' ? node.item : node.run;
+        let step = node.kind === 'restateStep' ? node.step : run.unknown[0];
+        if (node.kind === 'restateRun' && run.unknown.length > 1) {
+          const picked = await vscode.window.showQuickPick(
+            run.unknown.map((s) => ({ label: `step ${s.seq}: ${s.kind} ${s.name}`, detail: `request: ${s.request}`, step: s })),
+            { title: `Run ${run.id}: which unknown outcome?` },
+          );
+          if (!picked) return;
+          step = picked.step;
+        }
+        if (!step) return void vscode.window.showInformationMessage(`Turn: run ${run.id} has no unknown outcome to settle.`);
+        const chosen = step;
+        const settlement = await askSettlement(chosen);
+        if (settlement) await afterRestate(view, () => settleOnRestate(server, run.id, chosen.seq, settlement), `step ${chosen.seq} of run ${run.id} settled on Restate`);
+        return;
+      }
+      const n = await pickRun(view, node, (r) => actionsOf(r).settle, 'settle an unknown outcome');
+      if (!n) return;
+      let step = node?.kind === 'step' ? node.step : n.item.unknown[0];
+      if (node?.kind !== 'step' && n.item.unknown.length > 1) {
+        const picked = await vscode.window.showQuickPick(
+          n.item.unknown.map((s) => ({ label: `step ${s.seq}: ${s.kind} ${s.name}`, detail: `request: ${s.request}`, step: s })),
+          { title: `Run ${n.item.id}: which unknown outcome?` },
+        );
+        if (!picked) return;
+        step = picked.step;
+      }
+      if (!step) {
+        void vscode.window.showInformationMessage(`Turn: run ${n.item.id} has no unknown outcome to settle.`);
+        return;
+      }
+      const settlement = await askSettlement(step);
+      if (!settlement) return;
+      try {
+        const r = settle(stores, n.dir, n.item.id, step.seq, settlement);
+        const next = r.stillUnknown.length > 0 ? `steps ${r.stillUnknown.join(', ')} are still unknown` : 'the run is suspended: resume it to go on';
+        void vscode.window.showInformationMessage(`Turn: step ${step.seq} of run ${n.item.id} settled; ${next}.`);
+      } catch (e) {
+        fail(e);
+      }
+    }),
+    vscode.commands.registerCommand('turn.runs.delete', async (node?: Node) => {
+      const n = await pickRun(view, node, (r) => actionsOf(r).delete, 'delete');
+      if (!n) return;
+      const ok = await vscode.window.showWarningMessage(`Delete run ${n.item.id} (${path.basename(n.item.entry)}, ${stateText(n.item.state)}) with its journal? It cannot be resumed afterwards.`, { modal: true }, 'Delete');
+      if (!ok) return;
+      try {
+        deleteStoredRun(stores, n.dir, n.item.id);
+      } catch (e) {
+        fail(e);
+      }
+    }),
+  ];
+}
