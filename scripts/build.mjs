@@ -11,6 +11,15 @@
 // The durable store's WebAssembly driver (node-sqlite3-wasm, runtime/store/node-sqlite3-wasm.ts) is
 // bundled the same way: its loader reads node-sqlite3-wasm.wasm from `__dirname`, i.e. dist/, where
 // the file is copied. It is the store of the packaged extension on a Node without node:sqlite.
+//
+// Two large packages that most runs never use are bundled apart and loaded on first use (issue 17,
+// docs/performance.md, *Cold start*): the Restate SDK (used only by a `turn serve` worker, which
+// runtime/restate/index.ts imports dynamically) becomes dist/restate-sdk.js and the tokenizer's
+// o200k_base encoding (used only when a context budget counts tokens, runtime/context/tokens.ts)
+// becomes dist/tokenizer.js. The source imports the packages by name, as under tsx; `lazyBundles`
+// rewrites those names, in every Node bundle, to a `require` of the file beside the bundle, which
+// runs where the importing module first runs (inside esbuild's lazy wrapper of a dynamic import, or
+// inside the function that calls `require`). So the CLI's start-up neither compiles nor runs them.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,6 +27,19 @@ import { dirname, join } from 'node:path';
 
 const production = process.argv.includes('--production');
 const require = createRequire(import.meta.url);
+
+/** Package name → the separate bundle (in dist/) that holds it. */
+const LAZY = {
+  '@restatedev/restate-sdk': 'restate-sdk.js',
+  'gpt-tokenizer/encoding/o200k_base': 'tokenizer.js',
+};
+const lazyBundles = {
+  name: 'lazy-bundles',
+  setup(b) {
+    const filter = new RegExp(`^(${Object.keys(LAZY).map((k) => k.replace(/[/.-]/g, '\\$&')).join('|')})$`);
+    b.onResolve({ filter }, (args) => ({ path: `./${LAZY[args.path]}`, external: true }));
+  },
+};
 
 const common = {
   bundle: true,
@@ -46,10 +68,12 @@ mkdirSync('dist/runtime/std', { recursive: true });
 for (const name of readdirSync('runtime/std')) if (name.endsWith('.tn')) copyFileSync(`runtime/std/${name}`, `dist/runtime/std/${name}`);
 
 await Promise.all([
-  build({ ...common, entryPoints: ['cli/main.ts'], outfile: 'dist/cli.js' }),
-  build({ ...common, entryPoints: ['language-server/server.ts'], outfile: 'dist/server.js' }),
-  build({ ...common, entryPoints: ['extension/extension.ts'], outfile: 'dist/extension.js' }),
-  build({ ...common, entryPoints: ['extension/debug/adapter-main.ts'], outfile: 'dist/debug-adapter.js' }),
+  build({ ...common, plugins: [lazyBundles], entryPoints: ['cli/main.ts'], outfile: 'dist/cli.js' }),
+  build({ ...common, plugins: [lazyBundles], entryPoints: ['language-server/server.ts'], outfile: 'dist/server.js' }),
+  build({ ...common, plugins: [lazyBundles], entryPoints: ['extension/extension.ts'], outfile: 'dist/extension.js' }),
+  build({ ...common, plugins: [lazyBundles], entryPoints: ['extension/debug/adapter-main.ts'], outfile: 'dist/debug-adapter.js' }),
+  // third-party code, minified even in development: half the size to parse when it does load
+  ...Object.entries(LAZY).map(([pkg, file]) => build({ ...common, minify: true, entryPoints: [require.resolve(pkg)], outfile: `dist/${file}` })),
   build({
     ...common,
     platform: 'browser',

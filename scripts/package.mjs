@@ -35,6 +35,13 @@ for (const m of readme.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)) {
 for (const name of ['extension/LICENSE.txt', 'extension/changelog.md', `extension/${manifest.icon}`]) {
   if (!readVsixEntry(out, name)) problems.push(`missing ${name}`);
 }
+// the bundles that a packaged bundle loads on first use (dist/restate-sdk.js, dist/tokenizer.js:
+// scripts/build.mjs) must be packaged beside it
+for (const { name } of listVsix(out).filter((e) => /^extension\/dist\/[^/]+\.js$/.test(e.name))) {
+  for (const m of (readVsixEntry(out, name)?.toString('utf8') ?? '').matchAll(/\brequire\("\.\/([^"]+)"\)/g)) {
+    if (!readVsixEntry(out, `extension/dist/${m[1]}`)) problems.push(`${name} loads ./${m[1]}, which is not packaged`);
+  }
+}
 const vsixManifest = readVsixEntry(out, 'extension.vsixmanifest')?.toString('utf8') ?? '';
 for (const asset of ['Content.License', 'Content.Changelog', 'Content.Details', 'Icons.Default']) {
   if (!vsixManifest.includes(`Microsoft.VisualStudio.Services.${asset}`)) problems.push(`extension.vsixmanifest has no ${asset}`);

@@ -9,7 +9,8 @@ type Encoding = { countTokens(text: string): number };
 let encoding: Encoding | undefined;
 
 function load(): Encoding {
-  // A `require` inside the function keeps the load lazy, in tsx and in the esbuild bundle alike.
+  // A `require` inside the function keeps the load lazy, in tsx and in the esbuild bundle alike;
+  // the bundles require dist/tokenizer.js, a separate bundle of this package (scripts/build.mjs).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   encoding ??= require('gpt-tokenizer/encoding/o200k_base') as Encoding;
   return encoding;

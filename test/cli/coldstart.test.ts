@@ -1,0 +1,92 @@
+// Cold start (issue 17, docs/performance.md): the Restate SDK and the tokenizer are separate bundles
+// (dist/restate-sdk.js, dist/tokenizer.js, scripts/build.mjs) that the built CLI loads only when a
+// run needs them. Each check runs `turn` with a preloaded hook that writes the files in Node's
+// module cache at exit: a plain run must not have loaded either bundle, and a worker or a
+// token-counting run must have loaded its own. Bundling either package back into dist/cli.js (or
+// requiring it at start-up) fails one of them. The last test checks that the .vsix ships every
+// bundle that a shipped bundle requires beside itself.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { ROOT } from './run-cli.js';
+
+const BIN = path.join(ROOT, 'bin', 'turn.js');
+const SDK = path.join(ROOT, 'dist', 'restate-sdk.js');
+const TOKENIZER = path.join(ROOT, 'dist', 'tokenizer.js');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-coldstart-'));
+const HOOK = path.join(tmp, 'loaded-hook.js');
+fs.writeFileSync(HOOK, "process.on('exit', () => require('node:fs').writeFileSync(process.env.TURN_LOADED_OUT, JSON.stringify(Object.keys(require.cache))));\n");
+
+let n = 0;
+/** `node -r HOOK bin/turn.js ARGS` (synchronously): its result and the files it had loaded. */
+function turnLoading(args: string[]): { code: number | null; stdout: string; stderr: string; loaded: string[] } {
+  const out = path.join(tmp, `loaded-${++n}.json`);
+  const r = spawnSync(process.execPath, ['-r', HOOK, BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TURN_LOADED_OUT: out }, timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, loaded: JSON.parse(fs.readFileSync(out, 'utf8')) as string[] };
+}
+
+test('turn run of a hello program loads neither the Restate SDK nor the tokenizer', () => {
+  const r = turnLoading(['run', path.join(ROOT, 'examples', 'hello.tn')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'Hello, Turn!\n');
+  assert.ok(r.loaded.includes(path.join(ROOT, 'dist', 'cli.js')), `the hook saw the CLI load: ${r.loaded.join(', ')}`);
+  assert.ok(!r.loaded.includes(SDK), 'dist/restate-sdk.js was loaded');
+  assert.ok(!r.loaded.includes(TOKENIZER), 'dist/tokenizer.js was loaded');
+});
+
+test('a run whose context outgrows its budget loads the tokenizer, and counts real tokens', () => {
+  const p = path.join(tmp, 'ctx.tn');
+  fs.writeFileSync(p, 'context.append("the quick brown fox");\ncontext.append("the quick brown fox");\ncall("echo", "ok");\n');
+  const r = turnLoading(['run', '--trace', '--context-working', '5', p]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(r.loaded.includes(TOKENIZER), `dist/tokenizer.js was not loaded: ${r.loaded.join(', ')}`);
+  assert.ok(!r.loaded.includes(SDK), 'dist/restate-sdk.js was loaded');
+  // 4 o200k_base tokens (19 bytes): the first entry moves to P2 when the second does not fit in 5
+  const demote = r.stderr.split('\n').filter((l) => l.includes('"context.demote"')).map((l) => JSON.parse(l) as { tokens: number });
+  assert.deepEqual(demote.map((e) => e.tokens), [4]);
+});
+
+test('turn serve loads the Restate SDK to start its worker', async () => {
+  // a real admin API stand-in on 127.0.0.1 that refuses the registration: the worker is up (its
+  // SDK loaded) by then, and `turn serve` exits with the admin API's message
+  const admin = http.createServer((req, res) => {
+    req.resume();
+    res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'not today' }));
+  });
+  await new Promise<void>((resolve) => admin.listen(0, '127.0.0.1', resolve));
+  try {
+    const out = path.join(tmp, 'loaded-serve.json');
+    const url = `http://127.0.0.1:${(admin.address() as AddressInfo).port}`;
+    const child = spawn(process.execPath, ['-r', HOOK, BIN, 'serve', '--restate-admin', url, '--port', '0'], { cwd: ROOT, env: { ...process.env, TURN_LOADED_OUT: out }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /refused to register .*not today/);
+    const loaded = JSON.parse(fs.readFileSync(out, 'utf8')) as string[];
+    assert.ok(loaded.includes(SDK), `dist/restate-sdk.js was not loaded: ${loaded.join(', ')}`);
+    assert.ok(!loaded.includes(TOKENIZER), 'dist/tokenizer.js was loaded');
+  } finally {
+    admin.close();
+  }
+});
+
+test('every bundle a shipped bundle loads on first use ships in the .vsix too', () => {
+  const whitelist = fs.readFileSync(path.join(ROOT, '.vscodeignore'), 'utf8').split('\n').filter((l) => l.startsWith('!')).map((l) => l.slice(1));
+  const shipped = whitelist.filter((f) => /^dist\/[^/*]+\.js$/.test(f));
+  assert.ok(shipped.includes('dist/cli.js') && shipped.includes('dist/extension.js'));
+  const loaded = new Set<string>();
+  for (const bundle of shipped) {
+    for (const m of fs.readFileSync(path.join(ROOT, bundle), 'utf8').matchAll(/\brequire\("\.\/([^"]+)"\)/g)) loaded.add(`dist/${m[1]}`);
+  }
+  assert.ok(loaded.has('dist/restate-sdk.js') && loaded.has('dist/tokenizer.js'), `bundles loaded on first use: ${[...loaded].join(', ')}`);
+  for (const file of loaded) {
+    assert.ok(whitelist.includes(file), `.vscodeignore ships ${file}`);
+    assert.ok(fs.existsSync(path.join(ROOT, file)), `the build makes ${file}`);
+  }
+});
