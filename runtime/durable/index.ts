@@ -472,8 +472,13 @@ export class Durable implements DurableHooks {
       const e = this.take(key, 'schedule', 'effect-first', null);
       if (e) return (bytesJson(e.payload) as { index: number }).index;
       if (e === null) return live;
-      this.fail(new DivergenceError(`replay diverged at scheduler wait ${key}: the journal recorded no choice between effects here`));
-      return live;
+      // No choice here and none later: the journal was cut between the outcomes it holds and this
+      // choice (a crash, a retried Restate invocation); nothing recorded depends on it, so it is made live.
+      const later = [...this.byKey.keys()].some((k) => /^w\d+$/.test(k) && Number(k.slice(1)) > this.waits);
+      if (later) {
+        this.fail(new DivergenceError(`replay diverged at scheduler wait ${key}: the journal recorded no choice between effects here`));
+        return live;
+      }
     }
     this.write(() => this.journal.append({ kind: 'schedule', name: 'effect-first', pid: -1, status: 'ok', idempotencyKey: this.keyOf(key), payload: jsonBytes({ index: live }) }));
     return live;

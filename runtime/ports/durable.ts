@@ -31,3 +31,19 @@ export interface DurableHooks {
    */
   effectFirst(live: number): number;
 }
+
+/**
+ * A store whose writes become durable later than they return (a network journal such as Restate's,
+ * runtime/restate): an effect is performed only once every write before it is durable. The SQLite
+ * stores commit before they return and do not implement it.
+ */
+export interface DeferredCommit {
+  /** settles when every write made so far is durable (never rejects; never settles if they cannot be) */
+  whenDurable(): Promise<void>;
+}
+
+/** The store's `whenDurable()`, when it defers its commits. */
+export function whenDurable(store: object): Promise<void> | undefined {
+  const f = (store as Partial<DeferredCommit>).whenDurable;
+  return typeof f === 'function' ? f.call(store) : undefined;
+}
