@@ -22,6 +22,18 @@ commands:
   inspect RUN   a run's processes, context tiers, memory, mailboxes, pending/unknown effects, journal tail
   resolve RUN STEP --ok JSON | --error MESSAGE | --retry   settle an effect whose outcome is unknown
   fmt FILE...   format files in place (--check: change nothing, exit 1 if a file would change)
+  serve --restate-admin ADMIN_URL [--port N] [--advertise URL] [--ingress URL]
+                a worker hosting Turn runs on Restate, registered with its admin API (docs/scale-out.md)
+  submit FILE --restate URL [--wait] [--spread] [run options]
+                start a run on Restate (URL: its ingress) and print its id; --wait prints its output
+                and exits as run would; --spread may place its children on other workers;
+                runs, inspect, resume and resolve take --restate URL too
+  test [PATHS]  run the tests of *_test.tn files, replaying recorded model replies (docs/testing.md):
+                --filter NAME, --reporter spec|tap|junit|json, --record / --update with --model M,
+                --jobs N; run options (--max-steps, --max-time, --allow-*...) apply to each test
+  record RUN    a stored run's model replies as a test's recording (--store DIR, --test FILE, --name NAME)
+  eval FILE     run a program or test file N times against a model: pass rate, confidence, tokens,
+                latency (--samples N, --model M, --json)
   lsp           start the language server on standard input and output
   version       print the version
 
@@ -61,8 +73,18 @@ export async function main(argv: string[]): Promise<number> {
     case 'inspect':
     case 'resolve':
       return (await import('./runs.js')).durableCommand(command, rest);
+    case 'serve':
+      return (await import('./serve.js')).serveCommand(rest);
+    case 'submit':
+      return (await import('./submit.js')).submitCommand(rest);
     case 'check':
       return checkCommand(rest);
+    case 'test':
+      return (await import('./test.js')).testCommand(rest);
+    case 'record':
+      return (await import('./record.js')).recordCommand(rest);
+    case 'eval':
+      return (await import('./eval.js')).evalCommand(rest);
     case 'fmt': {
       const { fmtCommand } = await import('./fmt.js');
       return fmtCommand(rest);

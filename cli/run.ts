@@ -1,4 +1,5 @@
-// `turn run FILE [--store DIR | --durable]`: a plain or durable run through the run API.
+// `turn run FILE [--store DIR | --durable]`: a plain or durable run through the run API. A program
+// that contains `suspend;` always runs durable (in the default store without --store), as in Turn v1.
 import { defaultStoreDir, RunSetupError, startRun } from '../runtime/index.js';
 import { StdoutLines } from './output.js';
 import { printSetupError, reportResult } from './report.js';
@@ -18,7 +19,7 @@ export async function runCommand(args: string[]): Promise<number> {
       ...runOptionsFrom(values),
       file,
       onOutput: (line) => stdout.write(line),
-      ...(durable ? { store: values.store ?? defaultStoreDir() } : {}),
+      ...(durable ? { store: values.store ?? defaultStoreDir() } : { storeIfSuspends: defaultStoreDir() }),
     });
   } catch (e) {
     if (e instanceof RunSetupError) return printSetupError(e);

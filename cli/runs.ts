@@ -42,6 +42,8 @@ async function withStore(dir: string | undefined, f: (store: RunStore) => Promis
 }
 
 export async function durableCommand(command: string, args: string[]): Promise<number> {
+  // a run on Restate (docs/scale-out.md): the same commands against its ingress and admin API
+  if (args.some((a) => a === '--restate' || a.startsWith('--restate='))) return (await import('./submit.js')).restateCommand(command, args, inspectionText);
   switch (command) {
     case 'resume':
       return resume(args);
@@ -76,6 +78,7 @@ async function resume(args: string[]): Promise<number> {
       }
       throw e;
     }
+    for (const note of run.notes) err(`turn: note: ${note}`);
     if (run.migration) err(`turn: run ${id} moves from bytecode ${run.migration.from.slice(0, 12)} to ${run.migration.to.slice(0, 12)} (journaled)`);
     return reportResult(run, await run.start(), stdout, values.json === true);
   });
@@ -112,7 +115,7 @@ function clip(s: string, n = 100): string {
 const text = (v: unknown): string => (v === null || v === undefined ? '' : clip(typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v)));
 
 /** The text view of an inspection (`--json` prints the same structure as JSON). */
-function inspectionText(i: RunInspection): string {
+export function inspectionText(i: RunInspection): string {
   const { run } = i;
   const out: string[] = [];
   out.push(`run ${run.id}  ${run.status}  ${run.entry}`);

@@ -10,6 +10,7 @@ export { SCOPE_POLICIES } from './syntax/ast.js';
 export { SourceFile, type Position } from './syntax/source.js';
 export { createParser, parseSource } from './syntax/parse.js';
 export { lowerProgram } from './syntax/lower.js';
+export { LoweringCache } from './syntax/lower.js';
 export { walk, forEachChild, isStatement, type ChildRole, type WalkVisitor } from './syntax/walk.js';
 export { formatDiagnostic, hasErrors, type Diagnostic, type Severity } from './diagnostics.js';
 export { checkParsed, checkSource, stdDirectory, type CheckResult } from './check/index.js';
@@ -34,14 +35,28 @@ export type { ConfidenceInfo } from './infer/confidence.js';
 export { countTokens } from './context/index.js';
 export type { ContextLimits } from './context/index.js';
 export { render as renderValue, type Value } from './values/index.js';
-export { Debugger, debugRender, type StopEvent, type FrameInfo, type StepMode } from './vm/debug.js';
+export { Debugger, debugRender, type StopEvent, type FrameInfo, type StepMode, type BreakpointSpec, type BoundBreakpoint, type DebuggerOptions, type ExceptionFilter } from './vm/debug.js';
 
 // ---- Authority: vaults, approvals and redaction the editor supplies
 export { EnvVault, MemoryVault, SecretStorageVault, SECRET_STORAGE_PREFIX, Redactor, VaultError, type Vault, type VaultEntry, type SecretStorageLike } from './effects/vault.js';
 export type { ApprovalDecision, ApprovalHook, ApprovalRequest } from './effects/capabilities.js';
 
 // ---- Stored (durable) runs
-export { openStore, defaultStoreDir, DEFAULT_STORE_DIR, StoreError, type RunRecord, type RunStatus, type JournalEntry, type RunStore } from './store/index.js';
+export { openStore, defaultStoreDir, DEFAULT_STORE_DIR, STORE_FILE, StoreError, type RunRecord, type RunStatus, type JournalEntry, type RunStore } from './store/index.js';
 export { settleUnknown, blockingUnknowns, currentHash, getRun, ResumeRefused, type Settlement, type Settled } from './durable/runs.js';
 export { inspectRun, type RunInspection } from './durable/inspect.js';
 export { bytesJson, storeMessage } from './durable/index.js';
+export { stateAtStep, MemoryRunStore, type StepState } from './durable/travel.js';
+export { forkRun, forkable, stepValue, ForkRefused, type ForkEdit, type ForkOptions, type Forked } from './durable/fork.js';
+
+// ---- Testing agent programs (docs/testing.md)
+export * from './testing/index.js';
+
+// ---- Runs on Restate (docs/scale-out.md): worker, submit, and list/inspect/resume/resolve by URL
+export {
+  startRestateWorker, startBalancer, RestateError, defaultAdminUrl, registerDeployment, newRestateRunId, submitRun, runStatus, runDump,
+  resumeRestateRun, resolveRestateRun, waitForRun, listRestateRuns, inspectRestateRun, storeFromDump, RESTATE_SERVICE,
+  type RestateRunRow, type Submission, type RunSummary, type RunDump, type Wake, type Worker, type WorkerOptions, type Balancer,
+} from './restate/index.js';
+export { sourcesOf } from './durable/runs.js';
+export { SEMANTICS_VERSION } from './durable/index.js';

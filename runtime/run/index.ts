@@ -4,3 +4,4 @@ export { buildHost, type RunHost } from './host.js';
 export { RunSetupError, type SetupErrorKind } from './errors.js';
 export type { RunOptions, AuthorityOptions, EffectWait } from './options.js';
 export { createModel, DEFAULT_MODEL, inferRetriesFromEnv, ModelInputError, UnknownModelError, type Model } from './model.js';
+export { runPlacedChild, type PlacedOutcome } from './placed.js';

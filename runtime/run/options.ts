@@ -4,6 +4,8 @@ import type { ApprovalHook } from '../effects/capabilities.js';
 import type { Vault } from '../effects/vault.js';
 import type { RunEvent } from '../events/index.js';
 import type { RunStore } from '../store/types.js';
+import type { ChildPlacement } from '../ports/placement.js';
+import type { ToolRequest } from '../ports/host.js';
 
 /** What a run may do beyond computing (docs/authority.md). Nothing is granted unless given. */
 export interface AuthorityOptions {
@@ -62,6 +64,8 @@ export interface RunOptions {
   inferRetries?: number;
   /** a durable run: the store folder (or an open store, which the caller closes) */
   store?: string | RunStore;
+  /** without `store`: a program that contains `suspend;` runs durable in this store folder (Turn v1 persists a suspended run) */
+  storeIfSuspends?: string;
   /** URL schema specs: fetch when not cached (default true), or fetch again */
   fetchSchemas?: boolean;
   refreshSchemas?: boolean;
@@ -73,4 +77,6 @@ export interface RunOptions {
   traceFile?: string;
   /** called before a process waits on the host (model reply, effect, approval); the run waits for it */
   beforeEffect?(wait: EffectWait): Promise<void>;
+  /** Restate runs (runtime/restate/placement.ts): places spawned children on other workers, and performs their effect */
+  placement?: ChildPlacement & { perform(request: ToolRequest): Promise<unknown> };
 }

@@ -6,21 +6,26 @@ import * as path from 'node:path';
 import type { Bundle } from '../compile/bundle.js';
 import { compileBundle } from '../compile/index.js';
 import type { ContextLimits } from '../context/index.js';
-import { Durable, DivergenceError, JournalWriter, POLICY_VERSIONS, SEMANTICS_VERSION, UnknownOutcomeError, jsonBytes, storeMessage } from '../durable/index.js';
+import { Durable, DivergenceError, JournalWriter, restoreRun, POLICY_VERSIONS, SEMANTICS_VERSION, UnknownOutcomeError, jsonBytes, storeMessage } from '../durable/index.js';
 import { prepareResume, ResumeRefused, sourcesOf, type FreshCode } from '../durable/runs.js';
+import type { RestorePoint } from '../durable/snapshot.js';
 import { hasErrors } from '../diagnostics.js';
 import { InputError, loadProgram, type FileDiagnostic } from '../load.js';
 import type { Host } from '../ports/host.js';
+import { REMOTE_CHILD_TOOL } from '../ports/placement.js';
 import { openStore, defaultStoreDir } from '../store/open.js';
+import { newRunId } from '../store/sqlite-schema.js';
 import { StoreError, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
 import type { Value } from '../values/index.js';
-import { Debugger } from '../vm/debug.js';
+import { Debugger, type DebuggerOptions } from '../vm/debug.js';
 import { VM, type RunOutcome } from '../vm/index.js';
 import type { ProcessInfo } from '../vm/actors.js';
 import { buildHost, type RunHost } from './host.js';
 import { RunSetupError } from './errors.js';
 import type { AuthorityOptions, RunOptions } from './options.js';
 import { resolveModelSpec } from './model.js';
+import { originNote, userLocation } from './locate.js';
+import { walk } from '../syntax/walk.js';
 
 /** A run-time error of the program, located in its source (message redacted). */
 export type ProgramError = Extract<RunOutcome, { ok: false }>['error'];
@@ -58,6 +63,8 @@ interface Durability {
   ownsStore: boolean;
   record: RunRecord;
   entries: JournalEntry[];
+  /** a resume from the latest snapshot (issue 17): only the journal after it is replayed */
+  restore?: RestorePoint;
 }
 
 export class Run {
@@ -66,6 +73,7 @@ export class Run {
   private durable: Durable | undefined;
   private started: Promise<RunResult> | undefined;
   private stopReason: string | undefined;
+  private debugging = false;
 
   /** @internal use startRun / resumeRun */
   constructor(
@@ -82,6 +90,8 @@ export class Run {
     let host: Host = setup.host;
     // output is not journaled: what the replayed part of a run printed is not printed again
     if (durability) host = { ...host, output: (line) => this.durable!.output(setup.host, line) };
+    const placement = options.placement;
+    if (placement) host = { ...host, tool: (request) => (request.name === REMOTE_CHILD_TOOL ? placement.perform(request) : setup.host.tool!(request)) };
     this.vm = new VM(bundle, host, {
       maxSteps: options.maxSteps,
       maxAlloc: options.maxAlloc,
@@ -90,6 +100,7 @@ export class Run {
       inferRetries: setup.inferRetries,
       ...(options.context ? { context: defined(options.context) } : {}),
     });
+    this.vm.placement = placement;
     if (durability) {
       this.durable = new Durable(this.vm, durability.record, new JournalWriter(durability.store, durability.record.id), durability.entries);
       this.vm.durable = this.durable;
@@ -106,6 +117,11 @@ export class Run {
     return this.durability?.store.info().file;
   }
 
+  /** The journal entry whose snapshot this resume restored (issue 17); undefined when it replays from the start. */
+  get resumedFromSnapshot(): number | undefined {
+    return this.durability?.restore && !this.debugging ? this.durability.restore.seq + 1 : undefined;
+  }
+
   /** True while a resumed run re-executes its journal's recorded part. */
   get replaying(): boolean {
     return this.durable?.replaying ?? false;
@@ -116,10 +132,17 @@ export class Run {
     return this.setup.redactor.redact(text);
   }
 
-  /** Attaches the VM debugger (before `start`): breakpoints, steps, pauses. */
-  attachDebugger(stopOnEntry = false): Debugger {
+  /** Attaches the VM debugger (before `start`): breakpoints, steps, pauses, exception stops, a replay to a step (time travel). */
+  attachDebugger(options: DebuggerOptions | boolean = false): Debugger {
     if (this.started || !this.vm) throw new Error('attach the debugger to a run that has not started');
-    return new Debugger(this.vm, stopOnEntry);
+    this.debugging = true; // a debugged resume replays from the start, so breakpoints in the replayed part stop
+    if (this.durability?.restore) {
+      // it was prepared to restore a snapshot with the journal's tail only: the replay needs all of it
+      const { store, record } = this.durability;
+      this.durable = new Durable(this.vm, record, new JournalWriter(store, record.id), store.readJournal(record.id));
+      this.vm.durable = this.durable;
+    }
+    return new Debugger(this.vm, options);
   }
 
   /** Runs the program until it ends, suspends, waits or is stopped. Calling it again returns the same result. */
@@ -141,29 +164,23 @@ export class Run {
 
   /** Every process of the run, as the editor's actor tree shows it. */
   processes(): ProcessView[] {
-    const vm = this.vm;
-    if (!vm) return [];
-    return vm.inspectProcesses().map((info) => {
-      const p = vm.process(info.pid)!;
-      const t = p.context.tiers();
-      const bottom = p.frames[0];
-      return {
-        ...info,
-        name: bottom ? bottom.closure.name ?? null : null,
-        site: p.frames.length > 0 ? vm.site(p) : null,
-        context: { P0: t.system, P1: t.working, P2: t.episodic, limits: { ...p.context.limits } },
-        memory: [...p.memory],
-        messages: p.mailbox.slice(),
-        result: info.status === 'done' ? p.result : null,
-        failure: info.status === 'failed' && p.failure ? p.failure.value : null,
-      };
-    });
+    return this.vm ? processViews(this.vm) : [];
+  }
+
+  /** Every process's status and what it waits on: cheap (no tiers or values), for a view that updates at each event. */
+  statuses(): ProcessInfo[] {
+    return this.vm?.inspectProcesses() ?? [];
+  }
+
+  /** The function process `pid` runs (its bottom frame), while it has frames: how the editor names an actor. */
+  processName(pid: number): string | null {
+    return this.vm?.process(pid)?.frames[0]?.closure.name ?? null;
   }
 
   /** Where process `pid` stands now (null when it has ended or does not exist). */
   site(pid: number): { path: string; line: number; column: number } | null {
     const p = this.vm?.process(pid);
-    return p && p.frames.length > 0 ? this.vm!.site(p) : null;
+    return p && p.frames.length > 0 ? userLocation(this.vm!.bundle, this.vm!.site(p), this.vm!.stackTrace(p)).site : null;
   }
 
   private close(): void {
@@ -187,6 +204,7 @@ export class Run {
     }
     const durable = this.durable;
     const { store, record } = this.durability;
+    if (this.durability.restore && !this.debugging) restoreRun(vm, durable, this.durability.restore);
     store.setRunStatus(record.id, 'running');
     const first = await Promise.race([vm.run().then((outcome) => ({ kind: 'ended' as const, outcome })), durable.stopped]);
     if (first.kind === 'suspended') await durable.drain();
@@ -229,7 +247,9 @@ export class Run {
   private programResult(outcome: RunOutcome): RunResult {
     if (outcome.ok) return { kind: 'done', value: outcome.value, rendered: outcome.rendered, json: outcome.json };
     const e = outcome.error;
-    return { kind: 'failed', error: { ...e, message: this.redact(e.message) } };
+    // located in user code: a std-module or generated-schema frame maps to the user's calling line
+    const loc = this.bundle ? userLocation(this.bundle, e, e.stack) : undefined;
+    return { kind: 'failed', error: { ...e, ...(loc?.site ?? {}), message: this.redact(e.message) + (loc ? originNote(loc) : '') } };
   }
 
   private trySetStatus(status: 'failed' | 'suspended', result?: unknown): void {
@@ -239,6 +259,25 @@ export class Run {
       // the store failed: the run's last commit stands, and the journal alone is the truth
     }
   }
+}
+
+/** Every process of a VM, as the editor shows it (a run's `processes()`, a replayed step's state). */
+export function processViews(vm: VM): ProcessView[] {
+  return vm.inspectProcesses().map((info) => {
+    const p = vm.process(info.pid)!;
+    const t = p.context.tiers();
+    const bottom = p.frames[0];
+    return {
+      ...info,
+      name: bottom ? bottom.closure.name ?? null : null,
+      site: p.frames.length > 0 ? userLocation(vm.bundle, vm.site(p), vm.stackTrace(p)).site : null,
+      context: { P0: t.system, P1: t.working, P2: t.episodic, limits: { ...p.context.limits } },
+      memory: [...p.memory],
+      messages: p.mailbox.slice(),
+      result: info.status === 'done' ? p.result : null,
+      failure: info.status === 'failed' && p.failure ? p.failure.value : null,
+    };
+  });
 }
 
 /** A compiled program, with what its check had to say short of an error. */
@@ -267,6 +306,18 @@ export async function compileProgram(file: string, options: Pick<RunOptions, 'fe
   const entry = loaded.units.find((u) => u.path === loaded.entryPath);
   if (entry && entry.program.body.length === 0) notes.push(`${file} has no statements; nothing to run`);
   return { bundle: compileBundle(loaded.units, loaded.entryPath), units: loaded.units, entryPath: loaded.entryPath, diagnostics: loaded.diagnostics, notes };
+}
+
+/** Whether any unit of the program has a `suspend;` statement. */
+function suspends(units: CompiledProgram['units']): boolean {
+  let found = false;
+  for (const unit of units) {
+    walk(unit.program, (node) => {
+      if (node.kind === 'Suspend') found = true;
+      return !found;
+    });
+  }
+  return found;
 }
 
 function openRunStore(store: RunOptions['store'], cwd: string): { store: RunStore; ownsStore: boolean } {
@@ -324,7 +375,9 @@ function withRecorded<T extends RunOptions>(options: T, record: RunRecord): T {
 export async function startRun(options: RunOptions & { file: string; meta?: RunMeta }): Promise<Run & Pick<CompiledProgram, 'diagnostics' | 'notes'>> {
   const cwd = options.cwd ?? process.cwd();
   let runId: string | undefined;
-  const setup = await buildHost(options, options.store !== undefined ? () => runId ?? 'unstarted' : undefined);
+  let storelessId: string | undefined;
+  // the host first: a bad model spec or secrets file is reported before the program is compiled
+  const setup = await buildHost(options, () => runId ?? (storelessId ??= newRunId()));
   let code;
   try {
     code = await compileProgram(options.file, options);
@@ -332,9 +385,12 @@ export async function startRun(options: RunOptions & { file: string; meta?: RunM
     setup.close();
     throw e;
   }
+  // Turn v1 persists a run that reaches `suspend;`: a plain run of such a program becomes durable
+  const storeOption = options.store ?? (options.storeIfSuspends !== undefined && suspends(code.units) ? options.storeIfSuspends : undefined);
+  if (storeOption !== undefined && options.store === undefined) code.notes.push('the program can suspend, so this run is durable (resume it with `turn resume RUN`)');
   let durability: Durability | undefined;
-  if (options.store !== undefined) {
-    const { store, ownsStore } = openRunStore(options.store, cwd);
+  if (storeOption !== undefined) {
+    const { store, ownsStore } = openRunStore(storeOption, cwd);
     try {
       store.putBundle(code.bundle.version, sourcesOf(code.units, code.entryPath));
       const record = store.createRun({
@@ -360,7 +416,7 @@ export async function startRun(options: RunOptions & { file: string; meta?: RunM
  * are replayed, never re-asked. With `migrate`, a run at a wait point first moves to the current
  * code of its entry file (journaled). Throws RunSetupError (kind `refused` with `run` for a run that has ended).
  */
-export async function resumeRun(options: RunOptions & { runId: string; migrate?: boolean }): Promise<Run> {
+export async function resumeRun(options: RunOptions & { runId: string; migrate?: boolean }): Promise<Run & { notes: string[] }> {
   const cwd = options.cwd ?? process.cwd();
   const { store, ownsStore } = openRunStore(options.store, cwd);
   const fail = (e: unknown): never => {
@@ -393,8 +449,9 @@ export async function resumeRun(options: RunOptions & { runId: string; migrate?:
     return fail(e);
   }
   if (prepared.kind === 'waiting') {
-    return new Run(undefined, setup, options, { store, ownsStore, record: prepared.run, entries: [] }, prepared.unknown);
+    return Object.assign(new Run(undefined, setup, options, { store, ownsStore, record: prepared.run, entries: [] }, prepared.unknown), { notes: [] });
   }
   const migration = prepared.migratedFrom ? { from: prepared.migratedFrom, to: prepared.bundle.version } : undefined;
-  return new Run(prepared.bundle, setup, options, { store, ownsStore, record: prepared.run, entries: prepared.entries }, undefined, migration);
+  const durability = { store, ownsStore, record: prepared.run, entries: prepared.entries, ...(prepared.restore ? { restore: prepared.restore } : {}) };
+  return Object.assign(new Run(prepared.bundle, setup, options, durability, undefined, migration), { notes: prepared.note ? [prepared.note] : [] });
 }

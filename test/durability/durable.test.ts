@@ -188,11 +188,21 @@ return 1;
   assert.ok(Date.now() - started < 6000, 'the OS process ended without waiting for the sleeper (or spinning after the stop)');
 });
 
-test('without a store, suspend stays a clear error; a store that is not a Turn store is refused', async () => {
-  const dir = workdir('suspend;\n');
+test('without --store, a program that suspends runs durable in .turn/ (as in Turn v1); a store that is not a Turn store is refused', async () => {
+  const dir = workdir('call("echo", "before");\nsuspend;\ncall("echo", "after");\n');
   const r = await turnAsync(['run', 'p.tn'], dir);
-  assert.equal(r.code, 1);
-  assert.match(r.stderr, /suspend needs a store/);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'before\n');
+  assert.match(r.stderr, /the program can suspend, so this run is durable/);
+  const id = /suspended: (\S+)\s*$/.exec(r.stderr)?.[1];
+  assert.ok(id, r.stderr);
+  assert.ok(fs.existsSync(path.join(dir, '.turn', 'store.db')));
+  const resumed = await turnAsync(['resume', id], dir);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.equal(resumed.stdout, 'after\n');
+  const plain = workdir('call("echo", "no suspend here");\n');
+  assert.equal((await turnAsync(['run', 'p.tn'], plain)).code, 0);
+  assert.ok(!fs.existsSync(path.join(plain, '.turn')), 'a program without suspend is not journaled');
   fs.mkdirSync(path.join(dir, 'bad'));
   fs.writeFileSync(path.join(dir, 'bad', 'store.db'), 'not a database at all, just text'.repeat(10));
   const bad = await turnAsync(['run', 'p.tn', '--store', 'bad'], dir);
