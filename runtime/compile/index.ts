@@ -121,6 +121,8 @@ class Compiler {
   private unitIndex = 0;
   private unit!: SourceUnit;
   private fs!: FnState;
+  /** the last `let x = y + k` emitted as ADD_LC_ST: a loop test right after it fuses with it */
+  private lastAddLC: { fs: FnState; pos: number } | null = null;
   private readonly schemaCache = new Map<string, object>();
 
   constructor(
@@ -380,7 +382,7 @@ class Compiler {
           return;
         }
         if (v.right.kind === 'Number') {
-          this.emit(v.span.start, Op.ADD_LC_ST, dst, a, this.fs.constant(v.right.value));
+          this.lastAddLC = { fs: this.fs, pos: this.emit(v.span.start, Op.ADD_LC_ST, dst, a, this.fs.constant(v.right.value)) };
           return;
         }
       }
@@ -447,6 +449,9 @@ class Compiler {
       const a = this.plainLocal(cond.left);
       if (a >= 0) {
         if (cond.right.kind === 'Number') {
+          // a body ending in `let i = i + k` runs that add and this test in one dispatch
+          const last = this.lastAddLC;
+          if (last !== null && last.fs === this.fs && last.pos === this.here() - 4) this.fs.code[last.pos] = Op.ADD_LC_LOOP;
           this.emit(cond.span.start, Op.LOOP_CMP_LC, CMP[cond.op], a, this.fs.constant(cond.right.value), target);
           return;
         }

@@ -85,6 +85,8 @@ export const Op = {
   SCOPE_EXIT: 92, // wait for the scope's tasks per its policy; push their results
   TASK: 93, // pop closure: start it as a task of the innermost scope; push its pid
   DETACH: 94, // pop closure: start it as a process owned by the runtime; push its pid
+  // issue 17: the counted loop's back edge, fused (docs/performance.md)
+  ADD_LC_LOOP: 95, // dst a k: ADD_LC_ST, then the LOOP_CMP_LC that always follows it, in one dispatch
 } as const;
 
 export type OpCode = (typeof Op)[keyof typeof Op];
@@ -99,7 +101,7 @@ for (const op of [
   Op.GRANT, Op.ERROR, Op.UNDEFINED, Op.LOOP_IF_TRUE, Op.SCOPE_ENTER,
 ]) OPERANDS[op] = 1;
 for (const op of [Op.MAKE_MAP, Op.MAKE_STRUCT, Op.METHOD_CALL, Op.IMPL]) OPERANDS[op] = 2;
-for (const op of [Op.ADD_LL_ST, Op.ADD_LC_ST]) OPERANDS[op] = 3;
+for (const op of [Op.ADD_LL_ST, Op.ADD_LC_ST, Op.ADD_LC_LOOP]) OPERANDS[op] = 3;
 for (const op of [Op.JCMP_LC, Op.JCMP_LL, Op.FOR_ITER, Op.LOOP_CMP_LC, Op.LOOP_CMP_LL]) OPERANDS[op] = 4;
 
 export const OP_NAMES: Record<number, string> = Object.fromEntries(Object.entries(Op).map(([k, v]) => [v, k]));

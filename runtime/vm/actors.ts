@@ -8,7 +8,7 @@
 // for work whose outcome no longer matters), so when several tasks could decide, which one does
 // depends on timing.
 import { DONE, FAILED, type Process, type ScopePolicy, type ScopeRecord, type Waiting } from './process.js';
-import { PidVal, VMError, typeName, unwrap, type Value } from '../values/index.js';
+import { PidVal, StructVal, VMError, render, typeName, unwrap, type Value } from '../values/index.js';
 import { Context } from '../context/index.js';
 
 export { SCOPE_POLICIES } from '../syntax/ast.js';
@@ -39,6 +39,30 @@ export function outcomeValue(rt: ActorRuntime, p: Process): Value {
   return rt.copy(p.status === DONE ? p.result : p.failure!.value);
 }
 
+/** The struct a failed child's slot of `gather` holds (the checker knows it: runtime/check/analyze.ts). */
+export const CHILD_ERROR = 'ChildError';
+export const CHILD_ERROR_FIELDS = ['pid', 'type', 'message', 'error'] as const;
+
+/**
+ * What `gather` gives for `p`: its result, or — when it failed — a `ChildError { pid, type,
+ * message, error }` a program can tell from any result (`call("type_of", r) == "ChildError"`):
+ * `error` is the value the child threw as it is; `type` and `message` are that error's own when it
+ * is a runtime error map, else "Thrown" and the value as text.
+ */
+export function gatheredValue(rt: ActorRuntime, p: Process): Value {
+  if (p.status === DONE) return rt.copy(p.result);
+  const error = outcomeValue(rt, p);
+  const e = unwrap(error);
+  const type = e instanceof Map && typeof unwrap(e.get('type') ?? null) === 'string' ? (unwrap(e.get('type')!) as string) : 'Thrown';
+  const message = e instanceof Map && typeof unwrap(e.get('message') ?? null) === 'string' ? (unwrap(e.get('message')!) as string) : render(error);
+  return new StructVal(CHILD_ERROR, new Map<string, Value>([
+    ['pid', new PidVal(p.id)],
+    ['type', type],
+    ['message', message],
+    ['error', error],
+  ]));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Cancellation
 
@@ -58,6 +82,11 @@ export function requestCancel(rt: ActorRuntime, p: Process, reason: string): voi
 
 let nextScopeId = 1;
 
+/** A VM restored from a snapshot (issue 17) holds scopes numbered up to `id`: new ones number above them. */
+export function reserveScopeIds(id: number): void {
+  if (nextScopeId <= id) nextScopeId = id + 1;
+}
+
 export function openScope(p: Process, policy: ScopePolicy): void {
   p.scopes.push({ id: nextScopeId++, policy, tasks: [], handlers: p.handlers.length, decidedBy: null });
 }
@@ -76,7 +105,8 @@ export function scopeResult(rt: ActorRuntime, rec: ScopeRecord): ScopeResult {
   if (!tasks.every((t) => t.finished)) return { done: false };
   switch (rec.policy) {
     case 'wait_all':
-      return { done: true, value: tasks.map((t) => outcomeValue(rt, t)) };
+      // like `gather`: a failed task's slot is a ChildError, never mistaken for a result
+      return { done: true, value: tasks.map((t) => gatheredValue(rt, t)) };
     case 'fail_fast':
       if (rec.decidedBy !== null) return { done: true, error: outcomeValue(rt, rt.process(rec.decidedBy)!) };
       return { done: true, value: tasks.map((t) => outcomeValue(rt, t)) };
@@ -154,13 +184,13 @@ export function exitEvent(rt: ActorRuntime, p: Process): Map<string, Value> {
 export function processEnded(rt: ActorRuntime, p: Process): void {
   // Event streams are kept for detached processes (reached through their handle) and for any
   // process that emitted progress; other processes would pay memory for events nobody reads.
-  if (p.detached || p.events.length > 0) p.events.push(exitEvent(rt, p));
-  for (const id of p.monitors) {
+  if (p.detached || p.peek('events').length > 0) p.events.push(exitEvent(rt, p));
+  for (const id of p.peek('monitors')) {
     const m = rt.process(id);
     if (m && !m.finished) rt.deliver(m, downMessage(rt, p));
   }
   p.monitors = [];
-  for (const id of p.waiters) {
+  for (const id of p.peek('waiters')) {
     const w = rt.process(id);
     if (w && w.waiting === 'wait') rt.wake(w);
   }

@@ -18,7 +18,7 @@ export const mapCost = (n: number): number => 24 + 4 * n;
 export const textCost = (n: number): number => (n + 3) >>> 2;
 /** a closure over `n` cells */
 export const closureCost = (n: number): number => 8 + n;
-/** a new process: its record, stack and frame (about 1 KB) */
+/** a new process: its record, stack and frame (0.65–1 KB; the charge stays as it was, so budgets mean what they meant) */
 export const PROCESS_COST = 128;
 
 /** What a value a host tool or an effect returned (plain JSON-like data) costs once it is a Turn value. */

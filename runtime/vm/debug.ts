@@ -684,7 +684,7 @@ export function slotNames(vm: VM, proto: FunctionProto): Map<number, string> {
     const op = code[ip];
     let slot = -1;
     if (op === Op.STORE_LOCAL) slot = code[ip + 1];
-    else if (op === Op.ADD_LL_ST || op === Op.ADD_LC_ST) slot = code[ip + 1];
+    else if (op === Op.ADD_LL_ST || op === Op.ADD_LC_ST || op === Op.ADD_LC_LOOP) slot = code[ip + 1];
     if (slot < 0 || names.has(slot)) continue;
     const at = proto.spans[ip] ?? 0;
     const lineStart = text.lastIndexOf('\n', Math.max(0, at - 1)) + 1;

@@ -14,13 +14,14 @@ import type { PendingEffect } from '../ports/effect.js';
 import { binarySlow, getField, indexSlow } from './ops.js';
 import {
   BLOCKED, DONE, EFFECT, FAILED, READY, YIELD, Process,
-  type Failure, type Frame, type Site, type StackEntry,
+  type Failure, type Frame, type Site, type StackEntry, type SchedulerState, type SchedulerWaits,
 } from './process.js';
 import { TOOLS, toolArgs, type ToolEnv } from './tools.js';
+import type { Cancellable } from '../effects/tools.js';
 import { EFFECT_TOOL_NAMES, PURE_STD_TOOLS, toHostArg } from './host-tools.js';
 import { DEFAULT_MAX_ALLOC, PROCESS_COST, closureCost, copiedCost, listCost, mapCost, plainCost, textCost } from './alloc.js';
 import {
-  BLOCK, PROCESS_TOOLS, ProcessFailed, SCOPE_POLICIES, abandonScopes, cancelScopeTasks, cancelledValue, innermostScope,
+  BLOCK, PROCESS_TOOLS, ProcessFailed, SCOPE_POLICIES, abandonScopes, cancelScopeTasks, cancelledValue, gatheredValue, innermostScope,
   inspect, millisArg, openScope, processEnded, requestCancel, scopeResult, spawnedEvent, taskFinished, timedWait, type ActorRuntime, type ProcessInfo,
 } from './actors.js';
 import {
@@ -29,6 +30,7 @@ import {
   withConfidence, type Value,
 } from '../values/index.js';
 import { SUSPEND_TOOL, type DurableHooks } from '../ports/durable.js';
+import { REMOTE_CHILD_TOOL, type ChildPlacement } from '../ports/placement.js';
 
 export * from '../values/index.js';
 export { render as renderValue } from '../values/index.js';
@@ -100,6 +102,13 @@ export function runtimeErrorValue(message: string, line: number): Map<string, Va
 
 function checkParam(v: Value, check: number): boolean {
   if (v instanceof Uncertain) v = v.v;
+  if (check > 15) {
+    // `List<T>`: a list whose every element passes T's check
+    if (!Array.isArray(v)) return false;
+    const element = check >> 4;
+    for (const x of v) if (!checkParam(x, element)) return false;
+    return true;
+  }
   switch (check) {
     case Check.NUM:
       return typeof v === 'number';
@@ -115,6 +124,44 @@ function checkParam(v: Value, check: number): boolean {
   return true;
 }
 
+/**
+ * Turn v1's calling convention for `call(f, x)` with one argument: a closure of no parameters
+ * ignores it; a list spreads over two or more parameters, and a one-element list over one
+ * (unless that parameter is declared a List and the element is not a list); a map or struct binds two or more parameters by name
+ * (a missing name is null), and one parameter by name when it has that key and the parameter is
+ * not declared a Map or that struct. Returns the arguments to pass, or null to pass `x` as it is.
+ */
+function singleArgument(proto: FunctionProto, arg: Value): Value[] | null {
+  if (proto.method) return null;
+  const n = proto.arity;
+  if (n === 0) return [];
+  const c = arg instanceof Uncertain ? arg.c : 1;
+  const keep = (x: Value): Value => (c < 1 ? withConfidence(x, Math.min(c, confidenceOf(x))) : x);
+  const u = unwrap(arg);
+  const first = proto.params[0];
+  if (Array.isArray(u)) {
+    if (n > 1) return u.map(keep);
+    if (u.length !== 1) return null;
+    const listParam = first.check === Check.LIST || first.check > 15;
+    return !listParam || Array.isArray(unwrap(u[0])) ? [keep(u[0])] : null;
+  }
+  const fields = u instanceof Map ? u : u instanceof StructVal ? u.fields : null;
+  if (!fields) return null;
+  if (n > 1) return proto.params.map((p) => keep(fields.get(p.name) ?? null));
+  if (first.check === Check.MAP || (u instanceof StructVal && first.type === u.type) || !fields.has(first.name)) return null;
+  return [keep(fields.get(first.name)!)];
+}
+
+/** What a value that fails `check` is, naming the first wrong element of a typed list. */
+function describeMismatch(v: Value, check: number): string {
+  const u = unwrap(v);
+  if (check > 15 && Array.isArray(u)) {
+    const i = u.findIndex((x) => !checkParam(x, check >> 4));
+    if (i >= 0) return `a List whose element ${i} is ${describeMismatch(u[i], check >> 4)}`;
+  }
+  return typeName(v);
+}
+
 function keyString(v: Value, what: string): string {
   v = unwrap(v);
   if (typeof v === 'string') return v;
@@ -122,12 +169,16 @@ function keyString(v: Value, what: string): string {
   throw new VMError(`${what} key must be a Str, got ${typeName(v)}`);
 }
 
-type EffectResult = { kind: 'infer'; outcome: InferOutcome } | { kind: 'tool'; ok: true; value: unknown } | { kind: 'tool'; ok: false; message: string };
+export type EffectResult = { kind: 'infer'; outcome: InferOutcome } | { kind: 'tool'; ok: true; value: unknown } | { kind: 'tool'; ok: false; message: string };
 
 interface EffectWait {
   p: Process;
   effect: PendingEffect;
   promise: Promise<EffectResult>;
+  /** aborts the host's work (an HTTP request, a model call) when the process no longer wants it */
+  abort?: AbortController;
+  /** how the effect ended, once it has (issue 17: the scheduler takes it without racing every pending effect) */
+  settled?: { result: EffectResult } | { error: unknown };
 }
 
 /** mulberry32: a small, well-distributed generator, so a seed replays a schedule exactly. */
@@ -167,7 +218,7 @@ export class VM implements ActorRuntime {
   private readonly toolEnv: ToolEnv;
   /** the scheduler's generator when a seed was given; otherwise processes run in arrival order */
   private readonly rng: (() => number) | undefined;
-  private readonly startedAt = performance.now();
+  private startedAt = performance.now(); // moved back by `restoreState` (issue 17)
   /** blocked processes with a deadline (`receive(ms)`, `sleep`) */
   private readonly sleeping = new Set<Process>();
   /** the run's event stream (requests, replies, retries, tier demotions, invokes, spawns, exits) */
@@ -178,6 +229,8 @@ export class VM implements ActorRuntime {
   main!: Process;
   // debugger hook (runtime/vm/debug.ts): set only while a debugger is attached
   debug: DebugHook | undefined = undefined;
+  /** debugger hook: the budget left in the slice a debugger stop cut short (that process goes on with it next) */
+  private debugSlice = 0;
   /** set by `halt`: the run ends at the next safe point */
   private haltReason: string | null = null;
   /** ends the scheduler's current wait (a halt) */
@@ -186,6 +239,10 @@ export class VM implements ActorRuntime {
   private resultSite: Site | undefined;
   /** durable runs only (runtime/durable, issue 5): journals and replays nondeterminism */
   durable: DurableHooks | undefined = undefined;
+  /** Restate runs only (runtime/restate/placement.ts): may place a spawned child on another worker */
+  placement: ChildPlacement | undefined = undefined;
+  /** placement seam: a placed child's VM runs this closure as its main process instead of the entry unit's main */
+  entryClosure: { closure: ClosureVal; args: Value[] } | undefined = undefined;
 
   constructor(
     readonly bundle: Bundle,
@@ -234,6 +291,11 @@ export class VM implements ActorRuntime {
   /** A deep copy for another process (a message, a spawned closure, a result), charged to the budget. */
   copy(v: Value, memo?: Map<object, unknown>): Value {
     if (v === null || typeof v !== 'object') return v;
+    if (memo === undefined && v instanceof ClosureVal && v.cells.length === 0) {
+      // a closure over nothing (a typical spawned body): what `isolate` would make, without its memo
+      this.charge(closureCost(0));
+      return new ClosureVal(v.proto, [], v.name);
+    }
     const seen = memo ?? new Map<object, unknown>();
     const before = seen.size;
     const out = isolate(v, seen);
@@ -242,23 +304,38 @@ export class VM implements ActorRuntime {
   }
 
   async run(): Promise<RunOutcome> {
-    if (this.maxTimeMs <= 0) return this.schedule();
+    if (this.maxTimeMs <= 0) return this.schedule().then((o) => this.abandonEffects(o));
     const seconds = this.maxTimeMs / 1000;
     const timer = setTimeout(() => this.halt(`time budget of ${seconds} s exhausted; raise it with --max-time`), this.maxTimeMs);
     try {
-      return await this.schedule();
+      return this.abandonEffects(await this.schedule());
     } finally {
       clearTimeout(timer);
     }
   }
 
+  /**
+   * The run is over: effects still in flight (a process that was abandoned when main ended) are
+   * aborted, so the host does not wait for their replies. A durable run that stopped (suspended,
+   * waiting) keeps them: their outcome is for the resume to settle.
+   */
+  private abandonEffects(outcome: RunOutcome): RunOutcome {
+    if (this.durable?.stoppedNow) return outcome;
+    for (const w of this.pending) w.abort?.abort(new Error('the run ended'));
+    return outcome;
+  }
+
   private async schedule(): Promise<RunOutcome> {
-    const unit = this.bundle.units[this.bundle.entry];
-    const main = this.newProcess(0, false);
-    this.main = main;
-    main.stack[0] = new ClosureVal(unit.main, [], 'main');
-    main.sp = this.enter(main, main.stack[0], 0, 1, 0);
-    this.queue.push(main);
+    // a VM restored from a snapshot (issue 17) already has its processes, and waits on its effects
+    const main = this.restored ? this.main : this.newProcess(0, false);
+    if (!this.restored) {
+      this.main = main;
+      const entry = this.entryClosure ?? { closure: new ClosureVal(this.bundle.units[this.bundle.entry].main, [], 'main'), args: [] };
+      main.stack[0] = entry.closure;
+      entry.args.forEach((a, i) => (main.stack[1 + i] = a));
+      main.sp = this.enter(main, entry.closure, entry.args.length, 1, 0);
+      this.queue.push(main);
+    }
     let lastYield = performance.now();
     let slices = 0;
     for (;;) {
@@ -271,8 +348,11 @@ export class VM implements ActorRuntime {
         }
         if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
         if (this.allocLeft < 0) return this.allocExhausted();
-        if (this.sleeping.size > 0) this.fireTimers();
-        const p = this.nextReady();
+        // debugger hook: a slice a debugger stop cut short goes on first, as if it had not stopped
+        const carried = this.debugSlice;
+        this.debugSlice = 0;
+        if (this.sleeping.size > 0 && carried === 0) this.fireTimers();
+        const p = carried > 0 ? this.queue[this.qhead++] : this.nextReady();
         if (p.status !== READY) continue;
         if (p.cancel === 'requested') {
           this.deliverCancel(p);
@@ -281,8 +361,8 @@ export class VM implements ActorRuntime {
             continue;
           }
         }
-        if (p.joining.length > 0 && this.mustJoin(p)) continue;
-        let slice = this.rng ? 1 + (this.rng() % SEEDED_SLICE) : SLICE;
+        if (p.peek('joining').length > 0 && this.mustJoin(p)) continue;
+        let slice = carried > 0 ? carried : this.rng ? 1 + (this.rng() % SEEDED_SLICE) : SLICE;
         if (this.maxSteps > 0) slice = Math.min(slice, this.maxSteps - this.used);
         if (slice <= 0) return this.budgetExhausted(p);
         this.current = p;
@@ -294,7 +374,8 @@ export class VM implements ActorRuntime {
         switch (st) {
           case YIELD:
             if (this.maxSteps > 0 && this.used >= this.maxSteps) return this.budgetExhausted(p);
-            this.queue.push(p);
+            if (this.debugSlice > 0) this.queue.splice(this.qhead, 0, p); // debugger hook
+            else this.queue.push(p);
             break;
           case DONE:
           case FAILED:
@@ -389,30 +470,40 @@ export class VM implements ActorRuntime {
         return true;
       }
     }
-    // Whichever finishes first, so one slow effect never holds up the others' results.
-    let timer: NodeJS.Timeout | undefined;
-    const racers: Promise<{ i: number; result: EffectResult } | 'timer' | 'stopped'>[] = this.pending.map((w, i) => w.promise.then((result) => ({ i, result })));
-    if (this.durable) racers.push(this.durable.stopped.then(() => 'stopped' as const));
-    racers.push(new Promise<'stopped'>((resolve) => (this.wakeScheduler = () => resolve('stopped'))));
-    if (sleeper) {
-      racers.push(
-        new Promise<'timer'>((resolve) => {
-          timer = setTimeout(() => resolve('timer'), Math.max(0, sleeper.deadline! - this.now()));
-        }),
-      );
+    // Whichever finishes first, so one slow effect never holds up the others' results. An effect
+    // that has settled already is taken at once (the first in start order); otherwise the wait is
+    // one promise for "an effect settled", not one per pending effect (issue 17).
+    let i = this.pending.findIndex((w) => w.settled !== undefined);
+    if (i < 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const racers: Promise<'effect' | 'timer' | 'stopped'>[] = [new Promise<'effect'>((resolve) => (this.effectSettled = () => resolve('effect')))];
+      if (this.durable) racers.push(this.durable.stopped.then(() => 'stopped' as const));
+      racers.push(new Promise<'stopped'>((resolve) => (this.wakeScheduler = () => resolve('stopped'))));
+      if (sleeper) {
+        racers.push(
+          new Promise<'timer'>((resolve) => {
+            timer = setTimeout(() => resolve('timer'), Math.max(0, sleeper.deadline! - this.now()));
+          }),
+        );
+      }
+      const first = await Promise.race(racers);
+      clearTimeout(timer);
+      this.wakeScheduler = undefined;
+      this.effectSettled = undefined;
+      if (first === 'stopped') return true; // the scheduler's loop ends the run
+      if (first === 'timer') {
+        this.fireTimers(true);
+        return true;
+      }
+      i = this.pending.findIndex((w) => w.settled !== undefined);
+      if (i < 0) return true; // an effect the scheduler took already: wait again
     }
-    const first = await Promise.race(racers);
-    clearTimeout(timer);
-    this.wakeScheduler = undefined;
-    if (first === 'stopped') return true; // the scheduler's loop ends the run
-    if (first === 'timer') {
-      this.fireTimers(true);
-      return true;
-    }
-    if (this.durable && this.pending.length > 1) this.durable.effectFirst(first.i);
-    const w = this.pending[first.i];
-    this.pending.splice(first.i, 1);
-    this.resumeEffect(w, first.result);
+    if (this.durable && this.pending.length > 1) this.durable.effectFirst(i);
+    const w = this.pending[i];
+    this.pending.splice(i, 1);
+    const settled = w.settled!;
+    if ('error' in settled) throw settled.error;
+    this.resumeEffect(w, settled.result);
     return true;
   }
 
@@ -456,6 +547,66 @@ export class VM implements ActorRuntime {
     return performance.now() - this.startedAt;
   }
 
+  // ---- durable restore (issue 17; runtime/durable/snapshot.ts): the scheduler's state at a safe point
+  private restored = false;
+
+  /** set while the scheduler waits: an effect settled */
+  private effectSettled: (() => void) | undefined;
+
+  /** Notes when a pending effect settles, so the scheduler's wait costs O(1) promises, not one per pending effect. */
+  private track(w: EffectWait): EffectWait {
+    w.promise.then(
+      (result) => {
+        w.settled = { result };
+        this.effectSettled?.();
+      },
+      (error: unknown) => {
+        w.settled = { error };
+        this.effectSettled?.();
+      },
+    );
+    return w;
+  }
+
+  durableState(): SchedulerState & SchedulerWaits {
+    return {
+      processes: [...this.procs.values()],
+      main: this.main.id,
+      nextPid: this.nextPid,
+      used: this.used,
+      allocLeft: this.allocLeft,
+      inferSeq: this.inferSeq,
+      now: this.now(),
+      sleeping: [...this.sleeping].map((p) => p.id),
+      methods: this.methods,
+      moduleCache: this.moduleCache,
+      resultSite: this.resultSite,
+      ready: this.queue.slice(this.qhead).map((p) => p.id),
+      pending: this.pending.map((w) => w.p.id),
+      seeded: this.rng !== undefined,
+    };
+  }
+
+  /** Before `run`: the VM continues from `s`, with the effects of `resumed` pending (their results given). */
+  restoreState(s: SchedulerState, resumed: { pid: number; result: EffectResult }[]): void {
+    for (const p of s.processes) this.procs.set(p.id, p);
+    this.main = this.procs.get(s.main)!;
+    this.nextPid = s.nextPid;
+    this.used = s.used;
+    this.allocLeft = s.allocLeft;
+    this.inferSeq = s.inferSeq;
+    this.startedAt = performance.now() - s.now;
+    for (const id of s.sleeping) this.sleeping.add(this.procs.get(id)!);
+    for (const [k, v] of s.methods) this.methods.set(k, v);
+    for (const [k, v] of s.moduleCache) this.moduleCache.set(k, v);
+    this.resultSite = s.resultSite;
+    for (const r of resumed) {
+      const p = this.procs.get(r.pid)!;
+      this.pending.push(this.track({ p, effect: p.effect!, promise: Promise.resolve(r.result) }));
+    }
+    this.restored = true;
+  }
+
   private newProcess(parent: number, linked: boolean): Process {
     const p = new Process(this.nextPid++, parent, linked);
     this.procs.set(p.id, p);
@@ -467,6 +618,16 @@ export class VM implements ActorRuntime {
   /** Starts a process running `closure(args)`; errors (arity, types) are raised in the caller. */
   private spawn(parent: Process, closure: ClosureVal, args: Value[], linked: boolean): Process {
     this.charge(PROCESS_COST);
+    // placement seam: a child placed elsewhere is a proxy waiting on one effect (ports/placement.ts);
+    // a parent with a context keeps its children here (the context does not travel)
+    const placed = this.placement && !parent.hasContext() ? this.placement.place(closure, args, this.nextPid) : null;
+    if (placed) {
+      const proxy = this.newProcess(parent.id, linked);
+      proxy.effect = { kind: 'tool', request: { ...placed, pid: proxy.id } };
+      proxy.status = EFFECT;
+      this.startEffect(proxy);
+      return proxy;
+    }
     const child = this.newProcess(parent.id, linked);
     // a child starts from its parent's context as it is now, and owns its copy from then on
     if (parent.hasContext()) child.context = parent.context.snapshot();
@@ -481,6 +642,10 @@ export class VM implements ActorRuntime {
    * cancelled: the effect's late result is then ignored (see `resumeEffect`).
    */
   wake(p: Process): void {
+    if (p.status === EFFECT && p.cancel === 'requested') {
+      // a cancelled process no longer waits for its effect: the host stops the work
+      for (const w of this.pending) if (w.p === p) w.abort?.abort(new Error(p.cancelReason || 'cancelled'));
+    }
     if (p.status === BLOCKED || (p.status === EFFECT && p.cancel === 'requested')) {
       this.used++; // a resumption is a step: --max-steps bounds waiting loops too
       p.status = READY;
@@ -503,10 +668,10 @@ export class VM implements ActorRuntime {
     p.sp = 0;
     p.loading = [];
     // No orphans: a process that ends with scopes still open cancels their tasks.
-    while (p.scopes.length > 0) cancelScopeTasks(this, p.scopes.pop()!, 'cancelled: the process that owns its scope ended');
+    while (p.peek('scopes').length > 0) cancelScopeTasks(this, p.scopes.pop()!, 'cancelled: the process that owns its scope ended');
     taskFinished(this, p);
     processEnded(this, p);
-    for (const id of p.watchers) {
+    for (const id of p.peek('watchers')) {
       const w = this.procs.get(id);
       if (w && w.waiting === 'gather') this.wake(w);
     }
@@ -534,10 +699,13 @@ export class VM implements ActorRuntime {
   private startEffect(p: Process): void {
     const effect = p.effect!;
     const host = this.durable ? this.durable.host(p, effect, this.host) : this.host; // issue 5
+    const abort = new AbortController();
+    const signal = abort.signal;
     let promise: Promise<EffectResult>;
     if (effect.kind === 'infer') {
       const id = `i${++this.inferSeq}`;
-      promise = startInfer(effect.request, (request, io) => host.infer(request, io), this.events, id, this.inferRetries).then(
+      // the signal travels in the exchange's io (runtime/providers/transport.ts aborts the HTTP call)
+      promise = startInfer(effect.request, (request, io) => host.infer(request, { ...io, signal } as typeof io), this.events, id, this.inferRetries).then(
         (outcome) => ({ kind: 'infer' as const, outcome }),
       );
     } else {
@@ -546,19 +714,22 @@ export class VM implements ActorRuntime {
       promise = Promise.resolve()
         .then(() => {
           if (!host.tool) throw new Error(`this host performs no effects (${request.name})`);
-          return host.tool(request);
+          // the signal travels with the request (runtime/effects/host.ts hands it to the effect)
+          const sent: ToolRequest & Cancellable = { ...request, signal };
+          return host.tool(sent);
         })
         .then(
           (value): EffectResult => ({ kind: 'tool', ok: true, value }),
           (e: unknown): EffectResult => ({ kind: 'tool', ok: false, message: e instanceof Error ? e.message : String(e) }),
         );
     }
-    this.pending.push({ p, effect, promise });
+    this.pending.push(this.track({ p, effect, promise, abort }));
   }
 
   private resumeEffect(w: EffectWait, result: EffectResult): void {
     const p = w.p;
     if (p.status !== EFFECT || p.effect !== w.effect) return; // cancelled meanwhile: the reply is dropped
+    if (w.effect.kind === 'tool' && w.effect.request.name === REMOTE_CHILD_TOOL && this.placement) return this.settlePlaced(p, result);
     this.used++; // a resumption is a step
     this.current = p;
     p.status = READY;
@@ -592,6 +763,23 @@ export class VM implements ActorRuntime {
       return;
     }
     this.queue.push(p);
+  }
+
+  /** A placed child's proxy ends as the child did elsewhere (placement seam, ports/placement.ts). */
+  private settlePlaced(p: Process, result: EffectResult): void {
+    p.effect = null;
+    const r: ReturnType<ChildPlacement['settle']> =
+      result.kind === 'tool' && result.ok
+        ? this.placement!.settle(result.value)
+        : { ok: false, error: new Map<string, Value>([['type', 'EffectError'], ['tool', 'spawn'], ['message', result.kind === 'tool' && !result.ok ? result.message : 'the placed child gave no outcome']]), output: [] };
+    for (const line of r.output) this.toolEnv.output(line);
+    if (r.ok) {
+      p.result = r.value;
+      this.finish(p, DONE);
+    } else {
+      p.failure = { value: r.error, site: this.site(p), stack: [] };
+      this.finish(p, FAILED);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -670,6 +858,7 @@ export class VM implements ActorRuntime {
 
   /** Throws `value` in `p` at its current instruction: unwinds to the innermost handler. */
   private raise(p: Process, value: Value): boolean {
+    if (this.debug !== undefined) this.debug.raised(p, value, p.handlers.length > 0); // debugger hook: exception breakpoints
     const h = p.handlers.pop();
     if (!h) {
       const failure: Failure = { value, site: this.site(p), stack: this.stackTrace(p) };
@@ -712,6 +901,12 @@ export class VM implements ActorRuntime {
   private enter(p: Process, closure: ClosureVal, argc: number, base: number, ret: number): number {
     const proto = this.fns[closure.proto];
     const first = proto.method ? 1 : 0;
+    // the parameters given (those past it are filled in with null, unchecked)
+    let given = argc - first;
+    if (given === 1 && proto.std && proto.arity > 1 && unwrap(p.stack[base + first]) instanceof Map) {
+      // Turn v1's single-map form of a standard-module function: the map first, null for the rest
+      for (; argc - first < proto.arity; argc++) p.stack[base + argc] = null;
+    } else given = proto.arity;
     if (argc - first !== proto.arity) {
       const got = argc - first;
       throw new VMError(
@@ -721,16 +916,19 @@ export class VM implements ActorRuntime {
     if (p.frames.length >= MAX_FRAMES) throw new VMError('call depth limit exceeded');
     const stack = p.stack;
     const params = proto.params;
-    for (let i = 0; i < params.length; i++) {
+    for (let i = 0; i < given; i++) {
       const check = params[i].check;
       if (check !== 0 && !checkParam(stack[base + first + i], check)) {
         const v = stack[base + first + i];
-        throw new VMError(`parameter ${params[i].name} of ${proto.name} expects ${params[i].type}, got ${typeName(v)}`);
+        throw new VMError(`parameter ${params[i].name} of ${proto.name} expects ${params[i].type}, got ${describeMismatch(v, check)}`);
       }
     }
     let sp = base + argc;
     for (let i = argc; i < proto.nslots; i++) stack[sp++] = null;
-    p.frames.push({ closure, proto: closure.proto, ip: 0, bp: base, ret, module: -1 });
+    const frame: Frame = { closure, proto: closure.proto, ip: 0, bp: base, ret, module: -1 };
+    // a process's first frame: an array of one (a push would reserve 17 slots, docs/performance.md)
+    if (p.frames.length === 0) p.frames = [frame];
+    else p.frames.push(frame);
     return sp;
   }
 
@@ -778,9 +976,45 @@ export class VM implements ActorRuntime {
               }
               frame.ip = ip - 1;
               p.sp = sp;
-              this.left = budget;
+              this.left = this.debugSlice = budget;
               return YIELD;
             // end debugger hook
+            case 95 /* ADD_LC_LOOP */: {
+              // ADD_LC_ST and the LOOP_CMP_LC after it (operands at ip+4..): numbers only, no debugger
+              const a = stack[bp + code[ip + 1]];
+              const k = consts[code[ip + 2]] as number;
+              if (typeof a !== 'number' || this.debug !== undefined) {
+                stack[bp + code[ip]] = typeof a === 'number' ? a + k : this.addSlow(a, k);
+                ip += 3; // the LOOP_CMP_LC runs on its own
+                break;
+              }
+              stack[bp + code[ip]] = a + k;
+              const x = stack[bp + code[ip + 5]];
+              const y = consts[code[ip + 6]] as number;
+              if (typeof x !== 'number') {
+                ip += 3;
+                break;
+              }
+              let r: boolean;
+              switch (code[ip + 4]) {
+                case 0 /* CMP_LT */: r = x < y; break;
+                case 1 /* CMP_LE */: r = x <= y; break;
+                case 2 /* CMP_GT */: r = x > y; break;
+                default: r = x >= y;
+              }
+              if (!r) {
+                ip += 8;
+                break;
+              }
+              ip = code[ip + 7];
+              if (--budget <= 0) {
+                frame.ip = ip;
+                p.sp = sp;
+                this.left = 0;
+                return YIELD;
+              }
+              break;
+            }
             case 71 /* LOOP_CMP_LC */: {
               const a = stack[bp + code[ip + 1]];
               const b = consts[code[ip + 2]] as number;
@@ -1190,12 +1424,13 @@ export class VM implements ActorRuntime {
                 break;
               }
               if (!(target instanceof ClosureVal)) throw new VMError(`call expects a closure or a tool name, got ${typeName(target)}`);
-              if (argc === 1 && fns[target.proto].arity > 1) {
-                const only = unwrap(stack[sp - 1]);
-                if (Array.isArray(only)) {
+              if (argc === 1) {
+                // Turn v1's calling convention for a single argument (docs/language.md)
+                const bound = singleArgument(fns[target.proto], stack[sp - 1]);
+                if (bound) {
                   sp--;
-                  for (const x of only) stack[sp++] = x;
-                  argc = only.length;
+                  for (const x of bound) stack[sp++] = x;
+                  argc = bound.length;
                 }
               }
               frame.ip = ip;
@@ -1377,7 +1612,8 @@ export class VM implements ActorRuntime {
               if (!(c instanceof ClosureVal)) throw new VMError(`spawn_each expects a closure, got ${typeName(c)}`);
               const pids: Value[] = [];
               for (const item of l) {
-                const memo = new Map<object, unknown>();
+                // the closure and its item are copied together (shared parts stay shared) when the item is data
+                const memo = item !== null && typeof item === 'object' ? new Map<object, unknown>() : undefined;
                 const child = this.spawn(p, this.copy(c, memo) as ClosureVal, [this.copy(item, memo)], false);
                 pids.push(new PidVal(child.id));
               }
@@ -1412,10 +1648,8 @@ export class VM implements ActorRuntime {
                 return BLOCKED;
               }
               p.gatherCursor = 0;
-              const results = list.map((x) => {
-                const q = this.procs.get((unwrap(x) as PidVal).id)!;
-                return this.copy(q.status === DONE ? q.result : q.failure!.value);
-              });
+              // a failed child's slot is a ChildError, never mistaken for a result (runtime/vm/actors.ts)
+              const results = list.map((x) => gatheredValue(this, this.procs.get((unwrap(x) as PidVal).id)!));
               stack[sp - 1] = single ? results[0] : results;
               break;
             }
@@ -1487,6 +1721,7 @@ export class VM implements ActorRuntime {
               const pid = unwrap(stack[sp - 1]);
               if (!(pid instanceof PidVal)) throw new VMError(`send expects a pid, got ${typeName(pid)}`);
               const to = this.procs.get(pid.id);
+              if (to?.effect?.kind === 'tool' && to.effect.request.name === REMOTE_CHILD_TOOL) throw new VMError(`process #${to.id} runs on another worker (Restate placement): it has no mailbox here`);
               if (to && !to.finished) this.deliver(to, this.copy(msg));
               stack[sp - 1] = null;
               break;
@@ -1542,7 +1777,7 @@ export class VM implements ActorRuntime {
             }
             case 69 /* SUSPEND */:
               // issue 5: a durable run commits a snapshot here (runtime/durable); otherwise an error
-              if (!this.durable) throw new VMError('suspend needs a store: run with `turn run FILE --store DIR` (or --durable)');
+              if (!this.durable) throw new VMError('suspend needs a store: this run was started without one (the run API\'s `store` or `storeIfSuspends`; `turn run` keeps such a program in .turn/)');
               p.effect = { kind: 'tool', request: { name: SUSPEND_TOOL, args: [], pid: p.id } };
               frame.ip = ip;
               p.sp = sp;

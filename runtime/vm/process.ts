@@ -77,6 +77,29 @@ export interface ScopeRecord {
   decidedBy: number | null;
 }
 
+/** The rarely used lists of a process, read without making them through `Process.peek`. */
+export type RareList = 'invokes' | 'watchers' | 'loading' | 'monitors' | 'waiters' | 'scopes' | 'joining' | 'events';
+
+const NONE: readonly never[] = Object.freeze([]);
+
+/** A process's rarely used fields (see `Process.rare`). */
+class ProcessRare {
+  invokes: InvokeRecord[] | undefined = undefined;
+  watchers: number[] | undefined = undefined;
+  loading: number[] | undefined = undefined;
+  monitors: number[] | undefined = undefined;
+  waiters: number[] | undefined = undefined;
+  scopes: ScopeRecord[] | undefined = undefined;
+  joining: number[] | undefined = undefined;
+  events: Value[] | undefined = undefined;
+  gatherCursor = 0;
+  ownerScope: { pid: number; scope: number } | null = null;
+  detached = false;
+  cancelReason = '';
+  deadline: number | null = null;
+  timedOut = false;
+}
+
 export class Process {
   status = READY;
   stack: Value[] = [];
@@ -103,42 +126,126 @@ export class Process {
   hasContext(): boolean {
     return this.contextTiers !== undefined;
   }
-  /** open `invoke`s, innermost last (issue 3) */
-  invokes: InvokeRecord[] = [];
   mailbox: Value[] = [];
   /** what a BLOCKED process waits for */
   waiting: Waiting | null = null;
   effect: PendingEffect | null = null;
   result: Value = null;
   failure: Failure | null = null;
+  /** cancellation: requested by a scope, a supervisor or `call("cancel", pid)`; delivered once at a safe point */
+  cancel: 'none' | 'requested' | 'delivered' = 'none';
+
+  // The fields below are rarely used: they live in a side record made on first write, and each list
+  // on its first use, so a process that never touches them (most workers) carries one empty slot
+  // instead of eight arrays (docs/performance.md, memory per live process). Reading a list makes it;
+  // `peek` reads one without making it.
+  private rare: ProcessRare | undefined;
+  private get more(): ProcessRare {
+    return (this.rare ??= new ProcessRare());
+  }
+  /** a rare list as it is, or an empty frozen one when the process never used it (nothing is made) */
+  peek<K extends RareList>(list: K): Readonly<NonNullable<ProcessRare[K]>> {
+    return (this.rare?.[list] ?? NONE) as Readonly<NonNullable<ProcessRare[K]>>;
+  }
+
+  /** open `invoke`s, innermost last (issue 3) */
+  get invokes(): InvokeRecord[] {
+    return (this.more.invokes ??= []);
+  }
+  set invokes(v: InvokeRecord[]) {
+    if (v.length > 0 || this.rare) this.more.invokes = v;
+  }
   /** how far a blocked `gather` has found its pids finished (reset when the gather completes) */
-  gatherCursor = 0;
+  get gatherCursor(): number {
+    return this.rare?.gatherCursor ?? 0;
+  }
+  set gatherCursor(v: number) {
+    if (v !== 0 || this.rare) this.more.gatherCursor = v;
+  }
   /** pids of processes blocked in `gather` on this one */
-  watchers: number[] = [];
+  get watchers(): number[] {
+    return (this.more.watchers ??= []);
+  }
+  set watchers(v: number[]) {
+    if (v.length > 0 || this.rare) this.more.watchers = v;
+  }
   /** module units whose top level is running in this process (cycle detection) */
-  loading: number[] = [];
+  get loading(): number[] {
+    return (this.more.loading ??= []);
+  }
+  set loading(v: number[]) {
+    if (v.length > 0 || this.rare) this.more.loading = v;
+  }
 
   // ---- lifecycles (runtime/vm/actors.ts)
   /** pids monitoring this process: each gets a `Down` message when it ends */
-  monitors: number[] = [];
+  get monitors(): number[] {
+    return (this.more.monitors ??= []);
+  }
+  set monitors(v: number[]) {
+    if (v.length > 0 || this.rare) this.more.monitors = v;
+  }
   /** pids blocked in `call("wait", pid)` on this process */
-  waiters: number[] = [];
+  get waiters(): number[] {
+    return (this.more.waiters ??= []);
+  }
+  set waiters(v: number[]) {
+    if (v.length > 0 || this.rare) this.more.waiters = v;
+  }
   /** open `scope` blocks, innermost last */
-  scopes: ScopeRecord[] = [];
+  get scopes(): ScopeRecord[] {
+    return (this.more.scopes ??= []);
+  }
+  set scopes(v: ScopeRecord[]) {
+    if (v.length > 0 || this.rare) this.more.scopes = v;
+  }
   /** tasks of scopes an error left, still stopping: the handler runs once they have ended */
-  joining: number[] = [];
+  get joining(): number[] {
+    return (this.more.joining ??= []);
+  }
+  set joining(v: number[]) {
+    if (v.length > 0 || this.rare) this.more.joining = v;
+  }
   /** the scope this process is a task of: its owner's pid and the scope's id */
-  ownerScope: { pid: number; scope: number } | null = null;
+  get ownerScope(): { pid: number; scope: number } | null {
+    return this.rare?.ownerScope ?? null;
+  }
+  set ownerScope(v: { pid: number; scope: number } | null) {
+    if (v !== null || this.rare) this.more.ownerScope = v;
+  }
   /** owned by the runtime (`detach`): outlives its creator; the run waits for it */
-  detached = false;
-  /** cancellation: requested by a scope, a supervisor or `call("cancel", pid)`; delivered once at a safe point */
-  cancel: 'none' | 'requested' | 'delivered' = 'none';
-  cancelReason = '';
+  get detached(): boolean {
+    return this.rare?.detached ?? false;
+  }
+  set detached(v: boolean) {
+    if (v || this.rare) this.more.detached = v;
+  }
+  get cancelReason(): string {
+    return this.rare?.cancelReason ?? '';
+  }
+  set cancelReason(v: string) {
+    if (v !== '' || this.rare) this.more.cancelReason = v;
+  }
   /** `receive(ms)` / `call("sleep", ms)`: when the wait ends on its own (scheduler clock, ms) */
-  deadline: number | null = null;
-  timedOut = false;
+  get deadline(): number | null {
+    return this.rare?.deadline ?? null;
+  }
+  set deadline(v: number | null) {
+    if (v !== null || this.rare) this.more.deadline = v;
+  }
+  get timedOut(): boolean {
+    return this.rare?.timedOut ?? false;
+  }
+  set timedOut(v: boolean) {
+    if (v || this.rare) this.more.timedOut = v;
+  }
   /** runtime events of this process (spawned, progress, exit) — never part of a model context */
-  events: Value[] = [];
+  get events(): Value[] {
+    return (this.more.events ??= []);
+  }
+  set events(v: Value[]) {
+    if (v.length > 0 || this.rare) this.more.events = v;
+  }
   constructor(
     readonly id: number,
     readonly parent: number,
@@ -148,4 +255,37 @@ export class Process {
   get finished(): boolean {
     return this.status === DONE || this.status === FAILED;
   }
+}
+
+/**
+ * The scheduler's own state at a durable safe point (issue 17): what `VM.durableState` reports and
+ * `VM.restoreState` takes back, so a resume restores a snapshot instead of re-executing from the
+ * start (runtime/durable/snapshot.ts maps it to and from the stored snapshot).
+ */
+export interface SchedulerState {
+  /** every process, in creation order (the VM's iteration order) */
+  processes: Process[];
+  main: number;
+  nextPid: number;
+  /** steps and allocation spent so far: a restored run spends its budgets as a replayed one does */
+  used: number;
+  allocLeft: number;
+  inferSeq: number;
+  /** the VM clock at the safe point (ms): deadlines stay where they were */
+  now: number;
+  /** blocked processes with a deadline, in the order the scheduler holds them */
+  sleeping: number[];
+  methods: Map<string, Map<string, ClosureVal>>;
+  moduleCache: Map<number, Value>;
+  resultSite: Site | undefined;
+}
+
+/** What the scheduler holds besides its processes, to tell whether a safe point can be restored. */
+export interface SchedulerWaits {
+  /** ready processes not yet run */
+  ready: number[];
+  /** processes whose effects are in flight, in start order */
+  pending: number[];
+  /** the run draws its order from a seeded generator (whose state is not exported) */
+  seeded: boolean;
 }

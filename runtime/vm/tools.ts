@@ -4,7 +4,7 @@
 // makes, before it makes them when their size is known up front (`range`, `list_concat`).
 import { listCost, mapCost, plainCost, textCost } from './alloc.js';
 import {
-  ClosureVal, IdentityVal, Uncertain, VMError, containsIdentity, fromPlain, render, toJson, typeName, unwrap, equals, type Value,
+  ClosureVal, IdentityVal, Uncertain, VMError, containsIdentity, fromPlain, render, toJson, truthy, typeName, unwrap, equals, type Value,
 } from '../values/index.js';
 
 export interface ToolEnv {
@@ -300,6 +300,18 @@ export const TOOLS: Record<string, Tool> = {
   sqrt: (args) => (arity('sqrt', args, 1), Math.sqrt(num('sqrt', args[0]))),
   min: (args) => (args.length === 0 ? null : Math.min(...args.map((a) => num('min', a)))),
   max: (args) => (args.length === 0 ? null : Math.max(...args.map((a) => num('max', a)))),
+  // tests (docs/testing.md): a failure is a run-time error located at the assert's call
+  assert(args) {
+    arity('assert', args, 1, 2);
+    if (truthy(args[0])) return null;
+    throw new VMError(`assertion failed${args.length > 1 ? `: ${typeof args[1] === 'string' ? args[1] : render(args[1])}` : ''}`);
+  },
+  assert_eq(args) {
+    arity('assert_eq', args, 2, 3);
+    if (equals(args[0], args[1])) return null;
+    const what = args.length > 2 ? `: ${typeof args[2] === 'string' ? args[2] : render(args[2])}` : '';
+    throw new VMError(`assertion failed${what}: expected ${render(args[1], true, 500)}, got ${render(args[0], true, 500)}`);
+  },
 };
 
 /** Tool arguments are plain values: the confidence of an argument does not reach the host. */
