@@ -7,9 +7,10 @@
 import * as path from 'node:path';
 import {
   bytesJson, defaultStoreDir, inspectRun, storeMessage, openStore, resumeRun, RunSetupError, settleUnknown, ResumeRefused, StoreError,
-  type RunInspection, type RunStatus, type RunStore, type Settlement,
+  type RunInspection, type RunStatus, type RunStore,
 } from '../runtime/index.js';
 import { StdoutLines } from './output.js';
+import { resolution } from './resolution.js';
 import { printSetupError, reportResult } from './report.js';
 import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
 import { EXIT, UsageError, err, numberOption, parse } from './usage.js';
@@ -160,22 +161,10 @@ async function inspect(args: string[]): Promise<number> {
 async function resolve(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { store: { type: 'string' }, ok: { type: 'string' }, error: { type: 'string' }, retry: { type: 'boolean' } });
   const [id, stepText] = runArg(positionals, 'resolve', 2);
-  const chosen = [values.ok !== undefined, values.error !== undefined, values.retry === true].filter(Boolean).length;
-  if (chosen !== 1) throw new UsageError('`turn resolve RUN STEP` needs exactly one of --ok JSON, --error MESSAGE, --retry');
-  const seq = Number(stepText);
-  if (!Number.isInteger(seq) || seq < 1) throw new UsageError(`STEP must be a journal step number, got \`${stepText}\``);
-  let settlement: Settlement;
-  if (values.ok !== undefined) {
-    try {
-      settlement = { ok: JSON.parse(values.ok) as unknown };
-    } catch (e) {
-      throw new UsageError(`--ok needs JSON: ${(e as Error).message}`);
-    }
-  } else if (values.error !== undefined) settlement = { error: values.error };
-  else settlement = { retry: true };
+  const { seq, settlement, how } = resolution(stepText, values);
   return withStore(values.store, async (store) => {
     const { stillUnknown } = settleUnknown(store, id, seq, settlement);
-    err(`resolved: step ${seq} of run ${id} (${values.retry ? 'retry with the same idempotency key' : values.error !== undefined ? 'error' : 'ok'})`);
+    err(`resolved: step ${seq} of run ${id} (${how})`);
     err(stillUnknown.length === 0 ? `continue it with: turn resume ${id}` : `still unknown: steps ${stillUnknown.join(', ')}`);
     return EXIT.ok;
   });

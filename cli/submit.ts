@@ -5,10 +5,11 @@
 import packageJson from '../package.json';
 import {
   RestateError, RunSetupError, SEMANTICS_VERSION, compileProgram, defaultAdminUrl, inspectRestateRun, listRestateRuns, newRestateRunId, resolveRestateRun,
-  resumeRestateRun, runStatus, sourcesOf, submitRun, waitForRun, type RunInspection, type RunSummary, type Wake,
+  resumeRestateRun, runStatus, sourcesOf, submitRun, waitForRun, type RunInspection, type RunSummary,
 } from '../runtime/index.js';
 import { printSetupError } from './report.js';
 import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
+import { resolution } from './resolution.js';
 import { EXIT, UsageError, err, numberOption, parse, singleFile } from './usage.js';
 
 export async function submitCommand(args: string[]): Promise<number> {
@@ -131,21 +132,9 @@ export async function restateCommand(command: string, args: string[], inspection
       default: {
         want(2);
         const [id, stepText] = positionals;
-        const chosen = [values.ok !== undefined, values.error !== undefined, values.retry === true].filter(Boolean).length;
-        if (chosen !== 1) throw new UsageError('`turn resolve RUN STEP` needs exactly one of --ok JSON, --error MESSAGE, --retry');
-        const seq = Number(stepText);
-        if (!Number.isInteger(seq) || seq < 1) throw new UsageError(`STEP must be a journal step number, got \`${stepText}\``);
-        let decision: Wake;
-        if (values.ok !== undefined) {
-          try {
-            decision = { seq, ok: JSON.parse(values.ok) as unknown };
-          } catch (e) {
-            throw new UsageError(`--ok needs JSON: ${(e as Error).message}`);
-          }
-        } else if (values.error !== undefined) decision = { seq, error: values.error };
-        else decision = { seq, retry: true };
-        await resolveRestateRun(ingress, id, decision);
-        err(`resolved: step ${seq} of run ${id} (${values.retry ? 'retry with the same idempotency key' : values.error !== undefined ? 'error' : 'ok'}); it continues on a worker`);
+        const { seq, settlement, how } = resolution(stepText, values);
+        await resolveRestateRun(ingress, id, { seq, ...settlement });
+        err(`resolved: step ${seq} of run ${id} (${how}); it continues on a worker`);
         return EXIT.ok;
       }
     }

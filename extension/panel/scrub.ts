@@ -1,22 +1,15 @@
 // The journal scrubber, extension-host side, without `vscode`: the state of every process of a
 // stored run at one journal step (the travel API's stateAtStep, a read-only replay), as the
 // panel's ActorViews.
-import { countTokens, renderValue, stateAtStep, type ProcessView } from '../../runtime/index.js';
+import { renderValue, stateAtStep, type ProcessView } from '../../runtime/index.js';
 import type { ActorView, ScrubView } from '../protocol/panel.js';
 import { sharedStores, type SharedStores } from '../runs/shared-store.js';
-
-const MAX_TEXT = 4_000;
-const clip = (s: string): string => (s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)} … (${s.length - MAX_TEXT} more characters)` : s);
+import { actorView, clip } from './actor-view.js';
 
 /** One process as the panel shows it; `names` fills in the function a finished process ran (it has no frames left). */
 export function actorViewOf(p: ProcessView, names: ReadonlyMap<number, string | null | undefined> = new Map()): ActorView {
-  const r = (v: unknown) => clip(renderValue(v as never));
-  const entries = (xs: string[]) => xs.map((text) => ({ text: clip(text), tokens: countTokens(text) }));
-  const P0 = entries(p.context.P0);
-  const P1 = entries(p.context.P1);
-  const P2 = entries(p.context.P2);
-  const sum = (xs: { tokens: number }[]) => xs.reduce((a, x) => a + x.tokens, 0);
-  return {
+  const r = (v: unknown) => renderValue(v as never);
+  return actorView({
     pid: p.pid,
     parent: p.parent,
     name: p.name ?? names.get(p.pid) ?? null,
@@ -24,20 +17,13 @@ export function actorViewOf(p: ProcessView, names: ReadonlyMap<number, string | 
     waitingOn: p.waitingOn,
     linked: p.linked,
     detached: p.detached,
-    restarts: 0,
     site: p.site ? { path: p.site.path, line: p.site.line } : null,
-    context: {
-      P0, P1, P2,
-      tokens: { P0: sum(P0), P1: sum(P1), P2: sum(P2) },
-      limits: { ...p.context.limits },
-      demoted: { entries: 0, tokens: 0 },
-      dropped: { entries: 0, tokens: 0 },
-    },
+    context: p.context,
     memory: p.memory.map(([key, value]) => ({ key, value: r(value) })),
     mailbox: p.messages.map(r),
     result: p.status === 'done' ? r(p.result) : null,
     error: p.failure !== null ? r(p.failure) : null,
-  };
+  });
 }
 
 export interface ScrubRequest {

@@ -8,17 +8,10 @@ import {
 } from '../../runtime/index.js';
 import type { JournalStepView, WhatIfSide, WhatIfView } from '../protocol/panel.js';
 import { sharedStores, type SharedStores } from '../runs/shared-store.js';
+import { clip as clipText, json } from './actor-view.js';
 
 const MAX_VALUE = 2_000;
-const clip = (s: string): string => (s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE)} … (${s.length - MAX_VALUE} more characters)` : s);
-
-function json(v: unknown): string {
-  try {
-    return JSON.stringify(v) ?? 'null';
-  } catch {
-    return String(v);
-  }
-}
+const clip = (s: string): string => clipText(s, MAX_VALUE);
 
 /** One step as the panel shows it: times relative to the run's first step. */
 export function stepView(e: JournalEntry, origin: number): JournalStepView {

@@ -3,20 +3,10 @@
 // the timeline. What a run printed is not stored, so a stored run shows no output. No `vscode`
 // import.
 import * as path from 'node:path';
-import { countTokens, inspectRun, type RunStore } from '../../runtime/index.js';
-import type { ActorStatus, ActorView, RunStatus, RunView, TimelineItem } from '../protocol/panel.js';
+import { inspectRun, type RunStore } from '../../runtime/index.js';
+import { actorView, clip, json } from '../panel/actor-view.js';
+import type { ActorStatus, RunStatus, RunView, TimelineItem } from '../protocol/panel.js';
 import { emptyRun } from '../protocol/panel.js';
-
-const MAX_TEXT = 4_000;
-const clip = (s: string): string => (s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)} … (${s.length - MAX_TEXT} more characters)` : s);
-
-function json(v: unknown): string {
-  try {
-    return JSON.stringify(v) ?? 'null';
-  } catch {
-    return String(v);
-  }
-}
 
 /** How a stored run's status shows in the panel: a `running` run that no process runs was interrupted. */
 export function panelStatus(status: string): RunStatus {
@@ -56,34 +46,20 @@ export function storedRunView(store: RunStore, runId: string, storeDir: string, 
   }
   view.output = [`(run ${runId} from the store ${storeDir}: what it printed is not stored)`];
   if (inspection.snapshot && 'processes' in inspection.snapshot) {
-    view.actors = inspection.snapshot.processes.map((p): ActorView => {
-      const entries = (xs: string[]) => xs.map((text) => ({ text: clip(text), tokens: countTokens(text) }));
-      const P0 = entries(p.context.P0);
-      const P1 = entries(p.context.P1);
-      const P2 = entries(p.context.P2);
-      const sum = (xs: { tokens: number }[]) => xs.reduce((a, x) => a + x.tokens, 0);
-      return {
-        pid: p.pid,
-        parent: p.parent,
-        status: actorStatus(p.status),
-        waitingOn: p.waiting,
-        linked: false,
-        detached: false,
-        restarts: 0,
-        site: null,
-        context: {
-          P0, P1, P2,
-          tokens: { P0: sum(P0), P1: sum(P1), P2: sum(P2) },
-          limits: { ...p.context.limits },
-          demoted: { entries: 0, tokens: 0 },
-          dropped: { entries: 0, tokens: 0 },
-        },
-        memory: p.memory.map((m) => ({ key: m.key, value: clip(m.value) })),
-        mailbox: p.mailbox.map(clip),
-        result: null,
-        error: null,
-      };
-    });
+    view.actors = inspection.snapshot.processes.map((p) => actorView({
+      pid: p.pid,
+      parent: p.parent,
+      status: actorStatus(p.status),
+      waitingOn: p.waiting,
+      linked: false,
+      detached: false,
+      site: null,
+      context: p.context,
+      memory: p.memory,
+      mailbox: p.mailbox,
+      result: null,
+      error: null,
+    }));
   }
   const journal = store.readJournal(runId);
   const origin = journal[0]?.createdAt ?? 0;

@@ -33,19 +33,8 @@ export type Mutation =
 /** What completes a wait: a resume, or a decision about an unknown step (`turn resolve`). */
 export type Wake = { resume: true } | { seq: number; ok: unknown } | { seq: number; error: string } | { seq: number; retry: true };
 
-/** A run's record as state shows it (`turn runs`, `turn inspect`). */
-export interface RunJson {
-  id: string;
-  entry: string;
-  bytecodeHash: string;
-  semanticsVersion: string;
-  policies: Record<string, string>;
-  meta: Record<string, unknown>;
-  status: RunStatus;
-  createdAt: number;
-  updatedAt: number;
-  result: string | null;
-}
+/** A run's record as state shows it (`turn runs`, `turn inspect`): the result as base64. */
+export type RunJson = Omit<RunRecord, 'result'> & { result: string | null };
 
 /** A journal entry as state shows it. */
 export type EntryJson = Omit<JournalEntry, 'request' | 'payload'> & { request: string | null; payload: string | null };

@@ -6,7 +6,7 @@
 import { RunSetupError } from '../run/errors.js';
 import { startRun } from '../run/run.js';
 import { discoverTests } from './discover.js';
-import { runTest, type InferenceStats, type TestRunOptions } from './run-test.js';
+import { countInference, emptyStats, runTest, type InferenceStats, type TestRunOptions } from './run-test.js';
 import { selectTests } from './runner.js';
 import { TEST_FILE_SUFFIX } from './discover.js';
 
@@ -81,7 +81,7 @@ const addStats = (a: InferenceStats, b: InferenceStats): void => {
 };
 
 async function programSample(file: string, options: EvalOptions): Promise<{ passed: boolean; error?: string; stats: InferenceStats }> {
-  const stats: InferenceStats = { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0, confidences: [] };
+  const stats = emptyStats();
   let run;
   try {
     run = await startRun({
@@ -92,18 +92,7 @@ async function programSample(file: string, options: EvalOptions): Promise<{ pass
       ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
       ...(options.maxTimeMs !== undefined ? { maxTimeMs: options.maxTimeMs } : {}),
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-      onEvent: (e) => {
-        if (e.kind === 'infer.reply') {
-          stats.calls++;
-          stats.inputTokens += e.usage?.inputTokens ?? 0;
-          stats.outputTokens += e.usage?.outputTokens ?? 0;
-          stats.latencyMs += e.latencyMs;
-          if (e.valid && e.confidence) stats.confidences.push(e.confidence.value);
-        } else if (e.kind === 'infer.error') {
-          stats.calls++;
-          stats.latencyMs += e.latencyMs;
-        }
-      },
+      onEvent: (e) => countInference(stats, e),
     });
   } catch (e) {
     if (e instanceof RunSetupError) throw new EvalError(e.diagnostics.length > 0 ? `${file} does not compile` : e.message);
@@ -134,7 +123,7 @@ export async function evaluate(file: string, options: EvalOptions): Promise<Eval
   }
   const one = async (sample: number): Promise<EvalSample> => {
     const started = performance.now();
-    const stats: InferenceStats = { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0, confidences: [] };
+    const stats = emptyStats();
     let passed = true;
     let error: string | undefined;
     if (isTests) {

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { RunSetupError } from '../run/errors.js';
 import { startRun, type Run } from '../run/run.js';
 import type { AuthorityOptions, RunOptions } from '../run/options.js';
+import type { RunEvent } from '../events/index.js';
 import { DEFAULT_MODEL } from '../run/model.js';
 import { formatDiagnostic } from '../diagnostics.js';
 import { closestExchange, type Exchange, type LoadedCassette } from './cassette.js';
@@ -126,7 +127,21 @@ function replyFixture(exchanges: Exchange[]): string {
   });
 }
 
-const emptyStats = (): InferenceStats => ({ calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0, confidences: [] });
+export const emptyStats = (): InferenceStats => ({ calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0, confidences: [] });
+
+/** Adds a model call's reply or error (the run events `infer.reply`, `infer.error`) to `stats`; other events leave it as it is. */
+export function countInference(stats: InferenceStats, e: RunEvent): void {
+  if (e.kind === 'infer.reply') {
+    stats.calls++;
+    stats.inputTokens += e.usage?.inputTokens ?? 0;
+    stats.outputTokens += e.usage?.outputTokens ?? 0;
+    stats.latencyMs += e.latencyMs;
+    if (e.valid && e.confidence) stats.confidences.push(e.confidence.value);
+  } else if (e.kind === 'infer.error') {
+    stats.calls++;
+    stats.latencyMs += e.latencyMs;
+  }
+}
 
 /**
  * The program that runs one test: a file in a scratch folder that `use`s the test file and calls
@@ -205,16 +220,7 @@ export async function runTest(file: string, test: TestCase, answering: Answering
           }
         } else if (e.kind === 'infer.reply' || e.kind === 'infer.error') {
           const x = log.answer(e);
-          if (e.kind === 'infer.reply') {
-            stats.calls++;
-            stats.inputTokens += e.usage?.inputTokens ?? 0;
-            stats.outputTokens += e.usage?.outputTokens ?? 0;
-            stats.latencyMs += e.latencyMs;
-            if (e.valid && e.confidence) stats.confidences.push(e.confidence.value);
-          } else {
-            stats.calls++;
-            stats.latencyMs += e.latencyMs;
-          }
+          countInference(stats, e);
           const want = expected.get(`${e.id}/${e.attempt}`);
           if (want && x && e.kind === 'infer.reply' && 'text' in want.reply && want.reply.text !== e.raw) {
             mismatch ??= `the recording answered infer ${x.type} with another recorded reply (two recorded requests share a prompt and were asked in another order); re-record with \`turn test --update\``;

@@ -6,32 +6,20 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { ROOT } from './run-cli.js';
+import { ROOT, turnAsync, type AsyncCliResult } from './run-cli.js';
 
 const KEY = 'mk-7d1e0c5a';
 const EXAMPLE = path.join(ROOT, 'examples', 'investment_committee.tn');
 const EXAMPLE_V1 = path.join(ROOT, 'examples', 'investment_committee_v1.tn');
 
-function run(cwd: string, port: number, extra: string[] = [], example = EXAMPLE): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(cwd: string, port: number, extra: string[] = [], example = EXAMPLE): Promise<AsyncCliResult> {
   const args = ['run', example, '--model', 'mock', '--allow-net', '127.0.0.1:*', '--allow-env', 'MARKET_URL', '--allow-read', 'memos', '--allow-write', 'memos', ...extra];
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'turn.js'), ...args], {
-      cwd,
-      env: { ...process.env, MARKET_URL: `http://127.0.0.1:${port}/v1`, TURN_SECRET_MARKET: KEY, TURN_SCHEMA_DIR: path.join(cwd, '.schemas') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return turnAsync(args, { cwd, env: { MARKET_URL: `http://127.0.0.1:${port}/v1`, TURN_SECRET_MARKET: KEY, TURN_SCHEMA_DIR: path.join(cwd, '.schemas') } });
 }
 
-test('the investment committee runs end to end with the mock model, in at most 89 lines', async () => {
-  assert.ok(fs.readFileSync(EXAMPLE, 'utf8').trimEnd().split('\n').length <= 89, 'no longer than the paper reports');
+/** The market-data server: answers `quote` to the right bearer key only; `requests` says what it was asked and whether authorized. */
+async function marketServer(quote: Record<string, unknown>): Promise<{ port: number; requests: string[]; close(): void }> {
   const requests: string[] = [];
   const server = http.createServer((req, res) => {
     requests.push(`${req.method} ${req.url} ${req.headers.authorization === `Bearer ${KEY}` ? 'authorized' : 'unauthorized'}`);
@@ -40,10 +28,16 @@ test('the investment committee runs end to end with the mock model, in at most 8
       return res.end('{}');
     }
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ symbol: 'ACME', price: 101.5, pe_ratio: 18.2, debt_to_equity: 0.4, volatility: 0.22 }));
+    res.end(JSON.stringify(quote));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  return { port: (server.address() as AddressInfo).port, requests, close: () => server.close() };
+}
+
+test('the investment committee runs end to end with the mock model, in at most 89 lines', async () => {
+  assert.ok(fs.readFileSync(EXAMPLE, 'utf8').trimEnd().split('\n').length <= 89, 'no longer than the paper reports');
+  const server = await marketServer({ symbol: 'ACME', price: 101.5, pe_ratio: 18.2, debt_to_equity: 0.4, volatility: 0.22 });
+  const { port, requests } = server;
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-committee-'));
   fs.mkdirSync(path.join(cwd, 'memos'));
   try {
@@ -74,18 +68,8 @@ test('the investment committee written the Turn v1 way runs unchanged', async ()
   for (const form of ['identity::network(', 'net.get({"url"', 'fs.write({"path"', 'call(main, null)', 'turn {', 'time.sleep(']) {
     assert.ok(source.includes(form), `written with Turn v1's ${form}`);
   }
-  const requests: string[] = [];
-  const server = http.createServer((req, res) => {
-    requests.push(`${req.method} ${req.url} ${req.headers.authorization === `Bearer ${KEY}` ? 'authorized' : 'unauthorized'}`);
-    if (req.headers.authorization !== `Bearer ${KEY}`) {
-      res.statusCode = 401;
-      return res.end('{}');
-    }
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ symbol: 'ACME', price: 101.5 }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const server = await marketServer({ symbol: 'ACME', price: 101.5 });
+  const { port, requests } = server;
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-committee-v1-'));
   fs.mkdirSync(path.join(cwd, 'memos'));
   try {

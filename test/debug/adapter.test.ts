@@ -3,28 +3,12 @@
 // run dist/debug-adapter.js.
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { DebugClient } from '@vscode/debugadapter-testsupport';
+import { describe, test } from 'node:test';
+import type { DebugClient } from '@vscode/debugadapter-testsupport';
+import { FIX, ROOT, adapterHooks } from './dap.js';
 
-const ROOT = path.resolve(__dirname, '../..');
-const ADAPTER = path.join(ROOT, 'extension/debug/adapter-main.ts');
-const FIX = path.join(__dirname, 'fixtures');
 const DEBUG_ME = path.join(FIX, 'debug_me.tn');
 const ACTORS = path.join(FIX, 'actors.tn');
-
-/** Starts the adapter as its own process before the enclosing block's tests and stops it after. */
-function adapterHooks(use: (dc: DebugClient) => void): void {
-  let dc: DebugClient;
-  before(async () => {
-    dc = new DebugClient(process.execPath, ADAPTER, 'turn', { env: { ...process.env, NODE_OPTIONS: '--import tsx' }, cwd: ROOT });
-    dc.defaultTimeout = 20_000;
-    await dc.start();
-    use(dc);
-  });
-  after(async () => {
-    await dc.stop();
-  });
-}
 
 describe('Turn debug adapter', { timeout: 60_000 }, () => {
   let dc!: DebugClient;

@@ -2,30 +2,15 @@
 // breakpoints, conditional breakpoints, hit counts, logpoints, and Stop in a loop without effects.
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import { FIX, adapterHooks } from './dap.js';
 
-const ROOT = path.resolve(__dirname, '../..');
-const ADAPTER = path.join(ROOT, 'extension/debug/adapter-main.ts');
-const FIX = path.join(__dirname, 'fixtures');
 const THREE = path.join(FIX, 'three_actors.tn');
 const ERRORS = path.join(FIX, 'errors.tn');
 const COUNTING = path.join(FIX, 'counting.tn');
 const LOOP = path.join(FIX, 'loop.tn');
-
-function adapterHooks(use: (dc: DebugClient) => void): void {
-  let dc: DebugClient;
-  before(async () => {
-    dc = new DebugClient(process.execPath, ADAPTER, 'turn', { env: { ...process.env, NODE_OPTIONS: '--import tsx' }, cwd: ROOT });
-    dc.defaultTimeout = 20_000;
-    await dc.start();
-    use(dc);
-  });
-  after(async () => {
-    await dc.stop();
-  });
-}
 
 /** Collects the adapter's output by category while `fn` runs. */
 async function collecting<T>(dc: DebugClient, fn: () => Promise<T>): Promise<{ value: T; out: Record<string, string> }> {

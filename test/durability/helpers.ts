@@ -1,34 +1,16 @@
 // Shared by the durability tests: the built CLI as an async child process (a fake model server
 // lives in the test process, so the child must not block it), and a counting fake model.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import * as path from 'node:path';
+import { turnAsync as runCli, type AsyncCliResult } from '../cli/run-cli.js';
 import { fakeServer, openaiCompletion, type FakeServer } from '../providers/fake-server.js';
 
-export const ROOT = path.join(__dirname, '..', '..');
-const BIN = path.join(ROOT, 'bin', 'turn.js');
+export { ROOT } from '../cli/run-cli.js';
 
-export interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
+export type Run = AsyncCliResult;
 
+/** The CLI in `cwd` with the fake provider's key, SIGKILLed after a minute. */
 export function turnAsync(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, TURN_TEST_KEY: 'k', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+  return runCli(args, { cwd, env: { TURN_TEST_KEY: 'k', ...env }, killAfterMs: 60_000 });
 }
 
 /** The prompt of a chat request: its last user message. */

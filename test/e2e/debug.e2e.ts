@@ -2,21 +2,9 @@
 // actors run, finished with F5; stepping back (time travel) and forward again. Screenshots go to
 // test/e2e/artifacts/. Run: see test/e2e/harness.ts.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe } from 'node:test';
 import type { Page } from 'playwright-core';
-import { openFile, screenshot, startCodeServer, waitFor, type Session } from './harness.js';
-
-function step(name: string, session: () => Session | undefined, fn: () => Promise<void>): void {
-  test(name, async () => {
-    try {
-      await fn();
-    } catch (e) {
-      const s = session();
-      if (s) await screenshot(s.page, `failed-debug-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 50)}`).catch(() => {});
-      throw e;
-    }
-  });
-}
+import { codeServerSuite, openFile, screenshot, startCodeServer, waitFor, type Session } from './harness.js';
 
 /** The Run and Debug side bar's text (threads, stack, variables). */
 async function sidebar(page: Page): Promise<string> {
@@ -29,6 +17,15 @@ async function breakpointAt(page: Page, text: string): Promise<void> {
   await page.keyboard.press('F9');
 }
 
+/** Opens `file`, puts a breakpoint on the line showing `text` and starts debugging from the Debug CodeLens. */
+async function debugWithBreakpoint(page: Page, file: string, text: string): Promise<void> {
+  await openFile(page, file);
+  await breakpointAt(page, text);
+  await page.locator('.codicon-debug-breakpoint').first().waitFor({ timeout: 10_000 });
+  await page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Debug' }).first().click();
+  await page.locator('.debug-toolbar').first().waitFor({ timeout: 30_000 });
+}
+
 /** The line the top stack frame of a thread running `fn` stands on, as the Call Stack view shows it. */
 async function frameLine(page: Page, fn: string, file: string): Promise<number | undefined> {
   const m = new RegExp(`\\b${fn}\\s+${file.replace('.', '\\.')}\\s+(\\d+):\\d+`).exec(await sidebar(page));
@@ -37,23 +34,11 @@ async function frameLine(page: Page, fn: string, file: string): Promise<number |
 
 describe('the Turn debugger in code-server', { timeout: 600_000 }, () => {
   let s: Session;
+  const step = codeServerSuite('debug-', { start: async () => (s = await startCodeServer()) });
 
-  before(async () => {
-    s = await startCodeServer();
-  });
-
-  after(async () => {
-    if (process.env.TURN_E2E_LOG) console.log(s?.log.join(''));
-    await s?.close();
-  });
-
-  step('a breakpoint three actors hit: F5 stops in each once, then the run ends', () => s, async () => {
+  step('a breakpoint three actors hit: F5 stops in each once, then the run ends', async () => {
     const { page } = s;
-    await openFile(page, 'three_actors.tn');
-    await breakpointAt(page, 'let sq = n * n;');
-    await page.locator('.codicon-debug-breakpoint').first().waitFor({ timeout: 10_000 });
-    await page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Debug' }).first().click();
-    await page.locator('.debug-toolbar').first().waitFor({ timeout: 30_000 });
+    await debugWithBreakpoint(page, 'three_actors.tn', 'let sq = n * n;');
     const toolbar = page.locator('.debug-toolbar').first();
     // each stop: a different `square` actor stands on line 3; F5 goes on
     const stoppedIn: string[] = [];
@@ -81,13 +66,9 @@ describe('the Turn debugger in code-server', { timeout: 600_000 }, () => {
     await breakpointAt(page, 'let sq = n * n;'); // remove it again
   });
 
-  step('step back: to the previous line, in the state it had; forward again', () => s, async () => {
+  step('step back: to the previous line, in the state it had; forward again', async () => {
     const { page } = s;
-    await openFile(page, 'time_travel.tn');
-    await breakpointAt(page, 'call("echo", "results "');
-    await page.locator('.codicon-debug-breakpoint').first().waitFor({ timeout: 10_000 });
-    await page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Debug' }).first().click();
-    await page.locator('.debug-toolbar').first().waitFor({ timeout: 30_000 });
+    await debugWithBreakpoint(page, 'time_travel.tn', 'call("echo", "results "');
     await waitFor(async () => (await frameLine(page, 'main', 'time_travel.tn')) === 19, 30_000, 'main stopped on line 19');
     await waitFor(async () => /results\s*[=:]?\s*\[10, 20, 30\]/.test(await sidebar(page)), 30_000, 'results = [10, 20, 30] in Variables');
     // Step Back (the debugger supports it: the toolbar shows the button)

@@ -3,49 +3,33 @@
 // (scripts/e2e.mjs packages the .vsix first); provisioning: scripts/provision-e2e.sh.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { after, before, describe, test } from 'node:test';
-import { answerInput, openFile, panelFrame, runCommand, screenshot, startCodeServer, waitFor, webviewHtml, type Session } from './harness.js';
+import { describe } from 'node:test';
+import { answerInput, codeServerSuite, openFile, panelFrame, runCommand, screenshot, startCodeServer, waitFor, webviewHtml, type Session } from './harness.js';
 
 const SECRET = 's3cret-e2e-value-7f3a';
-
-/** A test whose failure leaves a screenshot of what the user would have seen. */
-function step(name: string, session: () => Session | undefined, fn: () => Promise<void>): void {
-  test(name, async () => {
-    try {
-      await fn();
-    } catch (e) {
-      const s = session();
-      if (s) await screenshot(s.page, `failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 50)}`).catch(() => {});
-      throw e;
-    }
-  });
-}
 
 describe('Turn in code-server', { timeout: 600_000 }, () => {
   let s: Session;
   let api: Server;
   const seenAuth: string[] = [];
 
-  before(async () => {
-    // The service the vault example calls: it answers only to the bearer token stored in the vault.
-    api = createServer((req, res) => {
-      seenAuth.push(String(req.headers.authorization ?? ''));
-      const ok = req.headers.authorization === `Bearer ${SECRET}`;
-      res.writeHead(ok ? 200 : 401, { 'content-type': 'text/plain' });
-      res.end(ok ? 'hello, authorized caller' : 'who are you?');
-    });
-    await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
-    const port = (api.address() as { port: number }).port;
-    s = await startCodeServer({ substitutions: { __PORT__: String(port) } });
+  const step = codeServerSuite('', {
+    start: async () => {
+      // The service the vault example calls: it answers only to the bearer token stored in the vault.
+      api = createServer((req, res) => {
+        seenAuth.push(String(req.headers.authorization ?? ''));
+        const ok = req.headers.authorization === `Bearer ${SECRET}`;
+        res.writeHead(ok ? 200 : 401, { 'content-type': 'text/plain' });
+        res.end(ok ? 'hello, authorized caller' : 'who are you?');
+      });
+      await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
+      const port = (api.address() as { port: number }).port;
+      return (s = await startCodeServer({ substitutions: { __PORT__: String(port) } }));
+    },
+    cleanup: () => api?.close(),
   });
 
-  after(async () => {
-    if (process.env.TURN_E2E_LOG) console.log(s?.log.join(''));
-    await s?.close();
-    api?.close();
-  });
-
-  step('diagnostics appear for a file with an error', () => s, async () => {
+  step('diagnostics appear for a file with an error', async () => {
     const { page } = s;
     await openFile(page, 'broken.tn');
     await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 60_000 });
@@ -56,7 +40,7 @@ describe('Turn in code-server', { timeout: 600_000 }, () => {
     await screenshot(page, '01-diagnostics');
   });
 
-  step('completion offers struct fields', () => s, async () => {
+  step('completion offers struct fields', async () => {
     const { page } = s;
     await openFile(page, 'fields.tn');
     await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'call("echo", t.title);' }).first().click();
@@ -76,7 +60,7 @@ describe('Turn in code-server', { timeout: 600_000 }, () => {
     await page.keyboard.press('Control+Z');
   });
 
-  step('the Run CodeLens runs the agent; the panel shows the actor tree and context tiers', () => s, async () => {
+  step('the Run CodeLens runs the agent; the panel shows the actor tree and context tiers', async () => {
     const { page } = s;
     await openFile(page, 'triage_agent.tn');
     const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Run' }).first();
@@ -99,7 +83,7 @@ describe('Turn in code-server', { timeout: 600_000 }, () => {
     await screenshot(page, '03-run-panel');
   });
 
-  step('a credential stored through the vault is used by a program; the webview never receives it', () => s, async () => {
+  step('a credential stored through the vault is used by a program; the webview never receives it', async () => {
     const { page } = s;
     await runCommand(page, 'Turn: Add Credential');
     await answerInput(page, 'e2e-token', 'A name for the credential');
@@ -118,7 +102,7 @@ describe('Turn in code-server', { timeout: 600_000 }, () => {
     assert.ok(!html.includes(SECRET), 'no webview ever holds the secret');
   });
 
-  step('the run panel comes back with its state after a window reload', () => s, async () => {
+  step('the run panel comes back with its state after a window reload', async () => {
     const { page } = s;
     await runCommand(page, 'Developer: Reload Window');
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
@@ -128,7 +112,7 @@ describe('Turn in code-server', { timeout: 600_000 }, () => {
     await screenshot(page, '05-panel-after-reload');
   });
 
-  step('the debugger stops at a breakpoint', () => s, async () => {
+  step('the debugger stops at a breakpoint', async () => {
     const { page } = s;
     await openFile(page, 'debug_me.tn');
     // Breakpoint on line 3 (`let doubled = n * 2;`): cursor there, F9.

@@ -6,6 +6,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { after, before, test } from 'node:test';
 import { chromium, type BrowserContext, type Frame, type Page } from 'playwright-core';
 
 export const ROOT = resolve(__dirname, '../..');
@@ -232,4 +233,43 @@ export async function webviewHtml(page: Page): Promise<string> {
     }
   }
   return out;
+}
+
+export interface SuiteOptions {
+  /** Starts the suite's session (default: `startCodeServer()`), with what the suite needs around it. */
+  start?: () => Promise<Session>;
+  /** Runs after the session closed, even when closing failed: the suite's own servers and processes. */
+  cleanup?: () => unknown;
+}
+
+/**
+ * The code-server session of a `describe` block. Before its tests `start` opens the session; after
+ * them the session's log is printed (with TURN_E2E_LOG set), the session closes and `cleanup` runs.
+ * Returns `step`: a test whose failure leaves a screenshot, `failed-<prefix><name>.png` in the
+ * artifacts, of what the user would have seen.
+ */
+export function codeServerSuite(prefix: string, options: SuiteOptions = {}): (name: string, fn: () => Promise<void>) => void {
+  let session: Session | undefined;
+  before(async () => {
+    session = await (options.start ?? (() => startCodeServer()))();
+  });
+  after(async () => {
+    if (process.env.TURN_E2E_LOG) console.log(session?.log.join(''));
+    try {
+      // code-server may still write its workspace storage while the temp folder goes: once more then
+      await session?.close().catch(() => rmSync(session!.root, { recursive: true, force: true }));
+    } finally {
+      await options.cleanup?.(); // else a listening socket keeps this test process (and the dist lock) alive
+    }
+  });
+  return (name, fn) => {
+    test(name, async () => {
+      try {
+        await fn();
+      } catch (e) {
+        if (session) await screenshot(session.page, `failed-${prefix}${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 50)}`).catch(() => {});
+        throw e;
+      }
+    });
+  };
 }

@@ -3,26 +3,14 @@
 // research_team.tn; the run is durable (the workspace's .turn/ store, the editor's default).
 // Screenshots go to test/e2e/artifacts/ and, for the docs, to docs/images/.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe } from 'node:test';
 import type { Frame } from 'playwright-core';
-import { ARTIFACTS, openFile, panelFrame, ROOT, runCommand, screenshot, startCodeServer, waitFor, type Session } from './harness.js';
+import { ARTIFACTS, codeServerSuite, openFile, panelFrame, ROOT, runCommand, startCodeServer, waitFor, type Session } from './harness.js';
 import { teamServer, type TeamServer } from './team-server.js';
 
 const DOCS_IMAGES = join(ROOT, 'docs', 'images');
-
-function step(name: string, session: () => Session | undefined, fn: () => Promise<void>): void {
-  test(name, async () => {
-    try {
-      await fn();
-    } catch (e) {
-      const s = session();
-      if (s) await screenshot(s.page, `failed-panel-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 50)}`).catch(() => {});
-      throw e;
-    }
-  });
-}
 
 /** A picture of the panel's webview alone, into the artifacts and docs/images/. */
 async function panelShot(panel: Frame, name: string): Promise<void> {
@@ -38,27 +26,21 @@ describe('the run panel in code-server: timeline, what-if, scrubber', { timeout:
   let srv: TeamServer;
   let panel: Frame;
 
-  before(async () => {
-    srv = await teamServer();
-    process.env.TURN_E2E_MODEL_KEY = 'e2e-key'; // the model spec reads its key from here (code-server inherits it)
-    s = await startCodeServer({ substitutions: { __PORT__: String(srv.port) } });
-    // this file's runs use the local model: a workspace setting, read when a run starts
-    const settings = join(s.workspace, '.vscode', 'settings.json');
-    const current = JSON.parse(readFileSync(settings, 'utf8')) as Record<string, unknown>;
-    writeFileSync(settings, JSON.stringify({ ...current, 'turn.model': srv.model }, null, 2));
+  const step = codeServerSuite('panel-', {
+    start: async () => {
+      srv = await teamServer();
+      process.env.TURN_E2E_MODEL_KEY = 'e2e-key'; // the model spec reads its key from here (code-server inherits it)
+      s = await startCodeServer({ substitutions: { __PORT__: String(srv.port) } });
+      // this file's runs use the local model: a workspace setting, read when a run starts
+      const settings = join(s.workspace, '.vscode', 'settings.json');
+      const current = JSON.parse(readFileSync(settings, 'utf8')) as Record<string, unknown>;
+      writeFileSync(settings, JSON.stringify({ ...current, 'turn.model': srv.model }, null, 2));
+      return s;
+    },
+    cleanup: () => srv?.close(),
   });
 
-  after(async () => {
-    if (process.env.TURN_E2E_LOG) console.log(s?.log.join(''));
-    try {
-      // code-server may still write its workspace storage while the temp folder goes: once more then
-      await s?.close().catch(() => rmSync(s.root, { recursive: true, force: true }));
-    } finally {
-      await srv?.close(); // else its listening socket keeps this test process (and the dist lock) alive
-    }
-  });
-
-  step('a durable run of research_team.tn draws its timeline: lanes named by function, bars for model calls, effects and waits', () => s, async () => {
+  step('a durable run of research_team.tn draws its timeline: lanes named by function, bars for model calls, effects and waits', async () => {
     const { page } = s;
     await openFile(page, 'research_team.tn');
     // The workspace setting may reach the extension host a moment after the file was written: run
@@ -89,7 +71,7 @@ describe('the run panel in code-server: timeline, what-if, scrubber', { timeout:
     await panelShot(panel, 'panel-timeline');
   });
 
-  step('what-if: fork at the plan reply with an edited value; both runs side by side, the original untouched', () => s, async () => {
+  step('what-if: fork at the plan reply with an edited value; both runs side by side, the original untouched', async () => {
     const plan = panel.locator('#journal .step.forkable', { hasText: 'infer Plan' }).first();
     await plan.locator('button.what-if').click();
     const edit = panel.locator('#journal textarea.edit');
@@ -111,7 +93,7 @@ describe('the run panel in code-server: timeline, what-if, scrubber', { timeout:
     await panelShot(panel, 'panel-whatif');
   });
 
-  step('the journal scrubber shows every process at the chosen step', () => s, async () => {
+  step('the journal scrubber shows every process at the chosen step', async () => {
     const slider = panel.locator('#scrub');
     await panel.locator('#scrubber').evaluate((el) => el.scrollIntoView());
     const steps = Number(await slider.getAttribute('max'));
@@ -135,7 +117,7 @@ describe('the run panel in code-server: timeline, what-if, scrubber', { timeout:
     await panelShot(panel, 'panel-scrubber');
   });
 
-  step('clicking a bar opens its source line', () => s, async () => {
+  step('clicking a bar opens its source line', async () => {
     const { page } = s;
     const bar = panel.locator('svg.timeline .lane[data-pid="1"] .bar.kind-model').first();
     await bar.scrollIntoViewIfNeeded();

@@ -11,25 +11,13 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 // @ts-expect-error: a plain .mjs helper without types
 import { listVsix } from '../../scripts/vsix.mjs';
 import { waitForRun } from '../../runtime/index.js';
 import { NO_SERVER, freePort, startRestateServer, startWorkerProcess, turn, type RestateServer, type WorkerProcess } from '../restate/harness.js';
-import { ROOT, VSIX, openFile, panelFrame, runCommand, screenshot, startCodeServer, waitFor, type Session } from './harness.js';
-
-function step(name: string, session: () => Session | undefined, fn: () => Promise<void>): void {
-  test(name, async () => {
-    try {
-      await fn();
-    } catch (e) {
-      const s = session();
-      if (s) await screenshot(s.page, `failed-runs-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 50)}`).catch(() => {});
-      throw e;
-    }
-  });
-}
+import { ROOT, VSIX, codeServerSuite, openFile, panelFrame, runCommand, screenshot, startCodeServer, waitFor, type Session } from './harness.js';
 
 /** Shows the Turn container's Runs view, from its activity-bar icon (unless it is showing already). */
 async function showRuns(page: Page): Promise<void> {
@@ -60,31 +48,31 @@ describe('Durable runs and the Runs view in code-server', { timeout: 600_000 }, 
   let restate: RestateServer | undefined;
   let worker: WorkerProcess | undefined;
 
-  before(async () => {
-    const files = (listVsix(VSIX) as { name: string }[]).map((e) => e.name);
-    assert.ok(files.includes('extension/dist/node-sqlite3-wasm.wasm'), 'the .vsix ships the WebAssembly SQLite');
-    s = await startCodeServer();
-    // A run the CLI started, killed (SIGKILL) right after the journal recorded its append's intent.
-    mkdirSync(join(s.workspace, 'out'));
-    const r = spawnSync(process.execPath, [join(ROOT, 'bin/turn.js'), 'run', 'interrupted.tn', '--store', '.turn', '--allow-write', 'out', '--allow-read', 'out'], {
-      cwd: s.workspace,
-      encoding: 'utf8',
-      env: { ...process.env, TURN_CRASH_AT: '1:after', TURN_STORE_DRIVER: '' },
-    });
-    assert.equal(r.signal, 'SIGKILL', r.stderr);
-    interruptedId = /turn: run (\S+)/.exec(r.stderr)![1];
-    assert.ok(!existsSync(join(s.workspace, 'out', 'log.txt')), 'the append never ran');
+  const step = codeServerSuite('runs-', {
+    start: async () => {
+      const files = (listVsix(VSIX) as { name: string }[]).map((e) => e.name);
+      assert.ok(files.includes('extension/dist/node-sqlite3-wasm.wasm'), 'the .vsix ships the WebAssembly SQLite');
+      s = await startCodeServer();
+      // A run the CLI started, killed (SIGKILL) right after the journal recorded its append's intent.
+      mkdirSync(join(s.workspace, 'out'));
+      const r = spawnSync(process.execPath, [join(ROOT, 'bin/turn.js'), 'run', 'interrupted.tn', '--store', '.turn', '--allow-write', 'out', '--allow-read', 'out'], {
+        cwd: s.workspace,
+        encoding: 'utf8',
+        env: { ...process.env, TURN_CRASH_AT: '1:after', TURN_STORE_DRIVER: '' },
+      });
+      assert.equal(r.signal, 'SIGKILL', r.stderr);
+      interruptedId = /turn: run (\S+)/.exec(r.stderr)![1];
+      assert.ok(!existsSync(join(s.workspace, 'out', 'log.txt')), 'the append never ran');
+      return s;
+    },
+    cleanup: async () => {
+      worker?.child.kill('SIGKILL');
+      await worker?.exited;
+      await restate?.stop();
+    },
   });
 
-  after(async () => {
-    if (process.env.TURN_E2E_LOG) console.log(s?.log.join(''));
-    await s?.close();
-    worker?.child.kill('SIGKILL');
-    await worker?.exited;
-    await restate?.stop();
-  });
-
-  step('a durable run from the panel stops at suspend; and shows as suspended', () => s, async () => {
+  step('a durable run from the panel stops at suspend; and shows as suspended', async () => {
     const { page } = s;
     await openFile(page, 'suspend_me.tn');
     await page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Run' }).first().click();
@@ -95,7 +83,7 @@ describe('Durable runs and the Runs view in code-server', { timeout: 600_000 }, 
     assert.ok(existsSync(join(s.workspace, '.turn', 'store.db')), 'the run is in the workspace store');
   });
 
-  step('the Runs view lists the store\'s runs with their status and the unknown outcome', () => s, async () => {
+  step('the Runs view lists the store\'s runs with their status and the unknown outcome', async () => {
     const { page } = s;
     await showRuns(page);
     await row(page, 'suspend_me.tn suspended').waitFor({ timeout: 30_000 });
@@ -112,7 +100,7 @@ describe('Durable runs and the Runs view in code-server', { timeout: 600_000 }, 
     await screenshot(page, '07-runs-view');
   });
 
-  step('after a window reload, the Runs view resumes the suspended run in the panel', () => s, async () => {
+  step('after a window reload, the Runs view resumes the suspended run in the panel', async () => {
     const { page } = s;
     await runCommand(page, 'Developer: Reload Window');
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
@@ -126,7 +114,7 @@ describe('Durable runs and the Runs view in code-server', { timeout: 600_000 }, 
     await row(page, 'suspend_me.tn done').waitFor({ timeout: 30_000 });
   });
 
-  step('an unknown outcome is settled from the Runs view, with the effect\'s request shown, and the run resumes', () => s, async () => {
+  step('an unknown outcome is settled from the Runs view, with the effect\'s request shown, and the run resumes', async () => {
     const { page } = s;
     await showRuns(page);
     await inlineAction(page, 'step 1 tool fs_append unknown outcome', 'Settle Unknown Outcome');
@@ -145,7 +133,7 @@ describe('Durable runs and the Runs view in code-server', { timeout: 600_000 }, 
     await waitFor(() => !existsSync(join(s.workspace, '.turn', 'store.db.lock')), 10_000, 'the editor to let go of the store when idle');
   });
 
-  step('a run the turn CLI writes appears in the Runs view without a refresh (the store is watched)', () => s, async () => {
+  step('a run the turn CLI writes appears in the Runs view without a refresh (the store is watched)', async () => {
     const { page } = s;
     await showRuns(page);
     const r = spawnSync(process.execPath, [join(ROOT, 'bin/turn.js'), 'run', 'suspend_me.tn', '--store', '.turn'], { cwd: s.workspace, encoding: 'utf8', env: { ...process.env, TURN_STORE_DRIVER: '' } });

@@ -6,55 +6,33 @@
 // CLI (`turn submit`, `turn serve`): run `npm run build` first.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { startBalancer, type Balancer } from '../../runtime/restate/balancer.js';
 import { waitForRun } from '../../runtime/index.js';
 import { listRestateItems, restateActionsOf, restateRunView, resumeOnRestate, settleOnRestate, summaryText } from '../../extension/runs/restate-model.js';
 import { readRestateSettings, type RestateSettings } from '../../extension/settings.js';
-import { NO_SERVER, freePort, startRestateServer, startWorkerProcess, turn, type RestateServer, type WorkerProcess } from '../restate/harness.js';
+import { Cluster, NO_SERVER, freePort, turn, type RestateServer, type WorkerProcess } from '../restate/harness.js';
 
+let cluster: Cluster;
 let server: RestateServer;
-let balancer: Balancer;
 let settings: RestateSettings;
-const workers: WorkerProcess[] = [];
-const dirs: string[] = [];
 
+/** A worker the balancer then sends every call to. */
 async function worker(): Promise<WorkerProcess> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const previous = balancer.workers;
-  balancer.workers = [...previous, url];
-  const w = await startWorkerProcess(['--restate-admin', server.admin, '--advertise', balancer.url, '--port', String(port)]);
-  balancer.workers = [url];
-  workers.push(w);
+  const w = await cluster.addWorker();
+  cluster.balancer.workers = [w.url];
   return w;
 }
 
-function workdir(program: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-runs-restate-'));
-  dirs.push(dir);
-  fs.writeFileSync(path.join(dir, 'p.tn'), program);
-  return dir;
-}
+const workdir = (program: string): string => cluster.workdir(program, 'turn-runs-restate-');
 
 before(async () => {
   if (NO_SERVER) return;
-  server = await startRestateServer();
-  balancer = await startBalancer([]);
+  cluster = await Cluster.start();
+  server = cluster.server;
   settings = { ingress: server.ingress, admin: server.admin };
 });
 
-after(async () => {
-  if (NO_SERVER) return;
-  for (const w of workers) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.exited));
-  await balancer.close();
-  await server.stop();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+after(() => cluster?.close());
 
 test('the settings: no Restate root without turn.restate.ingressUrl; the admin URL defaults to the ingress host on 9070', () => {
   const get = (values: Record<string, unknown>) => <T>(key: string, dflt: T): T => (key in values ? (values[key] as T) : dflt);

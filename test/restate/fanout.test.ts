@@ -12,28 +12,22 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startBalancer, type Balancer } from '../../runtime/restate/balancer.js';
 import { compileProgram, newRestateRunId, sourcesOf, startRun, submitRun, waitForRun, SEMANTICS_VERSION } from '../../runtime/index.js';
 import { CHILD_SERVICE } from '../../runtime/restate/placement.js';
 import { countingModel } from '../durability/helpers.js';
-import { NO_SERVER, freePort, startRestateServer, startWorkerProcess, type RestateServer, type WorkerProcess } from './harness.js';
+import { Cluster, NO_SERVER, type RestateServer, type WorkerProcess } from './harness.js';
 
 const CHILDREN = Number(process.env.TURN_FANOUT_CHILDREN ?? 1000);
 
+let cluster: Cluster;
 let server: RestateServer;
-let balancer: Balancer;
 const live: WorkerProcess[] = [];
-const all: WorkerProcess[] = [];
 let workers = 0;
 
+/** A worker with its own provider key (`workerN`), so the fake provider tells which worker asked. */
 async function addWorker(): Promise<WorkerProcess> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  balancer.workers = [...balancer.workers, url];
-  const key = `worker${++workers}`;
-  const w = await startWorkerProcess(['--restate-admin', server.admin, '--advertise', balancer.url, '--port', String(port)], { TURN_TEST_KEY: key, TURN_RESTATE_INGRESS: server.ingress });
+  const w = await cluster.addWorker({ TURN_TEST_KEY: `worker${++workers}`, TURN_RESTATE_INGRESS: server.ingress });
   live.push(w);
-  all.push(w);
   return w;
 }
 
@@ -43,18 +37,12 @@ before(async () => {
   // timeouts (1 min + 10 min by default); these children take milliseconds, so a few seconds bound it.
   process.env.RESTATE_WORKER__INVOKER__INACTIVITY_TIMEOUT = '5s';
   process.env.RESTATE_WORKER__INVOKER__ABORT_TIMEOUT = '10s';
-  server = await startRestateServer();
-  balancer = await startBalancer([]);
+  cluster = await Cluster.start();
+  server = cluster.server;
   for (let i = 0; i < 3; i++) await addWorker();
 });
 
-after(async () => {
-  if (NO_SERVER) return;
-  for (const w of all) w.child.kill('SIGKILL');
-  await Promise.all(all.map((w) => w.exited));
-  await balancer.close();
-  await server.stop();
-});
+after(() => cluster?.close());
 
 const program = (tag: string) => `let tag = "${tag}";
 let ask = turn(k: Num) -> Str {
@@ -152,9 +140,7 @@ test(`each of the three workers SIGKILLed in turn during a ${CHILDREN}-child fan
       while (model.server.received.length < Math.floor(((k + 1) * CHILDREN) / 6)) await new Promise((r) => setTimeout(r, 20));
       const victim = first[k];
       live.splice(live.indexOf(victim), 1);
-      balancer.workers = balancer.workers.filter((u) => u !== victim.url);
-      victim.child.kill('SIGKILL');
-      await victim.exited;
+      await cluster.kill(victim);
       atLastKill = model.server.received.length;
       await addWorker();
     }

@@ -5,9 +5,10 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { startBalancer, type Balancer } from '../../runtime/restate/balancer.js';
+import { BIN, ROOT, turnAsync, type AsyncCliResult } from '../cli/run-cli.js';
 
-export const ROOT = path.join(__dirname, '..', '..');
-const BIN = path.join(ROOT, 'bin', 'turn.js');
+export { ROOT } from '../cli/run-cli.js';
 const SERVER_BIN = path.join(ROOT, 'node_modules', '@restatedev', `restate-server-${process.platform}-${process.arch}`, 'bin', 'restate-server');
 
 /** Why the Restate tests cannot run here (the npm package ships the server for some platforms only), or false. */
@@ -80,6 +81,65 @@ export async function startRestateServer(): Promise<RestateServer> {
   };
 }
 
+/**
+ * A restate-server with a balancer in front of its workers, the `turn serve` workers started for it
+ * and the temporary folders of the runs submitted to it; `close` SIGKILLs every worker, stops the
+ * balancer and the server and removes the folders.
+ */
+export class Cluster {
+  /** every worker started, live or killed */
+  readonly workers: WorkerProcess[] = [];
+  private readonly dirs: string[] = [];
+
+  private constructor(readonly server: RestateServer, readonly balancer: Balancer) {}
+
+  static async start(): Promise<Cluster> {
+    const server = await startRestateServer();
+    return new Cluster(server, await startBalancer([]));
+  }
+
+  /**
+   * A worker behind the balancer: it registers the balancer's address, so the balancer must reach it
+   * first. It stays in the balancer's rotation (a failed start leaves the rotation as it was).
+   */
+  async addWorker(env: NodeJS.ProcessEnv = {}): Promise<WorkerProcess> {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    this.balancer.workers = [...this.balancer.workers, url];
+    try {
+      const w = await startWorkerProcess(['--restate-admin', this.server.admin, '--advertise', this.balancer.url, '--port', String(port)], env);
+      this.workers.push(w);
+      return w;
+    } catch (e) {
+      this.balancer.workers = this.balancer.workers.filter((u) => u !== url);
+      throw e;
+    }
+  }
+
+  /** Takes `w` out of the balancer's rotation and SIGKILLs it. */
+  async kill(w: WorkerProcess): Promise<void> {
+    this.balancer.workers = this.balancer.workers.filter((u) => u !== w.url);
+    w.child.kill('SIGKILL');
+    await w.exited;
+  }
+
+  /** A temporary folder holding `program` as p.tn. */
+  workdir(program: string, prefix = 'turn-restate-run-'): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    this.dirs.push(dir);
+    fs.writeFileSync(path.join(dir, 'p.tn'), program);
+    return dir;
+  }
+
+  async close(): Promise<void> {
+    for (const w of this.workers) w.child.kill('SIGKILL');
+    await Promise.all(this.workers.map((w) => w.exited));
+    await this.balancer.close();
+    await this.server.stop();
+    for (const d of this.dirs) fs.rmSync(d, { recursive: true, force: true });
+  }
+}
+
 export interface WorkerProcess {
   child: ChildProcess;
   url: string;
@@ -103,20 +163,9 @@ export function startWorkerProcess(args: string[], env: NodeJS.ProcessEnv = {}):
   });
 }
 
-export interface Cli {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type Cli = AsyncCliResult;
 
+/** The built CLI in `cwd` with the fake provider's key. */
 export function turn(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Cli> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, TURN_TEST_KEY: 'k', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return turnAsync(args, { cwd, env: { TURN_TEST_KEY: 'k', ...env } });
 }

@@ -4,35 +4,26 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { installPromiseWithResolvers } from '../../runtime/restate/polyfill.js';
-import { startBalancer, type Balancer } from '../../runtime/restate/balancer.js';
+import type { Balancer } from '../../runtime/restate/balancer.js';
 import { compileProgram, newRestateRunId, runStatus, sourcesOf, submitRun, waitForRun, SEMANTICS_VERSION } from '../../runtime/index.js';
 import { countingModel } from '../durability/helpers.js';
-import { NO_SERVER, freePort, startRestateServer, startWorkerProcess, turn, type RestateServer, type WorkerProcess } from './harness.js';
+import { Cluster, NO_SERVER, freePort, turn, type RestateServer, type WorkerProcess } from './harness.js';
 
+let cluster: Cluster;
 let server: RestateServer;
 let balancer: Balancer;
-const workers: WorkerProcess[] = [];
 
-/** A worker behind the balancer (which must reach it before it registers the balancer's address). */
+/** A worker in the balancer's rotation only while it registers: each test routes to the workers it means. */
 async function worker(env: NodeJS.ProcessEnv = {}): Promise<WorkerProcess> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
   const previous = balancer.workers;
-  balancer.workers = [...previous, url];
-  const w = await startWorkerProcess(['--restate-admin', server.admin, '--advertise', balancer.url, '--port', String(port)], env);
+  const w = await cluster.addWorker(env);
   balancer.workers = previous;
-  workers.push(w);
   return w;
 }
 
-async function kill(w: WorkerProcess): Promise<void> {
-  balancer.workers = balancer.workers.filter((u) => u !== w.url);
-  w.child.kill('SIGKILL');
-  await w.exited;
-}
+const kill = (w: WorkerProcess): Promise<void> => cluster.kill(w);
 
 /** A service that counts POSTs and deduplicates them by Idempotency-Key. */
 async function countingService(hold?: () => Promise<void>): Promise<{ server: Server; url: string; received: string[]; seen: Promise<void> }> {
@@ -51,29 +42,15 @@ async function countingService(hold?: () => Promise<void>): Promise<{ server: Se
   return { server: srv, url: `http://127.0.0.1:${(srv.address() as { port: number }).port}`, received, seen };
 }
 
-const dirs: string[] = [];
-
-function workdir(program: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-restate-run-'));
-  dirs.push(dir);
-  fs.writeFileSync(path.join(dir, 'p.tn'), program);
-  return dir;
-}
+const workdir = (program: string): string => cluster.workdir(program);
 
 before(async () => {
   if (NO_SERVER) return;
-  server = await startRestateServer();
-  balancer = await startBalancer([]);
+  cluster = await Cluster.start();
+  ({ server, balancer } = cluster);
 });
 
-after(async () => {
-  if (NO_SERVER) return;
-  for (const w of workers) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.exited));
-  await balancer.close();
-  await server.stop();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+after(() => cluster?.close());
 
 test('Promise.withResolvers is polyfilled for the SDK on Node 20 (and left alone where it exists)', () => {
   const P = Promise as unknown as { withResolvers?: () => { promise: Promise<number>; resolve: (v: number) => void } };

@@ -12,49 +12,32 @@ import * as fs from 'node:fs';
 import { createServer } from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startBalancer, type Balancer } from '../../runtime/restate/balancer.js';
 import {
   compileProgram, newRestateRunId, resolveRestateRun, sourcesOf, startRun, submitRun, waitForRun, SEMANTICS_VERSION, type RunSummary,
 } from '../../runtime/index.js';
 import { countingModel } from '../durability/helpers.js';
-import { NO_SERVER, freePort, startRestateServer, startWorkerProcess, type RestateServer, type WorkerProcess } from './harness.js';
+import { Cluster, NO_SERVER, type RestateServer, type WorkerProcess } from './harness.js';
 
 const RUNS = Number(process.env.TURN_RESTATE_RUNS ?? 200);
 const KILLS = 4;
 
+let cluster: Cluster;
 let server: RestateServer;
-let balancer: Balancer;
 const live: WorkerProcess[] = [];
-const all: WorkerProcess[] = [];
 
 async function addWorker(): Promise<WorkerProcess> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  balancer.workers = [...balancer.workers, url];
-  try {
-    const w = await startWorkerProcess(['--restate-admin', server.admin, '--advertise', balancer.url, '--port', String(port)]);
-    live.push(w);
-    all.push(w);
-    return w;
-  } catch (e) {
-    balancer.workers = balancer.workers.filter((u) => u !== url);
-    throw e;
-  }
+  const w = await cluster.addWorker();
+  live.push(w);
+  return w;
 }
 
 before(async () => {
   if (NO_SERVER) return;
-  server = await startRestateServer();
-  balancer = await startBalancer([]);
+  cluster = await Cluster.start();
+  server = cluster.server;
 });
 
-after(async () => {
-  if (NO_SERVER) return;
-  for (const w of all) w.child.kill('SIGKILL');
-  await Promise.all(all.map((w) => w.exited));
-  await balancer.close();
-  await server.stop();
-});
+after(() => cluster?.close());
 
 /** A seeded generator (mulberry32): the kill moments and victims are the same on every run of the test. */
 function rng(seed: number): () => number {
@@ -130,9 +113,7 @@ test(`${RUNS} runs on three workers, workers SIGKILLed ${KILLS} times: every run
     for (const m of moments) {
       while (model.server.received.length < m) await new Promise((r) => setTimeout(r, 20));
       const victim = live.splice(Math.floor(draw() * live.length), 1)[0];
-      balancer.workers = balancer.workers.filter((u) => u !== victim.url);
-      victim.child.kill('SIGKILL');
-      await victim.exited;
+      await cluster.kill(victim);
       kills++;
       await addWorker();
     }

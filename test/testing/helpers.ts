@@ -1,30 +1,11 @@
 // Shared by the tests of `turn test`, `turn record` and `turn eval`: the built CLI as a child
 // process (asynchronous, so a fake model server in this process can answer it), and temp folders.
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ROOT } from '../cli/run-cli.js';
 
-export const ROOT = path.join(__dirname, '..', '..');
-const BIN = path.join(ROOT, 'bin', 'turn.js');
-
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-export function turnAsync(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+export { ROOT, turnAsync, type AsyncCliResult as CliResult } from '../cli/run-cli.js';
 
 /** A fresh temp folder, removed when the process exits. */
 export function tempDir(prefix = 'turn-testing-'): string {
