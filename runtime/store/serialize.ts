@@ -151,7 +151,17 @@ class Writer {
       }
     }
     if (!wellFormed(s)) {
-      if (!intern) this.strings.set(s, this.strings.size); // STR16 is always remembered
+      if (!intern) {
+        // STR16 is always remembered (the reader adds each to its table), so a repeat is a reference:
+        // writing it again would give the reader an entry the writer's table does not have
+        const seen = this.strings.get(s);
+        if (seen !== undefined) {
+          this.byte(Tag.STR_REF);
+          this.varint(seen);
+          return;
+        }
+        this.strings.set(s, this.strings.size);
+      }
       this.byte(Tag.STR16);
       this.varint(n);
       if (this.pos + 2 * n > this.buf.length) this.grow(2 * n);
@@ -401,6 +411,31 @@ class Reader {
     return this.strAfterTag(this.byte());
   }
 
+  /**
+   * The common case of a map's keys and values, read in place: a short ASCII string (STR or
+   * STR_LIT, at most 32 bytes). Anything else returns undefined and the general path reads it.
+   */
+  shortAscii(): string | undefined {
+    const buf = this.buf;
+    const p = this.pos;
+    if (p + 2 > buf.length) return undefined;
+    const tag = buf[p];
+    if (tag !== Tag.STR && tag !== Tag.STR_LIT) return undefined;
+    const len = buf[p + 1];
+    const start = p + 2;
+    const end = start + len;
+    if (len > 32 || end > buf.length) return undefined;
+    let s = '';
+    for (let i = start; i < end; i++) {
+      const b = buf[i];
+      if (b >= 0x80) return undefined;
+      s += String.fromCharCode(b);
+    }
+    this.pos = end;
+    if (tag === Tag.STR) this.strings.push(s);
+    return s;
+  }
+
   value(): Slot {
     const tag = this.byte();
     switch (tag) {
@@ -433,8 +468,8 @@ class Reader {
         const out = new Map<string, Value>();
         this.objects.push(out);
         for (let i = 0; i < n; i++) {
-          const k = this.str();
-          out.set(k, this.value() as Value);
+          const k = this.shortAscii() ?? this.str();
+          out.set(k, (this.shortAscii() ?? this.value()) as Value);
         }
         return out;
       }
@@ -660,18 +695,16 @@ export function decodeSnapshot(bytes: Uint8Array): SnapshotData {
     } catch (e) {
       throw new SerializeError(`corrupt snapshot: its compressed body does not decompress (${e instanceof Error ? e.message : String(e)})`);
     }
-    const framed = Buffer.allocUnsafe(head + 1 + plain.length);
-    framed.set(SNAPSHOT_MAGIC, 0);
-    framed[head] = SNAPSHOT_PLAIN;
-    plain.copy(framed, head + 1);
-    return decodePlainSnapshot(framed);
+    // read in place (no copy behind a format-1 header); positions in errors count from the body's start
+    return decodeSnapshotBody(new Reader(plain, 'snapshot body'));
   }
-  return decodePlainSnapshot(bytes);
+  const r = new Reader(bytes, 'snapshot');
+  r.header(SNAPSHOT_MAGIC, SNAPSHOT_PLAIN, SNAPSHOT_FORMAT);
+  return decodeSnapshotBody(r);
 }
 
-function decodePlainSnapshot(bytes: Uint8Array): SnapshotData {
-  const r: Reader = new Reader(bytes, 'snapshot');
-  r.header(SNAPSHOT_MAGIC, SNAPSHOT_PLAIN, SNAPSHOT_FORMAT);
+/** The stream after the header (format 1's bytes, or format 2's once decompressed). */
+function decodeSnapshotBody(r: Reader): SnapshotData {
   const bytecodeHash = r.str();
   const semanticsVersion = r.str();
   const seq = r.varint();

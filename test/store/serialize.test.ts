@@ -140,6 +140,24 @@ describe('serialize: values', () => {
     assert.ok(same(roundTrip(repeated), repeated));
   });
 
+  test('map entries of every string shape round-trip (the in-place fast path for short ASCII and its fallbacks)', () => {
+    const shared = [1, 2];
+    const text = ['', 'a', 'x'.repeat(32), 'y'.repeat(33), 'café', '日本', '\u{1F600}', 'lone \ud800 surrogate', 'key_1'];
+    const inner = new Map<string, Value>(text.map((t, i) => [t, i % 2 ? t : shared]));
+    const outer = new Map<string, Value>([
+      ...text.map((t): [string, Value] => [t, t]),
+      ['inner', inner],
+      ['again', new Map<string, Value>(text.map((t): [string, Value] => [t, 7]))], // keys now written as references
+      ['shared', shared],
+    ]);
+    const back = roundTrip(outer) as Map<string, Value>;
+    assert.ok(same(back, outer));
+    assert.equal((back.get('inner') as Map<string, Value>).get(''), back.get('shared'), 'sharing kept next to fast-path strings');
+    // cut inside a short key or value: still a SerializeError, never a shorter map
+    const bytes = encodeValue(new Map<string, Value>([['key_1', 'value_1']]));
+    for (let cut = 5; cut < bytes.length; cut++) assert.throws(() => decodeValue(bytes.subarray(0, cut)), SerializeError);
+  });
+
   test('damaged bytes are a SerializeError, never a wrong value', () => {
     const good = encodeValue([1, 'two', new Map([['k', 'v']])]);
     assert.throws(() => decodeValue(good.subarray(0, good.length - 1)), SerializeError);
