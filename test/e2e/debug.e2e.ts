@@ -4,23 +4,17 @@
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 import type { Page } from 'playwright-core';
-import { codeServerSuite, openFile, screenshot, startCodeServer, waitFor, type Session } from './harness.js';
+import { codeServerSuite, openFile, screenshot, startCodeServer, toggleBreakpointAt, waitFor, type Session } from './harness.js';
 
 /** The Run and Debug side bar's text (threads, stack, variables). */
 async function sidebar(page: Page): Promise<string> {
   return page.locator('.part.sidebar').first().innerText().catch(() => '');
 }
 
-/** Puts a breakpoint on the line of the active editor that shows `text` (cursor there, F9). */
-async function breakpointAt(page: Page, text: string): Promise<void> {
-  await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: text }).first().click();
-  await page.keyboard.press('F9');
-}
-
 /** Opens `file`, puts a breakpoint on the line showing `text` and starts debugging from the Debug CodeLens. */
 async function debugWithBreakpoint(page: Page, file: string, text: string): Promise<void> {
   await openFile(page, file);
-  await breakpointAt(page, text);
+  await toggleBreakpointAt(page, text);
   await page.locator('.codicon-debug-breakpoint').first().waitFor({ timeout: 10_000 });
   await page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Debug' }).first().click();
   await page.locator('.debug-toolbar').first().waitFor({ timeout: 30_000 });
@@ -63,7 +57,7 @@ describe('the Turn debugger in code-server', { timeout: 600_000 }, () => {
     await toolbar.waitFor({ state: 'hidden', timeout: 30_000 });
     assert.equal(stoppedIn.length, 3, `stopped in actors ${stoppedIn.join(', ')}`);
     assert.equal(new Set(stoppedIn).size, 3);
-    await breakpointAt(page, 'let sq = n * n;'); // remove it again
+    await toggleBreakpointAt(page, 'let sq = n * n;'); // remove it again
   });
 
   step('step back: to the previous line, in the state it had; forward again', async () => {

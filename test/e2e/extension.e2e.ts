@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { describe } from 'node:test';
-import { answerInput, codeServerSuite, openFile, panelFrame, runCommand, screenshot, startCodeServer, waitFor, webviewHtml, type Session } from './harness.js';
+import { answerInput, codeServerSuite, openFile, panelFrame, runCommand, screenshot, startCodeServer, toggleBreakpointAt, waitFor, webviewHtml, type Session } from './harness.js';
 
 const SECRET = 's3cret-e2e-value-7f3a';
 
@@ -116,8 +116,7 @@ describe('Turn in code-server', { timeout: 600_000 }, () => {
     const { page } = s;
     await openFile(page, 'debug_me.tn');
     // Breakpoint on line 3 (`let doubled = n * 2;`): cursor there, F9.
-    await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'let doubled = n * 2;' }).first().click();
-    await page.keyboard.press('F9');
+    await toggleBreakpointAt(page, 'let doubled = n * 2;');
     await page.locator('.codicon-debug-breakpoint').first().waitFor({ timeout: 10_000 });
     await page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Debug' }).first().click();
     await page.locator('.debug-toolbar').first().waitFor({ timeout: 30_000 });

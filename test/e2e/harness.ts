@@ -180,6 +180,17 @@ export async function openFile(page: Page, name: string): Promise<void> {
   await page.locator('.monaco-editor .view-lines').first().waitFor({ timeout: 30_000 });
 }
 
+/**
+ * Toggles a breakpoint on the line of the active editor that shows `text` (cursor there, F9).
+ * F9 does nothing until VS Code knows a debugger takes breakpoints in Turn files, so it waits for
+ * the Turn extension to be active first (its Debug CodeLens shows) — else the key press is lost.
+ */
+export async function toggleBreakpointAt(page: Page, text: string): Promise<void> {
+  await page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Debug' }).first().waitFor({ timeout: 30_000 });
+  await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: text }).first().click();
+  await page.keyboard.press('F9');
+}
+
 async function focusWorkbench(page: Page): Promise<void> {
   await page.keyboard.press('Escape');
   await page.locator('.part.statusbar').first().click({ position: { x: 600, y: 5 } }).catch(() => {});
