@@ -166,7 +166,18 @@ describe('Durable runs and the Runs view in code-server', { timeout: 600_000 }, 
       // Open in Panel: the run as the server has it, with what it printed there
       await inlineAction(page, `suspend_me.tn done on Restate run ${id}`, 'Open Run in Panel');
       const panel = await panelFrame(page);
-      await panel.locator('#output', { hasText: `run ${id} on the Restate server` }).waitFor({ timeout: 30_000 });
+      // While the view re-lists the Restate server (a network call), VS Code has no element for the
+      // row, and an inline action clicked then reaches the command without it: the command asks
+      // "Which run?" of the local runs. Dismiss that and click again.
+      const picker = page.locator('.quick-input-widget input[placeholder="Which run?"]');
+      await waitFor(async () => {
+        if (await picker.isVisible().catch(() => false)) {
+          await page.keyboard.press('Escape');
+          await inlineAction(page, `suspend_me.tn done on Restate run ${id}`, 'Open Run in Panel');
+          return false;
+        }
+        return panel.locator('#output', { hasText: `run ${id} on the Restate server` }).isVisible().catch(() => false);
+      }, 30_000, 'the Restate run in the panel');
       assert.match(await panel.locator('#output').innerText(), /before the suspend[\s\S]*after the resume/);
       await panel.locator('#status', { hasText: 'done' }).waitFor({ timeout: 30_000 });
     } catch (e) {
