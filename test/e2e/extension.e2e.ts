@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { describe } from 'node:test';
-import { answerInput, codeServerSuite, openFile, panelFrame, runCommand, screenshot, startCodeServer, toggleBreakpointAt, waitFor, webviewHtml, type Session } from './harness.js';
+import { answerInput, codeServerSuite, openFile, panelFrame, reloadWindow, runCommand, screenshot, startCodeServer, toggleBreakpointAt, waitFor, webviewHtml, type Session } from './harness.js';
 
 const SECRET = 's3cret-e2e-value-7f3a';
 
@@ -104,8 +104,7 @@ describe('Turn in code-server', { timeout: 600_000 }, () => {
 
   step('the run panel comes back with its state after a window reload', async () => {
     const { page } = s;
-    await runCommand(page, 'Developer: Reload Window');
-    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    await reloadWindow(page);
     const panel = await panelFrame(page, 60_000);
     await panel.locator('#output', { hasText: 'server says: hello, authorized caller' }).waitFor({ timeout: 30_000 });
     await panel.locator('#status', { hasText: 'done' }).waitFor({ timeout: 10_000 });

@@ -196,6 +196,16 @@ async function focusWorkbench(page: Page): Promise<void> {
   await page.locator('.part.statusbar').first().click({ position: { x: 600, y: 5 } }).catch(() => {});
 }
 
+/**
+ * Reloads the window and waits for the new workbench. The old page's workbench stays in the DOM
+ * until the reload replaces the document, so a marker left on the old window tells them apart.
+ */
+export async function reloadWindow(page: Page): Promise<void> {
+  await page.evaluate(() => { (window as unknown as { turnBeforeReload?: boolean }).turnBeforeReload = true; });
+  await runCommand(page, 'Developer: Reload Window');
+  await page.waitForFunction(() => !(window as unknown as { turnBeforeReload?: boolean }).turnBeforeReload && document.querySelector('.monaco-workbench') !== null, undefined, { timeout: 60_000 });
+}
+
 /** Runs a command from the Command Palette by its title. */
 export async function runCommand(page: Page, title: string): Promise<void> {
   await focusWorkbench(page);
