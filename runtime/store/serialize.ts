@@ -120,16 +120,20 @@ class Writer {
    * once; string values are written in full (`intern` false): they rarely repeat, and remembering
    * each costs more time than it saves bytes.
    */
-  str(s: string, intern = true): void {
-    if (intern) {
-      const seen = this.strings.get(s);
-      if (seen !== undefined) {
-        this.byte(Tag.STR_REF);
-        this.varint(seen);
-        return;
-      }
-      this.strings.set(s, this.strings.size);
+  /** Writes a reference when `s` was written before (true); else remembers it for later (false). */
+  private reference(s: string): boolean {
+    const seen = this.strings.get(s);
+    if (seen !== undefined) {
+      this.byte(Tag.STR_REF);
+      this.varint(seen);
+      return true;
     }
+    this.strings.set(s, this.strings.size);
+    return false;
+  }
+
+  str(s: string, intern = true): void {
+    if (intern && this.reference(s)) return;
     const tag = intern ? Tag.STR : Tag.STR_LIT;
     const n = s.length;
     // ASCII fast path: one byte per unit, no native call.
@@ -151,17 +155,9 @@ class Writer {
       }
     }
     if (!wellFormed(s)) {
-      if (!intern) {
-        // STR16 is always remembered (the reader adds each to its table), so a repeat is a reference:
-        // writing it again would give the reader an entry the writer's table does not have
-        const seen = this.strings.get(s);
-        if (seen !== undefined) {
-          this.byte(Tag.STR_REF);
-          this.varint(seen);
-          return;
-        }
-        this.strings.set(s, this.strings.size);
-      }
+      // STR16 is always remembered (the reader adds each to its table), so a repeat is a reference:
+      // writing it again would give the reader an entry the writer's table does not have
+      if (!intern && this.reference(s)) return;
       this.byte(Tag.STR16);
       this.varint(n);
       if (this.pos + 2 * n > this.buf.length) this.grow(2 * n);
