@@ -17,6 +17,11 @@ const SOURCE = '^(runtime|cli|language-server|extension)/';
 const VSCODE = '^vscode$|(^|/)node_modules/@types/vscode/';
 
 /** Dev dependencies that source may import for their types only. */
+// Optional peer dependencies: native or large packages the library loads on first use, behind a guard
+// that turns their absence into a clear message (runtime/store/better-sqlite3.ts; the in-process model
+// provider for node-llama-cpp). They are devDependencies here so the tests and benchmarks have them, and
+// `peerDependenciesMeta.optional` in package.json so `npm install -g` of the package never compiles them.
+const OPTIONAL_PEERS = '^node_modules/(better-sqlite3|node-llama-cpp|@node-llama-cpp)/';
 const TYPES_ONLY_DEV = '(^|/)node_modules/(@types/|@vscode/debugprotocol/)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -125,9 +130,10 @@ module.exports = {
       severity: 'error',
       comment:
         'Shipped code (the library, the CLI, the bundles) may not need a devDependency at run ' +
-        'time: `npm install --omit=dev` would break it. Only type packages are exempt (see next rule).',
+        'time: `npm install --omit=dev` would break it. Only type packages (see next rule) and the optional ' +
+        'peers loaded behind a guard (OPTIONAL_PEERS) are exempt.',
       from: { path: SOURCE },
-      to: { dependencyTypes: ['npm-dev'], pathNot: TYPES_ONLY_DEV },
+      to: { dependencyTypes: ['npm-dev'], pathNot: [TYPES_ONLY_DEV, OPTIONAL_PEERS] },
     },
     {
       name: 'dev-dependency-types-only',
