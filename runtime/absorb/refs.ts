@@ -68,23 +68,30 @@ export interface SpecOrigin {
  * undefined after diagnostics. `doc` locates a failing `$ref` in the spec's own text.
  */
 export async function bundleExternalRefs(doc: SpecDoc, origin: SpecOrigin, options: AbsorbOptions, diags: SpecDiagnostic[]): Promise<unknown> {
-  const { default: $RefParser } = await import('@apidevtools/json-schema-ref-parser');
+  const { default: $RefParser, ResolverError } = await import('@apidevtools/json-schema-ref-parser');
   const fromUrl = origin.url !== undefined;
   const base = origin.url ?? origin.file ?? origin.display;
   const reader = {
     order: 1,
     canRead: true,
+    // A failure is thrown as the library's own ResolverError: any other error loses its message on the way out.
     read: async (file: { url: string }): Promise<string> => {
-      const target = file.url;
-      const remote = isUrl(target);
-      if (fromUrl && !remote) throw new Error(`a spec fetched from ${origin.url} cannot refer to the local file ${target}`);
-      const local = remote ? target : target.startsWith('file://') ? new URL(target).pathname : target;
-      const problems: SpecDiagnostic[] = [];
-      const loaded = await loadSource(local, path.dirname(origin.file ?? '.'), options, problems);
-      if (!loaded) throw new Error(problems.map((p) => p.message).join('; ') || `cannot read ${target}`);
-      for (const p of problems) diags.push(p); // warnings (a stale cached copy)
-      return loaded.text;
+      try {
+        return await readRef(file.url);
+      } catch (e) {
+        throw new ResolverError(e, file.url);
+      }
     },
+  };
+  const readRef = async (target: string): Promise<string> => {
+    const remote = isUrl(target);
+    if (fromUrl && !remote) throw new Error(`a spec fetched from ${origin.url} cannot refer to the local file ${target}`);
+    const local = remote ? target : target.startsWith('file://') ? new URL(target).pathname : target;
+    const problems: SpecDiagnostic[] = [];
+    const loaded = await loadSource(local, path.dirname(origin.file ?? '.'), options, problems);
+    if (!loaded) throw new Error(problems.map((p) => p.message).join('; ') || `cannot read ${target}`);
+    for (const p of problems) diags.push(p); // warnings (a stale cached copy)
+    return loaded.text;
   };
   try {
     const refs = externalRefs(doc.data);
