@@ -1,0 +1,48 @@
+// What `npm pack` ships (the package `npm install -g` installs): exactly the allow-list in
+// package.json's `files`, and enough of it that the packed `turn` runs a program on its own.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ROOT } from './run-cli';
+
+interface PackResult {
+  filename: string;
+  files: { path: string }[];
+}
+
+function pack(destination: string): PackResult {
+  // --ignore-scripts: `prepare` (the build) already ran in `npm test`; the bundles in dist/ are packed as they are.
+  const r = spawnSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.status, 0, r.stderr);
+  return (JSON.parse(r.stdout) as PackResult[])[0];
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-pack-'));
+const packed = pack(tmp);
+
+test('the package holds only the launcher, the CLI bundles, their wasm files and the standard modules', () => {
+  const files = packed.files.map((f) => f.path).sort();
+  const allowed = [/^bin\/turn\.js$/, /^dist\/[a-z-]+\.js$/, /^dist\/[a-z0-9-]+\.wasm$/, /^dist\/grammar\/tree-sitter-turn\.wasm$/, /^dist\/runtime\/std\/[a-z_]+\.tn$/, /^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/];
+  const stray = files.filter((f) => !allowed.some((re) => re.test(f)));
+  assert.deepEqual(stray, [], 'files outside the allow-list');
+  for (const needed of ['bin/turn.js', 'dist/cli.js', 'dist/grammar/tree-sitter-turn.wasm', 'dist/runtime/std/json.tn']) assert.ok(files.includes(needed), needed);
+  // The editor's bundles belong to the .vsix, not to the command-line package.
+  for (const editorOnly of ['dist/extension.js', 'dist/debug-adapter.js']) assert.ok(!files.includes(editorOnly), editorOnly);
+});
+
+test('the packed turn runs a program that uses a standard module, from outside the clone', () => {
+  const unpacked = path.join(tmp, 'unpacked');
+  fs.mkdirSync(unpacked);
+  const tar = spawnSync('tar', ['-xzf', path.join(tmp, packed.filename), '-C', unpacked], { encoding: 'utf8' });
+  assert.equal(tar.status, 0, tar.stderr);
+  // Its run-time dependencies are the clone's (npm would install the same ones).
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(unpacked, 'package', 'node_modules'), 'dir');
+  const program = path.join(tmp, 'program.tn');
+  fs.writeFileSync(program, 'let json = use "std/json";\ncall("echo", json.pretty({"packed": true}));\n');
+  const r = spawnSync(process.execPath, [path.join(unpacked, 'package', 'bin', 'turn.js'), 'run', program], { cwd: tmp, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /"packed": true/);
+});
