@@ -44,7 +44,7 @@ class Mock {
     x ^= x >>> 16;
     x = Math.imul(x, 0x27d4eb2d) >>> 0;
     x ^= x >>> 15;
-    return x % n;
+    return (x >>> 0) % n;
   }
 
   value(node: Schema, depth: number, refs: number): unknown {

@@ -70,7 +70,7 @@ function condense(errors: ErrorObject[], root: Schema, value: unknown): Validati
   for (const e of errors) {
     if (e.keyword === 'anyOf') {
       if (!outer.includes(e)) continue;
-      const node = atPointer(root, e.schemaPath);
+      const node = atPointer(root, e.schemaPath.replace(/\/anyOf$/, ''));
       const members = Array.isArray(node?.anyOf) ? (node.anyOf as Schema[]) : [];
       out.push(...unionIssues(root, members, valueAt(value, e.instancePath), e.instancePath));
     } else if (!inUnion(e)) {
@@ -82,6 +82,11 @@ function condense(errors: ErrorObject[], root: Schema, value: unknown): Validati
 
 /** Why `value` is none of the union's `members`. */
 function unionIssues(root: Schema, members: Schema[], value: unknown, path: string): ValidationIssue[] {
+  // `T?`: what a T must be (null is the other way out, which the value did not take)
+  const nonNull = members.filter((m) => m.type !== 'null');
+  if (nonNull.length === 1 && members.length === 2) {
+    return validateValue(withDefs(root, nonNull[0]), value, { predicates: false }).map((i) => ({ path: path + i.path, message: i.message }));
+  }
   const resolved = members.map((m) => resolve(root, m));
   const names = resolved.map((m, i) => memberName(m, members[i]));
   const expected = `must be one of: ${names.join(', ')}`;
