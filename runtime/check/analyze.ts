@@ -919,7 +919,7 @@ class Analyzer implements TypeResolver {
 
   private binary(e: A.Binary, scope: FunctionScope): StaticType {
     const l = this.expr(e.left, scope);
-    const r = this.expr(e.right, scope);
+    const r = e.op === 'and' || e.op === 'or' ? this.shortCircuitRight(e, scope) : this.expr(e.right, scope);
     if ((l.kind === 'Identity') !== (r.kind === 'Identity') && l.kind !== 'Any' && r.kind !== 'Any' && e.op !== 'and' && e.op !== 'or') {
       this.report(e.span, `an identity handle cannot be ${e.op === '+' ? 'concatenated' : 'used with `' + e.op + '`'}: its secret stays with the host`, 'identity-leak');
       return e.op === '+' ? ANY : BOOL;
@@ -939,6 +939,20 @@ class Analyzer implements TypeResolver {
         return NUM;
       default:
         return BOOL;
+    }
+  }
+
+  /** `a and b` reads `b` where `a` holds, `a or b` where it does not: each sees what that proves. */
+  private shortCircuitRight(e: A.Binary, scope: FunctionScope): StaticType {
+    const before = this.narrowed;
+    const pick = e.op === 'and' ? 'then' : 'else';
+    const m = new Map(before);
+    for (const p of narrowingsOf(e.left, this.narrowContext)) if (p[pick]) m.set(p.key, p[pick]);
+    this.narrowed = m;
+    try {
+      return this.expr(e.right, scope);
+    } finally {
+      this.narrowed = before;
     }
   }
 
