@@ -83,6 +83,14 @@ function typeText(t: TypeExpr): string {
       return `(${t.params.map(typeText).join(', ')}) -> ${typeText(t.result)}`;
     case 'EnumType':
       return t.values.map((v) => JSON.stringify(v)).join(' | ');
+    case 'OptionalType': {
+      const inner = typeText(t.inner);
+      return t.inner.kind === 'NamedType' || t.inner.kind === 'LiteralType' ? `${inner}?` : `(${inner})?`;
+    }
+    case 'UnionType':
+      return t.members.map((m) => (m.kind === 'FunctionType' ? `(${typeText(m)})` : typeText(m))).join(' | ');
+    case 'LiteralType':
+      return JSON.stringify(t.value);
   }
 }
 
@@ -142,7 +150,8 @@ class Compiler {
           this.structs.set(n.name.name, {
             name: n.name.name,
             typeParams: n.typeParams.map((p) => p.name),
-            fields: n.fields.map((f) => ({ name: f.name.name, type: f.type })),
+            fields: n.fields.map((f) => ({ name: f.name.name, type: f.type, description: f.description, checks: f.checks })),
+            description: n.description,
           });
       } else if (n.kind === 'TypeAlias') {
         if (!this.aliases.has(n.name.name)) this.aliases.set(n.name.name, n.type);
@@ -640,15 +649,25 @@ class Compiler {
 
   private structLiteral(e: StructLit): void {
     for (const f of e.fields) this.expr(f.value);
-    if (e.spread) this.expr(e.spread);
     const decl = this.structs.get(e.name.name);
+    const names = e.fields.map((f) => f.name.name);
+    // An omitted `T?` field is null (with a spread, the base supplies what the literal omits).
+    if (decl && !e.spread) {
+      for (const f of decl.fields) {
+        if (f.type.kind === 'OptionalType' && !names.includes(f.name)) {
+          this.emit(e.span.start, Op.NULL);
+          names.push(f.name);
+        }
+      }
+    }
+    if (e.spread) this.expr(e.spread);
     const desc: StructDesc = {
       type: e.name.name,
-      names: e.fields.map((f) => f.name.name),
+      names,
       spread: !!e.spread,
       order: decl ? decl.fields.map((f) => f.name) : null,
     };
-    this.emit(e.span.start, Op.MAKE_STRUCT, this.fs.descriptor(desc), e.fields.length);
+    this.emit(e.span.start, Op.MAKE_STRUCT, this.fs.descriptor(desc), names.length);
   }
 
   private use(e: UseExpr | UseSchemaExpr): void {
