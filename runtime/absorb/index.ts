@@ -3,9 +3,8 @@
 // problem, including an internal one, is a diagnostic.
 import * as path from 'node:path';
 import { absorbGraphQL } from './graphql.js';
-import { hasUnpairedSurrogate } from './module.js';
 import { absorbOpenApi } from './openapi.js';
-import { SchemaConverter, identifier, operationNames, structName, uniqueName } from './schema.js';
+import { SchemaConverter, hasUnpairedSurrogate, identifier, operationNames, structName, uniqueName } from './schema.js';
 import { loadSource, parseSpecText, pointerOf } from './source.js';
 import { bundleExternalRefs, firstExternalRef } from './refs.js';
 import type { StaticType } from '../check/types.js';
