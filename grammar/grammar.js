@@ -28,7 +28,9 @@ module.exports = grammar({
 
   word: ($) => $.identifier,
 
-  extras: ($) => [/\s/, $.line_comment, $.block_comment],
+  // A `///` doc comment is an extra like any comment (so it may stand anywhere, as in Turn v1); lowering
+  // reads the ones directly before a struct or a field as its description.
+  extras: ($) => [/\s/, $.doc_comment, $.line_comment, $.block_comment],
 
   supertypes: ($) => [$._statement, $._expression, $._type],
 
@@ -110,7 +112,11 @@ module.exports = grammar({
 
     type_parameters: ($) => seq('<', commaSep1(typeName($)), '>'),
 
-    field_declaration: ($) => seq(field('name', fieldName($)), ':', field('type', $._type)),
+    field_declaration: ($) =>
+      seq(field('name', fieldName($)), ':', field('type', $._type), repeat(field('check', $.check_annotation))),
+
+    // `@range(0, 150)`, `@pattern("^a")`, `@check("even", turn(v) { return v % 2 == 0; })`: a check on a field.
+    check_annotation: ($) => seq('@', field('name', $.identifier), optional(field('arguments', $.arguments))),
 
     impl_declaration: ($) =>
       seq('impl', field('type', typeName($)), '{', repeat(field('method', $.let_statement)), '}', optional(';')),
@@ -126,16 +132,32 @@ module.exports = grammar({
 
     // ------------------------------------------------------------------ types
 
-    _type: ($) => choice($.generic_type, typeName($), $.function_type, $.enum_type),
+    // `?` binds tighter than `|`: `Str | Num?` is `Str | (Num?)`; `(A | B)?` makes the union optional. A
+    // function type is a member of a union or optional only in parentheses: `((Num) -> Str)?`.
+    _type: ($) => choice($.union_type, $._single_type, $.function_type),
+
+    _single_type: ($) => choice($._primary_type, $.optional_type),
+
+    _primary_type: ($) => choice($.generic_type, typeName($), $.literal_type, $.parenthesized_type),
 
     generic_type: ($) => prec(1, seq(field('name', typeName($)), field('arguments', $.type_arguments))),
 
     type_arguments: ($) => seq('<', commaSep1($._type), '>'),
 
-    function_type: ($) => seq('(', commaSep(field('parameter', $._type)), ')', '->', field('result', $._type)),
+    // The result extends as far as a type can: `(Num) -> Str | Null` returns the union.
+    function_type: ($) =>
+      seq('(', commaSep(field('parameter', $._type)), ')', '->', field('result', $._type)),
 
-    // `"low" | "medium" | "high"` — a string-literal enum, as JSON Schema `enum`.
-    enum_type: ($) => prec.left(seq($.string, repeat1(seq('|', $.string)))),
+    // `T?`: absent or null.
+    optional_type: ($) => seq(field('type', $._single_type), '?'),
+
+    // `A | B | C`; a union of string literals (`"low" | "high"`) is a string enum, as JSON Schema `enum`.
+    union_type: ($) => prec.left(seq(field('member', $._single_type), repeat1(seq('|', field('member', $._single_type))))),
+
+    // `"yes"`, `3`, `-1.5`, `true`, `false`, `null` as types.
+    literal_type: ($) => choice($.string, seq(optional('-'), $.number), $.true, $.false, $.null),
+
+    parenthesized_type: ($) => seq('(', $._type, ')'),
 
     // ------------------------------------------------------------------ expressions
 
@@ -319,7 +341,11 @@ module.exports = grammar({
     false: (_) => 'false',
     null: (_) => 'null',
 
-    line_comment: (_) => token(seq('//', /[^\n]*/)),
+    // `///` then anything but a fourth `/` (a `////` line is a plain comment).
+    doc_comment: (_) => token(seq('///', optional(seq(/[^/\n]/, /[^\n]*/)))),
+
+    // `//` and `////...`, never `///`, which is a doc comment.
+    line_comment: (_) => token(choice(seq('//', optional(seq(/[^/\n]/, /[^\n]*/))), seq('////', /[^\n]*/))),
 
     block_comment: (_) => token(seq('/*', /[^*]*\*+([^/*][^*]*\*+)*/, '/')),
   },

@@ -24,7 +24,14 @@ export function schemaEnv(program: A.Program): TypeEnv {
   return {
     struct(name) {
       const s = structs.get(name);
-      return s && { name, typeParams: s.typeParams.map((p) => p.name), fields: s.fields.map((f) => ({ name: f.name.name, type: f.type })) };
+      return (
+        s && {
+          name,
+          typeParams: s.typeParams.map((p) => p.name),
+          fields: s.fields.map((f) => ({ name: f.name.name, type: f.type, description: f.description, checks: f.checks })),
+          description: s.description,
+        }
+      );
     },
     alias: (name) => aliases.get(name)?.type,
   };

@@ -83,6 +83,14 @@ function typeText(t: TypeExpr): string {
       return `(${t.params.map(typeText).join(', ')}) -> ${typeText(t.result)}`;
     case 'EnumType':
       return t.values.map((v) => JSON.stringify(v)).join(' | ');
+    case 'OptionalType': {
+      const inner = typeText(t.inner);
+      return t.inner.kind === 'NamedType' || t.inner.kind === 'LiteralType' ? `${inner}?` : `(${inner})?`;
+    }
+    case 'UnionType':
+      return t.members.map((m) => (m.kind === 'FunctionType' ? `(${typeText(m)})` : typeText(m))).join(' | ');
+    case 'LiteralType':
+      return JSON.stringify(t.value);
   }
 }
 
@@ -142,7 +150,8 @@ class Compiler {
           this.structs.set(n.name.name, {
             name: n.name.name,
             typeParams: n.typeParams.map((p) => p.name),
-            fields: n.fields.map((f) => ({ name: f.name.name, type: f.type })),
+            fields: n.fields.map((f) => ({ name: f.name.name, type: f.type, description: f.description, checks: f.checks })),
+            description: n.description,
           });
       } else if (n.kind === 'TypeAlias') {
         if (!this.aliases.has(n.name.name)) this.aliases.set(n.name.name, n.type);

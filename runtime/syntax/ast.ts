@@ -12,9 +12,10 @@ interface NodeBase {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Types as written in the source (`Num`, `List<Str>`, `Point`, `Box<Num>`, `(Num) -> Str`, `"a" | "b"`).
+// Types as written in the source (`Num`, `List<Str>`, `Point`, `Box<Num>`, `(Num) -> Str`, `"a" | "b"`,
+// `Str?`, `Approve | Reject`, `"yes"`, `3`, `Map<Str, Num>`). Parentheses leave no node of their own.
 
-export type TypeExpr = NamedType | FunctionType | EnumType;
+export type TypeExpr = NamedType | FunctionType | EnumType | OptionalType | UnionType | LiteralType;
 
 export interface NamedType extends NodeBase {
   kind: 'NamedType';
@@ -28,10 +29,28 @@ export interface FunctionType extends NodeBase {
   result: TypeExpr;
 }
 
-/** A union of string literals, usable as an enum in `infer`. */
+/** A union of string literals, usable as an enum in `infer` (`"low" | "high"`). */
 export interface EnumType extends NodeBase {
   kind: 'EnumType';
   values: string[];
+}
+
+/** `T?`: a `T`, absent or null. */
+export interface OptionalType extends NodeBase {
+  kind: 'OptionalType';
+  inner: TypeExpr;
+}
+
+/** `A | B | C` of any types except only string literals (that is an `EnumType`). */
+export interface UnionType extends NodeBase {
+  kind: 'UnionType';
+  members: TypeExpr[];
+}
+
+/** A literal as a type: `"yes"`, `3`, `true`, `false`, `null`. */
+export interface LiteralType extends NodeBase {
+  kind: 'LiteralType';
+  value: string | number | boolean | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -114,10 +133,23 @@ export interface FieldDecl extends NodeBase {
   kind: 'FieldDecl';
   name: Identifier;
   type: TypeExpr;
+  /** the `///` doc comment directly before the field, without the slashes */
+  description?: string;
+  /** `@range(0, 150)`, `@check("even", turn(v) { .. })`... in source order */
+  checks: FieldCheck[];
+}
+
+/** One check annotation after a field's type: `@name(args)`; runtime/infer/checks.ts knows the names. */
+export interface FieldCheck extends NodeBase {
+  kind: 'FieldCheck';
+  name: Identifier;
+  args: Expr[];
 }
 
 export interface StructDecl extends NodeBase {
   kind: 'Struct';
+  /** the `///` doc comment directly before the struct, without the slashes */
+  description?: string;
   name: Identifier;
   typeParams: Identifier[];
   fields: FieldDecl[];
@@ -423,4 +455,4 @@ export interface DetachExpr extends NodeBase {
 }
 
 /** Every node kind, each with a `kind`; syntax/walk.ts enumerates their children. */
-export type Node = Program | Block | Stmt | Expr | TypeExpr | FieldDecl;
+export type Node = Program | Block | Stmt | Expr | TypeExpr | FieldDecl | FieldCheck;

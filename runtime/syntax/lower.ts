@@ -38,13 +38,14 @@ const EXPRESSION_TYPES = new Set<string>([
 const LEAF_EXPRESSIONS = new Set<string>(['identifier', 'number', 'string', 'true', 'false', 'null', 'use_expression']);
 
 /** Types that hold types. */
-const COMPOUND_TYPES = new Set<string>(['generic_type', 'function_type']);
+const COMPOUND_TYPES = new Set<string>(['generic_type', 'function_type', 'optional_type', 'union_type', 'parenthesized_type']);
 
 /**
  * Whether a node of `type` under a node of `parentType`, in its `field`, is one level of nesting:
  * what lowering passes to `expr`, `block`, `type` (a compound type) or `elseIf`.
  */
 function isLevel(type: string, parentType: string, field: () => string | null): boolean {
+  if (parentType === 'literal_type') return false;
   if (type === 'identifier' || type === 'string') return !isName(type, parentType, field());
   return EXPRESSION_TYPES.has(type) || type === 'block' || COMPOUND_TYPES.has(type) || (type === 'if_statement' && parentType === 'if_statement');
 }
@@ -54,7 +55,7 @@ function isName(type: string, parentType: string, field: string | null): boolean
   if (type === 'identifier') {
     return field === 'parameter' || field === 'kind' || field === 'policy' || field === 'protocol' || (field === 'name' && parentType !== 'grant_expression');
   }
-  return parentType === 'enum_type' || field === 'path' || (field === 'key' && parentType === 'map_entry');
+  return parentType === 'literal_type' || field === 'path' || (field === 'key' && parentType === 'map_entry');
 }
 
 const BINARY_OPS = new Set<string>(['+', '-', '*', '/', '==', '!=', '<', '>', '<=', '>=', 'and', 'or', '~>']);
@@ -161,7 +162,9 @@ class Lowerer {
     cache.lowered = 0;
     for (const child of named(root)) {
       const start = child.startIndex;
-      const key = child.type + '\u0000' + text.slice(start, child.endIndex);
+      // A struct's description is the doc comment before it, outside its node: part of its key.
+      const doc = child.type === 'struct_declaration' ? docBefore(child) : undefined;
+      const key = child.type + '\u0000' + (doc === undefined ? '' : doc + '\u0000') + text.slice(start, child.endIndex);
       const clean = !anyError || !child.hasError;
       let entry = clean ? previous.get(key)?.pop() : undefined;
       if (entry) {
@@ -426,16 +429,13 @@ class Lowerer {
         return { kind: 'Throw', value: this.expr(node.childForFieldName('value')), span: s };
       case 'struct_declaration': {
         const params = node.childForFieldName('type_parameters');
+        const description = docBefore(node);
         return {
           kind: 'Struct',
+          ...(description === undefined ? {} : { description }),
           name: this.identifier(node.childForFieldName('name'), node),
           typeParams: params ? named(params).map((p) => this.identifier(p, params)) : [],
-          fields: fieldChildren(node, 'field').map((f) => ({
-            kind: 'FieldDecl',
-            name: this.identifier(f.childForFieldName('name'), f),
-            type: this.type(f.childForFieldName('type'), f),
-            span: span(f),
-          })),
+          fields: fieldChildren(node, 'field').map((f) => this.fieldDeclaration(f)),
           span: s,
         };
       }
@@ -461,6 +461,23 @@ class Lowerer {
         // ERROR nodes and comments: already reported / not statements.
         return undefined;
     }
+  }
+
+  private fieldDeclaration(f: CstNode): A.FieldDecl {
+    const description = docBefore(f);
+    return {
+      kind: 'FieldDecl',
+      name: this.identifier(f.childForFieldName('name'), f),
+      type: this.type(f.childForFieldName('type'), f),
+      ...(description === undefined ? {} : { description }),
+      checks: fieldChildren(f, 'check').map((c) => ({
+        kind: 'FieldCheck',
+        name: this.identifier(c.childForFieldName('name'), c),
+        args: this.arguments(c),
+        span: span(c),
+      })),
+      span: span(f),
+    };
   }
 
   private letStatement(node: CstNode): A.LetStmt {
@@ -534,8 +551,22 @@ class Lowerer {
           result: this.type(node.childForFieldName('result'), node),
           span: s,
         };
-      case 'enum_type':
-        return { kind: 'EnumType', values: named(node).map((str) => this.stringValue(str)), span: s };
+      case 'optional_type':
+        return { kind: 'OptionalType', inner: this.type(node.childForFieldName('type'), node), span: s };
+      case 'parenthesized_type': {
+        const inner = this.type(named(node)[0] ?? null, node);
+        return { ...inner, span: s };
+      }
+      case 'union_type': {
+        const members = fieldChildren(node, 'member').map((m) => this.type(m, node));
+        // Only string literals: today's string enum (JSON Schema `enum`), with its meaning kept.
+        if (members.every((m) => m.kind === 'LiteralType' && typeof m.value === 'string')) {
+          return { kind: 'EnumType', values: members.map((m) => (m as A.LiteralType).value as string), span: s };
+        }
+        return { kind: 'UnionType', members, span: s };
+      }
+      case 'literal_type':
+        return { kind: 'LiteralType', value: this.literalValue(node), span: s };
       default:
         return { kind: 'NamedType', name: 'Any', args: [], span: s };
     }
@@ -796,6 +827,22 @@ class Lowerer {
     return { kind: 'Identifier', name: node.text, span: span(node) };
   }
 
+  private literalValue(node: CstNode): string | number | boolean | null {
+    const inner = named(node)[0];
+    switch (inner?.type) {
+      case 'string':
+        return this.stringValue(inner);
+      case 'number':
+        return node.text.trimStart().startsWith('-') ? -Number(inner.text) : Number(inner.text);
+      case 'true':
+        return true;
+      case 'false':
+        return false;
+      default:
+        return null;
+    }
+  }
+
   /** The value of a string literal, with escapes decoded. */
   private stringValue(node: CstNode | null): string {
     if (!node) return '';
@@ -844,9 +891,22 @@ function endSpan(node: CstNode): A.Span {
 function named(node: CstNode): CstNode[] {
   const out: CstNode[] = [];
   for (const child of node.namedChildren) {
-    if (child && child.type !== 'line_comment' && child.type !== 'block_comment') out.push(child);
+    if (child && child.type !== 'line_comment' && child.type !== 'block_comment' && child.type !== 'doc_comment') out.push(child);
   }
   return out;
+}
+
+/**
+ * The description a run of `///` comments directly before `node` gives it (undefined if none):
+ * each line without its `///` and one space, joined by newlines. Another comment in between
+ * ends the run.
+ */
+function docBefore(node: CstNode): string | undefined {
+  const lines: string[] = [];
+  for (let c = node.previousSibling; c && c.type === 'doc_comment'; c = c.previousSibling) {
+    lines.unshift(c.text.slice(3).replace(/^ /, '').trimEnd());
+  }
+  return lines.length > 0 ? lines.join('\n') : undefined;
 }
 
 function fieldChildren(node: CstNode, field: string): CstNode[] {

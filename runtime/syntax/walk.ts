@@ -62,6 +62,12 @@ export function forEachChild(node: Node, visit: ChildVisitor): void {
     case 'FieldDecl':
       visit(node.name, 'name');
       visit(node.type, 'type');
+      for (const c of node.checks) visit(c, 'decl');
+      return;
+    case 'FieldCheck':
+      // a check's arguments are code: `@check`'s predicate is a closure (runtime/infer/predicate.ts)
+      visit(node.name, 'name');
+      for (const a of node.args) visit(a, 'code');
       return;
     case 'Impl':
       visit(node.typeName, 'name');
@@ -203,7 +209,14 @@ export function forEachChild(node: Node, visit: ChildVisitor): void {
       for (const p of node.params) visit(p, 'type');
       visit(node.result, 'type');
       return;
+    case 'OptionalType':
+      visit(node.inner, 'type');
+      return;
+    case 'UnionType':
+      for (const m of node.members) visit(m, 'type');
+      return;
     case 'EnumType':
+    case 'LiteralType':
       return;
 
     default: {
@@ -247,8 +260,12 @@ function rootRole(node: Node): ChildRole {
     case 'NamedType':
     case 'FunctionType':
     case 'EnumType':
+    case 'OptionalType':
+    case 'UnionType':
+    case 'LiteralType':
       return 'type';
     case 'FieldDecl':
+    case 'FieldCheck':
       return 'decl';
     default:
       return 'code';

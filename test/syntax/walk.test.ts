@@ -14,12 +14,15 @@ const ALL_KINDS: Record<A.Node['kind'], true> = {
   ListOp: true, Use: true, UseSchema: true, Grant: true, Infer: true, Confidence: true, Spawn: true, SpawnEach: true,
   Gather: true, Receive: true, Send: true, Remember: true, Recall: true, Context: true, Invoke: true, Scope: true,
   Task: true, Detach: true,
-  NamedType: true, FunctionType: true, EnumType: true,
+  NamedType: true, FunctionType: true, EnumType: true, OptionalType: true, UnionType: true, LiteralType: true,
+  FieldCheck: true,
 };
 
 /** A program that uses every node kind of the grammar. */
 const EVERYTHING = `
 struct Box<T> { value: T, label: Str }
+/// A checked struct.
+struct Checked { n: Num? @range(0, 9) @check("small", turn(v) { return v < 5; }), u: Num | (Str | null)?, k: 3 }
 type Pick = "a" | "b";
 type Fn = (Num, List<Str>) -> Bool;
 impl Box {
