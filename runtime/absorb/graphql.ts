@@ -107,7 +107,9 @@ export function absorbGraphQL(text: string, file: string, diags: SpecDiagnostic[
         method: 'POST',
         path: '',
         params,
-        result: withOptional(typeOf(f.type)),
+        // a nullable result is typed as its type, as before optional types (a `T?` result would need a
+        // null test before every field read in programs that exist); its reply schema allows null
+        result: typeOf(f.type).type,
         origin: `${root.name}.${f.name}`,
         graphql: { operation: kind, field: f.name, document },
         replySchema: reply,

@@ -21,7 +21,7 @@ import type { AbsorbedField, AbsorbedOperation, AbsorbedParam, AbsorbedStruct, A
 // test/absorb/generated.test.ts holds it to that over generated specs.
 
 /** Names the generated code binds itself: a parameter of an operation never takes one of them. */
-const MODULE_LOCALS = new Set(['auth', 'base', 'body', 'data', 'decode', 'graphql_data', 'mcp_result', 'client', 'default_client', 'res', 'reply', 'reply_defs', 'conform', 'operations', 'validated']);
+const MODULE_LOCALS = new Set(['auth', 'base', 'body', 'data', 'decode', 'graphql_data', 'mcp_result', 'client', 'default_client', 'res', 'reply', 'reply_defs', 'conform', 'more_issues', 'operations', 'validated']);
 /** Beyond this many nested `List<...>`, an element type is `Any` (specs are already bounded by the converter). */
 const MAX_TYPE_DEPTH = 32;
 
@@ -345,15 +345,17 @@ export function absorbedModuleSource(result: AbsorbResult, protocol: string, sou
     '};',
     `let reply_defs = ${turnString(replies.defs)};`,
     '// A reply that does not conform to the operation\'s declared result is an error, never a value.',
+    'let more_issues = turn(n: Num) -> Str {',
+    '    if n > 1 { return " (and " + (n - 1) + " more)"; }',
+    '    return "";',
+    '};',
     'let conform = turn(validated: Bool, operation: Str, expected: Str, schema: Str, reply: Any) -> Any {',
     '    if validated == false { return reply; }',
     '    let issues = call("json_schema_issues", reply, schema, reply_defs);',
-    '    if len(issues) == 0 { return reply; }',
+    '    if call("len", issues) == 0 { return reply; }',
     '    let first = issues[0];',
-    '    let more = "";',
-    '    if len(issues) > 1 { more = " (and " + (len(issues) - 1) + " more)"; }',
     '    throw {"type": "ReplyError", "operation": operation, "pointer": first["pointer"], "expected": first["message"], "issues": issues,',
-    '        "message": operation + ": the reply does not conform to " + expected + ": at " + first["pointer"] + " it " + first["message"] + more};',
+    '        "message": operation + ": the reply does not conform to " + expected + ": at " + first["pointer"] + " it " + first["message"] + more_issues(call("len", issues))};',
     '};',
     '',
     'let operations = turn(base: Str, validated: Bool) -> Map {',
