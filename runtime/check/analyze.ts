@@ -10,6 +10,8 @@ import type { Diagnostic } from '../diagnostics.js';
 import { IDENTITY_KINDS, parseIdentity } from '../effects/identity.js';
 import { editDistance } from './spelling.js';
 import { schemaKey } from './schemas.js';
+import { fieldCheckProblems } from './field-checks.js';
+import { narrowingsOf, pathKey, unionField, type NarrowContext } from './narrow.js';
 /** the built-in struct of a failed child's slot in `gather` (runtime/vm/actors.ts CHILD_ERROR) */
 const CHILD_ERROR = 'ChildError';
 import {
@@ -20,6 +22,7 @@ import {
   NUM,
   STR,
   isAssignable,
+  nonNull,
   resolveType,
   typeToString,
   type StaticType,
@@ -122,6 +125,14 @@ class Analyzer implements TypeResolver {
   readonly structs = new Map<string, StructInfo>();
   private readonly aliases = new Map<string, A.TypeAliasDecl>();
   private readonly resolvingAliases = new Set<string>();
+  /** the type each expression was given, for narrowing (narrow.ts) */
+  private readonly exprTypes = new WeakMap<A.Expr, StaticType>();
+  /** what the enclosing `if` conditions proved, by `pathKey` (cleared inside a closure) */
+  private narrowed = new Map<string, StaticType>();
+  private readonly narrowContext: NarrowContext = {
+    typeOf: (e) => this.exprTypes.get(e),
+    fields: (name) => this.structs.get(name)?.fields,
+  };
 
   constructor(
     private readonly observer?: AnalysisObserver,
@@ -177,6 +188,7 @@ class Analyzer implements TypeResolver {
         }
         this.checkTypeExpr(f.type, params);
         info.fields.set(f.name.name, resolveType(f.type, this, params));
+        for (const p of fieldCheckProblems(f, info.fields.get(f.name.name)!)) this.report(p.span, p.message, 'field-check');
       }
     }
     for (const alias of this.aliases.values()) this.checkTypeExpr(alias.type);
@@ -293,10 +305,7 @@ class Analyzer implements TypeResolver {
         this.implMethods(s, scope);
         return;
       case 'If':
-        this.expr(s.condition, scope);
-        this.statements(s.then.body, scope);
-        if (s.else?.kind === 'Block') this.statements(s.else.body, scope);
-        else if (s.else) this.statement(s.else, scope);
+        this.ifStatement(s, scope);
         return;
       case 'While':
         this.expr(s.condition, scope);
@@ -320,6 +329,24 @@ class Analyzer implements TypeResolver {
       case 'Suspend':
         return;
     }
+  }
+
+  /** Each branch sees what the condition proves there (narrow.ts). */
+  private ifStatement(s: A.IfStmt, scope: FunctionScope): void {
+    this.expr(s.condition, scope);
+    const proofs = narrowingsOf(s.condition, this.narrowContext);
+    const before = this.narrowed;
+    const branch = (pick: 'then' | 'else'): Map<string, StaticType> => {
+      const m = new Map(before);
+      for (const p of proofs) if (p[pick]) m.set(p.key, p[pick]);
+      return m;
+    };
+    this.narrowed = branch('then');
+    this.statements(s.then.body, scope);
+    this.narrowed = branch('else');
+    if (s.else?.kind === 'Block') this.statements(s.else.body, scope);
+    else if (s.else) this.statement(s.else, scope);
+    this.narrowed = before;
   }
 
   private letStatement(s: A.LetStmt, scope: FunctionScope): void {
@@ -469,6 +496,7 @@ class Analyzer implements TypeResolver {
         t = this.context(e, scope);
         break;
     }
+    this.exprTypes.set(e, t);
     this.observer?.expr?.(e, t, scope);
     return t;
   }
@@ -549,7 +577,7 @@ class Analyzer implements TypeResolver {
       this.report(e.span, `undefined name \`${e.name}\``, 'undefined-name');
       return ANY;
     }
-    return b.type;
+    return this.narrowed.get(e.name) ?? b.type;
   }
 
   private list(e: A.ListLit, scope: FunctionScope): StaticType {
@@ -583,7 +611,22 @@ class Analyzer implements TypeResolver {
   }
 
   private member(e: A.Member, scope: FunctionScope): StaticType {
-    const target = this.expr(e.target, scope);
+    const written = this.expr(e.target, scope);
+    const key = pathKey(e);
+    const proved = key === undefined ? undefined : this.narrowed.get(key);
+    if (proved) return proved;
+    if (written.kind === 'Optional' && written.inner.kind !== 'Any') {
+      const what = pathKey(e.target) ?? 'the value';
+      this.report(e.name.span, `\`${what}\` may be null (${typeToString(written)}): test it first, e.g. \`if ${what} != null { ... }\``, 'maybe-null');
+    }
+    const target = nonNull(written);
+    if (target.kind === 'Union') {
+      if (!target.members.every((m) => m.kind === 'Struct')) return ANY;
+      const r = unionField(target, e.name.name, pathKey(e.target) ?? 'the value', this.narrowContext);
+      if (r.ok) return r.type;
+      this.report(e.name.span, r.message, r.code);
+      return ANY;
+    }
     if (target.kind === 'Map' && target.api) {
       const op = this.apiOperation(target.api, e.name);
       return op ? { kind: 'Closure', params: op.params.map((p) => p.type), result: op.result } : ANY;
@@ -682,6 +725,17 @@ class Analyzer implements TypeResolver {
   }
 
   private closure(c: A.Closure, outer: FunctionScope, receiver?: StructInfo): void {
+    // a closure may run after its names changed: what an enclosing `if` proved does not hold in it
+    const narrowed = this.narrowed;
+    this.narrowed = new Map();
+    try {
+      this.closureBody(c, outer, receiver);
+    } finally {
+      this.narrowed = narrowed;
+    }
+  }
+
+  private closureBody(c: A.Closure, outer: FunctionScope, receiver?: StructInfo): void {
     const declaredResult = c.returnType ? resolveType(c.returnType, this) : undefined;
     if (c.returnType) this.checkTypeExpr(c.returnType);
     const scope = new FunctionScope(outer, receiver, declaredResult);
@@ -724,7 +778,7 @@ class Analyzer implements TypeResolver {
       }
     }
     if (!e.spread) {
-      const missing = [...info.fields.keys()].filter((n) => !given.has(n));
+      const missing = [...info.fields].filter(([n, t]) => !given.has(n) && t.kind !== 'Optional').map(([n]) => n);
       if (missing.length > 0) {
         this.report(e.span, `missing ${missing.length === 1 ? 'field' : 'fields'} ${missing.map((m) => '`' + m + '`').join(', ')} in ${e.name.name}`, 'missing-field');
       }
@@ -865,7 +919,7 @@ class Analyzer implements TypeResolver {
 
   private binary(e: A.Binary, scope: FunctionScope): StaticType {
     const l = this.expr(e.left, scope);
-    const r = this.expr(e.right, scope);
+    const r = e.op === 'and' || e.op === 'or' ? this.shortCircuitRight(e, scope) : this.expr(e.right, scope);
     if ((l.kind === 'Identity') !== (r.kind === 'Identity') && l.kind !== 'Any' && r.kind !== 'Any' && e.op !== 'and' && e.op !== 'or') {
       this.report(e.span, `an identity handle cannot be ${e.op === '+' ? 'concatenated' : 'used with `' + e.op + '`'}: its secret stays with the host`, 'identity-leak');
       return e.op === '+' ? ANY : BOOL;
@@ -885,6 +939,20 @@ class Analyzer implements TypeResolver {
         return NUM;
       default:
         return BOOL;
+    }
+  }
+
+  /** `a and b` reads `b` where `a` holds, `a or b` where it does not: each sees what that proves. */
+  private shortCircuitRight(e: A.Binary, scope: FunctionScope): StaticType {
+    const before = this.narrowed;
+    const pick = e.op === 'and' ? 'then' : 'else';
+    const m = new Map(before);
+    for (const p of narrowingsOf(e.left, this.narrowContext)) if (p[pick]) m.set(p.key, p[pick]);
+    this.narrowed = m;
+    try {
+      return this.expr(e.right, scope);
+    } finally {
+      this.narrowed = before;
     }
   }
 
@@ -965,7 +1033,18 @@ function unsupportedInferType(t: StaticType, analyzer: Analyzer, seen = new Set<
     case 'Bool':
     case 'Enum':
     case 'Any':
+    case 'Literal':
+    case 'Null':
+      return undefined;
     case 'Map':
+      return t.value ? unsupportedInferType(t.value, analyzer, seen) : undefined;
+    case 'Optional':
+      return unsupportedInferType(t.inner, analyzer, seen);
+    case 'Union':
+      for (const m of t.members) {
+        const bad = unsupportedInferType(m, analyzer, seen);
+        if (bad) return bad;
+      }
       return undefined;
     case 'List':
       return unsupportedInferType(t.element, analyzer, seen);

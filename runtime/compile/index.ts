@@ -649,15 +649,25 @@ class Compiler {
 
   private structLiteral(e: StructLit): void {
     for (const f of e.fields) this.expr(f.value);
-    if (e.spread) this.expr(e.spread);
     const decl = this.structs.get(e.name.name);
+    const names = e.fields.map((f) => f.name.name);
+    // An omitted `T?` field is null (with a spread, the base supplies what the literal omits).
+    if (decl && !e.spread) {
+      for (const f of decl.fields) {
+        if (f.type.kind === 'OptionalType' && !names.includes(f.name)) {
+          this.emit(e.span.start, Op.NULL);
+          names.push(f.name);
+        }
+      }
+    }
+    if (e.spread) this.expr(e.spread);
     const desc: StructDesc = {
       type: e.name.name,
-      names: e.fields.map((f) => f.name.name),
+      names,
       spread: !!e.spread,
       order: decl ? decl.fields.map((f) => f.name) : null,
     };
-    this.emit(e.span.start, Op.MAKE_STRUCT, this.fs.descriptor(desc), e.fields.length);
+    this.emit(e.span.start, Op.MAKE_STRUCT, this.fs.descriptor(desc), names.length);
   }
 
   private use(e: UseExpr | UseSchemaExpr): void {

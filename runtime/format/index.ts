@@ -34,7 +34,9 @@ interface Tok {
 
 type Mode = 'block' | 'multi' | 'inline';
 
-const ATOMIC = new Set(['string', 'line_comment', 'block_comment', 'number']);
+const ATOMIC = new Set(['string', 'line_comment', 'doc_comment', 'block_comment', 'number']);
+/** Comments that run to the end of their line: `//` and `///` (a doc comment). */
+const LINE_COMMENTS = new Set(['line_comment', 'doc_comment']);
 const OPENERS = new Set(['{', '[', '(', '<']);
 const CLOSERS = new Set(['}', ']', ')', '>']);
 const BLOCK_CONTAINERS = new Set(['block', 'impl_declaration']);
@@ -90,7 +92,7 @@ export function formatTree(root: CstNode, text: string): string {
       modes.set(node.id, gap.includes('\n') ? 'multi' : 'inline');
     }
     if (STATEMENT_PARENTS.has(node.type)) {
-      for (const c of node.namedChildren) if (c && c.type !== 'line_comment' && c.type !== 'block_comment') statementStarts.add(c.startIndex);
+      for (const c of node.namedChildren) if (c && !LINE_COMMENTS.has(c.type) && c.type !== 'block_comment') statementStarts.add(c.startIndex);
     } else if (node.type === 'impl_declaration') {
       for (const c of node.childrenForFieldName('method')) if (c) statementStarts.add(c.startIndex);
     }
@@ -116,9 +118,9 @@ export function formatTree(root: CstNode, text: string): string {
     if (isClose(cur, 'block', 'multi')) depth = Math.max(0, depth - 1);
     let sep: string;
     if (!prev) sep = '';
-    else if (prev.type === 'line_comment') sep = newline(blank && !isClose(cur, 'block', 'multi'));
+    else if (LINE_COMMENTS.has(prev.type)) sep = newline(blank && !isClose(cur, 'block', 'multi'));
     else if ((cur.type === 'block_comment' || prev.type === 'block_comment') && cur.touching) sep = '';
-    else if (cur.type === 'line_comment' || cur.type === 'block_comment') {
+    else if (LINE_COMMENTS.has(cur.type) || cur.type === 'block_comment') {
       if (cur.newlinesBefore === 0) sep = prev.type === '(' || prev.type === '[' ? '' : ' ';
       else sep = newline(blank && !isOpen(prev, 'block', 'multi'));
     } else if (isClose(cur, 'block', 'multi')) sep = prev.parent?.id === cur.parent?.id && isOpen(prev, 'block', 'multi') ? '' : newline(false);
@@ -140,6 +142,10 @@ function inlineSpace(prev: Tok, cur: Tok, modes: Map<number, Mode>): string {
   if (p === '(' || p === '[' || p === '.' || p === '::' || p === '..') return '';
   if (p === '<' && TYPE_BRACKETS.has(prevParent)) return '';
   if ((p === '!' || p === '-') && prevParent === 'unary_expression') return '';
+  // `Str?`, `@range(..)`, `-1` as a type
+  if (c === '?' && curParent === 'optional_type') return '';
+  if (p === '@' && prevParent === 'check_annotation') return '';
+  if (p === '-' && prevParent === 'literal_type') return '';
   if (c === ',' || c === ';' || c === ')' || c === ']' || c === '.' || c === '::' || c === ':') return '';
   if ((c === '<' || c === '>') && TYPE_BRACKETS.has(curParent)) return '';
   if (c === '(' && TIGHT_PARENS.has(curParent)) return '';

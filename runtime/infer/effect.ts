@@ -4,7 +4,7 @@
 import type { EventLog } from '../events/index.js';
 import { withConfidence, type Value } from '../values/index.js';
 import { runInfer, type AskModel, type InferCall, type InferOutcome } from './driver.js';
-import { fromReply } from './index.js';
+import { fromReply } from './reply-value.js';
 
 export function startInfer(call: InferCall, ask: AskModel, events: EventLog, id: string, retries: number | undefined): Promise<InferOutcome> {
   return Promise.resolve()

@@ -4,6 +4,7 @@
 // `structured=json` sends `json_object`, `structured=none` nothing. Log-probabilities are asked
 // for (`logprobs: true`) unless `logprobs=0`, and used for the confidence when returned.
 import type { JsonSchema } from '../infer/schema.js';
+import { strictSchema } from '../infer/provider-schema.js';
 import type { InferReply, InferRequest, TokenLogprob } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
@@ -54,11 +55,13 @@ export function openaiProvider(o: OpenAIOptions): HttpProvider {
       // Key order is fixed (model, messages, then per-request options) so that equal prefixes
       // are equal bytes on the wire too.
       const body: Record<string, unknown> = { model: o.model, messages };
-      const structured = o.structured === 'strict' && !strictCompatible(request.wireSchema) ? 'schema' : o.structured;
+      // strict mode gets the largest schema it accepts (infer/provider-schema.ts); the full one is validated locally
+      const strict = o.structured === 'strict' ? strictSchema(request.wireSchema) : undefined;
+      const structured = o.structured === 'strict' && !strict?.ok ? 'schema' : o.structured;
       if (structured === 'strict' || structured === 'schema') {
         body.response_format = {
           type: 'json_schema',
-          json_schema: { name: schemaName(request.typeName), strict: structured === 'strict', schema: request.wireSchema },
+          json_schema: { name: schemaName(request.typeName), strict: structured === 'strict', schema: strict?.ok ? strict.schema : request.wireSchema },
         };
       } else if (structured === 'json') {
         body.response_format = { type: 'json_object' };
