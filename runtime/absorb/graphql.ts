@@ -1,13 +1,23 @@
 // GraphQL SDL: object and input types → structs, enums → Enum, Query and Mutation fields →
-// callables that POST a generated query document with variables.
+// callables that POST a generated query document with variables. Nullable fields, arguments and
+// list items → optional (`T?`), like a non-null input field or argument with a default (it may be
+// left out); unions and interface-typed fields → unions of the object types they can be, each such
+// object type carrying `__typename` as its literal discriminator (selected in every query). Each
+// operation also gets the JSON Schema of its reply as the query document selects it (what the server
+// must send back), which the generated module validates the reply against.
 import {
   GraphQLError, buildASTSchema, getNamedType, isEnumType, isInputObjectType, isInterfaceType, isListType, isNonNullType,
   isObjectType, isScalarType, isUnionType, parse, type GraphQLField, type GraphQLNamedType, type GraphQLObjectType,
   type GraphQLSchema, type GraphQLType,
 } from 'graphql';
 import type { StaticType } from '../check/types.js';
-import { identifier, operationNames, structName, uniqueName } from './schema.js';
+import { identifier, operationNames, structName, unionType, uniqueName, withOptional } from './schema.js';
 import type { AbsorbedOperation, AbsorbedParam, AbsorbedStruct, SpecDiagnostic } from './types.js';
+
+type JsonSchema = Record<string, unknown>;
+
+/** The field every object type that is a member of a union or implements an interface carries. */
+export const TYPENAME = '__typename';
 
 export function absorbGraphQL(text: string, file: string, diags: SpecDiagnostic[], baseUrl?: string): { structs: AbsorbedStruct[]; operations: AbsorbedOperation[] } {
   let schema: GraphQLSchema;
@@ -32,18 +42,29 @@ export function absorbGraphQL(text: string, file: string, diags: SpecDiagnostic[
   for (const t of types) {
     if ((isObjectType(t) || isInputObjectType(t) || isInterfaceType(t)) && !roots.has(t.name)) structNameOf.set(t.name, uniqueName(structName(t.name), names));
   }
+  /** The object types a value of an abstract (union or interface) type can be, that are structs. */
+  const possible = (t: GraphQLNamedType): GraphQLObjectType[] =>
+    isUnionType(t) || isInterfaceType(t) ? schema.getPossibleTypes(t).filter((o) => structNameOf.has(o.name)) : [];
+  const discriminated = new Set<string>();
+  for (const t of types) for (const o of possible(t)) discriminated.add(o.name);
+
   const typeOf = (t: GraphQLType): { type: StaticType; optional: boolean } => {
     if (isNonNullType(t)) return { type: typeOf(t.ofType).type, optional: false };
-    if (isListType(t)) return { type: { kind: 'List', element: typeOf(t.ofType).type }, optional: true };
+    if (isListType(t)) return { type: { kind: 'List', element: withOptional(typeOf(t.ofType)) }, optional: true };
     const named = t as GraphQLNamedType;
     if (isScalarType(named)) {
       const k = ({ Int: 'Num', Float: 'Num', String: 'Str', ID: 'Str', Boolean: 'Bool' } as Record<string, 'Num' | 'Str' | 'Bool'>)[named.name];
       return { type: k ? { kind: k } : { kind: 'Any' }, optional: true };
     }
-    if (isEnumType(named)) return { type: { kind: 'Enum', values: named.getValues().map((v) => v.name) }, optional: true };
+    if (isEnumType(named)) {
+      const values = named.getValues().map((v) => v.name);
+      return { type: values.length === 1 ? { kind: 'Literal', value: values[0] } : { kind: 'Enum', values }, optional: true };
+    }
+    const members = possible(named);
+    if (members.length > 0) return { type: unionType(members.map((o) => ({ kind: 'Struct', name: structNameOf.get(o.name)! }))), optional: true };
     const s = structNameOf.get(named.name);
     if (s) return { type: { kind: 'Struct', name: s }, optional: true };
-    return { type: { kind: 'Any' }, optional: true }; // unions
+    return { type: { kind: 'Any' }, optional: true }; // a union of no object type we know
   };
 
   const structs: AbsorbedStruct[] = [];
@@ -51,41 +72,47 @@ export function absorbGraphQL(text: string, file: string, diags: SpecDiagnostic[
     const name = structNameOf.get(t.name);
     if (!name || !(isObjectType(t) || isInputObjectType(t) || isInterfaceType(t))) continue;
     const taken = new Set<string>();
-    const s: AbsorbedStruct = {
-      name,
-      origin: t.name,
-      fields: Object.values(t.getFields()).map((f) => {
-        const ty = typeOf(f.type);
-        const field = { name: uniqueName(identifier(f.name), taken), wireName: f.name, type: ty.type, optional: ty.optional } as AbsorbedStruct['fields'][number];
-        if (f.description) field.doc = f.description;
-        return field;
-      }),
-    };
+    const fields: AbsorbedStruct['fields'] = [];
+    if (discriminated.has(t.name)) fields.push({ name: uniqueName(TYPENAME, taken), wireName: TYPENAME, type: { kind: 'Literal', value: t.name }, optional: false });
+    for (const f of Object.values(t.getFields())) {
+      const ty = typeOf(f.type);
+      // an input field with a default may be left out, whatever its type
+      const defaulted = isInputObjectType(t) && (f as { defaultValue?: unknown }).defaultValue !== undefined;
+      const field: AbsorbedStruct['fields'][number] = { name: uniqueName(identifier(f.name), taken), wireName: f.name, type: ty.type, optional: ty.optional || defaulted };
+      if (f.description) field.doc = f.description;
+      fields.push(field);
+    }
+    const s: AbsorbedStruct = { name, origin: t.name, fields };
     if (t.description) s.doc = t.description;
     structs.push(s);
   }
 
   const operations: AbsorbedOperation[] = [];
   const opNames = operationNames();
+  const selector = new Selector(possible, discriminated);
   for (const [kind, root] of [['query', schema.getQueryType()], ['mutation', schema.getMutationType()]] as const) {
     if (!root) continue;
     for (const f of Object.values(root.getFields())) {
       const taken = new Set<string>();
       const params: AbsorbedParam[] = f.args.map((a) => {
         const t = typeOf(a.type);
-        const p: AbsorbedParam = { name: uniqueName(identifier(a.name), taken), wireName: a.name, in: 'variable', type: t.type, optional: t.optional };
+        const p: AbsorbedParam = { name: uniqueName(identifier(a.name), taken), wireName: a.name, in: 'variable', type: t.type, optional: t.optional || a.defaultValue !== undefined };
         if (a.description) p.doc = a.description;
         return p;
       });
+      const { document, reply } = selector.operation(kind, f);
       const op: AbsorbedOperation = {
         name: uniqueName(identifier(f.name), opNames),
         protocol: 'graphql',
         method: 'POST',
         path: '',
         params,
+        // a nullable result is typed as its type, as before optional types (a `T?` result would need a
+        // null test before every field read in programs that exist); its reply schema allows null
         result: typeOf(f.type).type,
         origin: `${root.name}.${f.name}`,
-        graphql: { operation: kind, field: f.name, document: queryDocument(kind, f) },
+        graphql: { operation: kind, field: f.name, document },
+        replySchema: reply,
       };
       if (baseUrl) op.baseUrl = baseUrl;
       if (f.description) op.doc = f.description;
@@ -95,31 +122,94 @@ export function absorbGraphQL(text: string, file: string, diags: SpecDiagnostic[
   return { structs, operations };
 }
 
-/** `query Name($a: T!) { field(a: $a) { scalar fields, nested objects to depth 3 } }` */
-export function queryDocument(kind: 'query' | 'mutation', f: GraphQLField<unknown, unknown>): string {
-  const vars = f.args.map((a) => `$${a.name}: ${a.type.toString()}`).join(', ');
-  const args = f.args.map((a) => `${a.name}: $${a.name}`).join(', ');
-  const opName = f.name[0].toUpperCase() + f.name.slice(1);
-  const sel = selection(getNamedType(f.type), 0, []);
-  return `${kind} ${opName}${vars ? `(${vars})` : ''} { ${f.name}${args ? `(${args})` : ''}${sel ? ' ' + sel : ''} }`;
-}
+/** Builds query documents and, beside each, the JSON Schema of what it selects. */
+class Selector {
+  constructor(
+    private readonly possible: (t: GraphQLNamedType) => GraphQLObjectType[],
+    private readonly discriminated: ReadonlySet<string>,
+  ) {}
 
-function selection(t: GraphQLNamedType, depth: number, stack: string[]): string {
-  if (!(isObjectType(t) || isInterfaceType(t))) {
-    if (isUnionType(t)) return '{ __typename }';
-    return '';
+  /** `query Name($a: T!) { field(a: $a) { scalar fields, nested objects to depth 3 } }`, and the schema of `data.field`. */
+  operation(kind: 'query' | 'mutation', f: GraphQLField<unknown, unknown>): { document: string; reply: JsonSchema } {
+    const vars = f.args.map((a) => `$${a.name}: ${a.type.toString()}`).join(', ');
+    const args = f.args.map((a) => `${a.name}: $${a.name}`).join(', ');
+    const opName = f.name[0].toUpperCase() + f.name.slice(1);
+    const sel = this.selection(getNamedType(f.type), 0, []);
+    const document = `${kind} ${opName}${vars ? `(${vars})` : ''} { ${f.name}${args ? `(${args})` : ''}${sel ? ' ' + sel.text : ''} }`;
+    return { document, reply: this.wrap(f.type, sel?.schema ?? this.leaf(getNamedType(f.type))) };
   }
-  const parts: string[] = [];
-  for (const field of Object.values((t as GraphQLObjectType).getFields())) {
-    if (field.args.some((a) => isNonNullType(a.type))) continue; // needs arguments we do not have
-    const inner = getNamedType(field.type);
-    if (isScalarType(inner) || isEnumType(inner)) parts.push(field.name);
-    else if (depth < 2 && !stack.includes(inner.name)) {
-      const sub = selection(inner, depth + 1, [...stack, t.name]);
-      if (sub) parts.push(`${field.name} ${sub}`);
+
+  /** The schema of a value of type `t` (non-null, lists) around the schema of its named type. */
+  private wrap(t: GraphQLType, named: JsonSchema): JsonSchema {
+    if (isNonNullType(t)) return this.wrapNonNull(t.ofType, named);
+    const inner = this.wrapNonNull(t, named);
+    return Object.keys(inner).length === 0 ? inner : { anyOf: [inner, { type: 'null' }] };
+  }
+
+  private wrapNonNull(t: GraphQLType, named: JsonSchema): JsonSchema {
+    if (isNonNullType(t)) return this.wrapNonNull(t.ofType, named);
+    if (isListType(t)) return { type: 'array', items: this.wrap(t.ofType, named) };
+    return named;
+  }
+
+  private leaf(t: GraphQLNamedType): JsonSchema {
+    if (isScalarType(t)) {
+      const type = ({ Int: 'integer', Float: 'number', String: 'string', ID: 'string', Boolean: 'boolean' } as Record<string, string>)[t.name];
+      return type ? { type } : {};
     }
+    if (isEnumType(t)) return { enum: t.getValues().map((v) => v.name) };
+    return {};
   }
-  return parts.length ? `{ ${parts.join(' ')} }` : '';
+
+  private selection(t: GraphQLNamedType, depth: number, stack: string[]): { text: string; schema: JsonSchema } | undefined {
+    if (isUnionType(t) || isInterfaceType(t)) {
+      const members = this.possible(t);
+      if (members.length === 0 && isUnionType(t)) return { text: `{ ${TYPENAME} }`, schema: { type: 'object', properties: { [TYPENAME]: { type: 'string' } }, required: [TYPENAME] } };
+      if (members.length > 0) {
+        const parts: string[] = [TYPENAME];
+        const schemas: JsonSchema[] = [];
+        for (const o of members) {
+          const sub = this.objectSelection(o, depth, stack);
+          parts.push(`... on ${o.name} ${sub.text}`);
+          schemas.push(sub.schema);
+        }
+        return { text: `{ ${parts.join(' ')} }`, schema: { anyOf: schemas } };
+      }
+    }
+    if (!(isObjectType(t) || isInterfaceType(t))) return undefined;
+    const sel = this.objectSelection(t as GraphQLObjectType, depth, stack);
+    return sel.text === '{  }' ? undefined : sel;
+  }
+
+  private objectSelection(t: GraphQLObjectType, depth: number, stack: string[]): { text: string; schema: JsonSchema } {
+    const parts: string[] = [];
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    if (this.discriminated.has(t.name)) {
+      parts.push(TYPENAME);
+      properties[TYPENAME] = { const: t.name };
+      required.push(TYPENAME);
+    }
+    for (const field of Object.values(t.getFields())) {
+      if (field.args.some((a) => isNonNullType(a.type) && a.defaultValue === undefined)) continue; // needs arguments we do not have
+      const inner = getNamedType(field.type);
+      let named: JsonSchema | undefined;
+      if (isScalarType(inner) || isEnumType(inner)) {
+        parts.push(field.name);
+        named = this.leaf(inner);
+      } else if (depth < 2 && !stack.includes(inner.name)) {
+        const sub = this.selection(inner, depth + 1, [...stack, t.name]);
+        if (sub) {
+          parts.push(`${field.name} ${sub.text}`);
+          named = sub.schema;
+        }
+      }
+      if (named === undefined) continue;
+      properties[field.name] = this.wrap(field.type, named);
+      if (isNonNullType(field.type)) required.push(field.name);
+    }
+    return { text: `{ ${parts.join(' ')} }`, schema: { type: 'object', properties, required } };
+  }
 }
 
 function validateNames(schema: GraphQLSchema): string[] {

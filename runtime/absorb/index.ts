@@ -3,9 +3,8 @@
 // problem, including an internal one, is a diagnostic.
 import * as path from 'node:path';
 import { absorbGraphQL } from './graphql.js';
-import { hasUnpairedSurrogate } from './module.js';
 import { absorbOpenApi } from './openapi.js';
-import { SchemaConverter, identifier, operationNames, structName, uniqueName } from './schema.js';
+import { SchemaConverter, hasUnpairedSurrogate, identifier, operationNames, structName, uniqueName } from './schema.js';
 import { loadSource, parseSpecText, pointerOf } from './source.js';
 import { bundleExternalRefs, firstExternalRef } from './refs.js';
 import type { StaticType } from '../check/types.js';
@@ -68,7 +67,25 @@ export async function absorbSchema(protocol: Protocol | string, source: string, 
  * (JSON text can: "\ud800"); the module writes U+FFFD instead, and this says where.
  */
 function warnUnpairedSurrogates(structs: AbsorbedStruct[], operations: AbsorbedOperation[], warn: (origin: string, message: string) => void): void {
-  const inType = (t: StaticType): boolean => (t.kind === 'Enum' ? t.values.some(hasUnpairedSurrogate) : t.kind === 'List' ? inType(t.element) : false);
+  const inType = (t: StaticType, depth = 0): boolean => {
+    if (depth > 64) return false;
+    switch (t.kind) {
+      case 'Enum':
+        return t.values.some(hasUnpairedSurrogate);
+      case 'Literal':
+        return typeof t.value === 'string' && hasUnpairedSurrogate(t.value);
+      case 'List':
+        return inType(t.element, depth + 1);
+      case 'Optional':
+        return inType(t.inner, depth + 1);
+      case 'Map':
+        return t.value !== undefined && inType(t.value, depth + 1);
+      case 'Union':
+        return t.members.some((m) => inType(m, depth + 1));
+      default:
+        return false;
+    }
+  };
   const message = (what: string) => `${what} holds a string with an unpaired UTF-16 surrogate, which a Turn string cannot hold: it becomes U+FFFD`;
   for (const s of structs) if (s.fields.some((f) => inType(f.type))) warn(s.origin, message(`struct ${s.name}`));
   for (const op of operations) {

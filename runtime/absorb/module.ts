@@ -11,8 +11,9 @@
 // its parameters: required ones in spec order, then optional ones (pass null to leave one out).
 import type { ApiShape, StaticType } from '../check/types.js';
 import { BUILTIN_TYPE_NAMES } from '../check/types.js';
-import { TURN_KEYWORDS, identifier, structName, uniqueName } from './schema.js';
-import type { AbsorbedOperation, AbsorbedParam, AbsorbedStruct, AbsorbResult } from './types.js';
+import { replyDefs, typeSchema } from './reply.js';
+import { TURN_KEYWORDS, UNPAIRED_SURROGATE, identifier, structName, uniqueName } from './schema.js';
+import type { AbsorbedField, AbsorbedOperation, AbsorbedParam, AbsorbedStruct, AbsorbResult } from './types.js';
 
 // The module is correct by construction: every string goes through `turnString`, every comment
 // through `commentText`, every name through a check that it is an identifier the grammar accepts
@@ -20,17 +21,10 @@ import type { AbsorbedOperation, AbsorbedParam, AbsorbedStruct, AbsorbResult } f
 // test/absorb/generated.test.ts holds it to that over generated specs.
 
 /** Names the generated code binds itself: a parameter of an operation never takes one of them. */
-const MODULE_LOCALS = new Set(['auth', 'base', 'body', 'data', 'decode', 'graphql_data', 'mcp_result', 'client', 'default_client', 'res', 'reply']);
+const MODULE_LOCALS = new Set(['auth', 'base', 'body', 'data', 'decode', 'graphql_data', 'mcp_result', 'client', 'default_client', 'res', 'reply', 'reply_defs', 'conform', 'more_issues', 'operations', 'validated']);
 /** Beyond this many nested `List<...>`, an element type is `Any` (specs are already bounded by the converter). */
 const MAX_TYPE_DEPTH = 32;
 
-const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-/** Whether `s` holds an unpaired UTF-16 surrogate, which no Turn string (and no UTF-8 file) can hold. */
-export function hasUnpairedSurrogate(s: string): boolean {
-  UNPAIRED_SURROGATE.lastIndex = 0;
-  return UNPAIRED_SURROGATE.test(s);
-}
 
 /**
  * `s` as a Turn string literal. Quotes and backslashes are escaped, and so is every character that
@@ -62,32 +56,50 @@ const isIdentifier = (n: string) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n) && !TURN_
 const isStructName = (n: string) => isIdentifier(n) && /^[A-Z]/.test(n) && !BUILTIN_TYPE_NAMES.has(n);
 
 /** The names the module uses for the absorbed structs (the absorbers' names, when they are valid and unique). */
-class Names {
+export class Names {
   /** What a `Struct` type names → the declared name (the first struct of that name). */
   private readonly structs = new Map<string, string>();
   /** The declared name of each struct, in order: unique even if two absorbed structs share a name. */
   readonly declared: string[] = [];
 
-  constructor(structs: readonly AbsorbedStruct[]) {
+  constructor(readonly absorbed: readonly AbsorbedStruct[]) {
     const taken = new Set<string>();
-    for (const s of structs) {
+    for (const s of absorbed) {
       const name = isStructName(s.name) && !taken.has(s.name) ? (taken.add(s.name), s.name) : uniqueName(structName(s.name), taken);
       this.declared.push(name);
       if (!this.structs.has(s.name)) this.structs.set(s.name, name);
     }
   }
 
+  /** The declared name of the struct an absorbed `Struct` type names, if it is declared. */
+  declaredName(absorbedName: string): string | undefined {
+    return this.structs.get(absorbedName);
+  }
+
   /** `t` with its struct names as the module declares them (what the checker holds calls to). */
   staticType(t: StaticType, depth = 0): StaticType {
+    if (depth >= MAX_TYPE_DEPTH) return { kind: 'Any' };
     switch (t.kind) {
       case 'List':
-        return depth >= MAX_TYPE_DEPTH ? { kind: 'List', element: { kind: 'Any' } } : { kind: 'List', element: this.staticType(t.element, depth + 1) };
+        return { kind: 'List', element: this.staticType(t.element, depth + 1) };
       case 'Struct': {
         const name = this.structs.get(t.name);
         return name ? { kind: 'Struct', name } : { kind: 'Any' };
       }
       case 'Enum':
         return t.values.length === 0 ? { kind: 'Str' } : t;
+      case 'Map':
+        return t.value ? { kind: 'Map', value: this.staticType(t.value, depth + 1) } : { kind: 'Map' };
+      case 'Optional': {
+        const inner = this.staticType(t.inner, depth + 1);
+        return inner.kind === 'Any' || inner.kind === 'Optional' ? inner : { kind: 'Optional', inner };
+      }
+      case 'Union': {
+        const members = t.members.map((m) => this.staticType(m, depth + 1));
+        return members.some((m) => m.kind === 'Any') ? { kind: 'Any' } : { kind: 'Union', members };
+      }
+      case 'Literal':
+        return typeof t.value === 'number' && !Number.isFinite(t.value) ? { kind: 'Num' } : t;
       case 'Closure':
       case 'Null':
         return { kind: 'Any' };
@@ -96,17 +108,33 @@ class Names {
     }
   }
 
+  /** The Turn text of `t` (of `staticType(t)`: the two agree). */
   typeText(t: StaticType, depth = 0): string {
+    if (depth >= MAX_TYPE_DEPTH) return 'Any';
     switch (t.kind) {
       case 'List':
-        return depth >= MAX_TYPE_DEPTH ? 'List<Any>' : `List<${this.typeText(t.element, depth + 1)}>`;
+        return `List<${this.typeText(t.element, depth + 1)}>`;
       case 'Struct':
         return this.structs.get(t.name) ?? 'Any';
       case 'Enum': {
-        // The grammar's enum type has two or more strings: a one-value enum repeats its value.
         const values = [...new Set(t.values)];
         if (values.length === 0) return 'Str';
-        return (values.length === 1 ? [values[0], values[0]] : values).map(turnString).join(' | ');
+        return values.map(turnString).join(' | ');
+      }
+      case 'Literal':
+        return literalText(t.value);
+      case 'Map':
+        return t.value ? `Map<Str, ${this.typeText(t.value, depth + 1)}>` : 'Map';
+      case 'Optional': {
+        const inner = this.staticType(t.inner, depth + 1);
+        if (inner.kind === 'Any' || inner.kind === 'Optional') return this.typeText(inner, depth + 1);
+        const text = this.typeText(inner, depth + 1);
+        // `?` binds tighter than `|`: an optional union is parenthesized
+        return inner.kind === 'Union' || (inner.kind === 'Enum' && new Set(inner.values).size > 1) ? `(${text})?` : `${text}?`;
+      }
+      case 'Union': {
+        if (this.staticType(t, depth).kind === 'Any') return 'Any';
+        return t.members.map((m) => this.typeText(m, depth + 1)).join(' | ');
       }
       case 'Any':
       case 'Num':
@@ -116,12 +144,41 @@ class Names {
       case 'Pid':
       case 'Vec':
       case 'Identity':
-      case 'Map':
         return t.kind;
       default:
         return 'Any';
     }
   }
+}
+
+/** A literal type's text: a Turn string, a number as the grammar writes it, `true`, `false`, `null`. */
+function literalText(v: string | number | boolean | null): string {
+  if (typeof v === 'string') return turnString(v);
+  if (typeof v === 'number') return Number.isFinite(v) ? numberText(v) : 'Num';
+  return String(v);
+}
+
+/** A finite number in the grammar's number syntax (`12`, `0.5`, `1e-7`), with a leading `-` when negative. */
+export function numberText(n: number): string {
+  const abs = Math.abs(n);
+  return (n < 0 ? '-' : '') + String(abs);
+}
+
+/** `/// ` lines of a description: visible characters only, at most 20 lines of 200 characters. */
+export function docLines(doc: string, indent: string): string {
+  const lines = doc
+    .replace(UNPAIRED_SURROGATE, '\ufffd')
+    .split(/\r\n|\r|\n|\u2028|\u2029/)
+    .map((l) => [...l.replace(/[\p{C}\p{Z}\s]+/gu, ' ').trim()].slice(0, 200).join(''));
+  while (lines.length > 0 && lines[0] === '') lines.shift();
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines.slice(0, 20).map((l) => `${indent}///${l ? ' ' + l : ''}\n`).join('');
+}
+
+/** A field's check annotations (` @minimum(0) @pattern("...")`), for the type the field is declared with. */
+function checksText(f: AbsorbedField, declared: StaticType): string {
+  if (!f.checks || declared.kind === 'Any') return '';
+  return f.checks.map((c) => ` @${c.keyword}(${typeof c.value === 'string' ? turnString(c.value) : numberText(c.value)})`).join('');
 }
 
 /** A valid identifier from `name`, not in `taken` (and then added to it). */
@@ -131,10 +188,19 @@ function localName(name: string, taken: Set<string>): string {
 }
 
 function structText(s: AbsorbedStruct, name: string, names: Names): string {
-  const doc = s.doc ? `// ${commentText(s.doc)}\n` : '';
+  const doc = s.doc ? docLines(s.doc, '') : '';
   const taken = new Set<string>();
-  const fields = s.fields.map((f) => `    ${localName(f.name, taken)}: ${names.typeText(f.type)}`).join(',\n');
-  return `${doc}struct ${name} {\n${fields}\n};`;
+  const fields = s.fields.map((f) => {
+    const declared = fieldType(f, names);
+    return `${f.doc ? docLines(f.doc, '    ') : ''}    ${localName(f.name, taken)}: ${names.typeText(declared)}${checksText(f, declared)}`;
+  });
+  return `${doc}struct ${name} {\n${fields.join(',\n')}\n};`;
+}
+
+/** A field's or parameter's type as declared: `T?` when it may be absent or null. */
+export function fieldType(f: { type: StaticType; optional: boolean }, names: Names): StaticType {
+  const t = names.staticType(f.type);
+  return f.optional && t.kind !== 'Any' && t.kind !== 'Optional' ? { kind: 'Optional', inner: t } : t;
 }
 
 /** An operation's parameters under the names its closure binds them to. */
@@ -152,40 +218,74 @@ function boundParams(op: AbsorbedOperation): Bound[] {
   return [...op.params.filter((p) => !p.optional), ...op.params.filter((p) => p.optional)].map((param) => ({ param, local: localName(param.name, taken) }));
 }
 
-/** Operations under the keys the module gives them (next to "client"). */
+/** The key of the operation that gives an API's operations without reply validation. */
+export const UNVALIDATED = 'unvalidated';
+
+/** Operations under the keys the module gives them (next to "client" and "unvalidated"). */
 function keyedOperations(ops: readonly AbsorbedOperation[]): { op: AbsorbedOperation; key: string }[] {
-  const keys = new Set(['client']);
+  const keys = new Set(['client', UNVALIDATED]);
   return ops.map((op) => ({ op, key: uniqueName(op.name, keys) }));
+}
+
+/** The module's reply schemas: per operation the schema text (undefined: not validated), and the one `$defs` document. */
+interface ReplySchemas {
+  byOperation: Map<AbsorbedOperation, string>;
+  defs: string;
+}
+
+/** Protocols whose replies the generated module validates (MCP's tool results are checked by its transport). */
+const VALIDATED: ReadonlySet<string> = new Set(['openapi', 'graphql']);
+
+function replySchemas(result: AbsorbResult, names: Names): ReplySchemas {
+  const used = new Set<string>();
+  const byOperation = new Map<AbsorbedOperation, string>();
+  const defName = (n: string) => names.declaredName(n);
+  for (const op of result.operations) {
+    if (!VALIDATED.has(op.protocol)) continue;
+    const schema = op.replySchema ?? typeSchema(op.result, defName, used);
+    if (Object.keys(schema).length > 0) byOperation.set(op, JSON.stringify(schema));
+  }
+  const defs = used.size > 0 ? JSON.stringify(replyDefs(result.structs, defName, used)) : '';
+  return { byOperation, defs };
 }
 
 /**
  * What the checker knows of the generated module: each operation's closure, typed by the spec
- * (`auth`, then the parameters, then `body`; an optional parameter takes null).
+ * (`auth`, then the parameters, then `body`; an optional parameter is `T?` and takes null), and
+ * `unvalidated()`, the same operations without reply validation, typed `Any`.
  */
 export function absorbedApi(result: AbsorbResult, source: string): ApiShape {
   const names = new Names(result.structs);
   const operations: ApiShape['operations'] = new Map();
+  const unvalidated: ApiShape['operations'] = new Map();
   for (const { op, key } of keyedOperations(result.operations)) {
-    const params = [{ name: 'auth', type: { kind: 'Any' } as StaticType }, ...boundParams(op).map((b) => ({ name: b.local, type: names.staticType(b.param.type) }))];
-    if (op.body) params.push({ name: 'body', type: names.staticType(op.body.type) });
+    const params = [{ name: 'auth', type: { kind: 'Any' } as StaticType }, ...boundParams(op).map((b) => ({ name: b.local, type: fieldType(b.param, names) }))];
+    if (op.body) params.push({ name: 'body', type: fieldType(op.body, names) });
     operations.set(key, { params, result: names.staticType(op.result) });
+    unvalidated.set(key, { params, result: { kind: 'Any' } });
   }
   const base = result.operations.find((o) => o.baseUrl)?.baseUrl;
-  return { spec: source, operations, module: true, hasDefault: !!base && /^https?:\/\//.test(base) };
+  const shape: ApiShape = { spec: source, operations, module: true, hasDefault: !!base && /^https?:\/\//.test(base) };
+  unvalidated.set(UNVALIDATED, { params: [], result: { kind: 'Map', api: { spec: source, operations: new Map(unvalidated), module: false, hasDefault: true } } });
+  operations.set(UNVALIDATED, { params: [], result: { kind: 'Map', api: { spec: source, operations: unvalidated, module: false, hasDefault: true } } });
+  return shape;
 }
 
-function operationText(op: AbsorbedOperation, key: string, names: Names): string {
+function operationText(op: AbsorbedOperation, key: string, names: Names, replies: ReplySchemas): string {
   const params = boundParams(op);
   const signature = ['auth: Any', ...params.map((p) => `${p.local}: Any`)];
   if (op.body) signature.push('body: Any');
   const result = names.typeText(op.result);
   const doc = op.doc ? `        // ${commentText(op.doc)}\n` : '';
+  const schema = replies.byOperation.get(op);
+  // the reply, validated against the operation's schema unless `unvalidated()` gave this operation
+  const conform = (reply: string) => (schema === undefined ? reply : `conform(validated, ${turnString(key)}, ${turnString(result)}, ${turnString(schema)}, ${reply})`);
   let request: string;
   if (op.protocol === 'graphql' && op.graphql) {
     request = `call("http_request", auth, "POST", base, {"headers": {"content-type": "application/json"}, "body": call("json_stringify", {"query": ${turnString(op.graphql.document)}, "variables": ${paramMap(params, ['variable'])}})})`;
     return `${doc}        ${turnString(key)}: turn(${signature.join(', ')}) -> ${result} {
             let data = graphql_data(${request});
-            return data[${turnString(op.graphql.field)}];
+            return ${conform(`data[${turnString(op.graphql.field)}]`)};
         }`;
   }
   if (op.protocol === 'mcp' && op.mcp) {
@@ -209,7 +309,7 @@ function operationText(op: AbsorbedOperation, key: string, names: Names): string
   if (op.body) options.push(`"body": body`);
   request = `call("http_request", auth, ${turnString(op.method.toUpperCase())}, base + ${pathExpr || '""'}, {${options.join(', ')}})`;
   return `${doc}        ${turnString(key)}: turn(${signature.join(', ')}) -> ${result} {
-            return decode(${request});
+            return ${conform(`decode(${request})`)};
         }`;
 }
 
@@ -220,6 +320,7 @@ export function absorbedModuleSource(result: AbsorbResult, protocol: string, sou
   // Operations are the keys of the maps `client` returns and the module exports, next to "client".
   const keyed = keyedOperations(ops);
   const base = ops.find((o) => o.baseUrl)?.baseUrl;
+  const replies = replySchemas(result, names);
   const lines = [
     `// Generated by Turn from ${commentText(`${protocol} spec ${source}`)} — do not edit; it is rebuilt when the spec changes.`,
     '',
@@ -242,15 +343,30 @@ export function absorbedModuleSource(result: AbsorbResult, protocol: string, sou
     '    if reply["error"] != null { throw {"type": "McpError", "message": "" + reply["error"]["message"], "error": reply["error"]}; }',
     '    return reply["result"];',
     '};',
+    `let reply_defs = ${turnString(replies.defs)};`,
+    '// A reply that does not conform to the operation\'s declared result is an error, never a value.',
+    'let more_issues = turn(n: Num) -> Str {',
+    '    if n > 1 { return " (and " + (n - 1) + " more)"; }',
+    '    return "";',
+    '};',
+    'let conform = turn(validated: Bool, operation: Str, expected: Str, schema: Str, reply: Any) -> Any {',
+    '    if validated == false { return reply; }',
+    '    let issues = call("json_schema_issues", reply, schema, reply_defs);',
+    '    if call("len", issues) == 0 { return reply; }',
+    '    let first = issues[0];',
+    '    throw {"type": "ReplyError", "operation": operation, "pointer": first["pointer"], "expected": first["message"], "issues": issues,',
+    '        "message": operation + ": the reply does not conform to " + expected + ": at " + first["pointer"] + " it " + first["message"] + more_issues(call("len", issues))};',
+    '};',
     '',
-    'let client = turn(base: Str) -> Map {',
+    'let operations = turn(base: Str, validated: Bool) -> Map {',
     '    return {',
-    keyed.map(({ op, key }) => operationText(op, key, names)).join(',\n'),
+    [...keyed.map(({ op, key }) => operationText(op, key, names, replies)), `        ${turnString(UNVALIDATED)}: turn() -> Map { return operations(base, false); }`].join(',\n'),
     '    };',
     '};',
+    'let client = turn(base: Str) -> Map { return operations(base, true); };',
     '',
   ];
   const defaults = base && /^https?:\/\//.test(base) ? `let default_client = client(${turnString(base)});\n` : 'let default_client = {};\n';
-  const exports = ['"client": client', ...keyed.map(({ key }) => `${turnString(key)}: default_client[${turnString(key)}]`)];
+  const exports = ['"client": client', ...[...keyed.map(({ key }) => key), UNVALIDATED].map((key) => `${turnString(key)}: default_client[${turnString(key)}]`)];
   return lines.join('\n') + defaults + `return {${exports.join(', ')}};\n`;
 }

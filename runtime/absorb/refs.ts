@@ -3,7 +3,10 @@
 // external document is read the way the spec itself is (runtime/absorb/source.ts): a file relative
 // to the document that refers to it, a URL only through the caller's fetch and the schema cache
 // (so compile-time fetching obeys the same option as the spec's own URL), never a local file from a
-// spec that came from a URL. What cannot be resolved is an error at the `$ref` (with its line).
+// spec that came from a URL, and never a local file outside the folder of the spec the `use` line
+// names (docs/authority.md, "Compile-time reach"). What cannot be resolved is an error at the
+// `$ref` (with its line).
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isUrl, loadSource, pointerOf, type SpecDoc } from './source.js';
 import type { AbsorbOptions, SpecDiagnostic } from './types.js';
@@ -83,10 +86,17 @@ export async function bundleExternalRefs(doc: SpecDoc, origin: SpecOrigin, optio
       }
     },
   };
+  // the folder a local spec's external refs may read from (its real path: a symlink cannot widen it)
+  const specFolder = origin.file !== undefined && !fromUrl ? realFolder(path.dirname(path.resolve(origin.file))) : undefined;
+  let refused: string | undefined;
   const readRef = async (target: string): Promise<string> => {
     const remote = isUrl(target);
     if (fromUrl && !remote) throw new Error(`a spec fetched from ${origin.url} cannot refer to the local file ${target}`);
-    const local = remote ? target : target.startsWith('file://') ? new URL(target).pathname : target;
+    const local = remote ? target : target.startsWith('file://') ? decodeURIComponent(new URL(target).pathname) : target;
+    if (!remote && specFolder !== undefined && !insideFolder(specFolder, path.resolve(local))) {
+      refused = path.resolve(local);
+      throw new Error(`${refused} is outside the folder of the spec (${specFolder}): a spec's $refs may read only files under its own folder`);
+    }
     const problems: SpecDiagnostic[] = [];
     const loaded = await loadSource(local, path.dirname(origin.file ?? '.'), options, problems);
     if (!loaded) throw new Error(problems.map((p) => p.message).join('; ') || `cannot read ${target}`);
@@ -104,10 +114,42 @@ export async function bundleExternalRefs(doc: SpecDoc, origin: SpecOrigin, optio
     return bundled;
   } catch (e) {
     const err = e as Error & { path?: (string | number)[] | null; source?: string };
-    const at = firstExternalRef(doc.data) ?? '#';
+    const at = (refused !== undefined && origin.file !== undefined ? refAt(doc.data, path.dirname(path.resolve(origin.file)), refused) : undefined) ?? firstExternalRef(doc.data) ?? '#';
     const where = doc.locate(at);
     const message = (err.message || String(e)).replace(/\s+/g, ' ').trim();
     diags.push({ severity: 'error', message: `cannot resolve an external $ref: ${message}`, file: origin.display, pointer: at, line: where?.line, column: where?.column });
     return undefined;
   }
+}
+
+/** The real path of `dir` (itself when it cannot be resolved). */
+function realFolder(dir: string): string {
+  try {
+    return fs.realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+/** Whether `file` (absolute) is under `folder` (a real path): by its real path when it exists, else as written. */
+function insideFolder(folder: string, file: string): boolean {
+  let real: string;
+  try {
+    real = fs.realpathSync(file);
+  } catch {
+    real = path.join(realFolder(path.dirname(file)), path.basename(file)); // it does not exist: reading it fails with its own message
+  }
+  const rel = path.relative(folder, real);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+/** The pointer of the spec's own `$ref` that names `target` (a file, resolved against `dir`), if one does. */
+function refAt(data: unknown, dir: string, target: string): string | undefined {
+  for (const { at, ref } of externalRefs(data)) {
+    if (isUrl(ref)) continue;
+    const file = ref.split('#')[0];
+    const local = file.startsWith('file://') ? decodeURIComponent(new URL(file).pathname) : file;
+    if (path.resolve(dir, local) === target) return pointerOf([...at, '$ref']);
+  }
+  return undefined;
 }

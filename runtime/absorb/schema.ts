@@ -1,10 +1,13 @@
 // JSON Schema (as used by OpenAPI 3.0/3.1, JSON Schema files and MCP tool inputs) → Turn types.
 // Object schemas with properties become structs; a `$ref` to one becomes `Struct(name)` (so
-// cycles are fine); enums of strings become `Enum`; arrays `List<T>`; free-form objects `Map`;
-// what Turn cannot express (oneOf of different shapes, numeric enums...) becomes `Any`.
+// recursive schemas are recursive structs); non-required or nullable → optional (`T?`); `enum` and
+// `const` → literal types (string literals an enum); `oneOf`/`anyOf` → unions (discriminated
+// through OpenAPI's `discriminator`); arrays `List<T>`; `additionalProperties: T` → `Map<Str, T>`;
+// free-form objects `Map`; validation keywords (`minimum`, `maxLength`, `pattern`, ...) → checks;
+// what Turn cannot express (a non-object recursive schema, an object literal) becomes `Any`.
 import { BUILTIN_TYPE_NAMES, type StaticType } from '../check/types.js';
 import { pointerOf, pointerSegments, type SpecDoc } from './source.js';
-import type { AbsorbedField, AbsorbedStruct, SpecDiagnostic } from './types.js';
+import type { AbsorbedField, AbsorbedStruct, FieldCheck, SpecDiagnostic } from './types.js';
 
 const ANY: StaticType = { kind: 'Any' };
 
@@ -14,6 +17,14 @@ export const TURN_KEYWORDS = new Set(
     ' ',
   ),
 );
+
+export const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Whether `s` holds an unpaired UTF-16 surrogate, which no Turn string (and no UTF-8 file) can hold. */
+export function hasUnpairedSurrogate(s: string): boolean {
+  UNPAIRED_SURROGATE.lastIndex = 0;
+  return UNPAIRED_SURROGATE.test(s);
+}
 
 /** Longer names are cut (the wire name is kept whole). */
 const MAX_NAME_LENGTH = 64;
@@ -66,6 +77,8 @@ export function uniqueName(base: string, taken: Set<string>): string {
 export interface TypeWithOptional {
   type: StaticType;
   optional: boolean;
+  /** Validation keywords of the schema, as Turn check annotations (on a field). */
+  checks?: FieldCheck[];
 }
 
 type Schema = Record<string, unknown>;
@@ -167,6 +180,7 @@ export class SchemaConverter {
         type: t.type,
         optional: t.optional || !required.has(key),
       };
+      if (t.checks) f.checks = t.checks;
       const d = isObj(schema) && typeof schema.description === 'string' ? schema.description : undefined;
       if (d) f.doc = d;
       struct.fields.push(f);
@@ -225,28 +239,39 @@ export class SchemaConverter {
       if (schema !== false) this.diag('error', 'a schema must be an object', pointer);
       return { type: ANY, optional: false };
     }
-    if (typeof schema.$ref === 'string') {
-      const ref = schema.$ref;
-      if (ref.startsWith('#') && this.byPointer.has(ref)) return { type: { kind: 'Struct', name: this.byPointer.get(ref)! }, optional: schema.nullable === true };
-      const d = this.deref(schema, pointer);
-      if (!d) return { type: ANY, optional: false };
-      if (this.isStructLike(d.schema)) {
-        const segs = pointerSegments(d.pointer);
-        const name = this.byPointer.get(d.pointer) ?? this.makeStruct(d.schema, d.pointer, segs[segs.length - 1] ?? hint);
-        return { type: { kind: 'Struct', name }, optional: schema.nullable === true };
-      }
-      if (this.inlineStack.includes(d.pointer)) {
-        this.diag('warning', `recursive schema ${d.pointer} is typed Any`, pointer);
-        return { type: ANY, optional: false };
-      }
-      this.inlineStack.push(d.pointer);
-      try {
-        const segs = pointerSegments(d.pointer);
-        return this.typeOf(d.schema, d.pointer, structName(segs[segs.length - 1] ?? hint));
-      } finally {
-        this.inlineStack.pop();
-      }
+    if (typeof schema.$ref === 'string') return this.typeOfRef(schema, pointer, hint);
+    const t = this.typeOfShape(schema, pointer, hint);
+    const checks = checksOf(schema, t.type, (message) => this.warnOnce(message, pointer));
+    return checks.length > 0 ? { ...t, checks } : t;
+  }
+
+  private typeOfRef(schema: Schema, pointer: string, hint: string): TypeWithOptional {
+    const ref = schema.$ref as string;
+    const nullable = schema.nullable === true;
+    if (ref.startsWith('#') && this.byPointer.has(ref)) return { type: { kind: 'Struct', name: this.byPointer.get(ref)! }, optional: nullable };
+    const d = this.deref(schema, pointer);
+    if (!d) return { type: ANY, optional: false };
+    if (this.isStructLike(d.schema)) {
+      const segs = pointerSegments(d.pointer);
+      const name = this.byPointer.get(d.pointer) ?? this.makeStruct(d.schema, d.pointer, segs[segs.length - 1] ?? hint);
+      return { type: { kind: 'Struct', name }, optional: nullable };
     }
+    if (this.inlineStack.includes(d.pointer)) {
+      this.diag('warning', `recursive schema ${d.pointer} is typed Any`, pointer);
+      return { type: ANY, optional: false };
+    }
+    this.inlineStack.push(d.pointer);
+    try {
+      const segs = pointerSegments(d.pointer);
+      const t = this.typeOf(d.schema, d.pointer, structName(segs[segs.length - 1] ?? hint));
+      return nullable ? { ...t, optional: true } : t;
+    } finally {
+      this.inlineStack.pop();
+    }
+  }
+
+  /** The type of a schema that is not a `$ref` (its checks are added by the caller). */
+  private typeOfShape(schema: Schema, pointer: string, hint: string): TypeWithOptional {
     let optional = schema.nullable === true;
     let types: string[] | undefined;
     if (typeof schema.type === 'string') types = [schema.type];
@@ -259,53 +284,53 @@ export class SchemaConverter {
     if (Array.isArray(schema.enum)) {
       const values = schema.enum.filter((v) => v !== null);
       if (values.length < schema.enum.length) optional = true;
-      if (values.length > 0 && values.every((v) => typeof v === 'string')) return { type: { kind: 'Enum', values }, optional };
-      if (values.length > 0 && values.every((v) => typeof v === 'number')) return { type: { kind: 'Num' }, optional };
-      if (values.length > 0 && values.every((v) => typeof v === 'boolean')) return { type: { kind: 'Bool' }, optional };
-      return { type: ANY, optional };
+      return { type: literalsType(values), optional };
     }
-    if (typeof schema.const === 'string') return { type: { kind: 'Enum', values: [schema.const] }, optional };
+    if (Object.hasOwn(schema, 'const')) {
+      if (schema.const === null) return { type: { kind: 'Null' }, optional: true };
+      return { type: literalsType([schema.const]), optional };
+    }
     for (const key of ['oneOf', 'anyOf'] as const) {
       const alts = schema[key];
       if (!Array.isArray(alts)) continue;
-      const nonNull = alts.filter((a) => !(isObj(a) && a.type === 'null'));
-      if (nonNull.length < alts.length) optional = true;
-      if (nonNull.length === 1) {
-        const t = this.typeOf(nonNull[0], `${pointer}/${key}/${alts.indexOf(nonNull[0])}`, hint);
-        return { type: t.type, optional: optional || t.optional };
-      }
-      const converted = nonNull.map((a) => this.typeOf(a, `${pointer}/${key}/${alts.indexOf(a)}`, hint).type);
-      if (converted.length > 0 && converted.every((t) => t.kind === 'Enum')) {
-        return { type: { kind: 'Enum', values: [...new Set(converted.flatMap((t) => (t.kind === 'Enum' ? t.values : [])))] }, optional };
-      }
-      if (converted.length > 0 && converted.every((t) => t.kind === converted[0].kind && t.kind !== 'Struct' && t.kind !== 'List')) return { type: converted[0], optional };
-      return { type: ANY, optional };
+      const t = this.unionOf(schema, alts, `${pointer}/${key}`, hint);
+      return { type: t.type, optional: optional || t.optional };
     }
     if (Array.isArray(schema.allOf) && !isObj(schema.properties) && schema.allOf.length === 1) {
       const t = this.typeOf(schema.allOf[0], `${pointer}/allOf/0`, hint);
-      return { type: t.type, optional: optional || t.optional };
+      return { ...t, optional: optional || t.optional };
     }
-    if (types && types.length > 1) return { type: ANY, optional };
-    const t = types?.[0] ?? (isObj(schema.properties) || Array.isArray(schema.allOf) ? 'object' : isObj(schema.items) ? 'array' : undefined);
+    if (types && types.length > 1) {
+      // `type: [string, number]`: a union of the primitive types named (objects and arrays make it Any)
+      const members = types.map((t) => PRIMITIVE[t]);
+      if (members.every((m) => m !== undefined)) return { type: unionType(members), optional };
+      return { type: ANY, optional };
+    }
+    const t = types?.[0] ?? (isObj(schema.properties) || Array.isArray(schema.allOf) ? 'object' : isObj(schema.items) ? 'array' : isObj(schema.additionalProperties) ? 'object' : undefined);
     switch (t) {
       case 'string':
-        return { type: { kind: 'Str' }, optional };
       case 'integer':
       case 'number':
-        return { type: { kind: 'Num' }, optional };
       case 'boolean':
-        return { type: { kind: 'Bool' }, optional };
+        return { type: PRIMITIVE[t], optional };
       case 'null':
         return { type: { kind: 'Null' }, optional: true };
       case 'array': {
-        if (schema.items === undefined) return { type: { kind: 'List', element: ANY }, optional };
+        if (schema.items === undefined || schema.items === true) return { type: { kind: 'List', element: ANY }, optional };
         const e = this.typeOf(schema.items, pointer + '/items', hint.endsWith('Item') ? hint : hint + 'Item');
-        return { type: { kind: 'List', element: e.type }, optional };
+        return { type: { kind: 'List', element: withOptional(e) }, optional };
       }
       case 'object': {
         if (this.isStructLike(schema)) {
           const name = this.byPointer.get(pointer) ?? this.makeStruct(schema, pointer, hint);
           return { type: { kind: 'Struct', name }, optional };
+        }
+        const extra = (schema as Schema).additionalProperties; // (isStructLike narrowed it away)
+        if (isObj(extra) && Object.keys(extra).length > 0) {
+          // `additionalProperties: T` without properties: a map from names to T
+          const v = this.typeOf(extra, pointer + '/additionalProperties', hint.endsWith('Value') ? hint : hint + 'Value');
+          const value = withOptional(v);
+          return { type: value.kind === 'Any' ? { kind: 'Map' } : { kind: 'Map', value }, optional };
         }
         return { type: { kind: 'Map' }, optional };
       }
@@ -315,5 +340,150 @@ export class SchemaConverter {
         this.diag('error', `unknown schema type "${t}"`, pointer + '/type');
         return { type: ANY, optional };
     }
+  }
+
+  /**
+   * `oneOf`/`anyOf`: the union of its members' types (a `null` member makes it optional; string
+   * literals merge into one enum). With an OpenAPI `discriminator`, each member struct's
+   * discriminating property becomes the literal that selects it, so the union is discriminated.
+   */
+  private unionOf(schema: Schema, alts: unknown[], pointer: string, hint: string): TypeWithOptional {
+    let optional = false;
+    const members: StaticType[] = [];
+    alts.forEach((a, i) => {
+      if (isObj(a) && (a.type === 'null' || (Object.hasOwn(a, 'const') && a.const === null))) {
+        optional = true;
+        return;
+      }
+      const t = this.typeOf(a, `${pointer}/${i}`, alts.length > 1 ? `${hint}${i + 1}` : hint);
+      if (t.optional) optional = true;
+      members.push(t.type);
+    });
+    if (members.length === 0) return { type: { kind: 'Null' }, optional: true };
+    const type = unionType(members);
+    if (isObj(schema.discriminator) && typeof schema.discriminator.propertyName === 'string') this.discriminate(schema.discriminator, alts, pointer);
+    return { type, optional };
+  }
+
+  /** Sets each member struct's discriminator property to the literal naming it (mapping value, else its component name). */
+  private discriminate(discriminator: Schema, alts: unknown[], pointer: string): void {
+    const property = discriminator.propertyName as string;
+    const mapping = isObj(discriminator.mapping) ? discriminator.mapping : {};
+    const valueOf = new Map<string, string>();
+    for (const [value, ref] of Object.entries(mapping)) {
+      if (typeof ref !== 'string') continue;
+      const target = ref.startsWith('#') ? ref : `#/components/schemas/${ref}`;
+      if (!valueOf.has(target)) valueOf.set(target, value);
+    }
+    alts.forEach((a) => {
+      if (!isObj(a) || typeof a.$ref !== 'string' || !a.$ref.startsWith('#')) return;
+      const name = this.byPointer.get(a.$ref);
+      const struct = name ? this.structs.find((s) => s.name === name) : undefined;
+      const field = struct?.fields.find((f) => f.wireName === property);
+      if (!field) return;
+      const segs = pointerSegments(a.$ref);
+      const value = valueOf.get(a.$ref) ?? segs[segs.length - 1];
+      if (field.type.kind === 'Str' || field.type.kind === 'Any') {
+        field.type = { kind: 'Literal', value };
+        field.optional = false;
+        delete field.checks;
+      } else if (!(field.type.kind === 'Literal' && field.type.value === value) && !(field.type.kind === 'Enum' && field.type.values.includes(value))) {
+        this.diag('warning', `discriminator "${property}": ${struct!.name}.${field.name} cannot be the literal "${value}"`, pointer);
+      }
+    });
+  }
+
+  private readonly warned = new Set<string>();
+  /** A warning reported once per message (a large spec repeats the same unusable keyword). */
+  private warnOnce(message: string, pointer: string): void {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    this.diag('warning', message, pointer);
+  }
+}
+
+const PRIMITIVE: Record<string, StaticType> = { string: { kind: 'Str' }, integer: { kind: 'Num' }, number: { kind: 'Num' }, boolean: { kind: 'Bool' } };
+
+/** `T?` when the converted type may be null, else `T` (for positions with no optional flag: list items, map values, union members). */
+export function withOptional(t: TypeWithOptional): StaticType {
+  if (!t.optional || t.type.kind === 'Any' || t.type.kind === 'Optional' || t.type.kind === 'Null') return t.type;
+  return { kind: 'Optional', inner: t.type };
+}
+
+const sameType = (a: StaticType, b: StaticType): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** The union of `members`: flattened, deduplicated; string literals merge into one enum; a single member is itself; Any absorbs all. */
+export function unionType(members: StaticType[]): StaticType {
+  const flat: StaticType[] = [];
+  const strings: string[] = [];
+  const add = (m: StaticType): void => {
+    if (m.kind === 'Union') m.members.forEach(add);
+    else if (m.kind === 'Enum') strings.push(...m.values);
+    else if (m.kind === 'Literal' && typeof m.value === 'string') strings.push(m.value);
+    else if (!flat.some((f) => sameType(f, m))) flat.push(m);
+  };
+  members.forEach(add);
+  if (flat.some((m) => m.kind === 'Any' || m.kind === 'Optional' || m.kind === 'Null' || m.kind === 'Void')) return ANY;
+  const distinct = [...new Set(strings)];
+  // a string literal next to Str adds nothing
+  if (distinct.length > 0 && !flat.some((m) => m.kind === 'Str')) flat.unshift(distinct.length === 1 ? { kind: 'Literal', value: distinct[0] } : { kind: 'Enum', values: distinct });
+  // two list or two map types: one list (map) of the union of their elements would be a lie; keep them
+  if (flat.length === 0) return { kind: 'Str' };
+  return flat.length === 1 ? flat[0] : { kind: 'Union', members: flat };
+}
+
+/** The type of `enum`/`const` values (nulls removed): string literals are an enum, others literal unions. */
+function literalsType(values: unknown[]): StaticType {
+  if (values.length === 0) return ANY;
+  const members: StaticType[] = [];
+  for (const v of values) {
+    if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) members.push({ kind: 'Literal', value: v });
+    else return ANY; // an object or array literal: Turn has no literal type for it
+  }
+  if (members.every((m) => m.kind === 'Literal' && typeof m.value === 'boolean') && new Set(values).size === 2) return { kind: 'Bool' };
+  return unionType(members);
+}
+
+/** The check annotations a schema's validation keywords give, for a value of type `t` (the keywords that do not apply to it are dropped). */
+export function checksOf(schema: Schema, t: StaticType, warn: (message: string) => void): FieldCheck[] {
+  const inner = t.kind === 'Optional' ? t.inner : t;
+  const out: FieldCheck[] = [];
+  const num = (k: string) => (typeof schema[k] === 'number' && Number.isFinite(schema[k]) ? (schema[k] as number) : undefined);
+  const count = (k: string) => {
+    const n = num(k);
+    return n !== undefined && Number.isInteger(n) && n >= 0 ? n : undefined;
+  };
+  if (inner.kind === 'Num') {
+    const min = num('minimum');
+    const max = num('maximum');
+    // OpenAPI 3.0: `exclusiveMinimum: true` makes `minimum` exclusive; 3.1 (JSON Schema): a number
+    if (min !== undefined) out.push({ keyword: schema.exclusiveMinimum === true ? 'exclusive_minimum' : 'minimum', value: min });
+    if (num('exclusiveMinimum') !== undefined) out.push({ keyword: 'exclusive_minimum', value: num('exclusiveMinimum')! });
+    if (max !== undefined) out.push({ keyword: schema.exclusiveMaximum === true ? 'exclusive_maximum' : 'maximum', value: max });
+    if (num('exclusiveMaximum') !== undefined) out.push({ keyword: 'exclusive_maximum', value: num('exclusiveMaximum')! });
+    const m = num('multipleOf');
+    if (m !== undefined && m > 0) out.push({ keyword: 'multiple_of', value: m });
+  } else if (inner.kind === 'Str') {
+    if (count('minLength') !== undefined) out.push({ keyword: 'min_length', value: count('minLength')! });
+    if (count('maxLength') !== undefined) out.push({ keyword: 'max_length', value: count('maxLength')! });
+    if (typeof schema.pattern === 'string') {
+      if (validPattern(schema.pattern)) out.push({ keyword: 'pattern', value: schema.pattern });
+      else warn(`a pattern that is not a valid JavaScript (Unicode) regular expression is not checked: ${JSON.stringify(schema.pattern.slice(0, 80))}`);
+    }
+  } else if (inner.kind === 'List') {
+    if (count('minItems') !== undefined) out.push({ keyword: 'min_items', value: count('minItems')! });
+    if (count('maxItems') !== undefined) out.push({ keyword: 'max_items', value: count('maxItems')! });
+  }
+  return out;
+}
+
+/** Whether a `pattern` compiles as the validator compiles it (ECMAScript, Unicode mode). */
+function validPattern(p: string): boolean {
+  if (hasUnpairedSurrogate(p)) return false;
+  try {
+    new RegExp(p, 'u');
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -5,15 +5,25 @@ import type { StaticType } from '../check/types.js';
 export type Protocol = 'openapi' | 'jsonschema' | 'graphql' | 'mcp';
 export const PROTOCOLS: readonly Protocol[] = ['openapi', 'jsonschema', 'graphql', 'mcp'];
 
+/** A JSON Schema validation keyword as a Turn check annotation (`@minimum(0)`, `@pattern("...")`). */
+export type CheckKeyword = 'minimum' | 'maximum' | 'exclusive_minimum' | 'exclusive_maximum' | 'multiple_of' | 'min_length' | 'max_length' | 'pattern' | 'min_items' | 'max_items';
+
+export interface FieldCheck {
+  keyword: CheckKeyword;
+  value: number | string;
+}
+
 export interface AbsorbedField {
   /** A valid Turn identifier (sanitized from the spec's property name). */
   name: string;
   /** The property name on the wire (JSON key / GraphQL field), when it differs from `name`. */
   wireName: string;
   type: StaticType;
-  /** Not required, or nullable: the value may be `null`/absent. */
+  /** Not required, or nullable: the value may be `null`/absent (`T?`). */
   optional: boolean;
   doc?: string;
+  /** The schema's validation keywords that Turn checks on this field. */
+  checks?: FieldCheck[];
 }
 
 export interface AbsorbedStruct {
@@ -54,6 +64,11 @@ export interface AbsorbedOperation {
   doc?: string;
   origin: string;
   graphql?: { operation: 'query' | 'mutation'; field: string; document: string };
+  /**
+   * The JSON Schema (2020-12) a reply must conform to, when the absorber knows it better than the
+   * result type says (GraphQL: what the query document selects). Otherwise it is the result type's.
+   */
+  replySchema?: Record<string, unknown>;
   mcp?: { tool: string; inputSchema: unknown };
 }
 

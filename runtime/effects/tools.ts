@@ -9,6 +9,7 @@ import { performHttp, type HttpResponse } from './http.js';
 import { IDENTITY_KINDS, type IdentityHandle } from './identity.js';
 import type { Redactor, Vault } from './vault.js';
 import { KNOWLEDGE_TOOLS } from '../knowledge/tools.js';
+import { jsonSchemaIssues } from '../absorb/reply.js';
 import type { KnowledgeSession } from '../knowledge/store.js';
 import { RE2JS } from 're2js';
 
@@ -526,6 +527,8 @@ export const STD_TOOLS: Record<string, PureTool | EffectTool> = {
   ),
   math_random: { effect: true, capability: 'none (random; journaled)', run: (ctx) => mathRandom(ctx) },
   json_pretty: { effect: false, run: jsonPretty },
+  // the validator `infer` uses, for the replies of absorbed APIs (runtime/absorb/reply.ts)
+  json_schema_issues: { effect: false, run: jsonSchemaIssues },
   time_now_ms: { effect: true, capability: 'none (clock; journaled)', run: (ctx) => timeNowMs(ctx) },
   time_now_iso: { effect: true, capability: 'none (clock; journaled)', run: (ctx) => timeNowIso(ctx) },
   time_format_iso: { effect: false, run: timeFormatIso },

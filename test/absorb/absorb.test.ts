@@ -71,7 +71,7 @@ test('OpenAPI 3.1 JSON: type lists with null, self-reference, free-form maps, in
   assert.deepEqual(r.diagnostics, []);
   assert.deepEqual(field(r, 'Task', 'due'), { name: 'due', wireName: 'due', type: { kind: 'Str' }, optional: true });
   assert.deepEqual(field(r, 'Task', 'subtasks').type, { kind: 'List', element: { kind: 'Struct', name: 'Task' } });
-  assert.deepEqual(field(r, 'Task', 'meta').type, { kind: 'Map' });
+  assert.deepEqual(field(r, 'Task', 'meta').type, { kind: 'Map', value: { kind: 'Str' } }, 'additionalProperties: T → Map<Str, T>');
   assert.deepEqual(field(r, 'Task', 'priority'), { name: 'priority', wireName: 'priority', type: { kind: 'Num' }, optional: true });
   const list = op(r, 'list_tasks');
   assert.deepEqual(list.params.map((p) => [p.name, p.in, p.type.kind]), [['projectId', 'path', 'Num'], ['state', 'query', 'Enum']]);

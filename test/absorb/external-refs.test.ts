@@ -127,3 +127,32 @@ test('a spec fetched from a URL resolves its relative refs against that URL, nev
   const local = await absorbSchema('openapi', `${base}/local.yaml`, dir, { cacheDir, fetch: fetchLocal });
   assert.match(local.diagnostics.find((d) => d.severity === 'error')?.message ?? '', /cannot refer to the local file/);
 });
+
+test('a local spec\'s $ref outside its own folder (absolute, escaping with .., or through a symlink) is refused at the $ref, unread', async () => {
+  // issue 28: compile-time reads are limited to the spec named in the `use` line and files under its folder
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-refs-outside-'));
+  const secret = path.join(outside, 'secret.yaml');
+  fs.writeFileSync(secret, MONEY.replace('amount', 'TOPSECRET_FIELD'));
+  const specDir = path.join(dir, 'confined');
+  fs.mkdirSync(specDir, { recursive: true });
+  fs.symlinkSync(outside, path.join(specDir, 'link'));
+  const escaping = path.relative(specDir, secret);
+  assert.match(escaping, /^\.\.\//);
+  for (const ref of [`${secret}#/Money`, `file://${secret}#/Money`, `${escaping}#/Money`, 'link/secret.yaml#/Money']) {
+    fs.writeFileSync(path.join(specDir, 'shop.yaml'), spec(ref));
+    const r = await absorbSchema('openapi', 'shop.yaml', specDir, { cacheDir });
+    const e = r.diagnostics.find((d) => d.severity === 'error');
+    assert.ok(e, `${ref}: ${JSON.stringify(r.diagnostics)}`);
+    assert.match(e.message, /is outside the folder of the spec .*: a spec's \$refs may read only files under its own folder/, ref);
+    assert.equal(e.pointer, '#/components/schemas/Order/properties/total/$ref', ref);
+    assert.equal(e.line, 22, ref);
+    assert.ok(!JSON.stringify(r).includes('TOPSECRET'), ref);
+  }
+  // a file under the spec's folder (also in a subfolder) still resolves
+  fs.mkdirSync(path.join(specDir, 'common'), { recursive: true });
+  fs.writeFileSync(path.join(specDir, 'common', 'money.yaml'), MONEY);
+  fs.writeFileSync(path.join(specDir, 'shop.yaml'), spec('common/money.yaml#/Money'));
+  const ok = await absorbSchema('openapi', 'shop.yaml', specDir, { cacheDir });
+  assert.deepEqual(ok.diagnostics.filter((d) => d.severity === 'error'), []);
+  assert.deepEqual(totalFields(ok), ['amount: Num', 'currency: EUR|USD']);
+});

@@ -254,7 +254,7 @@ test('the properties exercise both outcomes (runs after them)', () => {
 
 // ---- Regressions
 
-test('regression: a property with a one-value enum (or a string const) absorbs and parses', async () => {
+test('regression: a property with a one-value enum (or a string const) absorbs and parses, as a literal type', async () => {
   const spec = { type: 'object', properties: { kind: { enum: ['circle'] }, shape: { const: 'square' }, r: { type: 'number' } }, required: ['kind'] };
   const { result, module } = await absorbAndCheck('jsonschema', JSON.stringify(spec));
   assert.deepEqual(result.diagnostics, []);
@@ -263,7 +263,9 @@ test('regression: a property with a one-value enum (or a string const) absorbs a
   const struct = checked.program.body.find((s) => s.kind === 'Struct');
   assert.ok(struct?.kind === 'Struct');
   const kind = struct.fields.find((f) => f.name.name === 'kind');
-  assert.deepEqual(kind?.type.kind === 'EnumType' && [...new Set(kind.type.values)], ['circle'], 'the one value is kept as an enum');
+  assert.deepEqual(kind?.type.kind === 'LiteralType' && kind.type.value, 'circle', 'the one value is a literal type');
+  const shape = struct.fields.find((f) => f.name.name === 'shape');
+  assert.deepEqual(shape?.type.kind === 'OptionalType' && shape.type.inner.kind === 'LiteralType' && shape.type.inner.value, 'square', 'a const not required is an optional literal');
 });
 
 test('regression: strings with quotes, backslashes, control characters and unpaired surrogates are escaped', async () => {
@@ -274,7 +276,9 @@ test('regression: strings with quotes, backslashes, control characters and unpai
   const checked = await checkSource(path.join(dir, 'strings.tn'), module);
   const struct = checked.program.body.find((s) => s.kind === 'Struct');
   assert.ok(struct?.kind === 'Struct');
-  const v = struct.fields[0].type;
+  const optional = struct.fields[0].type;
+  assert.ok(optional.kind === 'OptionalType', 'a property not required is optional');
+  const v = optional.inner;
   assert.ok(v.kind === 'EnumType');
   assert.deepEqual(v.values, [...values.slice(0, -1), '\ufffdx'], 'every value round-trips; an unpaired surrogate becomes U+FFFD');
   assert.ok(result.diagnostics.some((d) => d.severity === 'warning' && /unpaired UTF-16 surrogate/.test(d.message) && d.pointer), JSON.stringify(result.diagnostics));

@@ -39,7 +39,7 @@ let r = market.get_quote(null, 42);
 call("echo", r.nonexistent_field);
 let p: Str = r.price;
 `), [
-    'a.tn:3:5: market.yaml has no operation `get_quotes` (did you mean `get_quote`?) (it has get_quote)',
+    'a.tn:3:5: market.yaml has no operation `get_quotes` (did you mean `get_quote`?) (it has get_quote, unvalidated)',
     'a.tn:4:25: type mismatch: parameter `base` of `client` is Str, got Num',
     'a.tn:5:9: `get_quote` takes 2 arguments, got 1',
     'a.tn:6:32: type mismatch: parameter `symbol` of `get_quote` is Str, got Num',
@@ -60,7 +60,7 @@ gql.book(null);
 `);
   assert.deepEqual(m, [
     'a.tn:6:16: Book has no field `isbn`',
-    'a.tn:7:5: library.graphql has no operation `boook` (did you mean `book`?) (it has book, books, addBook)',
+    'a.tn:7:5: library.graphql has no operation `boook` (did you mean `book`?) (it has book, books, addBook, unvalidated)',
     'a.tn:8:1: `book` takes 2 arguments, got 1',
   ]);
 });
