@@ -496,7 +496,7 @@ export class VM implements LifecycleRuntime {
 
   deliver(to: Process, message: Value): void {
     if (to.finished) return;
-    to.mailbox.push(message);
+    to.inbox.push(message);
     if (to.waiting === 'receive') this.wake(to);
   }
 
@@ -1422,8 +1422,8 @@ export class VM implements LifecycleRuntime {
               break;
             }
             case 61 /* RECEIVE */:
-              if (p.mailbox.length > 0) {
-                stack[sp++] = p.mailbox.shift()!;
+              if (p.inbox.size > 0) {
+                stack[sp++] = p.inbox.shift()!;
                 break;
               }
               p.waiting = 'receive';
@@ -1432,10 +1432,10 @@ export class VM implements LifecycleRuntime {
               this.left = budget;
               return BLOCKED;
             case 90 /* RECEIVE_T */: {
-              if (p.mailbox.length > 0) {
+              if (p.inbox.size > 0) {
                 p.deadline = null;
                 p.timedOut = false;
-                stack[sp - 1] = p.mailbox.shift()!;
+                stack[sp - 1] = p.inbox.shift()!;
                 break;
               }
               if (timedWait(this, p, millisArg(stack[sp - 1]))) {
