@@ -7,6 +7,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import type { Program } from './ast.js';
 import { lowerProgram } from './lower.js';
 import { SourceFile } from './source.js';
+import { keepWasmOnBaselineTier } from './wasm-tiering.js';
 
 const WASM_NAME = 'tree-sitter-turn.wasm';
 
@@ -27,6 +28,7 @@ let languagePromise: Promise<Language> | undefined;
 /** The Turn language, loaded once per process. */
 export function loadTurnLanguage(): Promise<Language> {
   languagePromise ??= (async () => {
+    keepWasmOnBaselineTier(); // before the grammar's WebAssembly is compiled (wasm-tiering.ts)
     await Parser.init();
     return Language.load(grammarWasmPath());
   })();

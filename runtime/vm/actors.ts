@@ -233,7 +233,7 @@ export function inspect(p: Process): ProcessInfo {
     linked: p.linked,
     detached: p.detached,
     monitors: [...p.monitors],
-    mailbox: p.mailbox.length,
+    mailbox: p.inbox.size,
     scopes: p.scopes.length,
     cancel: p.cancel,
   };

@@ -3,38 +3,44 @@
 // The interpreter loop never awaits: a process that needs an effect returns to the scheduler
 // with its state saved in plain data, and is resumed with the effect's result.
 import type { Bundle, FunctionProto, ImplDesc, InferDesc, StructDesc } from '../compile/bundle.js';
-import { Check, Cmp, Op } from '../compile/opcodes.js';
+import { Op } from '../compile/opcodes.js';
 import { contextText, type ContextLimits } from '../context/index.js';
 import { EventLog } from '../events/index.js';
-import type { InferOutcome } from '../infer/driver.js';
-import { inferErrorValue, inferredValue, startInfer } from '../infer/effect.js';
+import { inferErrorValue, inferredValue } from '../infer/effect.js';
 import type { DebugHook } from '../ports/debug.js'; // debugger hook
 import type { Host, ToolRequest } from '../ports/host.js';
 import type { PendingEffect } from '../ports/effect.js';
-import { binarySlow, getField, indexSlow } from './ops.js';
+import { binarySlow, cmpOp, getField, indexSlow, keyString, makeStruct } from './ops.js';
 import {
   BLOCKED, DONE, EFFECT, FAILED, READY, YIELD, Process,
   type Failure, type Frame, type Site, type StackEntry, type SchedulerState, type SchedulerWaits,
 } from './process.js';
 import { TOOLS, toolArgs, type ToolEnv } from './tools.js';
-import type { Cancellable } from '../effects/tools.js';
 import { EFFECT_TOOL_NAMES, PURE_STD_TOOLS, toHostArg } from './host-tools.js';
 import { DEFAULT_MAX_ALLOC, PROCESS_COST, closureCost, copiedCost, listCost, mapCost, plainCost, textCost } from './alloc.js';
 import {
-  BLOCK, PROCESS_TOOLS, ProcessFailed, SCOPE_POLICIES, abandonScopes, cancelScopeTasks, cancelledValue, gatheredValue, innermostScope,
-  inspect, millisArg, openScope, processEnded, requestCancel, scopeResult, spawnedEvent, taskFinished, timedWait, type ActorRuntime, type ProcessInfo,
+  BLOCK, PROCESS_TOOLS, ProcessFailed, SCOPE_POLICIES, abandonScopes, cancelledValue, gatheredValue, innermostScope,
+  inspect, millisArg, openScope, scopeResult, spawnedEvent, timedWait, type ProcessInfo,
 } from './actors.js';
 import {
   Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VMError, VecVal,
-  MAX_JSON_DEPTH, MESSAGE_VALUE_LENGTH, confidenceOf, containsIdentity, fromPlain, isolate, render, toJson, truthy, typeName, unwrap,
+  MAX_JSON_DEPTH, confidenceOf, containsIdentity, fromPlain, isolate, render, toJson, truthy, typeName, unwrap,
   withConfidence, type Value,
 } from '../values/index.js';
 import { SUSPEND_TOOL, type DurableHooks } from '../ports/durable.js';
 import { REMOTE_CHILD_TOOL, type ChildPlacement } from '../ports/placement.js';
+import { checkParam, describeMismatch, singleArgument } from './calling.js';
+import { EffectWaits, type EffectResult, type EffectWait } from './effect-waits.js';
+import { ProcessTable, finishProcess, type LifecycleRuntime } from './lifecycle.js';
+import { RunQueue, seededRandom } from './run-queue.js';
+import { failureMessage, processSite, runtimeErrorValue, siteOf, stackTrace } from './sites.js';
+import { Timers } from './timers.js';
 
 export * from '../values/index.js';
 export { render as renderValue } from '../values/index.js';
 export { TOOLS } from './tools.js';
+export { runtimeErrorValue } from './sites.js';
+export type { EffectResult } from './effect-waits.js';
 
 export type { Host, ToolRequest };
 
@@ -91,115 +97,13 @@ class TurnThrow {
 /** Thrown inside `exec` when the allocation budget runs out: ends the run (no `catch` sees it). */
 const ALLOC_EXHAUSTED = Symbol('allocation budget exhausted');
 
-/** The Map a runtime error raised by the VM is caught as. */
-export function runtimeErrorValue(message: string, line: number): Map<string, Value> {
-  return new Map<string, Value>([
-    ['type', 'RuntimeError'],
-    ['message', message],
-    ['line', line],
-  ]);
-}
 
-function checkParam(v: Value, check: number): boolean {
-  if (v instanceof Uncertain) v = v.v;
-  if (check > 15) {
-    // `List<T>`: a list whose every element passes T's check
-    if (!Array.isArray(v)) return false;
-    const element = check >> 4;
-    for (const x of v) if (!checkParam(x, element)) return false;
-    return true;
-  }
-  switch (check) {
-    case Check.NUM:
-      return typeof v === 'number';
-    case Check.STR:
-      return typeof v === 'string';
-    case Check.BOOL:
-      return typeof v === 'boolean';
-    case Check.LIST:
-      return Array.isArray(v);
-    case Check.MAP:
-      return v instanceof Map;
-  }
-  return true;
-}
-
-/**
- * Turn v1's calling convention for `call(f, x)` with one argument: a closure of no parameters
- * ignores it; a list spreads over two or more parameters, and a one-element list over one
- * (unless that parameter is declared a List and the element is not a list); a map or struct binds two or more parameters by name
- * (a missing name is null), and one parameter by name when it has that key and the parameter is
- * not declared a Map or that struct. Returns the arguments to pass, or null to pass `x` as it is.
- */
-function singleArgument(proto: FunctionProto, arg: Value): Value[] | null {
-  if (proto.method) return null;
-  const n = proto.arity;
-  if (n === 0) return [];
-  const c = arg instanceof Uncertain ? arg.c : 1;
-  const keep = (x: Value): Value => (c < 1 ? withConfidence(x, Math.min(c, confidenceOf(x))) : x);
-  const u = unwrap(arg);
-  const first = proto.params[0];
-  if (Array.isArray(u)) {
-    if (n > 1) return u.map(keep);
-    if (u.length !== 1) return null;
-    const listParam = first.check === Check.LIST || first.check > 15;
-    return !listParam || Array.isArray(unwrap(u[0])) ? [keep(u[0])] : null;
-  }
-  const fields = u instanceof Map ? u : u instanceof StructVal ? u.fields : null;
-  if (!fields) return null;
-  if (n > 1) return proto.params.map((p) => keep(fields.get(p.name) ?? null));
-  if (first.check === Check.MAP || (u instanceof StructVal && first.type === u.type) || !fields.has(first.name)) return null;
-  return [keep(fields.get(first.name)!)];
-}
-
-/** What a value that fails `check` is, naming the first wrong element of a typed list. */
-function describeMismatch(v: Value, check: number): string {
-  const u = unwrap(v);
-  if (check > 15 && Array.isArray(u)) {
-    const i = u.findIndex((x) => !checkParam(x, check >> 4));
-    if (i >= 0) return `a List whose element ${i} is ${describeMismatch(u[i], check >> 4)}`;
-  }
-  return typeName(v);
-}
-
-function keyString(v: Value, what: string): string {
-  v = unwrap(v);
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return String(v);
-  throw new VMError(`${what} key must be a Str, got ${typeName(v)}`);
-}
-
-export type EffectResult = { kind: 'infer'; outcome: InferOutcome } | { kind: 'tool'; ok: true; value: unknown } | { kind: 'tool'; ok: false; message: string };
-
-interface EffectWait {
-  p: Process;
-  effect: PendingEffect;
-  promise: Promise<EffectResult>;
-  /** aborts the host's work (an HTTP request, a model call) when the process no longer wants it */
-  abort?: AbortController;
-  /** how the effect ended, once it has (issue 17: the scheduler takes it without racing every pending effect) */
-  settled?: { result: EffectResult } | { error: unknown };
-}
-
-/** mulberry32: a small, well-distributed generator, so a seed replays a schedule exactly. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
-
-export class VM implements ActorRuntime {
+export class VM implements LifecycleRuntime {
   readonly fns: FunctionProto[];
-  private readonly procs = new Map<number, Process>();
-  private nextPid = 1;
-  private queue: Process[] = [];
-  private qhead = 0;
-  private readonly pending: EffectWait[] = [];
+  private readonly procs = new ProcessTable();
+  private readonly queue: RunQueue;
+  private readonly timers = new Timers();
+  private readonly effects: EffectWaits;
   private readonly methods = new Map<string, Map<string, ClosureVal>>();
   private readonly moduleCache = new Map<number, Value>();
   private readonly maxSteps: number;
@@ -216,15 +120,9 @@ export class VM implements ActorRuntime {
   /** budget left when `exec` returned */
   private left = 0;
   private readonly toolEnv: ToolEnv;
-  /** the scheduler's generator when a seed was given; otherwise processes run in arrival order */
-  private readonly rng: (() => number) | undefined;
   private startedAt = performance.now(); // moved back by `restoreState` (issue 17)
-  /** blocked processes with a deadline (`receive(ms)`, `sleep`) */
-  private readonly sleeping = new Set<Process>();
   /** the run's event stream (requests, replies, retries, tier demotions, invokes, spawns, exits) */
   readonly events: EventLog;
-  private inferSeq = 0;
-  private readonly inferRetries: number | undefined;
   private readonly contextLimits: ContextLimits | undefined;
   main!: Process;
   // debugger hook (runtime/vm/debug.ts): set only while a debugger is attached
@@ -254,17 +152,17 @@ export class VM implements ActorRuntime {
     this.maxAlloc = options.maxAlloc ?? DEFAULT_MAX_ALLOC;
     this.allocStart = this.allocLeft = this.maxAlloc > 0 ? this.maxAlloc : Number.MAX_SAFE_INTEGER;
     this.maxTimeMs = options.maxTimeMs ?? 0;
-    this.rng = options.seed === undefined ? undefined : seededRandom(options.seed);
+    this.queue = new RunQueue(options.seed === undefined ? undefined : seededRandom(options.seed));
     this.toolEnv = { output: (line) => host.output(line), alloc: (n) => this.charge(n) };
     // Events go to the host's sink (the trace, the panel); nothing keeps them in memory, so a long
     // run does not accumulate them, and a run without a sink pays nothing per event.
     this.events = new EventLog(host.event ? (e) => host.event!(e) : undefined, false);
-    this.inferRetries = options.inferRetries;
+    this.effects = new EffectWaits(this.events, options.inferRetries);
     if (options.context) this.contextLimits = { working: 8_000, episodic: 32_000, ...options.context };
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Scheduler
+  // Budgets
 
   /**
    * Ends the run at the next safe point (between slices, or when the scheduler next waits): the
@@ -303,6 +201,10 @@ export class VM implements ActorRuntime {
     return out;
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // The scheduler: runs ready processes a slice at a time (run-queue.ts), and when none is ready
+  // waits for an effect (effect-waits.ts) or a timer (timers.ts)
+
   async run(): Promise<RunOutcome> {
     if (this.maxTimeMs <= 0) return this.schedule().then((o) => this.abandonEffects(o));
     const seconds = this.maxTimeMs / 1000;
@@ -321,7 +223,7 @@ export class VM implements ActorRuntime {
    */
   private abandonEffects(outcome: RunOutcome): RunOutcome {
     if (this.durable?.stoppedNow) return outcome;
-    for (const w of this.pending) w.abort?.abort(new Error('the run ended'));
+    this.effects.abortAll('the run ended');
     return outcome;
   }
 
@@ -339,7 +241,7 @@ export class VM implements ActorRuntime {
     let lastYield = performance.now();
     let slices = 0;
     for (;;) {
-      while (this.qhead < this.queue.length) {
+      while (!this.queue.empty) {
         if (this.debug !== undefined && this.debug.paused !== null) await this.debug.paused; // debugger hook
         if ((++slices & 63) === 0 && performance.now() - lastYield > YIELD_EVERY_MS) {
           // a long computation lets the host's event loop run (a Stop button, a debugger's pause)
@@ -351,18 +253,18 @@ export class VM implements ActorRuntime {
         // debugger hook: a slice a debugger stop cut short goes on first, as if it had not stopped
         const carried = this.debugSlice;
         this.debugSlice = 0;
-        if (this.sleeping.size > 0 && carried === 0) this.fireTimers();
-        const p = carried > 0 ? this.queue[this.qhead++] : this.nextReady();
+        if (this.timers.size > 0 && carried === 0) this.fireTimers();
+        const p = carried > 0 ? this.queue.front() : this.queue.next();
         if (p.status !== READY) continue;
         if (p.cancel === 'requested') {
           this.deliverCancel(p);
           if (p.finished) {
-            if (main.finished && !this.hasLiveDetached()) return this.outcome(main);
+            if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
             continue;
           }
         }
         if (p.peek('joining').length > 0 && this.mustJoin(p)) continue;
-        let slice = carried > 0 ? carried : this.rng ? 1 + (this.rng() % SEEDED_SLICE) : SLICE;
+        let slice = carried > 0 ? carried : this.queue.slice(SLICE, SEEDED_SLICE);
         if (this.maxSteps > 0) slice = Math.min(slice, this.maxSteps - this.used);
         if (slice <= 0) return this.budgetExhausted(p);
         this.current = p;
@@ -374,7 +276,7 @@ export class VM implements ActorRuntime {
         switch (st) {
           case YIELD:
             if (this.maxSteps > 0 && this.used >= this.maxSteps) return this.budgetExhausted(p);
-            if (this.debugSlice > 0) this.queue.splice(this.qhead, 0, p); // debugger hook
+            if (this.debugSlice > 0) this.queue.pushFront(p); // debugger hook
             else this.queue.push(p);
             break;
           case DONE:
@@ -383,16 +285,16 @@ export class VM implements ActorRuntime {
             break;
           case BLOCKED:
             p.status = BLOCKED;
-            if (p.deadline !== null) this.sleeping.add(p);
+            if (p.deadline !== null) this.timers.add(p);
             break;
           case EFFECT:
             p.status = EFFECT;
             this.startEffect(p);
             break;
         }
-        if (main.finished && !this.hasLiveDetached()) return this.outcome(main);
+        if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
       }
-      if (main.finished && !this.hasLiveDetached()) return this.outcome(main);
+      if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
       if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
       // A durable run that suspended (or failed) is over in this OS process: waiting on its
       // sleepers would spin, since no timer may fire after the stop.
@@ -405,22 +307,6 @@ export class VM implements ActorRuntime {
         return this.failRun(main, 'deadlock: every process is waiting', true);
       }
     }
-  }
-
-  /** The next process to run: in arrival order, or drawn by the seeded generator. */
-  private nextReady(): Process {
-    if (this.rng) {
-      const i = this.qhead + (this.rng() % (this.queue.length - this.qhead));
-      const picked = this.queue[i];
-      this.queue[i] = this.queue[this.qhead];
-      this.queue[this.qhead] = picked;
-    }
-    const p = this.queue[this.qhead++];
-    if (this.qhead > 1024 && this.qhead * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.qhead);
-      this.qhead = 0;
-    }
-    return p;
   }
 
   /** Raises `Cancelled` in `p` at this safe point (between slices), so a `catch` can clean up. */
@@ -443,40 +329,31 @@ export class VM implements ActorRuntime {
     return true;
   }
 
-  private hasLiveDetached(): boolean {
-    for (const p of this.procs.values()) if (p.detached && !p.finished) return true;
-    return false;
-  }
-
   /**
    * Waits for the oldest pending effect or the earliest timer (`receive(ms)`, `sleep`), whichever
    * comes first, and makes its process runnable. False when there is nothing to wait for.
    */
   private async awaitEffectOrTimer(): Promise<boolean> {
-    let sleeper: Process | undefined;
-    for (const p of this.sleeping) {
-      if (p.status === BLOCKED && p.deadline !== null && (!sleeper || p.deadline < sleeper.deadline!)) sleeper = p;
-    }
-    if (this.pending.length === 0 && !sleeper) return false;
+    const sleeper = this.timers.earliest();
+    const effects = this.effects;
+    if (effects.count === 0 && !sleeper) return false;
     // durable replay (issue 5): the journal says whether a timer or an effect came first, and which
     if (this.durable?.replaying) {
       if (sleeper && this.durable.timerFirst()) return this.fireTimers(true), true;
-      if (this.pending.length > 0) {
-        const i = this.pending.length > 1 ? this.durable.effectFirst(0) : 0;
-        const w = this.pending[i];
-        const result = await w.promise;
-        this.pending.splice(i, 1);
-        this.resumeEffect(w, result);
+      if (effects.count > 0) {
+        const i = effects.count > 1 ? this.durable.effectFirst(0) : 0;
+        const result = await effects.at(i).promise;
+        this.resumeEffect(effects.take(i), result);
         return true;
       }
     }
     // Whichever finishes first, so one slow effect never holds up the others' results. An effect
     // that has settled already is taken at once (the first in start order); otherwise the wait is
     // one promise for "an effect settled", not one per pending effect (issue 17).
-    let i = this.pending.findIndex((w) => w.settled !== undefined);
+    let i = effects.firstSettled();
     if (i < 0) {
       let timer: NodeJS.Timeout | undefined;
-      const racers: Promise<'effect' | 'timer' | 'stopped'>[] = [new Promise<'effect'>((resolve) => (this.effectSettled = () => resolve('effect')))];
+      const racers: Promise<'effect' | 'timer' | 'stopped'>[] = [effects.settledSignal()];
       if (this.durable) racers.push(this.durable.stopped.then(() => 'stopped' as const));
       racers.push(new Promise<'stopped'>((resolve) => (this.wakeScheduler = () => resolve('stopped'))));
       if (sleeper) {
@@ -489,18 +366,17 @@ export class VM implements ActorRuntime {
       const first = await Promise.race(racers);
       clearTimeout(timer);
       this.wakeScheduler = undefined;
-      this.effectSettled = undefined;
+      effects.stopWaiting();
       if (first === 'stopped') return true; // the scheduler's loop ends the run
       if (first === 'timer') {
         this.fireTimers(true);
         return true;
       }
-      i = this.pending.findIndex((w) => w.settled !== undefined);
+      i = effects.firstSettled();
       if (i < 0) return true; // an effect the scheduler took already: wait again
     }
-    if (this.durable && this.pending.length > 1) this.durable.effectFirst(i);
-    const w = this.pending[i];
-    this.pending.splice(i, 1);
+    if (this.durable && effects.count > 1) this.durable.effectFirst(i);
+    const w = effects.take(i);
     const settled = w.settled!;
     if ('error' in settled) throw settled.error;
     this.resumeEffect(w, settled.result);
@@ -509,23 +385,10 @@ export class VM implements ActorRuntime {
 
   /** Wakes the processes whose `receive(ms)` or `sleep` time is up. */
   private fireTimers(awaited = false): void {
-    for (const p of this.sleeping) if (p.status !== BLOCKED || p.deadline === null) this.sleeping.delete(p);
-    if (this.durable) {
-      // a durable run: which sleepers wake is journaled (live) or read from the journal (replay)
-      for (const id of this.durable.fireTimers(this.sleeping, awaited)) {
-        const p = this.procs.get(id);
-        if (p) this.timeOut(p);
-      }
-      return;
+    for (const p of this.timers.due(this.now(), this.durable, awaited, (id) => this.procs.get(id))) {
+      p.timedOut = true;
+      this.wake(p);
     }
-    const now = this.now();
-    for (const p of this.sleeping) if (p.deadline! <= now) this.timeOut(p);
-  }
-
-  private timeOut(p: Process): void {
-    this.sleeping.delete(p);
-    p.timedOut = true;
-    this.wake(p);
   }
 
   // ActorRuntime (runtime/vm/actors.ts)
@@ -550,69 +413,47 @@ export class VM implements ActorRuntime {
   // ---- durable restore (issue 17; runtime/durable/snapshot.ts): the scheduler's state at a safe point
   private restored = false;
 
-  /** set while the scheduler waits: an effect settled */
-  private effectSettled: (() => void) | undefined;
-
-  /** Notes when a pending effect settles, so the scheduler's wait costs O(1) promises, not one per pending effect. */
-  private track(w: EffectWait): EffectWait {
-    w.promise.then(
-      (result) => {
-        w.settled = { result };
-        this.effectSettled?.();
-      },
-      (error: unknown) => {
-        w.settled = { error };
-        this.effectSettled?.();
-      },
-    );
-    return w;
-  }
-
   durableState(): SchedulerState & SchedulerWaits {
     return {
       processes: [...this.procs.values()],
       main: this.main.id,
-      nextPid: this.nextPid,
+      nextPid: this.procs.nextPid,
       used: this.used,
       allocLeft: this.allocLeft,
-      inferSeq: this.inferSeq,
+      inferSeq: this.effects.inferSeq,
       now: this.now(),
-      sleeping: [...this.sleeping].map((p) => p.id),
+      sleeping: this.timers.ids(),
       methods: this.methods,
       moduleCache: this.moduleCache,
       resultSite: this.resultSite,
-      ready: this.queue.slice(this.qhead).map((p) => p.id),
-      pending: this.pending.map((w) => w.p.id),
-      seeded: this.rng !== undefined,
+      ready: this.queue.ids(),
+      pending: this.effects.ids(),
+      seeded: this.queue.seeded,
     };
   }
 
   /** Before `run`: the VM continues from `s`, with the effects of `resumed` pending (their results given). */
   restoreState(s: SchedulerState, resumed: { pid: number; result: EffectResult }[]): void {
-    for (const p of s.processes) this.procs.set(p.id, p);
+    for (const p of s.processes) this.procs.restore(p);
     this.main = this.procs.get(s.main)!;
-    this.nextPid = s.nextPid;
+    this.procs.nextPid = s.nextPid;
     this.used = s.used;
     this.allocLeft = s.allocLeft;
-    this.inferSeq = s.inferSeq;
+    this.effects.inferSeq = s.inferSeq;
     this.startedAt = performance.now() - s.now;
-    for (const id of s.sleeping) this.sleeping.add(this.procs.get(id)!);
+    for (const id of s.sleeping) this.timers.add(this.procs.get(id)!);
     for (const [k, v] of s.methods) this.methods.set(k, v);
     for (const [k, v] of s.moduleCache) this.moduleCache.set(k, v);
     this.resultSite = s.resultSite;
-    for (const r of resumed) {
-      const p = this.procs.get(r.pid)!;
-      this.pending.push(this.track({ p, effect: p.effect!, promise: Promise.resolve(r.result) }));
-    }
+    for (const r of resumed) this.effects.restore(this.procs.get(r.pid)!, r.result);
     this.restored = true;
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // Process lifecycle (lifecycle.ts): creating, waking, delivering to and finishing processes
+
   private newProcess(parent: number, linked: boolean): Process {
-    const p = new Process(this.nextPid++, parent, linked);
-    this.procs.set(p.id, p);
-    if (this.contextLimits) p.context.limits = this.contextLimits;
-    if (this.events.active) this.events.emit({ kind: 'process.spawn',  pid: p.id, parent });
-    return p;
+    return this.procs.create(parent, linked, this.contextLimits, this.events);
   }
 
   /** Starts a process running `closure(args)`; errors (arity, types) are raised in the caller. */
@@ -620,7 +461,7 @@ export class VM implements ActorRuntime {
     this.charge(PROCESS_COST);
     // placement seam: a child placed elsewhere is a proxy waiting on one effect (ports/placement.ts);
     // a parent with a context keeps its children here (the context does not travel)
-    const placed = this.placement && !parent.hasContext() ? this.placement.place(closure, args, this.nextPid) : null;
+    const placed = this.placement && !parent.hasContext() ? this.placement.place(closure, args, this.procs.nextPid) : null;
     if (placed) {
       const proxy = this.newProcess(parent.id, linked);
       proxy.effect = { kind: 'tool', request: { ...placed, pid: proxy.id } };
@@ -642,10 +483,8 @@ export class VM implements ActorRuntime {
    * cancelled: the effect's late result is then ignored (see `resumeEffect`).
    */
   wake(p: Process): void {
-    if (p.status === EFFECT && p.cancel === 'requested') {
-      // a cancelled process no longer waits for its effect: the host stops the work
-      for (const w of this.pending) if (w.p === p) w.abort?.abort(new Error(p.cancelReason || 'cancelled'));
-    }
+    // a cancelled process no longer waits for its effect: the host stops the work
+    if (p.status === EFFECT && p.cancel === 'requested') this.effects.abortFor(p, p.cancelReason || 'cancelled');
     if (p.status === BLOCKED || (p.status === EFFECT && p.cancel === 'requested')) {
       this.used++; // a resumption is a step: --max-steps bounds waiting loops too
       p.status = READY;
@@ -657,73 +496,19 @@ export class VM implements ActorRuntime {
 
   deliver(to: Process, message: Value): void {
     if (to.finished) return;
-    to.mailbox.push(message);
+    to.inbox.push(message);
     if (to.waiting === 'receive') this.wake(to);
   }
 
   private finish(p: Process, st: number): void {
-    p.status = st;
-    if (this.events.active) this.events.emit({ kind: 'process.exit',  pid: p.id, status: st === DONE ? 'done' : 'failed' });
-    p.stack = [];
-    p.sp = 0;
-    p.loading = [];
-    // No orphans: a process that ends with scopes still open cancels their tasks.
-    while (p.peek('scopes').length > 0) cancelScopeTasks(this, p.scopes.pop()!, 'cancelled: the process that owns its scope ended');
-    taskFinished(this, p);
-    processEnded(this, p);
-    for (const id of p.peek('watchers')) {
-      const w = this.procs.get(id);
-      if (w && w.waiting === 'gather') this.wake(w);
-    }
-    p.watchers = [];
-    // a link binds both ways: a parent that fails (or is cancelled) takes its linked children down
-    if (st === FAILED) {
-      for (const q of this.procs.values()) {
-        if (q.parent === p.id && q.linked && !q.finished) requestCancel(this, q, `cancelled: its linked parent #${p.id} failed`);
-      }
-    }
-    if (p.linked) {
-      const parent = this.procs.get(p.parent);
-      if (parent && !parent.finished) {
-        const signal = new Map<string, Value>([
-          ['type', 'ExitSignal'],
-          ['pid', new PidVal(p.id)],
-        ]);
-        if (st === DONE) signal.set('result', this.copy(p.result));
-        else signal.set('reason', this.copy(p.failure!.value));
-        this.deliver(parent, signal);
-      }
-    }
+    finishProcess(this, p, st);
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // Effects (effect-waits.ts): started when a process yields EFFECT, resumed with their result
+
   private startEffect(p: Process): void {
-    const effect = p.effect!;
-    const host = this.durable ? this.durable.host(p, effect, this.host) : this.host; // issue 5
-    const abort = new AbortController();
-    const signal = abort.signal;
-    let promise: Promise<EffectResult>;
-    if (effect.kind === 'infer') {
-      const id = `i${++this.inferSeq}`;
-      // the signal travels in the exchange's io (runtime/providers/transport.ts aborts the HTTP call)
-      promise = startInfer(effect.request, (request, io) => host.infer(request, { ...io, signal } as typeof io), this.events, id, this.inferRetries).then(
-        (outcome) => ({ kind: 'infer' as const, outcome }),
-      );
-    } else {
-      const request = effect.request;
-      this.events.emit({ kind: 'tool.request',  pid: p.id, tool: request.name });
-      promise = Promise.resolve()
-        .then(() => {
-          if (!host.tool) throw new Error(`this host performs no effects (${request.name})`);
-          // the signal travels with the request (runtime/effects/host.ts hands it to the effect)
-          const sent: ToolRequest & Cancellable = { ...request, signal };
-          return host.tool(sent);
-        })
-        .then(
-          (value): EffectResult => ({ kind: 'tool', ok: true, value }),
-          (e: unknown): EffectResult => ({ kind: 'tool', ok: false, message: e instanceof Error ? e.message : String(e) }),
-        );
-    }
-    this.pending.push(this.track({ p, effect, promise, abort }));
+    this.effects.start(p, this.durable ? this.durable.host(p, p.effect!, this.host) : this.host); // issue 5
   }
 
   private resumeEffect(w: EffectWait, result: EffectResult): void {
@@ -830,30 +615,13 @@ export class VM implements ActorRuntime {
     };
   }
 
-  private siteOf(frame: Frame, exact: boolean): Site {
-    const proto = this.fns[frame.proto];
-    const unit = this.bundle.units[proto.unit];
-    let at = exact ? frame.ip : frame.ip - 1;
-    if (at < 0) at = 0;
-    if (at >= proto.spans.length) at = proto.spans.length - 1;
-    const pos = unit.file.position(proto.spans[at] ?? 0);
-    return { path: unit.path, line: pos.line, column: pos.column };
-  }
-
   /** The source location of the running (or last run) instruction of `p`. */
   site(p: Process, exact = false): Site {
-    const frame = p.frames[p.frames.length - 1];
-    if (!frame) return { path: this.bundle.units[this.bundle.entry].path, line: 1, column: 1 };
-    return this.siteOf(frame, exact);
+    return processSite(this.bundle, p, exact);
   }
 
   stackTrace(p: Process, exact = false): StackEntry[] {
-    const out: StackEntry[] = [];
-    for (let i = p.frames.length - 1; i >= 0; i--) {
-      const f = p.frames[i];
-      out.push({ fn: this.fns[f.proto].name, ...this.siteOf(f, exact && i === p.frames.length - 1) });
-    }
-    return out;
+    return stackTrace(this.bundle, p, exact);
   }
 
   /** Throws `value` in `p` at its current instruction: unwinds to the innermost handler. */
@@ -1257,7 +1025,7 @@ export class VM implements ActorRuntime {
               if (fi === 0) {
                 if (p === this.main) {
                   frame.ip = ip;
-                  this.resultSite = this.siteOf(frame, false); // where a result that cannot be serialized is reported
+                  this.resultSite = siteOf(this.bundle, frame, false); // where a result that cannot be serialized is reported
                 }
                 p.result = result;
                 p.sp = 0;
@@ -1654,8 +1422,8 @@ export class VM implements ActorRuntime {
               break;
             }
             case 61 /* RECEIVE */:
-              if (p.mailbox.length > 0) {
-                stack[sp++] = p.mailbox.shift()!;
+              if (p.inbox.size > 0) {
+                stack[sp++] = p.inbox.shift()!;
                 break;
               }
               p.waiting = 'receive';
@@ -1664,10 +1432,10 @@ export class VM implements ActorRuntime {
               this.left = budget;
               return BLOCKED;
             case 90 /* RECEIVE_T */: {
-              if (p.mailbox.length > 0) {
+              if (p.inbox.size > 0) {
                 p.deadline = null;
                 p.timedOut = false;
-                stack[sp - 1] = p.mailbox.shift()!;
+                stack[sp - 1] = p.inbox.shift()!;
                 break;
               }
               if (timedWait(this, p, millisArg(stack[sp - 1]))) {
@@ -1813,43 +1581,6 @@ export class VM implements ActorRuntime {
   }
 }
 
-function cmpOp(cmp: number): number {
-  return cmp === Cmp.LT ? Op.LT : cmp === Cmp.LE ? Op.LE : cmp === Cmp.GT ? Op.GT : Op.GE;
-}
-
-function makeStruct(desc: StructDesc, stack: Value[], base: number, n: number): StructVal {
-  const given = new Map<string, Value>();
-  for (let i = 0; i < n; i++) given.set(desc.names[i], stack[base + i]);
-  let spread: Map<string, Value> | null = null;
-  if (desc.spread) {
-    const s = unwrap(stack[base + n]);
-    if (s instanceof StructVal) spread = s.fields;
-    else if (s instanceof Map) spread = s;
-    else throw new VMError(`cannot spread a ${typeName(s)} into ${desc.type}`);
-  }
-  const fields = new Map<string, Value>();
-  if (desc.order) {
-    for (const name of desc.names) {
-      if (!desc.order.includes(name)) throw new VMError(`${desc.type} has no field ${name}`);
-    }
-    for (const name of desc.order) {
-      if (given.has(name)) fields.set(name, given.get(name)!);
-      else if (spread && spread.has(name)) fields.set(name, spread.get(name)!);
-      else throw new VMError(`${desc.type} literal is missing field ${name}`);
-    }
-  } else {
-    if (spread) for (const [k, v] of spread) fields.set(k, v);
-    for (const [k, v] of given) fields.set(k, v);
-  }
-  return new StructVal(desc.type, fields);
-}
-
-function failureMessage(v: Value): string {
-  if (v instanceof Map && (v.get('type') === 'RuntimeError' || v.get('type') === 'InferError') && typeof v.get('message') === 'string') {
-    return v.get('message') as string;
-  }
-  return `uncaught error: ${render(v, false, MESSAGE_VALUE_LENGTH)}`;
-}
 
 /** Runs a compiled program to completion. */
 export function runBundle(bundle: Bundle, host: Host, options?: RunOptions): Promise<RunOutcome> {

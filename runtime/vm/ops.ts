@@ -1,6 +1,7 @@
 // Slow paths of the VM's operators: everything that is not number-op-number. Uncertain operands
 // propagate confidence: arithmetic and concatenation multiply, comparisons take the minimum.
-import { Op } from '../compile/opcodes.js';
+import type { StructDesc } from '../compile/bundle.js';
+import { Cmp, Op } from '../compile/opcodes.js';
 import {
   IdentityVal, StructVal, Uncertain, VecVal, VMError, confidenceOf, equals, render, typeName, unwrap, withConfidence,
   type Value,
@@ -116,4 +117,44 @@ export function getField(t: Value, name: string): Value {
   }
   if (t instanceof Uncertain) return withConfidence(getField(t.v, name), t.c);
   throw new VMError(`cannot read field ${name} of ${typeName(t)}`);
+}
+
+/** A `remember`/`recall`/map key: a Str, or a Num as its text. */
+export function keyString(v: Value, what: string): string {
+  v = unwrap(v);
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  throw new VMError(`${what} key must be a Str, got ${typeName(v)}`);
+}
+
+/** The comparison opcode a fused compare-and-jump's `Cmp` operand stands for. */
+export function cmpOp(cmp: number): number {
+  return cmp === Cmp.LT ? Op.LT : cmp === Cmp.LE ? Op.LE : cmp === Cmp.GT ? Op.GT : Op.GE;
+}
+
+export function makeStruct(desc: StructDesc, stack: Value[], base: number, n: number): StructVal {
+  const given = new Map<string, Value>();
+  for (let i = 0; i < n; i++) given.set(desc.names[i], stack[base + i]);
+  let spread: Map<string, Value> | null = null;
+  if (desc.spread) {
+    const s = unwrap(stack[base + n]);
+    if (s instanceof StructVal) spread = s.fields;
+    else if (s instanceof Map) spread = s;
+    else throw new VMError(`cannot spread a ${typeName(s)} into ${desc.type}`);
+  }
+  const fields = new Map<string, Value>();
+  if (desc.order) {
+    for (const name of desc.names) {
+      if (!desc.order.includes(name)) throw new VMError(`${desc.type} has no field ${name}`);
+    }
+    for (const name of desc.order) {
+      if (given.has(name)) fields.set(name, given.get(name)!);
+      else if (spread && spread.has(name)) fields.set(name, spread.get(name)!);
+      else throw new VMError(`${desc.type} literal is missing field ${name}`);
+    }
+  } else {
+    if (spread) for (const [k, v] of spread) fields.set(k, v);
+    for (const [k, v] of given) fields.set(k, v);
+  }
+  return new StructVal(desc.type, fields);
 }

@@ -3,6 +3,7 @@
 import { Context } from '../context/index.js';
 import type { PendingEffect } from '../ports/effect.js';
 import type { ClosureVal, Value } from '../values/index.js';
+import { Mailbox } from './mailbox.js';
 
 export const READY = 0;
 export const BLOCKED = 1;
@@ -126,7 +127,15 @@ export class Process {
   hasContext(): boolean {
     return this.contextTiers !== undefined;
   }
-  mailbox: Value[] = [];
+  /** the messages waiting, oldest first (mailbox.ts: O(1) enqueue and dequeue) */
+  inbox = new Mailbox();
+  /** the waiting messages as a new list (a copy: for snapshots and inspection; pushing to it sends nothing) */
+  get mailbox(): Value[] {
+    return this.inbox.toArray();
+  }
+  set mailbox(messages: readonly Value[]) {
+    this.inbox = Mailbox.from(messages);
+  }
   /** what a BLOCKED process waits for */
   waiting: Waiting | null = null;
   effect: PendingEffect | null = null;
