@@ -44,7 +44,7 @@ export async function checkpointSaveBenchmarks(): Promise<Row[]> {
     );
     // the parts, on the state of one suspended run
     const vm = await suspendRun(store, bundle);
-    const counters = { effects: 0, clocks: 0, checks: 0, waits: 0, suspends: 0 };
+    const counters = { effects: 0, clocks: 0, checks: 0, waits: 0, suspends: 0, outputs: 0 };
     const snapshot = await measure(() => vmSnapshot(vm, 1, SEMANTICS_VERSION, counters, 0), { warmup: 2, samples: 9 });
     const data = vmSnapshot(vm, 1, SEMANTICS_VERSION, counters, 0);
     const encode = await measure(() => encodeSnapshot(data), { warmup: 2, samples: 9 });
