@@ -11,6 +11,7 @@ import { schemaValidationBenchmark } from './schema-validation.js';
 import { PAPER_SECTION, PEER_SECTION, actorBenchmarks } from './actors.js';
 import { storeBenchmarks } from './store.js';
 import { durabilityBenchmarks } from './durability.js';
+import { checkpointSaveBenchmarks } from './checkpoint-save.js';
 import { peerBenchmarks } from './peers.js';
 import { scalingBenchmarks } from './scaling.js';
 import { coldStartBenchmarks } from './coldstart.js';
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
   rows.push(...(await scalingBenchmarks()));
   rows.push(...store.filter((r) => !r.paper));
   rows.push(...(await durabilityBenchmarks()));
+  rows.push(...(await checkpointSaveBenchmarks()));
   rows.push(await (await import('./lsp.js')).lspBenchmark()); // also prints its own median and p95
   rows.push(...(await coldStartBenchmarks())); // needs dist/ (npm run build)
   rows.push(...(await restateBenchmarks())); // needs dist/: restate-server + `turn serve` workers (docs/scale-out.md)

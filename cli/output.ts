@@ -15,7 +15,8 @@ export class StdoutLines {
     }
   }
 
-  private drain(): void {
+  /** Writes what is buffered now (synchronous for files, pipes and terminals on Linux and macOS). */
+  drain(): void {
     this.scheduled = false;
     if (this.buffer.length === 0) return;
     const chunk = this.buffer;

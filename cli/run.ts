@@ -18,7 +18,7 @@ export async function runCommand(args: string[]): Promise<number> {
     run = await startRun({
       ...runOptionsFrom(values),
       file,
-      onOutput: (line) => stdout.write(line),
+      onOutput: (line) => stdout.write(line), flushOutput: () => stdout.drain(),
       ...(durable ? { store: values.store ?? defaultStoreDir() } : { storeIfSuspends: defaultStoreDir() }),
     });
   } catch (e) {

@@ -70,7 +70,7 @@ async function resume(args: string[]): Promise<number> {
     const stdout = new StdoutLines();
     let run;
     try {
-      run = await resumeRun({ ...runOptionsFrom(values), runId: id, store, migrate: values.migrate === true, onOutput: (line) => stdout.write(line) });
+      run = await resumeRun({ ...runOptionsFrom(values), runId: id, store, migrate: values.migrate === true, onOutput: (line) => stdout.write(line), flushOutput: () => stdout.drain() });
     } catch (e) {
       if (e instanceof RunSetupError && e.run?.status === 'done') {
         err(`turn: run ${id} is already done`);
@@ -81,7 +81,11 @@ async function resume(args: string[]): Promise<number> {
     }
     for (const note of run.notes) err(`turn: note: ${note}`);
     if (run.migration) err(`turn: run ${id} moves from bytecode ${run.migration.from.slice(0, 12)} to ${run.migration.to.slice(0, 12)} (journaled)`);
-    return reportResult(run, await run.start(), stdout, values.json === true);
+    const result = await run.start();
+    if (run.reprintedLines > 0) {
+      err(`turn: note: printed ${run.reprintedLines} line(s) that the run had journaled but not marked shown when it stopped (a line printed just before the stop shows twice)`);
+    }
+    return reportResult(run, result, stdout, values.json === true);
   });
 }
 

@@ -24,6 +24,7 @@ import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { writeCodeCaches } from './code-cache.mjs';
 
 const production = process.argv.includes('--production');
 const require = createRequire(import.meta.url);
@@ -50,6 +51,9 @@ const common = {
   minify: production,
   keepNames: true,
   logLevel: 'warning',
+  // A dynamic import() of a package or builtin becomes a require(): the CLI runs from a V8 code
+  // cache through vm.Script (bin/turn.js), where a real import() has no module loader to call.
+  supported: { 'dynamic-import': false },
   // better-sqlite3 is a native addon (the CLI's store driver on Node 20); inside VS Code the store
   // uses node:sqlite or the bundled node-sqlite3-wasm instead, so the addon is never loaded there.
   external: ['vscode', 'better-sqlite3'],
@@ -85,3 +89,5 @@ await Promise.all([
   }),
 ]);
 copyFileSync('extension/panel/webview/panel.css', 'dist/webview/panel.css');
+// the CLI's V8 code caches, tagged with the bundle's hash (bin/code-cache.js)
+await writeCodeCaches();

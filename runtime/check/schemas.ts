@@ -5,8 +5,6 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { absorbSchema } from '../absorb/index.js';
-import { absorbedApi, absorbedModuleSource } from '../absorb/module.js';
 import type { ApiShape } from './types.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { Program, StructDecl, UseSchemaExpr } from '../syntax/ast.js';
@@ -48,7 +46,13 @@ export interface SchemaFetching {
 
 export async function absorbSchemas(filePath: string, program: Program, options: SchemaFetching = {}): Promise<AbsorbedSchemas> {
   const result: AbsorbedSchemas = { specs: new Map(), structs: [], apis: new Map() };
-  for (const node of useSchemaNodes(program)) {
+  const nodes = useSchemaNodes(program);
+  if (nodes.length === 0) return result;
+  // loaded on first use: the absorbers (GraphQL, YAML, $ref bundling) are a third of the CLI bundle
+  // and their initialisation was a fifth of an empty run's start-up (issue 29)
+  const { absorbSchema } = await import('../absorb/index.js');
+  const { absorbedApi, absorbedModuleSource } = await import('../absorb/module.js');
+  for (const node of nodes) {
     const key = schemaKey(node);
     if (result.specs.has(key)) continue;
     const entry: { module?: string; problems: { severity: 'error' | 'warning'; message: string }[] } = { problems: [] };

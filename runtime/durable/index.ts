@@ -22,7 +22,7 @@ import { REPLAYED_KEY, journalKey, logicalKey } from './keys.js';
  */
 export const SEMANTICS_VERSION = 'turn-vm/1';
 /** Versions of the policies a run uses (recorded with the run; docs/durability.md). */
-export const POLICY_VERSIONS: Record<string, string> = { idempotency: 'v1', unknown: 'v1', replay: 'v1' };
+export const POLICY_VERSIONS: Record<string, string> = { idempotency: 'v1', unknown: 'v1', replay: 'v1', output: 'v1' };
 
 /** Host tools that may be re-run (with the same idempotency key) when their outcome is unknown. */
 const IDEMPOTENT_TOOLS = new Set(['fs_read', 'fs_list', 'fs_exists', 'env_get', 'time_now_ms', 'time_now_iso', 'math_random']);
@@ -65,12 +65,15 @@ const short = (h: string | null): string => (h ? h.slice(0, 12) : '-');
 /**
  * Test-only: `TURN_CRASH_AT=K[:before|:after|:uncommitted]` kills the process (SIGKILL) at journal
  * write K: before it, after it is committed (durable, nothing acted on it yet), or after it joined
- * the open group commit but before that commit (the write is lost).
+ * the open group commit but before that commit (the write is lost). `TURN_CRASH_AT=done` kills it
+ * once the run's completion is committed, before anything else happens (issue 26: a line still
+ * buffered then was lost).
  */
-export type CrashPoint = { at: number; when: 'before' | 'after' | 'uncommitted' };
+export type CrashPoint = { at: number; when: 'before' | 'after' | 'uncommitted' | 'done' };
 export function crashPointFromEnv(env: NodeJS.ProcessEnv = process.env): CrashPoint | undefined {
   const v = env.TURN_CRASH_AT;
   if (!v) return undefined;
+  if (v === 'done') return { at: -1, when: 'done' };
   const [k, when] = v.split(':');
   return { at: Number(k), when: when === 'after' || when === 'uncommitted' ? when : 'before' };
 }
@@ -189,6 +192,11 @@ export class JournalWriter {
     if (when === 'after' && c.when === 'after') this.crashAtCommit = true;
   }
 
+  /** The run's completion is committed: the `done` crash point. */
+  completed(): void {
+    if (this.crash?.when === 'done') process.kill(process.pid, 'SIGKILL');
+  }
+
   append(entry: JournalAppend): number {
     this.writes++;
     this.point('before');
@@ -217,6 +225,14 @@ export class Durable implements DurableHooks {
   private checks = 0;
   private waits = 0;
   private suspends = 0;
+  private outputs = 0;
+  /** lines a resume printed that the journal held but had not marked shown (a crash between the two) */
+  reprinted = 0;
+  /**
+   * Output is journaled (issue 26): runs started with the `output` policy v1. A run started by an
+   * older Turn has no output entries; its resume prints only what comes after the replayed part.
+   */
+  private readonly journalsOutput: boolean;
   private readonly inflight = new Set<Promise<unknown>>();
   /** a fatal stop: nothing more is written */
   private dead = false;
@@ -234,6 +250,7 @@ export class Durable implements DurableHooks {
     readonly journal: JournalWriter,
     entries: JournalEntry[],
   ) {
+    this.journalsOutput = run.policies?.output === 'v1';
     for (const e of entries) {
       const key = this.logical(e.idempotencyKey);
       if (key === null) continue;
@@ -265,7 +282,8 @@ export class Durable implements DurableHooks {
     this.checks = c.checks;
     this.waits = c.waits;
     this.suspends = c.suspends;
-    const limit: Record<string, number> = { e: c.effects, c: c.clocks, t: c.checks, w: c.waits, s: c.suspends };
+    this.outputs = c.outputs;
+    const limit: Record<string, number> = { e: c.effects, c: c.clocks, t: c.checks, w: c.waits, s: c.suspends, o: c.outputs };
     for (const key of [...this.byKey.keys()]) {
       const n = Number.parseInt(key.slice(1), 10);
       if (n <= (limit[key[0]] ?? 0)) {
@@ -427,12 +445,47 @@ export class Durable implements DurableHooks {
     };
   }
 
-  /** Output is not journaled: lines the replayed part of the run printed already are not printed again. */
+  /**
+   * `call("echo", ...)` in a durable run (issue 26): each line is a journal entry `o<n>`, written as
+   * an intent holding the line and committed before the line is printed; once printed (and handed
+   * to the OS: `flushOutput`), the entry is completed — the line is *shown* — in the next commit,
+   * which is before any later step's commit and before the run's completion. A resume prints what
+   * the journal holds but never marked shown (the process died between printing and that commit:
+   * the line is printed again, at least once) and never what it marked shown. A line the journal
+   * does not hold was never printed, and is printed live.
+   */
   output(real: Host, line: string): void {
-    if (this.replaying || this.halted) return;
-    // a line may show what the journal holds: it is printed only once that is committed
+    if (this.halted) return;
+    if (!this.journalsOutput) {
+      // a run of an older Turn: lines the replayed part printed already are not printed again
+      if (this.replaying) return;
+      if (this.write(() => this.journal.flush()) === undefined && this.dead) return;
+      real.output(line);
+      return;
+    }
+    const key = `o${++this.outputs}`;
+    // the text is not checked against the journal: a migrated run may word a line differently
+    const e = this.take(key, 'output', 'echo', null);
+    if (e === null) return;
+    if (e) {
+      if (e.status === 'ok') return; // shown before the crash or the suspend
+      const journaled = bytesJson(e.request ?? e.payload);
+      this.show(real, e.seq, typeof journaled === 'string' ? journaled : line);
+      this.reprinted++;
+      return;
+    }
+    const seq = this.write(() => this.journal.append({ kind: 'output', name: 'echo', pid: -1, status: 'intent', idempotencyKey: this.keyOf(key), idempotent: true, payload: jsonBytes(line) }));
+    if (seq === undefined) return;
+    // a line may show what the journal holds: it is printed only once that (and the line) is committed
     if (this.write(() => this.journal.flush()) === undefined && this.dead) return;
+    this.show(real, seq, line);
+  }
+
+  /** Prints a journaled line, then records it shown (joining the next commit). */
+  private show(real: Host, seq: number, line: string): void {
     real.output(line);
+    real.flushOutput?.();
+    this.write(() => this.journal.complete(seq, 'ok', jsonBytes(line)));
   }
 
   clock(p: ProcessRef, live: number): number {
@@ -497,7 +550,7 @@ export class Durable implements DurableHooks {
     if (e === null || this.halted) return this.never();
     let snapshot: Uint8Array | undefined;
     try {
-      snapshot = encodeSnapshot(vmSnapshot(this.vm, 0, SEMANTICS_VERSION, { effects: this.effects, clocks: this.clocks, checks: this.checks, waits: this.waits, suspends: this.suspends }, p.id));
+      snapshot = encodeSnapshot(vmSnapshot(this.vm, 0, SEMANTICS_VERSION, { effects: this.effects, clocks: this.clocks, checks: this.checks, waits: this.waits, suspends: this.suspends, outputs: this.outputs }, p.id));
     } catch {
       snapshot = undefined; // a value the format cannot hold: the journal alone is the truth
     }

@@ -7,6 +7,7 @@
 //   t<n>      the n-th timer check of the scheduler that woke a sleeper (or decided a wait)
 //   w<n>      the n-th scheduler wait where several effects were pending: which finished first
 //   s<n>      the n-th `suspend;`
+//   o<n>      the n-th output line (`call("echo", ...)`): intent = to print, ok = shown
 //   d<seq>    a decision about the unknown step <seq> (`turn resolve ... --retry`)
 //   m<n>      a migration to another bytecode (`turn resume --migrate`)
 // Effects are numbered when they start, which the scheduler does in a deterministic order, so the
@@ -29,5 +30,5 @@ export const decisionKey = (runId: string, seq: number): string => journalKey(ru
 /** The key of the run's n-th migration to other bytecode. */
 export const migrationKey = (runId: string, n: number): string => journalKey(runId, `m${n}`);
 
-/** Logical keys a replay consumes (effects, clocks, timers, suspends, which effect came first); decisions and migrations are not replayed. */
-export const REPLAYED_KEY = /^[ectsw]/;
+/** Logical keys a replay consumes (effects, clocks, timers, suspends, which effect came first, output lines); decisions and migrations are not replayed. */
+export const REPLAYED_KEY = /^[ectswo]/;

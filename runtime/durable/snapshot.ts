@@ -17,6 +17,8 @@ export interface Counters {
   checks: number;
   waits: number;
   suspends: number;
+  /** output lines journaled (issue 26; 0 in snapshots of an older Turn, whose runs journal none) */
+  outputs: number;
 }
 
 /** A context's tiers as the Context class keeps them (token counts included, so a restore never re-tokenizes). */
@@ -253,6 +255,7 @@ export function restorePoint(data: SnapshotData): RestorePoint | string {
       checks: num(sch.checks, 'checks'),
       waits: num(sch.waits, 'waits'),
       suspends: num(sch.suspends, 'suspends'),
+      outputs: sch.outputs === undefined ? 0 : num(sch.outputs, 'outputs'),
     };
     let maxScope = 0;
     for (const p of processes) for (const s of p.scopes) maxScope = Math.max(maxScope, s.id);

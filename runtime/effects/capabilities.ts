@@ -4,7 +4,6 @@
 //
 // An absent category is not granted: `{}` allows nothing.
 import * as path from 'node:path';
-import * as readline from 'node:readline';
 
 export interface NetworkCapability {
   /**
@@ -456,6 +455,8 @@ export function cliApproval(options: CliApprovalOptions = {}): ApprovalHook {
       output.write(`turn: approval needed for ${request.summary}; denied (no terminal to ask on; pass --approve all to allow)\n`);
       return 'deny';
     }
+    // node:readline is loaded only when there is someone to ask (it costs start-up time otherwise)
+    const readline = await import('node:readline');
     const rl = readline.createInterface({ input, output });
     try {
       const answer = await new Promise<string>((resolve) => rl.question(`turn: allow ${request.summary}? [y/N] `, resolve));

@@ -18,6 +18,11 @@ export interface Host {
   /** `call("echo", x)`: print x as one line (already rendered to a string by the VM). */
   output(line: string): void;
   /**
+   * Writes out at once the lines `output` buffered (a durable run calls it after each line, before
+   * it records the line as shown in its journal: issue 26). A host that does not buffer has none.
+   */
+  flushOutput?(): void;
+  /**
    * One model exchange for an `infer` (the VM yields the process meanwhile). The reply is the
    * model's raw text (usually) or an already-parsed value; the VM repairs, validates and re-asks
    * (runtime/infer/driver.ts). See docs/inference.md.

@@ -174,6 +174,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   if (trace) sinks.push(trace.sink);
   const host: Host = {
     output: (line) => options.onOutput?.(redactor.redact(line)),
+    ...(options.flushOutput ? { flushOutput: options.flushOutput } : {}),
     infer: (request, io) =>
       guard(async () => {
         if (hold) await hold({ kind: 'model', pid: request.pid, description: `waiting on a model reply (infer ${request.typeName})` });

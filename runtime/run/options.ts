@@ -71,6 +71,8 @@ export interface RunOptions {
   refreshSchemas?: boolean;
   /** each line the program prints, secrets redacted (not called for lines a replay printed before) */
   onOutput?(line: string): void;
+  /** writes out at once what onOutput buffered: a durable run records a line as shown only after this returns */
+  flushOutput?(): void;
   /** each run event, secrets redacted */
   onEvent?(event: RunEvent): void;
   /** also write the events as JSON lines: `-` for standard error, else a file */

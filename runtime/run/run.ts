@@ -88,7 +88,7 @@ export class Run {
   ) {
     if (!bundle) return;
     let host: Host = setup.host;
-    // output is not journaled: what the replayed part of a run printed is not printed again
+    // output is journaled: a resume prints what the journal holds but never showed, never what it showed
     if (durability) host = { ...host, output: (line) => this.durable!.output(setup.host, line) };
     const placement = options.placement;
     if (placement) host = { ...host, tool: (request) => (request.name === REMOTE_CHILD_TOOL ? placement.perform(request) : setup.host.tool!(request)) };
@@ -120,6 +120,11 @@ export class Run {
   /** The journal entry whose snapshot this resume restored (issue 17); undefined when it replays from the start. */
   get resumedFromSnapshot(): number | undefined {
     return this.durability?.restore && !this.debugging ? this.durability.restore.seq + 1 : undefined;
+  }
+
+  /** Lines this resume printed that the journal held but had not marked shown (a crash came between). */
+  get reprintedLines(): number {
+    return this.durable?.reprinted ?? 0;
   }
 
   /** True while a resumed run re-executes its journal's recorded part. */
@@ -240,7 +245,10 @@ export class Run {
     if (result.kind === 'failed') {
       const { message, path: p, line, column } = result.error;
       this.trySetStatus('failed', { message, path: p, line, column });
-    } else if (result.kind === 'done') store.setRunStatus(record.id, 'done', jsonBytes({ rendered: result.rendered, json: result.json ?? null }));
+    } else if (result.kind === 'done') {
+      store.setRunStatus(record.id, 'done', jsonBytes({ rendered: result.rendered, json: result.json ?? null }));
+      durable.journal.completed();
+    }
     return result;
   }
 

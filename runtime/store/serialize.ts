@@ -369,13 +369,8 @@ class Reader {
     if (len <= 32) {
       // short ASCII text (names, keys, small values): built here, without a call into the runtime's decoder
       const buf = this.buf;
-      let s = '';
-      for (let i = start; i < start + len; i++) {
-        const b = buf[i];
-        if (b >= 0x80) return buf.toString('utf8', start, start + len);
-        s += String.fromCharCode(b);
-      }
-      return s;
+      for (let i = start; i < start + len; i++) if (buf[i] >= 0x80) return buf.toString('utf8', start, start + len);
+      return buf.toString('latin1', start, start + len);
     }
     return this.buf.toString('utf8', start, start + len);
   }
@@ -421,12 +416,9 @@ class Reader {
     const start = p + 2;
     const end = start + len;
     if (len > 32 || end > buf.length) return undefined;
-    let s = '';
-    for (let i = start; i < end; i++) {
-      const b = buf[i];
-      if (b >= 0x80) return undefined;
-      s += String.fromCharCode(b);
-    }
+    for (let i = start; i < end; i++) if (buf[i] >= 0x80) return undefined;
+    // one flat string from the bytes (a `+=` loop builds a rope that every Map lookup then flattens)
+    const s = buf.toString('latin1', start, end);
     this.pos = end;
     if (tag === Tag.STR) this.strings.push(s);
     return s;

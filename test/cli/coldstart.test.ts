@@ -90,3 +90,80 @@ test('every bundle a shipped bundle loads on first use ships in the .vsix too', 
     assert.ok(fs.existsSync(path.join(ROOT, file)), `the build makes ${file}`);
   }
 });
+
+// The V8 code cache of the CLI (bin/code-cache.js, issue 29): `npm run build` writes one per command
+// into dist/code-cache/, a run of another build or Node writes one into the user's cache folder at
+// exit, and a cache whose tag does not match the bundle (a rebuilt dist/) is never used.
+const CODE_CACHE = path.join(ROOT, 'bin', 'code-cache.js');
+
+const LAUNCH = path.join(tmp, 'launch.js');
+fs.writeFileSync(LAUNCH, `require(${JSON.stringify(CODE_CACHE)}).loadCached(process.argv[2], 'run').main(process.argv.slice(3));\n`);
+
+/** `node launch.js SCRIPT ARGS`: loads SCRIPT as bin/turn.js loads the CLI (a launcher file: `node -e` would put its text in execArgv, which the cache's tag holds). */
+function cached(script: string, cacheDir: string, args: string[] = []): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [LAUNCH, script, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, TURN_CACHE_DIR: cacheDir, TURN_CODE_CACHE_DEBUG: '1', TURN_CODE_CACHE: '', TURN_CODE_CACHE_WRITE: '' },
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('the built CLI starts from the code cache the build wrote', () => {
+  const cacheDir = fs.mkdtempSync(path.join(tmp, 'user-cache-'));
+  const r = spawnSync(process.execPath, [BIN, 'run', path.join(ROOT, 'examples', 'hello.tn')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, TURN_CACHE_DIR: cacheDir, TURN_CODE_CACHE_DEBUG: '1', TURN_CODE_CACHE: '', TURN_CODE_CACHE_WRITE: '' },
+    timeout: 60_000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, 'Hello, Turn!\n');
+  assert.match(r.stderr, new RegExp(`code cache: hit ${path.join(ROOT, 'dist', 'code-cache', 'run.bin').replace(/[.\\/]/g, '\\$&')}`));
+  assert.deepEqual(fs.readdirSync(cacheDir), [], 'nothing written to the user cache when the build cache fits');
+});
+
+test('a bundle without a fitting cache writes one at exit, uses it next time, and never uses it once the bundle changed', () => {
+  const dist = fs.mkdtempSync(path.join(tmp, 'dist-'));
+  const cacheDir = fs.mkdtempSync(path.join(tmp, 'user-cache-'));
+  const bundle = path.join(dist, 'cli.js');
+  const write = (answer: string, build: string) => {
+    fs.writeFileSync(bundle, `exports.main = (args) => { const f = (x) => x + ${JSON.stringify(answer)}; process.stdout.write(f(args.join(',')) + '\\n'); };\n`);
+    fs.writeFileSync(path.join(dist, 'build-id'), build + '\n');
+  };
+  write('-one', 'build-1');
+  const first = cached(bundle, cacheDir, ['a']);
+  assert.equal(first.stdout, 'a-one\n', first.stderr);
+  assert.match(first.stderr, /code cache: miss \(run\)/);
+  assert.match(first.stderr, /code cache: wrote .*run-[0-9a-f]{8}\.bin/);
+  const second = cached(bundle, cacheDir, ['b']);
+  assert.equal(second.stdout, 'b-one\n', second.stderr);
+  assert.match(second.stderr, /code cache: hit .*run-[0-9a-f]{8}\.bin/);
+  assert.doesNotMatch(second.stderr, /wrote/);
+
+  // a rebuilt bundle of the same length: only its build id tells it apart, and the old cache is not used
+  write('-two', 'build-2');
+  const third = cached(bundle, cacheDir, ['c']);
+  assert.equal(third.stdout, 'c-two\n', third.stderr);
+  assert.match(third.stderr, /code cache: miss \(run\)/);
+  assert.equal(fs.readdirSync(path.join(cacheDir, 'code-cache')).length, 1, 'the stale cache of build-1 was removed');
+
+  // a cache file with the right tag but bytes V8 refuses: compiled as without a cache, then rewritten
+  const [file] = fs.readdirSync(path.join(cacheDir, 'code-cache'));
+  const full = path.join(cacheDir, 'code-cache', file);
+  const bytes = fs.readFileSync(full);
+  const nl = bytes.indexOf(10);
+  fs.writeFileSync(full, Buffer.concat([bytes.subarray(0, nl + 1), Buffer.from('not a V8 code cache')]));
+  const fourth = cached(bundle, cacheDir, ['d']);
+  assert.equal(fourth.stdout, 'd-two\n', fourth.stderr);
+  assert.match(fourth.stderr, /code cache: rejected /);
+  assert.match(fourth.stderr, /code cache: wrote /);
+  assert.match(cached(bundle, cacheDir, ['e']).stderr, /code cache: hit /);
+});
+
+test('TURN_CODE_CACHE=off loads the bundle with a plain require', () => {
+  const r = spawnSync(process.execPath, [BIN, 'version'], { encoding: 'utf8', env: { ...process.env, TURN_CODE_CACHE: 'off', TURN_CODE_CACHE_DEBUG: '1' }, timeout: 60_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^turn /);
+  assert.doesNotMatch(r.stderr, /code cache/);
+});
