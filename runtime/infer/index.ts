@@ -14,24 +14,35 @@ export type { InferRequest, InferReply, InferIO, ValidationIssue, Feedback, Toke
 /**
  * Converts a (validated) JSON reply into Turn values guided by its schema: an object whose
  * schema has a `title` becomes a struct of that name (fields in declaration order), other objects
- * become maps, arrays become lists.
+ * become maps, arrays become lists. Iterative: the driver refuses replies nested more than
+ * MAX_JSON_DEPTH levels, but a value journaled before it did must still replay.
  */
 export function fromReply(value: unknown, schema: unknown): Value {
-  const s = (schema && typeof schema === 'object' ? schema : {}) as Record<string, unknown>;
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return value;
-  if (Array.isArray(value)) return value.map((x) => fromReply(x, s.items));
-  if (typeof value === 'object') {
-    const obj = value as Record<string, unknown>;
-    const props = (s.properties ?? {}) as Record<string, unknown>;
-    if (typeof s.title === 'string' && s.properties) {
-      const fields = new Map<string, Value>();
-      for (const k of Object.keys(props)) fields.set(k, fromReply(obj[k], props[k]));
-      return new StructVal(s.title, fields);
+  // [JSON container, its schema, the empty Turn container to fill]
+  const fill: [unknown, Record<string, unknown>, Value][] = [];
+  const convert = (v: unknown, sch: unknown): Value => {
+    const s = (sch && typeof sch === 'object' ? sch : {}) as Record<string, unknown>;
+    if (v === null || v === undefined) return null;
+    if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') return v;
+    if (typeof v !== 'object') return null;
+    const out: Value = Array.isArray(v) ? [] : typeof s.title === 'string' && s.properties ? new StructVal(s.title, new Map()) : new Map<string, Value>();
+    fill.push([v, s, out]);
+    return out;
+  };
+  const root = convert(value, schema);
+  while (fill.length > 0) {
+    const [v, s, out] = fill.pop()!;
+    if (Array.isArray(v)) {
+      for (const x of v) (out as Value[]).push(convert(x, s.items));
+      continue;
     }
-    const m = new Map<string, Value>();
-    for (const [k, x] of Object.entries(obj)) m.set(k, fromReply(x, props[k] ?? s.additionalProperties));
-    return m;
+    const obj = v as Record<string, unknown>;
+    const props = (s.properties ?? {}) as Record<string, unknown>;
+    if (out instanceof StructVal) {
+      for (const k of Object.keys(props)) out.fields.set(k, convert(obj[k], props[k]));
+    } else {
+      for (const [k, x] of Object.entries(obj)) (out as Map<string, Value>).set(k, convert(x, props[k] ?? s.additionalProperties));
+    }
   }
-  return null;
+  return root;
 }
