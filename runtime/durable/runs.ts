@@ -43,7 +43,21 @@ export function getRun(store: RunStore, id: string): RunRecord {
 
 /** Steps a person decided to run again (`turn resolve --retry`). */
 export function retriedSteps(entries: JournalEntry[]): Set<number> {
-  return new Set(entries.filter((e) => e.kind === 'decision').map((e) => (bytesJson(e.payload) as { seq: number }).seq));
+  return new Set([...decisions(entries)].filter(([, d]) => d === 'retry').map(([seq]) => seq));
+}
+
+/** How a person settled each unknown step (`turn resolve`): run it again, or its result or error. */
+export type Decision = 'retry' | 'ok' | 'error';
+
+/** The steps a person settled, by seq (a decision entry records each; older stores hold only `retry`). */
+export function decisions(entries: JournalEntry[]): Map<number, Decision> {
+  const out = new Map<number, Decision>();
+  for (const e of entries) {
+    if (e.kind !== 'decision') continue;
+    const d = bytesJson(e.payload) as { seq: number; decision?: string };
+    out.set(d.seq, d.decision === 'ok' || d.decision === 'error' ? d.decision : 'retry');
+  }
+  return out;
 }
 
 /** Effects whose outcome is unknown, that may not be re-run and that nobody has decided about yet. */
@@ -208,14 +222,18 @@ export function settleUnknown(store: RunStore, id: string, seq: number, settleme
   store.markUnknownOnRecovery(id); // the store is ours, so no process runs this run: its intents are unknown
   const entry = store.readJournal(id, seq)[0];
   if (!entry || entry.seq !== seq) throw new ResumeRefused(`run ${id} has no step ${seq}`);
-  if (entry.status !== 'unknown') throw new ResumeRefused(`step ${seq} of run ${id} is ${entry.status}, not unknown: nothing to resolve`);
-  if ('retry' in settlement) {
-    store.appendJournal(id, { kind: 'decision', name: 'retry', status: 'ok', idempotencyKey: decisionKey(id, seq), payload: jsonBytes({ seq, decision: 'retry' }) });
-  } else if ('error' in settlement) {
-    store.completeJournal(id, seq, 'error', jsonBytes(settlement.error));
-  } else {
-    store.completeJournal(id, seq, 'ok', jsonBytes(entry.kind === 'infer' ? { value: settlement.ok } : settlement.ok));
+  const decided = decisions(store.readJournal(id)).get(seq);
+  if (decided) {
+    const how = decided === 'retry' ? 'it runs again on resume (--retry)' : decided === 'ok' ? 'with a result (--ok)' : 'with an error (--error)';
+    throw new ResumeRefused(`step ${seq} of run ${id} is already settled: ${how}`);
   }
+  if (entry.status !== 'unknown') throw new ResumeRefused(`step ${seq} of run ${id} is ${entry.status}, not unknown: nothing to resolve`);
+  const decision: Decision = 'retry' in settlement ? 'retry' : 'error' in settlement ? 'error' : 'ok';
+  if ('error' in settlement) store.completeJournal(id, seq, 'error', jsonBytes(settlement.error));
+  else if ('ok' in settlement) store.completeJournal(id, seq, 'ok', jsonBytes(entry.kind === 'infer' ? { value: settlement.ok } : settlement.ok));
+  // the decision is recorded for every settlement (for a result or an error after it), so inspect
+  // shows the step as decided and a second settle is refused by name
+  store.appendJournal(id, { kind: 'decision', name: decision, status: 'ok', idempotencyKey: decisionKey(id, seq), payload: jsonBytes({ seq, decision }) });
   const still = blockingUnknowns(store.readJournal(id));
   if (still.length === 0) store.setRunStatus(id, 'suspended');
   return { stillUnknown: still.map((e) => e.seq) };
