@@ -12,6 +12,8 @@ export function printSetupError(e: RunSetupError | undefined, diagnostics: FileD
     case 'usage':
       throw new UsageError(e.message);
     case 'compile':
+      // diagnostics say it; a compile error without any (stored sources on resume) says it here
+      if (diagnostics.length === 0) err(`turn: ${e.message}`);
       return EXIT.compileError;
     case 'input':
       err(`turn: ${e.message}`);

@@ -143,10 +143,10 @@ export function inspectionText(i: RunInspection): string {
     }
   }
   out.push(`pending and unknown effects: ${i.open.length === 0 ? 'none' : ''}`);
-  for (const e of i.open) out.push(`  step ${e.seq}  ${e.status}  ${e.kind} ${e.name}  ${e.idempotent ? 'idempotent' : 'not idempotent'}  key ${e.key}  request ${text(e.request)}`);
+  for (const e of i.open) out.push(`  step ${e.seq}  ${e.status === 'decided' ? 'decided: runs again on resume (--retry)' : e.status}  ${e.kind} ${e.name}  ${e.idempotent ? 'idempotent' : 'not idempotent'}  key ${e.key}  request ${text(e.request)}`);
   out.push(`journal (last ${i.journal.length} of ${i.journalLength}):`);
   for (const e of i.journal) {
-    out.push(`  ${String(e.seq).padStart(5)}  ${(e.step ?? '').padEnd(8)} ${e.kind.padEnd(8)} ${e.name.padEnd(14)} ${e.status.padEnd(7)} ${text(e.payload)}`);
+    out.push(`  ${String(e.seq).padStart(5)}  ${(e.step ?? '').padEnd(8)} ${e.kind.padEnd(8)} ${e.name.padEnd(14)} ${e.status.padEnd(7)} ${e.decision && e.status !== 'decided' ? `(settled: --${e.decision}) ` : ''}${text(e.payload)}`);
   }
   return out.join('\n');
 }

@@ -6,7 +6,7 @@ import { decodeSnapshot } from '../store/serialize.js';
 import type { JournalEntry, RunRecord, RunStore } from '../store/types.js';
 import { render } from '../values/index.js';
 import { bytesJson } from './index.js';
-import { currentHash, getRun } from './runs.js';
+import { currentHash, decisions, getRun, type Decision } from './runs.js';
 import { logicalKey } from './keys.js';
 
 export interface JournalEntryView {
@@ -17,7 +17,10 @@ export interface JournalEntryView {
   kind: string;
   name: string;
   pid: number;
+  /** as stored; `decided` for an unknown step a person settled with --retry (it runs again on resume) */
   status: string;
+  /** how a person settled this step (`turn resolve`), or null */
+  decision: Decision | null;
   idempotent: boolean;
   request: unknown;
   payload: unknown;
@@ -61,7 +64,8 @@ function decoded(b: Uint8Array | null): unknown {
   }
 }
 
-function entryView(runId: string, e: JournalEntry): JournalEntryView {
+function entryView(runId: string, e: JournalEntry, decided: Map<number, Decision>): JournalEntryView {
+  const decision = decided.get(e.seq) ?? null;
   return {
     seq: e.seq,
     step: logicalKey(runId, e.idempotencyKey),
@@ -69,7 +73,8 @@ function entryView(runId: string, e: JournalEntry): JournalEntryView {
     kind: e.kind,
     name: e.name,
     pid: e.pid,
-    status: e.status,
+    status: decision === 'retry' && (e.status === 'unknown' || e.status === 'intent') ? 'decided' : e.status,
+    decision,
     idempotent: e.idempotent,
     request: decoded(e.request),
     payload: decoded(e.payload),
@@ -79,6 +84,7 @@ function entryView(runId: string, e: JournalEntry): JournalEntryView {
 export function inspectRun(store: RunStore, id: string, tail = 20): RunInspection {
   const run = getRun(store, id);
   const entries = store.readJournal(id);
+  const decided = decisions(entries);
   const snap = store.latestSnapshot(id);
   let snapshot: RunInspection['snapshot'] = null;
   if (snap) {
@@ -108,8 +114,8 @@ export function inspectRun(store: RunStore, id: string, tail = 20): RunInspectio
   return {
     run: { ...run, result: decoded(run.result), currentBytecode: currentHash(run, entries) },
     snapshot,
-    open: entries.filter((e) => e.status === 'intent' || e.status === 'unknown').map((e) => entryView(id, e)),
-    journal: entries.slice(-tail).map((e) => entryView(id, e)),
+    open: entries.filter((e) => e.status === 'intent' || e.status === 'unknown').map((e) => entryView(id, e, decided)),
+    journal: entries.slice(-tail).map((e) => entryView(id, e, decided)),
     journalLength: entries.length,
   };
 }

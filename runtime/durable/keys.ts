@@ -8,7 +8,7 @@
 //   w<n>      the n-th scheduler wait where several effects were pending: which finished first
 //   s<n>      the n-th `suspend;`
 //   o<n>      the n-th output line (`call("echo", ...)`): intent = to print, ok = shown
-//   d<seq>    a decision about the unknown step <seq> (`turn resolve ... --retry`)
+//   d<seq>    a decision about the unknown step <seq> (`turn resolve ... --retry | --ok | --error`)
 //   m<n>      a migration to another bytecode (`turn resume --migrate`)
 // Effects are numbered when they start, which the scheduler does in a deterministic order, so the
 // keys are stable across replays even when two effects' writes interleave differently.
@@ -24,7 +24,7 @@ export function logicalKey(runId: string, idempotencyKey: string | null): string
   return idempotencyKey !== null && idempotencyKey.startsWith(prefix) ? idempotencyKey.slice(prefix.length) : null;
 }
 
-/** The key of a decision (retry) about the unknown step `seq`. */
+/** The key of a decision (retry, result or error) about the unknown step `seq`. */
 export const decisionKey = (runId: string, seq: number): string => journalKey(runId, `d${seq}`);
 
 /** The key of the run's n-th migration to other bytecode. */

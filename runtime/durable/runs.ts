@@ -1,24 +1,36 @@
 // What a durable run is between OS processes: its stored sources, whether and how it may resume,
 // how a person settles an effect whose outcome is unknown, and how it moves to new code. The CLI,
 // the editor and the debugger all go through here (via runtime/run), so they cannot drift apart.
+import { createHash } from 'node:crypto';
 import { checkSource } from '../check/index.js';
 import type { Bundle } from '../compile/bundle.js';
 import { compileBundle, localPath, portablePath, type SourceUnit } from '../compile/index.js';
+import { formatDiagnostic } from '../diagnostics.js';
 import { StoreError, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
 import { decodeSnapshot } from '../store/serialize.js';
 import { bytesJson, jsonBytes, SEMANTICS_VERSION } from './index.js';
 import { decisionKey, journalKey, migrationKey } from './keys.js';
 import { restorePoint, type RestorePoint } from './snapshot.js';
 
-/** What a program's sources are stored as (`putBundle`): recompiled on resume and checked against the hash. */
+/**
+ * What a program's sources are stored as (`putBundle`): recompiled on resume and checked against
+ * the bytecode hash. Each unit carries the SHA-256 of its text and the whole a digest of the entry
+ * path and the units, so a damaged bundle is named as damaged (and where) instead of failing to
+ * compile or compiling to other code (sources stored by an older Turn have neither).
+ */
 interface StoredSources {
   format: 1;
   entryPath: string;
-  units: { path: string; text: string }[];
+  units: { path: string; text: string; sha256?: string }[];
+  digest?: string;
 }
 
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const digestOf = (entryPath: string, units: { path: string; text: string }[]): string => sha256(JSON.stringify([entryPath, units.map((u) => [u.path, u.text])]));
+
 export function sourcesOf(units: SourceUnit[], entryPath: string): Uint8Array {
-  const s: StoredSources = { format: 1, entryPath, units: units.map((u) => ({ path: portablePath(u.path), text: u.file.text })) };
+  const stored = units.map((u) => ({ path: portablePath(u.path), text: u.file.text }));
+  const s: StoredSources = { format: 1, entryPath, units: stored.map((u) => ({ ...u, sha256: sha256(u.text) })), digest: digestOf(entryPath, stored) };
   return jsonBytes(s);
 }
 
@@ -27,8 +39,8 @@ export class ResumeRefused extends Error {
   override name = 'ResumeRefused';
   constructor(
     message: string,
-    /** `compile`: the stored sources no longer compile; `ended`: the run is over; else `refused` */
-    readonly reason: 'refused' | 'compile' | 'ended' = 'refused',
+    /** `compile`: the stored sources no longer compile; `damaged`: they do not match their checksums; `ended`: the run is over; else `refused` */
+    readonly reason: 'refused' | 'compile' | 'damaged' | 'ended' = 'refused',
     readonly run?: RunRecord,
   ) {
     super(message);
@@ -43,7 +55,21 @@ export function getRun(store: RunStore, id: string): RunRecord {
 
 /** Steps a person decided to run again (`turn resolve --retry`). */
 export function retriedSteps(entries: JournalEntry[]): Set<number> {
-  return new Set(entries.filter((e) => e.kind === 'decision').map((e) => (bytesJson(e.payload) as { seq: number }).seq));
+  return new Set([...decisions(entries)].filter(([, d]) => d === 'retry').map(([seq]) => seq));
+}
+
+/** How a person settled each unknown step (`turn resolve`): run it again, or its result or error. */
+export type Decision = 'retry' | 'ok' | 'error';
+
+/** The steps a person settled, by seq (a decision entry records each; older stores hold only `retry`). */
+export function decisions(entries: JournalEntry[]): Map<number, Decision> {
+  const out = new Map<number, Decision>();
+  for (const e of entries) {
+    if (e.kind !== 'decision') continue;
+    const d = bytesJson(e.payload) as { seq: number; decision?: string };
+    out.set(d.seq, d.decision === 'ok' || d.decision === 'error' ? d.decision : 'retry');
+  }
+  return out;
 }
 
 /** Effects whose outcome is unknown, that may not be re-run and that nobody has decided about yet. */
@@ -59,13 +85,43 @@ export function currentHash(run: RunRecord, entries: JournalEntry[]): string {
   return hash;
 }
 
-export async function compileStored(bytes: Uint8Array): Promise<Bundle> {
-  const stored = bytesJson(bytes) as StoredSources;
+/** The stored sources, checked for damage: throws ResumeRefused naming what is damaged. */
+function readStored(bytes: Uint8Array, what: string): StoredSources {
+  const damaged = (why: string) => new ResumeRefused(`the stored sources of ${what} are damaged: ${why}`, 'damaged');
+  let stored: unknown;
+  try {
+    stored = bytesJson(bytes);
+  } catch (e) {
+    throw damaged(`they are not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
+  const s = stored as Partial<StoredSources> | null;
+  if (!s || typeof s !== 'object' || s.format !== 1 || typeof s.entryPath !== 'string' || !Array.isArray(s.units)) throw damaged('they are not a stored program (format, entry path or units missing)');
+  for (const [i, u] of s.units.entries()) {
+    if (!u || typeof u !== 'object' || typeof u.path !== 'string' || typeof u.text !== 'string') throw damaged(`unit ${i + 1} is not a file with a path and a text`);
+    if (u.sha256 !== undefined && u.sha256 !== sha256(u.text)) throw damaged(`the text of ${u.path} does not match its stored checksum (SHA-256 ${String(u.sha256).slice(0, 12)}...)`);
+  }
+  if (s.digest !== undefined && s.digest !== digestOf(s.entryPath, s.units)) throw damaged('their entry path or list of files does not match the stored digest');
+  return s as StoredSources;
+}
+
+/** Recompiles stored sources (`what` names them in messages: "run ID", "bytecode HASH"). */
+export async function compileStored(bytes: Uint8Array, what = 'this run'): Promise<Bundle> {
+  const stored = readStored(bytes, what);
+  const checked = stored.units.some((u) => u.sha256 !== undefined);
   const units: SourceUnit[] = [];
   for (const u of stored.units) {
     const local = localPath(u.path);
     const r = await checkSource(local, u.text);
-    if (r.diagnostics.some((d) => d.severity === 'error')) throw new ResumeRefused(`the stored source ${u.path} no longer compiles with this Turn`, 'compile');
+    const first = r.diagnostics.find((d) => d.severity === 'error');
+    if (first) {
+      const where = formatDiagnostic(r.file, first);
+      throw new ResumeRefused(
+        checked
+          ? `the stored source ${u.path} of ${what} no longer compiles with this Turn: ${where}`
+          : `the stored source ${u.path} of ${what} does not compile (it is damaged, or this Turn no longer accepts it): ${where}`,
+        'compile',
+      );
+    }
     units.push({ path: local, file: r.file, program: r.program, uses: r.uses });
   }
   return compileBundle(units, stored.entryPath);
@@ -148,7 +204,7 @@ export async function prepareResume(store: RunStore, id: string, migrate?: () =>
   }
   const bytes = store.getBundle(hash);
   if (!bytes) throw new ResumeRefused(`the store has no bytecode ${hash} for run ${id}`);
-  const bundle = await compileStored(bytes);
+  const bundle = await compileStored(bytes, `run ${id}`);
   if (bundle.version !== hash) {
     throw new ResumeRefused(
       `run ${id} started with bytecode ${hash.slice(0, 12)}, but this Turn compiles its stored sources to ${bundle.version.slice(0, 12)}; resume it with the Turn that started it, or move it with --migrate`,
@@ -208,14 +264,18 @@ export function settleUnknown(store: RunStore, id: string, seq: number, settleme
   store.markUnknownOnRecovery(id); // the store is ours, so no process runs this run: its intents are unknown
   const entry = store.readJournal(id, seq)[0];
   if (!entry || entry.seq !== seq) throw new ResumeRefused(`run ${id} has no step ${seq}`);
-  if (entry.status !== 'unknown') throw new ResumeRefused(`step ${seq} of run ${id} is ${entry.status}, not unknown: nothing to resolve`);
-  if ('retry' in settlement) {
-    store.appendJournal(id, { kind: 'decision', name: 'retry', status: 'ok', idempotencyKey: decisionKey(id, seq), payload: jsonBytes({ seq, decision: 'retry' }) });
-  } else if ('error' in settlement) {
-    store.completeJournal(id, seq, 'error', jsonBytes(settlement.error));
-  } else {
-    store.completeJournal(id, seq, 'ok', jsonBytes(entry.kind === 'infer' ? { value: settlement.ok } : settlement.ok));
+  const decided = decisions(store.readJournal(id)).get(seq);
+  if (decided) {
+    const how = decided === 'retry' ? 'it runs again on resume (--retry)' : decided === 'ok' ? 'with a result (--ok)' : 'with an error (--error)';
+    throw new ResumeRefused(`step ${seq} of run ${id} is already settled: ${how}`);
   }
+  if (entry.status !== 'unknown') throw new ResumeRefused(`step ${seq} of run ${id} is ${entry.status}, not unknown: nothing to resolve`);
+  const decision: Decision = 'retry' in settlement ? 'retry' : 'error' in settlement ? 'error' : 'ok';
+  if ('error' in settlement) store.completeJournal(id, seq, 'error', jsonBytes(settlement.error));
+  else if ('ok' in settlement) store.completeJournal(id, seq, 'ok', jsonBytes(entry.kind === 'infer' ? { value: settlement.ok } : settlement.ok));
+  // the decision is recorded for every settlement (for a result or an error after it), so inspect
+  // shows the step as decided and a second settle is refused by name
+  store.appendJournal(id, { kind: 'decision', name: decision, status: 'ok', idempotencyKey: decisionKey(id, seq), payload: jsonBytes({ seq, decision }) });
   const still = blockingUnknowns(store.readJournal(id));
   if (still.length === 0) store.setRunStatus(id, 'suspended');
   return { stillUnknown: still.map((e) => e.seq) };

@@ -12,9 +12,10 @@
 //     (`/proc/self/fd/N`), elsewhere re-resolved and compared by device and inode, must be inside
 //     the roots, a regular file (or a folder, to list), and not a protected file.
 //
-// Some paths are never reachable, whatever is granted: this process's own /proc entries
-// (`/proc/self`, `/proc/thread-self`, `/proc/<pid>` and its threads' — its environment holds the
-// secrets), `/dev/fd` and `/dev/std*`, and the protected files (the `--secrets` file), by path
+// Some paths are never reachable, whatever is granted: every process's /proc entries
+// (`/proc/self`, `/proc/thread-self`, `/proc/<pid>/...` of this process, its threads and any other
+// process — environments and command lines hold secrets; on a procfs mounted elsewhere too, checked
+// on what was opened), `/dev/fd` and `/dev/std*`, and the protected files (the `--secrets` file), by path
 // and, for reads and writes, by inode (a hard link to it is refused too).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -109,7 +110,8 @@ function inside(root: string, p: string): boolean {
 
 /**
  * Why `p` (absolute, lexical or real) may never be reached through a file effect, or undefined:
- * this process's own /proc entries and descriptors.
+ * every process's /proc entries (its environment and command line may hold secrets: this run's,
+ * its parent shell's, another worker's) and this process's descriptors.
  */
 export function selfPathReason(p: string): string | undefined {
   if (process.platform === 'win32') return undefined;
@@ -119,6 +121,29 @@ export function selfPathReason(p: string): string | undefined {
   if (/^\/dev\/std(in|out|err)$/.test(p)) return `${p} is one of this process's own descriptors`;
   const m = /^\/proc\/(\d+)(\/|$)/.exec(p);
   if (m && fs.existsSync(`/proc/${process.pid}/task/${m[1]}`)) return `${p} is a /proc entry of one of this process's threads`;
+  if (m) return `${p} is a /proc entry of another process (a process's environment and command line can hold secrets)`;
+  return undefined;
+}
+
+/** procfs's f_type (statfs(2)). */
+const PROC_SUPER_MAGIC = 0x9fa0;
+
+/**
+ * Why an opened file (Linux: its descriptor's path) is a per-process entry of a procfs mounted
+ * anywhere (a second mount of /proc, a bind mount of one of its folders): a component that is a
+ * process id, `self` or `thread-self` on a procfs is refused, whatever its mount point.
+ */
+async function procfsReason(fd: number, opened: string): Promise<string | undefined> {
+  if (!PROC_FD) return undefined;
+  let type: number;
+  try {
+    type = (await fs.promises.statfs(`/proc/self/fd/${fd}`)).type;
+  } catch {
+    return undefined;
+  }
+  if (type !== PROC_SUPER_MAGIC) return undefined;
+  const parts = opened.split('/').filter(Boolean);
+  if (opened === '/' || parts.some((c) => /^\d+$/.test(c) || c === 'self' || c === 'thread-self')) return `${opened} is a per-process entry of a /proc file system (a process's environment and command line can hold secrets)`;
   return undefined;
 }
 
@@ -236,7 +261,10 @@ async function openChecked(a: Authorized, flags: number, want: 'file' | 'dir', c
     const st = await handle.stat();
     if (a.protected.some((f) => f.dev === st.dev && f.ino === st.ino)) throw denyProtected(a.abs, a.mode);
     if (PROC_FD) {
-      checkOpened(a, await fs.promises.readlink(`/proc/self/fd/${handle.fd}`), ctx);
+      const opened = await fs.promises.readlink(`/proc/self/fd/${handle.fd}`);
+      checkOpened(a, opened, ctx);
+      const why = await procfsReason(handle.fd, opened);
+      if (why) throw denyNever(a.abs, a.mode, why);
     } else {
       const again = await fs.promises.realpath(a.real);
       checkOpened(a, again, ctx);

@@ -10,6 +10,7 @@ import type { JsonSchema } from './schema.js';
 import type { Feedback, InferIO, InferReply, InferRequest, ValidationIssue } from './types.js';
 import { formatIssue, issues as validationIssues } from './validate.js';
 import type { RunEventBody } from '../events/index.js';
+import { MAX_JSON_DEPTH } from '../values/index.js';
 
 export const DEFAULT_INFER_RETRIES = 2;
 
@@ -89,10 +90,27 @@ export function interpret(
     repairs.push(`clamped the confidence ${reported} to [0, 1]`);
     reported = clamp(reported);
   }
+  // Before validation (recursive in places) and before the value is accepted and journaled: a
+  // value deeper than Turn can serialize is an invalid reply, re-asked, then an InferError.
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) {
+    return { raw, issues: [{ path: '/value', message: `the value is nested more than ${MAX_JSON_DEPTH} levels deep (a reply may nest at most ${MAX_JSON_DEPTH})` }], repairs };
+  }
   const problems = validationIssues(schema, value, '/value');
   if (problems) return { raw, issues: problems, repairs };
   const lp = reply.logprobs && reply.logprobs.length > 0 ? logprobConfidence(reply.text, reply.logprobs) : null;
   return { raw, value, issues: [], repairs, confidence: chooseConfidence(reported, lp) };
+}
+
+/** Whether a JSON value has containers nested more than `max` levels. Iterative. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const work: [unknown, number][] = [[value, 1]];
+  while (work.length > 0) {
+    const [v, depth] = work.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) return true;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') work.push([x, depth + 1]);
+  }
+  return false;
 }
 
 function isEnvelope(j: unknown): j is { value: unknown; confidence?: unknown } {

@@ -6,10 +6,9 @@
 // Every method is synchronous and one transaction: "returned" means "committed".
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { pickDriver } from '../store/open.js';
-import { betterSqlite3Connection } from '../store/better-sqlite3.js';
-import { nodeSqliteConnection } from '../store/node-sqlite.js';
 import type { SqlConnection, SqlParam } from '../store/sqlite-schema.js';
+import { knowledgeConnection } from './connection.js';
+import type { DriverName } from '../store/open.js';
 
 export const KNOWLEDGE_FILE = 'knowledge.db';
 export const KNOWLEDGE_SCHEMA_VERSION = 1;
@@ -172,11 +171,6 @@ function jsonEq(a: Json | undefined, b: Json | undefined): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function openConnection(file: string): SqlConnection {
-  const driver = pickDriver('auto');
-  return driver === 'better-sqlite3' ? betterSqlite3Connection(file) : nodeSqliteConnection(file);
-}
-
 /** The shared knowledge database. Runs talk to it through a KnowledgeSession. */
 export class KnowledgeStore {
   private closed = false;
@@ -184,20 +178,33 @@ export class KnowledgeStore {
     private readonly db: SqlConnection,
     readonly file: string,
     private readonly clock: () => number,
+    /** the SQLite driver it runs on (the run store's choice: docs/knowledge.md) */
+    readonly driver: DriverName,
   ) {}
 
   /** Opens (creating if needed) `<dir>/knowledge.db`. Several runs may share it (WAL, normal locking). */
-  static open(dir: string, options: { now?: () => number; busyTimeoutMs?: number } = {}): KnowledgeStore {
+  static open(dir: string, options: { now?: () => number; busyTimeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): KnowledgeStore {
     fs.mkdirSync(dir, { recursive: true });
     const ignore = path.join(dir, '.gitignore');
     if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '# the Turn run store (docs/durability.md)\n*\n');
     const file = path.resolve(dir, KNOWLEDGE_FILE);
-    const db = openConnection(file);
+    const busy = Math.max(0, options.busyTimeoutMs ?? 5000);
+    let db: SqlConnection;
+    let driver: DriverName;
     try {
-      db.exec(`PRAGMA busy_timeout = ${Math.max(0, options.busyTimeoutMs ?? 5000)}`);
-      db.exec('PRAGMA journal_mode = WAL');
-      db.exec('PRAGMA synchronous = FULL');
-      db.exec('PRAGMA foreign_keys = ON');
+      // every connection's own settings (the WebAssembly driver opens one per transaction)
+      const opened = knowledgeConnection(file, (c) => {
+        c.exec(`PRAGMA busy_timeout = ${busy}`);
+        c.exec('PRAGMA journal_mode = WAL');
+        c.exec('PRAGMA synchronous = FULL');
+        c.exec('PRAGMA foreign_keys = ON');
+      }, busy, options.env ?? process.env);
+      db = opened.db;
+      driver = opened.driver;
+    } catch (e) {
+      throw new KnowledgeError(`cannot open the knowledge store ${file}: ${(e as Error).message}`);
+    }
+    try {
       const app = Number(db.prepare('PRAGMA application_id').get()?.application_id ?? 0);
       const user = Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);
       if (app !== 0 && app !== APPLICATION_ID) throw new KnowledgeError(`${file} is not a Turn knowledge store`);
@@ -215,7 +222,7 @@ export class KnowledgeStore {
       db.close();
       throw e instanceof KnowledgeError ? e : new KnowledgeError(`cannot open the knowledge store ${file}: ${(e as Error).message}`);
     }
-    return new KnowledgeStore(db, file, options.now ?? Date.now);
+    return new KnowledgeStore(db, file, options.now ?? Date.now, driver);
   }
 
   /** A run's view: committed objects plus the run's own drafts; writes are attributed to `runId`. */

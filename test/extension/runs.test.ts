@@ -109,7 +109,7 @@ test('an interrupted effect shows as an unknown outcome with its request; settli
     assert.ok(heard > 0);
     const after = stores.use(storeDir, (s) => listRunItems(s))[0];
     assert.equal(after.state, 'suspended');
-    assert.throws(() => settle(stores, storeDir, run.id, 1, { retry: true }), /not unknown/);
+    assert.throws(() => settle(stores, storeDir, run.id, 1, { retry: true }), /is already settled: with a result/);
 
     deleteStoredRun(stores, storeDir, run.id);
     assert.deepEqual(stores.use(storeDir, (s) => listRunItems(s)), []);

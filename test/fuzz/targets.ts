@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { compileProgram, formatSource, RunSetupError, startRun } from '../../runtime/index.js';
+import { compileProgram, formatSource, openStore, resumeRun, RunSetupError, startRun } from '../../runtime/index.js';
 import { decodeSnapshot, decodeValue, encodeValue, SerializeError } from '../../runtime/store/serialize.js';
 import { Cell, ClosureVal, StructVal, Uncertain } from '../../runtime/values/index.js';
 import { PassThrough } from 'node:stream';
@@ -174,6 +174,121 @@ export const TARGETS: Target[] = [
     },
   },
 ];
+
+// ---- model replies: deep and huge, through a durable run and its resume
+
+interface ReplyShape {
+  /** how the reply is built */
+  shape: 'lists' | 'maps' | 'mixed' | 'wide' | 'string' | 'keys';
+  /** nesting depth, or size */
+  n: number;
+  /** the infer's type */
+  type: 'Any' | 'Str' | 'List<Any>' | 'Shape';
+  envelope: boolean;
+  /** the reply cut at this fraction of its length (1 = whole) */
+  cut: number;
+}
+
+/** The reply text of a shape, built as a string (JSON.stringify itself overflows on deep values). */
+function replyText(r: ReplyShape): string {
+  let body: string;
+  switch (r.shape) {
+    case 'lists':
+      body = '['.repeat(r.n) + '1' + ']'.repeat(r.n);
+      break;
+    case 'maps':
+      body = '{"a":'.repeat(r.n) + '1' + '}'.repeat(r.n);
+      break;
+    case 'mixed':
+      body = '[{"k":'.repeat(r.n) + '"v"' + '}]'.repeat(r.n);
+      break;
+    case 'wide':
+      body = '[' + Array.from({ length: r.n * 50 }, (_, i) => (i % 3 === 0 ? `"s${i}"` : i % 3 === 1 ? String(i) : '{"x":[1,2]}')).join(',') + ']';
+      break;
+    case 'string':
+      body = JSON.stringify('é語x'.repeat(r.n * 500));
+      break;
+    case 'keys':
+      body = '{' + Array.from({ length: r.n * 20 }, (_, i) => `"k${i}":${i}`).join(',') + '}';
+      break;
+  }
+  const text = r.envelope ? `{"value":${body},"confidence":0.8}` : body;
+  return r.cut >= 1 ? text : text.slice(0, Math.floor(text.length * r.cut));
+}
+
+async function throughADurableRun(input: string): Promise<string | null> {
+  const r = JSON.parse(input) as ReplyShape;
+  const caseDir = fs.mkdtempSync(path.join(dir, 'reply-'));
+  const script = path.join(caseDir, 'replies.json');
+  fs.writeFileSync(script, JSON.stringify({ replies: [{ text: replyText(r), repeat: true }] }));
+  const file = path.join(caseDir, 'p.tn');
+  fs.writeFileSync(
+    file,
+    `struct Shape { a: Any, k: Str }
+let x = null;
+try { let x = infer ${r.type} { "reply"; }; } catch (e) { call("echo", "caught " + e["type"]); }
+suspend;
+call("echo", call("type_of", x));
+let s = null;
+try { let s = call("json_stringify", x); } catch (e) { call("echo", "not JSON: " + e["message"]); }
+`,
+  );
+  const store = openStore(path.join(caseDir, '.turn'));
+  const model = `script:${script}`;
+  const ended = async (run: { start(): Promise<import('../../runtime/index.js').RunResult>; stop(why: string): void }, what: string): Promise<string | null> => {
+    const stop = setTimeout(() => run.stop(`the fuzzer stopped a ${what} that did not end within 20 s`), 20_000);
+    try {
+      const result = await run.start();
+      if (result.kind === 'stopped') return `the ${what} did not end within 20 s`;
+      if (result.kind === 'aborted') return `${what} aborted: ${result.message}`;
+      if (result.kind === 'failed') {
+        if (BAD.test(result.error.message)) return `${what}: ${result.error.message}`;
+        if (!(result.error.line >= 1)) return `a ${what} error without a line: ${result.error.message}`;
+      }
+      return null;
+    } catch (e) {
+      return `${what} threw ${describe(e)}`;
+    } finally {
+      clearTimeout(stop);
+    }
+  };
+  try {
+    let run;
+    try {
+      run = await startRun({ file, cwd: caseDir, model, store, maxSteps: 200_000, fetchSchemas: false, onOutput: () => {} });
+    } catch (e) {
+      return `startRun threw ${describe(e)}`;
+    }
+    const first = await ended(run, 'run');
+    if (first) return first;
+    const id = run.id!;
+    if (store.getRun(id)?.status !== 'suspended') return `the run did not reach its suspend (${store.getRun(id)?.status})`;
+    let resumed;
+    try {
+      resumed = await resumeRun({ runId: id, cwd: caseDir, model, store, onOutput: () => {} });
+    } catch (e) {
+      return `resumeRun threw ${describe(e)}`;
+    }
+    return await ended(resumed, 'resume');
+  } finally {
+    store.close();
+    fs.rmSync(caseDir, { recursive: true, force: true });
+  }
+}
+
+TARGETS.push({
+  name: 'model-reply',
+  arbitrary: fc
+    .record({
+      shape: fc.constantFrom('lists', 'maps', 'mixed', 'wide', 'string', 'keys'),
+      n: fc.oneof(fc.integer({ min: 1, max: 1100 }), fc.integer({ min: 1, max: 20_000 })),
+      type: fc.constantFrom('Any', 'Str', 'List<Any>', 'Shape'),
+      envelope: fc.boolean(),
+      cut: fc.oneof({ weight: 4, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.double({ min: 0, max: 1, noNaN: true }) }),
+    })
+    .map((r) => JSON.stringify(r)),
+  check: throughADurableRun,
+});
 
 // ---- the language server: sequences of LSP messages, well-formed and not
 

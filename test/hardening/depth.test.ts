@@ -284,3 +284,24 @@ test('the outline of 990 nested blocks answers (the editor walks blocks without 
   const symbols = onDocumentSymbol(doc, { textDocument: { uri: doc.uri } });
   assert.deepEqual(symbols.map((s) => s.name), ['x', 'deep']);
 });
+
+test('json.pretty of a 100,000-deep value is the depth message json.stringify gives, not a stack overflow', async () => {
+  const deep = 'let json = use "std/json";\nlet v = 1;\nlet i = 0;\nwhile i < 100000 { let v = [v]; let i = i + 1; }\n';
+  const { result, output } = await runProgram(
+    'pretty.tn',
+    deep +
+      'try { call("echo", json.pretty(v)); } catch (e) { call("echo", "pretty: " + e["message"]); }\n' +
+      'try { call("echo", json.stringify(v)); } catch (e) { call("echo", "stringify: " + e["message"]); }\n' +
+      'call("echo", json.pretty({"a": [1, {"__proto__": 2}]}));\n' +
+      'json.pretty(v);\n',
+  );
+  assert.equal(output[0], 'pretty: a value nested more than 1000 levels deep cannot be converted to JSON');
+  assert.equal(output[1], 'stringify: a value nested more than 1000 levels deep cannot be converted to JSON');
+  assert.deepEqual(JSON.parse(output.slice(2).join('\n')), JSON.parse('{"a": [1, {"__proto__": 2}]}'));
+  assertFailedAt(result, 8, /nested more than 1000 levels deep cannot be converted to JSON/);
+});
+
+test('an identity handle inside a value passed to a pure std tool is refused, not shown as {kind, name}', async () => {
+  const { result } = await runProgram('handle.tn', 'let json = use "std/json";\nlet gh = grant identity::bearer("gh");\ncall("echo", json.pretty([1, {"auth": gh}]));\n');
+  assertFailedAt(result, 3, /an identity handle cannot be passed to json_pretty/);
+});
