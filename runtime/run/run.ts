@@ -335,7 +335,7 @@ export interface RunMeta {
 }
 
 /** The options a durable run records, so a resume (CLI, panel or debugger) rebuilds the same host. */
-type RecordedOptions = Pick<RunOptions, 'model' | 'maxSteps' | 'maxAlloc' | 'maxTimeMs' | 'toolTimeoutMs' | 'seed' | 'inferRetries' | 'context'> & { authority?: Omit<AuthorityOptions, 'vault' | 'approve'> & { approve?: 'all' | 'none' | 'ask' } };
+type RecordedOptions = Pick<RunOptions, 'model' | 'maxSteps' | 'maxAlloc' | 'maxTimeMs' | 'toolTimeoutMs' | 'seed' | 'inferRetries' | 'context' | 'maxTokens' | 'temperature' | 'consistency'> & { authority?: Omit<AuthorityOptions, 'vault' | 'approve'> & { approve?: 'all' | 'none' | 'ask' } };
 
 const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
@@ -351,6 +351,9 @@ function recordable(options: RunOptions): RecordedOptions {
     toolTimeoutMs: options.toolTimeoutMs,
     seed: options.seed,
     inferRetries: options.inferRetries,
+    maxTokens: options.maxTokens,
+    temperature: options.temperature,
+    consistency: options.consistency,
     authority: { ...defined(authority), ...(typeof approve === 'string' ? { approve } : {}) },
   });
 }
