@@ -73,6 +73,29 @@ export async function slowServer(plan: (body: Record<string, unknown>, n: number
         try {
           const p = plan(body, n);
           if ('hang' in p) return; // holds its slot until the client gives up
+          if (body.stream !== true && !('anthropic' in p)) {
+            // an unstreamed request: the same generation, answered as one JSON body at its end
+            let content = '';
+            let finish = 'stop';
+            if ('stream' in p) {
+              const size = p.piece ?? 4;
+              const pieces = Math.ceil(p.stream.length / size);
+              if (p.stallAfter !== undefined && p.stallAfter < pieces) return;
+              for (let i = 0; i < pieces && !gone; i++) await sleep(p.everyMs ?? 5);
+              content = p.stream;
+              finish = p.finish ?? 'stop';
+            } else {
+              const max = typeof body.max_tokens === 'number' ? body.max_tokens : Infinity;
+              const count = Math.min(p.cap ?? 20_000, p.honour ? max : Infinity);
+              content = `{"value": ${JSON.stringify(p.digits)}, "confidence": 0.` + Array.from({ length: count - 1 }, (_, i) => String((i + 1) % 10)).join('');
+              finish = 'length';
+              chunks[n] = count;
+            }
+            if (gone) return;
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({ id: 'chatcmpl-slow', model: 'slow', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finish }], usage: { prompt_tokens: 40, completion_tokens: 10 } }));
+            return;
+          }
           res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
           if ('stream' in p) {
             const size = p.piece ?? 4;
