@@ -29,6 +29,8 @@ export interface RunHost {
   inferRetries: number | undefined;
   /** refuse every effect from now on (the run was stopped) */
   refuse(reason: string): void;
+  /** cancel every model call in flight (an interruption); returns how many there were */
+  cancelModelCalls(reason: string): number;
   close(): void;
 }
 
@@ -197,17 +199,25 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   const sinks: ((e: RunEvent) => void)[] = [];
   if (options.onEvent) sinks.push(options.onEvent);
   if (trace) sinks.push(trace.sink);
+  // every model call in flight, so an interruption can cancel them all at once
+  const inflight = new Set<AbortController>();
   const host: Host = {
     output: (line) => options.onOutput?.(redactor.redact(line)),
     infer: (request, io) =>
       guard(async () => {
+        const own = new AbortController();
+        const given = (io as { signal?: AbortSignal } | undefined)?.signal;
+        const signal = given ? AbortSignal.any([given, own.signal]) : own.signal;
+        inflight.add(own);
         if (hold) await hold({ kind: 'model', pid: request.pid, description: `waiting on a model reply (infer ${request.typeName})` });
         // where model replies and provider errors enter the VM: redacted like effect results
         let reply: InferReply;
         try {
-          reply = await ask(request, io ?? { emit: () => {} });
+          reply = await ask(request, { emit: io ? (e) => io.emit(e) : () => {}, signal } as InferIO);
         } catch (e) {
           throw redactError(redactor, e);
+        } finally {
+          inflight.delete(own);
         }
         return redactReply(redactor, reply);
       }),
@@ -234,6 +244,11 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     inferRetries,
     refuse: (reason) => {
       refused = reason;
+    },
+    cancelModelCalls: (reason) => {
+      const n = inflight.size;
+      for (const c of inflight) c.abort(new Error(reason));
+      return n;
     },
     close: () => {
       trace?.close();

@@ -162,6 +162,22 @@ export class Run {
     this.vm?.halt(reason);
   }
 
+  /**
+   * Interrupts the run (SIGINT, SIGTERM): writes the `interrupted` event, cancels the model calls in
+   * flight and stops the program. A durable run journals nothing more (the cancelled calls keep
+   * their intent only) and is left resumable: `start()` resolves `stopped`, and `turn resume`
+   * continues from what was committed, asking the cancelled calls again.
+   */
+  interrupt(signal: string): void {
+    if (this.stopReason !== undefined) return;
+    this.durable?.interrupt();
+    const reason = `interrupted by ${signal}`;
+    this.setup.refuse(reason);
+    const inflight = this.setup.cancelModelCalls(reason);
+    this.vm?.events.emit({ kind: 'interrupted', signal, durable: this.durable !== undefined, inflight });
+    this.stop(reason);
+  }
+
   /** Every process of the run, as the editor's actor tree shows it. */
   processes(): ProcessView[] {
     return this.vm ? processViews(this.vm) : [];
