@@ -4,7 +4,11 @@ export class StdoutLines {
   private buffer = '';
   private scheduled = false;
 
-  constructor(private readonly limit = 64 * 1024) {}
+  constructor(
+    private readonly limit = 64 * 1024,
+    /** a live line on the terminal (progress.ts), cleared before output is written and drawn after */
+    private readonly around?: { clear(): void; draw(): void },
+  ) {}
 
   write(line: string): void {
     this.buffer += line + '\n';
@@ -21,7 +25,9 @@ export class StdoutLines {
     if (this.buffer.length === 0) return;
     const chunk = this.buffer;
     this.buffer = '';
+    this.around?.clear();
     process.stdout.write(chunk);
+    this.around?.draw();
   }
 
   flush(): Promise<void> {

@@ -37,6 +37,9 @@ export const RUN_OPTIONS = {
   'max-time': { type: 'string' },
   'tool-timeout': { type: 'string' },
   seed: { type: 'string' },
+  temperature: { type: 'string' },
+  'max-tokens': { type: 'string' },
+  consistency: { type: 'string' },
   trace: { type: 'boolean' },
   'trace-file': { type: 'string' },
   'refresh-schemas': { type: 'boolean' },
@@ -63,6 +66,16 @@ function secondsOption(value: unknown, name: string): number | undefined {
   return Math.round(n * 1000);
 }
 
+function usage(message: string): never {
+  throw new UsageError(message);
+}
+
+function temperatureOption(value: unknown): number {
+  const n = Number(value);
+  if (String(value).trim() === '' || !Number.isFinite(n) || n < 0 || n > 2) throw new UsageError(`--temperature needs a number from 0 to 2, got \`${String(value)}\``);
+  return n;
+}
+
 /** The run options the flags describe (throws UsageError on a malformed value). */
 export function runOptionsFrom(values: Values): RunOptions {
   if (values.offline === true && values['refresh-schemas'] === true) throw new UsageError('--offline and --refresh-schemas cannot be used together');
@@ -77,6 +90,9 @@ export function runOptionsFrom(values: Values): RunOptions {
     maxTimeMs: secondsOption(values['max-time'], 'max-time'),
     toolTimeoutMs: secondsOption(values['tool-timeout'], 'tool-timeout'),
     seed: numberOption(values.seed, 'seed'),
+    ...(values.temperature !== undefined ? { temperature: temperatureOption(values.temperature) } : {}),
+    maxTokens: values['max-tokens'] === '0' ? usage('--max-tokens needs a whole number >= 1') : numberOption(values['max-tokens'], 'max-tokens'),
+    consistency: numberOption(values.consistency, 'consistency'),
     refreshSchemas: values['refresh-schemas'] === true,
     ...(values.offline === true ? { fetchSchemas: false } : {}),
     ...(traceFile !== undefined ? { traceFile } : {}),

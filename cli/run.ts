@@ -1,7 +1,9 @@
 // `turn run FILE [--store DIR | --durable]`: a plain or durable run through the run API. A program
 // that contains `suspend;` always runs durable (in the default store without --store), as in Turn v1.
 import { defaultStoreDir, RunSetupError, startRun } from '../runtime/index.js';
+import { reportInterrupted, withInterrupts } from './interrupt.js';
 import { StdoutLines } from './output.js';
+import { ProgressLine } from './progress.js';
 import { printSetupError, reportResult } from './report.js';
 import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
 import { err, parse, singleFile } from './usage.js';
@@ -12,13 +14,15 @@ export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { ...RUN_OPTIONS, ...STORE_OPTIONS });
   const file = singleFile(positionals, 'run');
   const durable = values.durable === true || values.store !== undefined;
-  const stdout = new StdoutLines();
+  const progress = ProgressLine.wanted(values.json === true) ? new ProgressLine() : undefined;
+  const stdout = new StdoutLines(undefined, progress);
   let run;
   try {
     run = await startRun({
       ...runOptionsFrom(values),
       file,
       onOutput: (line) => stdout.write(line), flushOutput: () => stdout.drain(),
+      ...(progress ? { onEvent: (e) => progress.onEvent(e) } : {}),
       ...(durable ? { store: values.store ?? defaultStoreDir() } : { storeIfSuspends: defaultStoreDir() }),
     });
   } catch (e) {
@@ -28,6 +32,11 @@ export async function runCommand(args: string[]): Promise<number> {
   printSetupError(undefined, run.diagnostics);
   for (const note of run.notes) err(`turn: warning: ${note}`);
   if (run.id) err(`turn: run ${run.id} (store ${run.storeFile})`);
-  const result = await run.start();
+  const { value: result, signal } = await withInterrupts(run, () => run.start());
+  progress?.close();
+  if (signal !== undefined && result.kind === 'stopped') {
+    await stdout.flush();
+    return reportInterrupted(signal, run.id, values.store);
+  }
   return reportResult(run, result, stdout, values.json === true);
 }

@@ -9,6 +9,7 @@ import {
   bytesJson, defaultStoreDir, inspectRun, storeMessage, openStore, resumeRun, RunSetupError, settleUnknown, ResumeRefused, StoreError,
   type RunInspection, type RunStatus, type RunStore,
 } from '../runtime/index.js';
+import { reportInterrupted, withInterrupts } from './interrupt.js';
 import { StdoutLines } from './output.js';
 import { resolution } from './resolution.js';
 import { printSetupError, reportResult } from './report.js';
@@ -81,9 +82,13 @@ async function resume(args: string[]): Promise<number> {
     }
     for (const note of run.notes) err(`turn: note: ${note}`);
     if (run.migration) err(`turn: run ${id} moves from bytecode ${run.migration.from.slice(0, 12)} to ${run.migration.to.slice(0, 12)} (journaled)`);
-    const result = await run.start();
+    const { value: result, signal } = await withInterrupts(run, () => run.start());
     if (run.reprintedLines > 0) {
       err(`turn: note: printed ${run.reprintedLines} line(s) that the run had journaled but not marked shown when it stopped (a line printed just before the stop shows twice)`);
+    }
+    if (signal !== undefined && result.kind === 'stopped') {
+      await stdout.flush();
+      return reportInterrupted(signal, run.id, values.store);
     }
     return reportResult(run, result, stdout, values.json === true);
   });

@@ -56,7 +56,7 @@ const common = {
   supported: { 'dynamic-import': false },
   // better-sqlite3 is a native addon (the CLI's store driver on Node 20); inside VS Code the store
   // uses node:sqlite or the bundled node-sqlite3-wasm instead, so the addon is never loaded there.
-  external: ['vscode', 'better-sqlite3'],
+  external: ['vscode', 'better-sqlite3', 'node-llama-cpp'],
   // the CommonJS build of web-tree-sitter (its ESM build needs import.meta.url, which a CJS bundle lacks)
   alias: { 'web-tree-sitter': require.resolve('web-tree-sitter') },
 };

@@ -238,6 +238,8 @@ export class Durable implements DurableHooks {
   private dead = false;
   /** suspended or dead: no new step starts (effects already running still record their outcome) */
   private halted = false;
+  /** the run was interrupted (SIGINT, SIGTERM): no step starts, and the calls it cancels leave no outcome, so a resume asks them again */
+  private interrupted = false;
   private settle!: (s: Stop) => void;
   /** resolves when the run stops before its program ends (suspend, divergence, a store failure) */
   readonly stopped = new Promise<Stop>((resolve) => (this.settle = resolve));
@@ -324,6 +326,15 @@ export class Durable implements DurableHooks {
     return this.halted;
   }
 
+  /**
+   * Interruption: from now on nothing is journaled. What is committed stays; the effects in flight
+   * are being cancelled, and their cancellation is not an outcome: the journal keeps their intent,
+   * and the resume runs them again (a model call, an idempotent effect) or asks about them.
+   */
+  interrupt(): void {
+    this.interrupted = true;
+  }
+
   /** Waits for effects still running when the run stopped, so their outcomes are journaled. */
   async drain(): Promise<void> {
     while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
@@ -353,7 +364,7 @@ export class Durable implements DurableHooks {
 
   /** One effect step: replayed from the journal when recorded, else intent → run → outcome. */
   private step(key: string, kind: string, name: string, pid: number, input: unknown, request: unknown, idempotent: boolean, run: () => Promise<unknown>): Promise<unknown> {
-    if (this.halted) return this.never();
+    if (this.halted || this.interrupted) return this.never();
     const inputHash = sha(input);
     const e = this.take(key, kind, name, inputHash);
     if (e === null) return this.never();
@@ -395,10 +406,12 @@ export class Durable implements DurableHooks {
       .then(run)
       .then(
         (value) => {
+          if (this.interrupted) return this.never();
           if (this.write(() => this.journal.complete(seq, 'ok', jsonBytes(value))) === undefined && this.dead) return this.never();
           return this.durable().then(() => value);
         },
         (err: unknown) => {
+          if (this.interrupted) return this.never();
           const message = err instanceof Error ? err.message : String(err);
           if (this.write(() => this.journal.complete(seq, 'error', jsonBytes(message))) === undefined && this.dead) return this.never();
           return this.durable().then(() => {

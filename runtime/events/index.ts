@@ -4,7 +4,7 @@
 // what the program appended. The trace (`turn run --trace`), the run panel and the debugger all
 // read this one union.
 import type { ConfidenceInfo } from '../infer/confidence.js';
-import type { HttpRetry, ValidationIssue } from '../infer/types.js';
+import type { HttpRetry, InferDelta, ValidationIssue } from '../infer/types.js';
 
 /** An `infer`'s prompt as the model sees it: the context tiers in render order, then the task. */
 export interface PromptView {
@@ -52,6 +52,10 @@ export type RunEventBody =
       meta?: Record<string, unknown>;
     }
   | { kind: 'infer.error'; id: string; pid: number; attempt: number; error: string; latencyMs: number }
+  /** streamed text of a reply as it arrives (rendered live by the CLI and the panel; never journaled) */
+  | (InferDelta & { id: string; pid: number; attempt: number })
+  /** the run was interrupted (SIGINT, SIGTERM): in-flight calls cancelled; a durable run keeps its journal and can be resumed */
+  | { kind: 'interrupted'; signal: string; durable: boolean; inflight: number }
   | { kind: 'infer.retry'; id: string; pid: number; attempt: number; errors: ValidationIssue[] }
   | (HttpRetry & { id: string; pid: number });
 

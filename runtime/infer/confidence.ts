@@ -1,4 +1,6 @@
 // Where an inferred value's confidence comes from (docs/inference.md):
+//   0. agreement, when the run asks for k samples per request (self-consistency, consistency.ts):
+//      the share of the k samples whose value equals the chosen one;
 //   1. token log-probabilities, when the provider returns them: the geometric mean of the
 //      probabilities of the tokens that spell the value (exp of their mean log-probability);
 //      structure around the value and the self-reported confidence are left out when the
@@ -10,7 +12,8 @@ import type { TokenLogprob } from './types.js';
 
 export const UNREPORTED_CONFIDENCE = 0.5;
 
-export type ConfidenceSource = 'logprobs' | 'reported' | 'unreported';
+/** Where a confidence came from: `agreement` of k samples, token `logprobs`, the model's self-report (`reported`), or nothing (`unreported`). */
+export type ConfidenceSource = 'agreement' | 'logprobs' | 'reported' | 'unreported';
 
 export interface ConfidenceInfo {
   value: number;
@@ -21,6 +24,9 @@ export interface ConfidenceInfo {
   fromLogprobs?: number;
   /** tokens the log-probability figure is over */
   tokens?: number;
+  /** self-consistency: samples asked, and how many agreed with the value */
+  samples?: number;
+  agreeing?: number;
 }
 
 /** exp(mean log-probability) of the value's tokens; null when there are none. */
@@ -64,7 +70,20 @@ export function clamp(c: number): number {
   return c < 0 ? 0 : c > 1 ? 1 : c;
 }
 
-export function chooseConfidence(reported: number | undefined, fromLogprobs: { value: number; tokens: number } | null): ConfidenceInfo {
+export function chooseConfidence(
+  reported: number | undefined,
+  fromLogprobs: { value: number; tokens: number } | null,
+  agreement?: { samples: number; agreeing: number },
+): ConfidenceInfo {
+  if (agreement && agreement.samples > 0) {
+    const info: ConfidenceInfo = { value: clamp(agreement.agreeing / agreement.samples), source: 'agreement', samples: agreement.samples, agreeing: agreement.agreeing };
+    if (reported !== undefined) info.reported = reported;
+    if (fromLogprobs) {
+      info.fromLogprobs = fromLogprobs.value;
+      info.tokens = fromLogprobs.tokens;
+    }
+    return info;
+  }
   if (fromLogprobs) {
     return { value: fromLogprobs.value, source: 'logprobs', reported, fromLogprobs: fromLogprobs.value, tokens: fromLogprobs.tokens };
   }

@@ -3,6 +3,7 @@
 // validation errors a bounded number of times. A value is returned only if it conforms; otherwise
 // a failure that becomes a catchable `InferError`. Every step is reported to the run's events.
 import { renderPrompt, type Tiers } from '../context/render.js';
+import { defaultMaxTokens } from './bounds.js';
 import { chooseConfidence, clamp, logprobConfidence, type ConfidenceInfo } from './confidence.js';
 import { feedbackText, taskText, wireSchema } from './prompt.js';
 import { parseReply } from './repair.js';
@@ -98,7 +99,7 @@ export function interpret(
   const problems = validationIssues(schema, value, '/value');
   if (problems) return { raw, issues: problems, repairs };
   const lp = reply.logprobs && reply.logprobs.length > 0 ? logprobConfidence(reply.text, reply.logprobs) : null;
-  return { raw, value, issues: [], repairs, confidence: chooseConfidence(reported, lp) };
+  return { raw, value, issues: [], repairs, confidence: chooseConfidence(reported, lp, reply.agreement) };
 }
 
 /** Whether a JSON value has containers nested more than `max` levels. Iterative. */
@@ -138,7 +139,7 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
   const rendered = renderPrompt(call.tiers, taskText(call.prompt, call.typeName, wire));
   const context = [...call.tiers.system, ...call.tiers.episodic, ...call.tiers.working];
   const feedback: Feedback[] = [];
-  const io: InferIO = { emit: (event) => emit({ ...event, id: options.id, pid: call.pid }) };
+  const maxTokens = defaultMaxTokens(wire);
   let last: { raw: string; issues: ValidationIssue[] } | null = null;
   for (let attempt = 1; attempt <= retries + 1; attempt++) {
     const request: InferRequest = {
@@ -153,7 +154,9 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
       rendered,
       attempt,
       feedback: feedback.slice(),
+      maxTokens,
     };
+    const io: InferIO = { emit: (event) => emit(event.kind === 'infer.delta' ? { ...event, id: options.id, pid: call.pid, attempt } : { ...event, id: options.id, pid: call.pid }) };
     emit({
       kind: 'infer.request',
       id: options.id,

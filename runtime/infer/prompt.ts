@@ -20,7 +20,7 @@ export function wireSchema(schema: JsonSchema): JsonSchema {
       type: 'object',
       properties: {
         value: withoutPredicates(value),
-        confidence: { type: 'number', description: 'how likely the value is right, from 0 to 1' },
+        confidence: { type: 'number', minimum: 0, maximum: 1, description: 'how likely the value is right, from 0 to 1' },
       },
       required: ['value', 'confidence'],
       additionalProperties: false,

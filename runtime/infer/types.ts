@@ -35,6 +35,19 @@ export interface InferRequest {
   attempt: number;
   /** the rejected replies of earlier attempts of this infer, oldest first */
   feedback: Feedback[];
+  /** the output token bound derived from the wire schema (runtime/infer/bounds.ts); a provider sends it unless the run or the spec sets one */
+  maxTokens?: number;
+  /** what the run asks of the sampler (`--seed`, `--temperature`, `--max-tokens`), set by the host */
+  sampling?: Sampling;
+  /** self-consistency: which of the attempt's k samples this is (1..k; absent when k = 1) */
+  sample?: number;
+}
+
+/** Sampling parameters a provider sends where its API takes them (and records in the reply's `meta.sampling`). */
+export interface Sampling {
+  seed?: number;
+  temperature?: number;
+  maxTokens?: number;
 }
 
 export interface TokenLogprob {
@@ -54,13 +67,28 @@ export interface InferReply {
   usage?: { inputTokens?: number; outputTokens?: number; cachedTokens?: number };
   /** `length` when the reply was cut off at the output token limit */
   finishReason?: string;
-  /** provider-specific facts for the trace (model, HTTP status, request id) — never a secret */
+  /** provider-specific facts for the trace (model, HTTP status, request id, `sampling`, self-consistency `samples`) — never a secret */
   meta?: Record<string, unknown>;
+  /** self-consistency (consistency.ts): k samples were asked and `agreeing` of them gave this value; the confidence is their share */
+  agreement?: { samples: number; agreeing: number };
 }
 
-/** What a host can do while it answers: report events (HTTP retries) to the run's event stream. */
+/** What a host can do while it answers: report events (HTTP retries, streamed text) to the run's event stream. */
 export interface InferIO {
-  emit(event: HttpRetry): void;
+  emit(event: HttpRetry | InferDelta): void;
+}
+
+/** Text of a reply as it streams in (an event of the run's stream; the driver adds the infer's id, pid and attempt). */
+export interface InferDelta {
+  kind: 'infer.delta';
+  /** the text this chunk added */
+  delta: string;
+  /** chunks (about one token each) received so far in this attempt */
+  tokens: number;
+  /** since the request was sent */
+  elapsedMs: number;
+  /** self-consistency: which sample is streaming */
+  sample?: number;
 }
 
 /** An HTTP provider's retry after a 429, a 5xx or a time-out (an event of the run's stream). */

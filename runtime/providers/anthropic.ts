@@ -1,19 +1,27 @@
 // Anthropic messages API. The schema goes in as a forced tool (`tool_choice: {type: "tool"}`):
 // the tool's input is the reply envelope `{"value", "confidence"}`. Anthropic returns no
-// log-probabilities, so the confidence is the model's own report.
+// log-probabilities, so the confidence is the model's own report (or agreement, with samples=K).
+// Replies stream (server-sent events: the tool input arrives as `input_json_delta` pieces) unless
+// `stream=0`. `max_tokens` is required by the API: the run's, else the spec's, else the bound
+// derived from the schema. The API takes no seed.
 import type { InferReply, InferRequest } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
-import { ProviderError, type AuthSpec, type HttpProvider } from './types.js';
+import { ProviderError, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface AnthropicOptions {
   model: string;
   baseUrl: string;
   apiKeyEnv: string;
-  maxTokens: number;
+  maxTokens?: number;
   temperature?: number;
   version: string;
+  /** stream the reply (default true) */
+  stream?: boolean;
 }
+
+/** The bound when neither the run, the spec nor the schema gives one. */
+const FALLBACK_MAX_TOKENS = 1024;
 
 export const ANTHROPIC_DEFAULT_BASE = 'https://api.anthropic.com';
 export const TOOL_NAME = 'turn_reply';
@@ -27,7 +35,8 @@ export function anthropicProvider(o: AnthropicOptions): HttpProvider {
     keyEnv: o.apiKeyEnv,
     encode(request: InferRequest) {
       const { system, turns } = chatTurns(request);
-      const body: Record<string, unknown> = { model: o.model, max_tokens: o.maxTokens };
+      const maxTokens = request.sampling?.maxTokens ?? o.maxTokens ?? request.maxTokens ?? FALLBACK_MAX_TOKENS;
+      const body: Record<string, unknown> = { model: o.model, max_tokens: maxTokens };
       if (system.length > 0) body.system = system;
       body.messages = turns;
       body.tools = [
@@ -38,15 +47,21 @@ export function anthropicProvider(o: AnthropicOptions): HttpProvider {
         },
       ];
       body.tool_choice = { type: 'tool', name: TOOL_NAME };
-      if (o.temperature !== undefined) body.temperature = o.temperature;
+      const temperature = request.sampling?.temperature ?? o.temperature;
+      if (temperature !== undefined) body.temperature = temperature;
+      const stream = o.stream !== false;
+      if (stream) body.stream = true;
       return {
         method: 'POST',
         url,
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'anthropic-version': o.version },
+        headers: { 'content-type': 'application/json', accept: stream ? 'text/event-stream, application/json' : 'application/json', 'anthropic-version': o.version },
         body: JSON.stringify(body),
         auth,
+        maxTokens,
+        ...(stream ? { stream: true } : {}),
       };
     },
+    stream: { framing: 'sse', decoder: () => anthropicStream(url, o.model) },
     decode(res): InferReply {
       if (res.status < 200 || res.status >= 300) throw httpError('the Anthropic API', url, res);
       const j = parseBody('the Anthropic API', url, res);
@@ -64,6 +79,68 @@ export function anthropicProvider(o: AnthropicOptions): HttpProvider {
         reply.usage = { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens };
         if (typeof usage.cache_read_input_tokens === 'number') reply.usage.cachedTokens = usage.cache_read_input_tokens;
       }
+      return reply;
+    },
+  };
+}
+
+/**
+ * Reads a message's server-sent events: `message_start` (id, input usage), `content_block_start`
+ * and `content_block_delta` (the forced tool's `input_json_delta` pieces, or text), `message_delta`
+ * (stop reason, output usage), `message_stop`; an `error` event fails the call.
+ */
+function anthropicStream(url: string, model: string): StreamDecoder {
+  const blocks: { type: string; name?: string; text: string }[] = [];
+  let stop: string | undefined;
+  let id: unknown;
+  let served: unknown;
+  const usage: NonNullable<InferReply['usage']> = {};
+  return {
+    push(data, event) {
+      let j: Record<string, unknown>;
+      try {
+        j = JSON.parse(data) as Record<string, unknown>;
+      } catch {
+        throw new ProviderError(`the Anthropic API at ${url} sent a stream event that is not JSON: ${data.slice(0, 80)}`);
+      }
+      const type = typeof j.type === 'string' ? j.type : event;
+      if (type === 'error') {
+        const e = j.error as { type?: unknown; message?: unknown } | undefined;
+        const overloaded = e?.type === 'overloaded_error';
+        throw new ProviderError(`the Anthropic API reported an error mid-stream from ${url}: ${String(e?.message ?? JSON.stringify(j))}`, false, overloaded ? 529 : undefined);
+      }
+      if (type === 'message_start') {
+        const m = j.message as { id?: unknown; model?: unknown; usage?: { input_tokens?: number; cache_read_input_tokens?: number } } | undefined;
+        id = m?.id;
+        served = m?.model;
+        if (typeof m?.usage?.input_tokens === 'number') usage.inputTokens = m.usage.input_tokens;
+        if (typeof m?.usage?.cache_read_input_tokens === 'number') usage.cachedTokens = m.usage.cache_read_input_tokens;
+      } else if (type === 'content_block_start') {
+        const b = j.content_block as { type?: unknown; name?: unknown; text?: unknown } | undefined;
+        const index = typeof j.index === 'number' ? j.index : blocks.length;
+        blocks[index] = { type: String(b?.type ?? ''), ...(typeof b?.name === 'string' ? { name: b.name } : {}), text: typeof b?.text === 'string' ? b.text : '' };
+      } else if (type === 'content_block_delta') {
+        const index = typeof j.index === 'number' ? j.index : blocks.length - 1;
+        const d = j.delta as { type?: unknown; partial_json?: unknown; text?: unknown } | undefined;
+        const piece = typeof d?.partial_json === 'string' ? d.partial_json : typeof d?.text === 'string' ? d.text : '';
+        const b = (blocks[index] ??= { type: d?.type === 'input_json_delta' ? 'tool_use' : 'text', text: '' });
+        b.text += piece;
+        return piece || undefined;
+      } else if (type === 'message_delta') {
+        const d = j.delta as { stop_reason?: unknown } | undefined;
+        if (typeof d?.stop_reason === 'string') stop = d.stop_reason;
+        const u = j.usage as { output_tokens?: number } | undefined;
+        if (typeof u?.output_tokens === 'number') usage.outputTokens = u.output_tokens;
+      }
+      return undefined;
+    },
+    finish(status) {
+      const tool = blocks.find((b) => b && b.type === 'tool_use' && b.name === TOOL_NAME);
+      const text = tool ? (tool.text.trim() === '' ? '{}' : tool.text) : blocks.filter((b) => b && b.type === 'text').map((b) => b.text).join('');
+      const reply: InferReply = { text, meta: { model: served ?? model, status, ...(id ? { requestId: id } : {}) } };
+      if (stop === 'max_tokens') reply.finishReason = 'length';
+      else if (stop) reply.finishReason = stop;
+      if (usage.inputTokens !== undefined || usage.outputTokens !== undefined) reply.usage = usage;
       return reply;
     },
   };

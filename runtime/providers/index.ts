@@ -5,10 +5,11 @@
 //   ollama:MODEL[?OPTIONS]      openai: with base_url http://127.0.0.1:11434/v1 and no key needed
 //   anthropic:MODEL[?OPTIONS]
 //   wasm:PATH[?OPTIONS]         a Turn v1 provider driver (WebAssembly; runtime/providers/wasm.ts)
-// OPTIONS are `key=value` pairs joined by `&`: base_url, api_key_env, timeout_ms, retries,
-// backoff_ms, max_wait_ms, max_tokens, temperature; for openai also structured (strict|schema|json|none) and
-// logprobs (1|0); for anthropic also version; wasm takes secret, call_timeout_ms and the four transport
-// options (timeout_ms, retries, backoff_ms, max_wait_ms). See docs/inference.md.
+// OPTIONS are `key=value` pairs joined by `&`: base_url, api_key_env, max_tokens, temperature,
+// stream (1|0), and the transport's connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms,
+// timeout_ms (the total of one attempt), retries, backoff_ms, max_wait_ms, concurrency; for openai
+// also structured (strict|schema|json|none) and logprobs (1|0); for anthropic also version; wasm
+// takes secret, call_timeout_ms and the transport options. See docs/inference.md.
 import { anthropicProvider, ANTHROPIC_DEFAULT_BASE } from './anthropic.js';
 import { mockProvider } from './mock.js';
 import { OPENAI_DEFAULT_BASE, openaiProvider } from './openai.js';
@@ -17,13 +18,14 @@ import { ModelConfigError, type Provider, type TransportOptions } from './types.
 import { loadWasmDriver, parseSecretNames, type WasmDriver } from './wasm.js';
 
 export * from './types.js';
-export { exchangeFor, envSecrets, redactedCall, type SecretSource, type Exchange, type Fetch } from './transport.js';
+export { exchangeFor, envSecrets, redactedCall, concurrencyFor, type SecretSource, type Exchange, type Dial } from './transport.js';
+export { readFrames, type FrameReader } from './frames.js';
 export { mockProvider } from './mock.js';
 export { scriptProvider, parseScript } from './script.js';
 export { openaiProvider, strictCompatible, type OpenAIOptions } from './openai.js';
 export { anthropicProvider, TOOL_NAME, type AnthropicOptions } from './anthropic.js';
 export { chatTurns } from './messages.js';
-export { loadWasmDriver, inferEnvelope, MEMORY_CAP_BYTES, MAX_DRIVER_BYTES, type WasmDriver, type DriverAccess } from './wasm.js';
+export { loadWasmDriver, inferEnvelope, driverReply, MEMORY_CAP_BYTES, MAX_DRIVER_BYTES, type WasmDriver, type DriverAccess } from './wasm.js';
 
 /**
  * The API keys a model may send, as `[variable, key]` pairs read from `env` (and from the process
@@ -57,7 +59,8 @@ export interface SpecEnv {
   readBinary?(path: string): Uint8Array;
 }
 
-const COMMON = ['base_url', 'api_key_env', 'timeout_ms', 'retries', 'backoff_ms', 'max_wait_ms', 'max_tokens', 'temperature'];
+const TRANSPORT = ['connect_timeout_ms', 'first_byte_timeout_ms', 'idle_timeout_ms', 'timeout_ms', 'retries', 'backoff_ms', 'max_wait_ms', 'concurrency'];
+const COMMON = ['base_url', 'api_key_env', ...TRANSPORT, 'max_tokens', 'temperature', 'stream'];
 
 function options(spec: string, query: string, allowed: string[]): Map<string, string> {
   const out = new Map<string, string>();
@@ -83,17 +86,29 @@ function num(spec: string, o: Map<string, string>, key: string, min: number, int
   return n;
 }
 
+/** A spec's transport options (0 turns a time limit off). */
 function transport(spec: string, o: Map<string, string>): Partial<TransportOptions> {
   const t: Partial<TransportOptions> = {};
-  const timeout = num(spec, o, 'timeout_ms', 1);
-  const retries = num(spec, o, 'retries', 0);
-  const maxWait = num(spec, o, 'max_wait_ms', 0);
-  const backoff = num(spec, o, 'backoff_ms', 0);
-  if (backoff !== undefined) t.backoffMs = backoff;
-  if (timeout !== undefined) t.timeoutMs = timeout;
-  if (retries !== undefined) t.retries = retries;
-  if (maxWait !== undefined) t.maxWaitMs = maxWait;
+  const set = <K extends keyof TransportOptions>(key: K, option: string) => {
+    const v = num(spec, o, option, 0);
+    if (v !== undefined) t[key] = v as TransportOptions[K];
+  };
+  set('connectTimeoutMs', 'connect_timeout_ms');
+  set('firstByteTimeoutMs', 'first_byte_timeout_ms');
+  set('idleTimeoutMs', 'idle_timeout_ms');
+  set('totalTimeoutMs', 'timeout_ms');
+  set('retries', 'retries');
+  set('backoffMs', 'backoff_ms');
+  set('maxWaitMs', 'max_wait_ms');
+  set('concurrency', 'concurrency');
   return t;
+}
+
+function flag(spec: string, o: Map<string, string>, key: string, fallback: boolean): boolean {
+  const v = o.get(key);
+  if (v === undefined) return fallback;
+  if (v !== '0' && v !== '1') throw new ModelConfigError(`model \`${spec}\`: ${key} must be 0 or 1, got \`${v}\``);
+  return v === '1';
 }
 
 function baseUrl(spec: string, v: string): string {
@@ -144,6 +159,7 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
         logprobs: lp === '1',
         maxTokens: num(spec, o, 'max_tokens', 1),
         temperature: num(spec, o, 'temperature', 0, false),
+        stream: flag(spec, o, 'stream', true),
       }),
       transport: transport(spec, o),
     };
@@ -156,16 +172,17 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
         model,
         baseUrl: baseUrl(spec, o.get('base_url') ?? env.env.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE),
         apiKeyEnv: o.get('api_key_env') ?? 'ANTHROPIC_API_KEY',
-        maxTokens: num(spec, o, 'max_tokens', 1) ?? 1024,
+        maxTokens: num(spec, o, 'max_tokens', 1),
         temperature: num(spec, o, 'temperature', 0, false),
         version: o.get('version') ?? '2023-06-01',
+        stream: flag(spec, o, 'stream', true),
       }),
       transport: transport(spec, o),
     };
   }
   if (kind === 'wasm') {
     if (!model) throw new ModelConfigError('`wasm:PATH` needs the path of a driver module (.wasm)');
-    const o = options(spec, query, ['secret', 'call_timeout_ms', 'timeout_ms', 'retries', 'backoff_ms', 'max_wait_ms']);
+    const o = options(spec, query, ['secret', 'call_timeout_ms', ...TRANSPORT]);
     let bytes: Uint8Array;
     try {
       if (!env.readBinary) throw new Error('no file access here');

@@ -2,13 +2,15 @@
 // Structured output: `response_format: json_schema` with `strict: true` when the schema fits the
 // strict subset (every object closed and fully required, no open `{}`), else without `strict`;
 // `structured=json` sends `json_object`, `structured=none` nothing. Log-probabilities are asked
-// for (`logprobs: true`) unless `logprobs=0`, and used for the confidence when returned.
+// for (`logprobs: true`) unless `logprobs=0`, and used for the confidence when returned. Replies
+// stream (`stream: true`, server-sent events) unless `stream=0`; the output bound (`max_tokens`),
+// `seed` and `temperature` are sent when the run or the spec sets them (docs/inference.md).
 import type { JsonSchema } from '../infer/schema.js';
 import { strictSchema } from '../infer/provider-schema.js';
 import type { InferReply, InferRequest, TokenLogprob } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
-import { ProviderError, type AuthSpec, type HttpProvider } from './types.js';
+import { ProviderError, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface OpenAIOptions {
   model: string;
@@ -20,6 +22,8 @@ export interface OpenAIOptions {
   logprobs: boolean;
   maxTokens?: number;
   temperature?: number;
+  /** stream the reply (default true) */
+  stream?: boolean;
 }
 
 export const OPENAI_DEFAULT_BASE = 'https://api.openai.com/v1';
@@ -43,6 +47,7 @@ export function strictCompatible(schema: unknown): boolean {
 export function openaiProvider(o: OpenAIOptions): HttpProvider {
   const url = o.baseUrl.replace(/\/+$/, '') + '/chat/completions';
   const auth: AuthSpec = { env: o.apiKeyEnv, header: 'authorization', prefix: 'Bearer ', required: o.keyRequired };
+  const hosted = new URL(url).hostname === 'api.openai.com';
   return {
     kind: 'http',
     name: `openai:${o.model}`,
@@ -67,10 +72,28 @@ export function openaiProvider(o: OpenAIOptions): HttpProvider {
         body.response_format = { type: 'json_object' };
       }
       if (o.logprobs) body.logprobs = true;
-      if (o.maxTokens !== undefined) body.max_tokens = o.maxTokens;
-      if (o.temperature !== undefined) body.temperature = o.temperature;
-      return { method: 'POST', url, headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body), auth };
+      const maxTokens = request.sampling?.maxTokens ?? o.maxTokens ?? request.maxTokens;
+      // OpenAI's own API takes max_completion_tokens (its reasoning models refuse max_tokens); other servers take max_tokens
+      if (maxTokens !== undefined) body[hosted ? 'max_completion_tokens' : 'max_tokens'] = maxTokens;
+      const temperature = request.sampling?.temperature ?? o.temperature;
+      if (temperature !== undefined) body.temperature = temperature;
+      if (request.sampling?.seed !== undefined) body.seed = request.sampling.seed;
+      const stream = o.stream !== false;
+      if (stream) {
+        body.stream = true;
+        body.stream_options = { include_usage: true };
+      }
+      return {
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json', accept: stream ? 'text/event-stream, application/json' : 'application/json' },
+        body: JSON.stringify(body),
+        auth,
+        ...(stream ? { stream: true } : {}),
+        ...(maxTokens !== undefined ? { maxTokens } : {}),
+      };
     },
+    stream: { framing: 'sse', decoder: () => openaiStream(url, o.model) },
     decode(res): InferReply {
       if (res.status < 200 || res.status >= 300) throw httpError('the OpenAI-compatible server', url, res);
       const j = parseBody('the OpenAI-compatible server', url, res);
@@ -96,6 +119,64 @@ export function openaiProvider(o: OpenAIOptions): HttpProvider {
         reply.usage = { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens };
         if (typeof usage.prompt_tokens_details?.cached_tokens === 'number') reply.usage.cachedTokens = usage.prompt_tokens_details.cached_tokens;
       }
+      return reply;
+    },
+  };
+}
+
+/** Reads a chat completion's server-sent events: `choices[0].delta` pieces, then usage, then `[DONE]`. */
+function openaiStream(url: string, model: string): StreamDecoder {
+  let text = '';
+  let refusal = '';
+  let finish: string | undefined;
+  let sawChoice = false;
+  let usage: InferReply['usage'];
+  let id: unknown;
+  let served: unknown;
+  const tokens: TokenLogprob[] = [];
+  return {
+    push(data) {
+      if (data.trim() === '[DONE]') return undefined;
+      let j: Record<string, unknown>;
+      try {
+        j = JSON.parse(data) as Record<string, unknown>;
+      } catch {
+        throw new ProviderError(`the OpenAI-compatible server at ${url} sent a stream event that is not JSON: ${data.slice(0, 80)}`);
+      }
+      if (j.error) {
+        const e = j.error as { message?: unknown } | string;
+        throw new ProviderError(`the OpenAI-compatible server at ${url} reported an error mid-stream: ${typeof e === 'string' ? e : String(e.message ?? JSON.stringify(e))}`);
+      }
+      id ??= j.id;
+      served ??= j.model;
+      const u = j.usage as { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } } | null | undefined;
+      if (u) {
+        usage = { inputTokens: u.prompt_tokens, outputTokens: u.completion_tokens };
+        if (typeof u.prompt_tokens_details?.cached_tokens === 'number') usage.cachedTokens = u.prompt_tokens_details.cached_tokens;
+      }
+      const choice = Array.isArray(j.choices) ? (j.choices[0] as { delta?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown; logprobs?: { content?: unknown } } | undefined) : undefined;
+      if (!choice) return undefined;
+      sawChoice = true;
+      if (typeof choice.finish_reason === 'string') finish = choice.finish_reason;
+      const lp = choice.logprobs?.content;
+      if (Array.isArray(lp)) {
+        for (const t of lp as { token?: unknown; logprob?: unknown }[]) {
+          if (typeof t?.logprob === 'number') tokens.push(typeof t.token === 'string' ? { token: t.token, logprob: t.logprob } : { logprob: t.logprob });
+        }
+      }
+      if (typeof choice.delta?.refusal === 'string') refusal += choice.delta.refusal;
+      const piece = choice.delta?.content;
+      if (typeof piece !== 'string' || piece === '') return undefined;
+      text += piece;
+      return piece;
+    },
+    finish(status) {
+      if (!sawChoice) throw new ProviderError(`the OpenAI-compatible server at ${url} streamed no choices`, false, status);
+      if (refusal) throw new ProviderError(`the model refused: ${refusal}`, false, status);
+      const reply: InferReply = { text, meta: { model: served ?? model, status, ...(id ? { requestId: id } : {}) } };
+      if (finish) reply.finishReason = finish;
+      if (tokens.length > 0) reply.logprobs = tokens;
+      if (usage) reply.usage = usage;
       return reply;
     },
   };

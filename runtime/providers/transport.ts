@@ -1,9 +1,17 @@
 // The host side of a model call: performs the HTTP call an HttpProvider describes, with the
-// credential injected here and nowhere else, a timeout on every attempt (headers and body), and a
-// bounded number of retries for retryable failures (429 with retry-after, 5xx, timeouts, broken
-// connections). Every way it can fail ends in a ProviderError with a message, never a hang.
+// credential injected here and nowhere else. A call has phases, each with its own limit
+// (docs/inference.md, *Timeouts*): connecting, the first byte of the response body, silence between
+// chunks, and an optional total. Only a failure before the server answered is sent again (429, 5xx,
+// refused or timed-out connections, no first byte): once response headers came back, the server
+// had started on it, and a resend would throw that generation away. A streamed reply (SSE or
+// NDJSON, providers' `stream`) is read chunk by chunk, its text reported as `infer.delta` events,
+// and decoded when complete. Calls to one server wait in the host's queue (`concurrency`), where no
+// clock runs. Every way it can fail ends in a ProviderError with a message, never a hang.
+import * as http from 'node:http';
+import * as https from 'node:https';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
-import { DEFAULT_TRANSPORT, ProviderError, type HttpCall, type HttpProvider, type HttpResult, type Provider, type TransportOptions } from './types.js';
+import { readFrames } from './frames.js';
+import { DEFAULT_TRANSPORT, ProviderError, type HttpCall, type HttpProvider, type HttpResult, type Provider, type StreamDecoder, type TransportOptions } from './types.js';
 
 export interface SecretSource {
   /** the secret named `name`, or undefined */
@@ -12,7 +20,11 @@ export interface SecretSource {
 
 export const envSecrets: SecretSource = { get: (name) => process.env[name] || undefined };
 
-export type Fetch = typeof fetch;
+/**
+ * Where a call's URL is sent: the identity by default. A test maps a fixed hosted origin (a Wasm
+ * driver's `https://api.example.com`) to a local fake on 127.0.0.1; the call keeps its URL otherwise.
+ */
+export type Dial = (url: string) => string;
 
 export interface Exchange {
   (request: InferRequest, io?: InferIO): Promise<InferReply>;
@@ -26,11 +38,11 @@ export interface CancellableIO extends InferIO {
   signal?: AbortSignal;
 }
 
-/** The host's model call for any provider. */
-export function exchangeFor(provider: Provider, options: Partial<TransportOptions> = {}, secrets: SecretSource = envSecrets, fetchImpl: Fetch = fetch): Exchange {
+/** The host's model call for any provider. A local provider (mock, script) answers at once. */
+export function exchangeFor(provider: Provider, options: Partial<TransportOptions> = {}, secrets: SecretSource = envSecrets, dial: Dial = (u) => u): Exchange {
   if (provider.kind === 'local') return async (request) => provider.answer(request);
   const opts = { ...DEFAULT_TRANSPORT, ...options };
-  return (request, io) => httpExchange(provider, request, opts, secrets, fetchImpl, io);
+  return (request, io) => httpExchange(provider, request, opts, secrets, dial, io);
 }
 
 /** Waits `ms`, or less when `signal` aborts meanwhile. */
@@ -51,28 +63,90 @@ function cancelled(signal: AbortSignal, url: string): ProviderError {
   return new ProviderError(`the request to ${url} was cancelled: ${why}`, false);
 }
 
-async function httpExchange(
-  provider: HttpProvider,
-  request: InferRequest,
-  opts: TransportOptions,
-  secrets: SecretSource,
-  fetchImpl: Fetch,
-  io?: CancellableIO,
-): Promise<InferReply> {
+// ---- the host's queue per server
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/** How many calls may be in flight to `url`'s server at once (0 = no limit). */
+export function concurrencyFor(url: string, opts: Pick<TransportOptions, 'concurrency'>): number {
+  if (opts.concurrency !== undefined) return opts.concurrency;
+  try {
+    return LOOPBACK.has(new URL(url).hostname) ? 1 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+class Gate {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+
+  /** Resolves once a slot is free; the returned function frees it. */
+  async enter(signal?: AbortSignal): Promise<() => void> {
+    if (this.limit > 0 && this.active >= this.limit) {
+      await new Promise<void>((resolve, reject) => {
+        const go = () => {
+          signal?.removeEventListener('abort', stop);
+          resolve();
+        };
+        const stop = () => {
+          const i = this.waiting.indexOf(go);
+          if (i >= 0) this.waiting.splice(i, 1);
+          reject(new Error('cancelled while queued'));
+        };
+        this.waiting.push(go);
+        signal?.addEventListener('abort', stop, { once: true });
+      });
+    }
+    this.active++;
+    let freed = false;
+    return () => {
+      if (freed) return;
+      freed = true;
+      this.active--;
+      this.waiting.shift()?.();
+    };
+  }
+}
+
+const gates = new Map<string, Gate>();
+
+function gateFor(url: string, limit: number): Gate {
+  const origin = new URL(url).origin;
+  const key = `${origin} ${limit}`;
+  let g = gates.get(key);
+  if (!g) gates.set(key, (g = new Gate(limit)));
+  return g;
+}
+
+// ---- one call
+
+async function httpExchange(provider: HttpProvider, request: InferRequest, opts: TransportOptions, secrets: SecretSource, dial: Dial, io?: CancellableIO): Promise<InferReply> {
   const call = provider.encode(request);
   const headers = withSecret(call, secrets);
   const signal = io?.signal;
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw cancelled(signal, call.url);
-    const started = performance.now();
     let err: ProviderError;
+    let leave: (() => void) | undefined;
     try {
-      const res = await send(call, headers, opts.timeoutMs, fetchImpl, signal);
-      const reply = provider.decode(res, request);
-      reply.meta = { ...reply.meta, httpAttempts: attempt, httpMs: Math.round(performance.now() - started) };
+      leave = await gateFor(call.url, concurrencyFor(call.url, opts)).enter(signal);
+    } catch {
+      throw cancelled(signal!, call.url);
+    }
+    const started = performance.now();
+    try {
+      const decoder = call.stream && provider.stream ? provider.stream.decoder(request) : undefined;
+      const got = await send(call, headers, opts, dial, decoder, provider.stream?.framing ?? 'sse', io, signal);
+      const reply = got.streamed ?? provider.decode(got.result!, request);
+      reply.meta = { ...reply.meta, httpAttempts: attempt, httpMs: Math.round(performance.now() - started), ...(got.streamed ? { streamed: true } : {}) };
+      if (request.sampling || request.maxTokens !== undefined) reply.meta.sampling = sentSampling(call);
       return reply;
     } catch (e) {
       err = e instanceof ProviderError ? e : new ProviderError(String((e as Error)?.message ?? e));
+    } finally {
+      leave();
     }
     const last = attempt > opts.retries;
     if (!err.retryable || last) {
@@ -86,6 +160,25 @@ async function httpExchange(
     io?.emit({ kind: 'http.retry', provider: provider.name, attempt: attempt + 1, status: err.status ?? null, waitMs: wait, reason: err.message });
     await sleep(wait, signal);
   }
+}
+
+/** The sampling parameters the body actually carries (for the journal: `meta.sampling`). */
+function sentSampling(call: HttpCall): Record<string, number> {
+  const out: Record<string, number> = {};
+  try {
+    const b = JSON.parse(call.body) as Record<string, unknown>;
+    const opts = (b.options ?? {}) as Record<string, unknown>; // Ollama's native API
+    for (const [k, v] of [
+      ['seed', b.seed ?? opts.seed],
+      ['temperature', b.temperature ?? opts.temperature],
+      ['maxTokens', b.max_tokens ?? b.max_completion_tokens ?? opts.num_predict],
+    ] as const) {
+      if (typeof v === 'number') out[k] = v;
+    }
+  } catch {
+    // not JSON: nothing to record
+  }
+  return out;
 }
 
 /** The headers to send: the call's own plus the credential, resolved now. */
@@ -102,28 +195,150 @@ function withSecret(call: HttpCall, secrets: SecretSource): Record<string, strin
   return headers;
 }
 
-async function send(call: HttpCall, headers: Record<string, string>, timeoutMs: number, fetchImpl: Fetch, signal?: AbortSignal): Promise<HttpResult> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  const onCancel = () => controller.abort();
-  signal?.addEventListener('abort', onCancel, { once: true });
-  try {
-    const res = await fetchImpl(call.url, { method: call.method, headers, body: call.body, signal: controller.signal });
-    const body = await res.text();
-    const out: Record<string, string> = {};
-    res.headers.forEach((v, k) => (out[k.toLowerCase()] = v));
-    return { status: res.status, headers: out, body };
-  } catch (e) {
-    if (signal?.aborted) throw cancelled(signal, call.url);
-    if (controller.signal.aborted) throw new ProviderError(`no complete reply from ${call.url} within ${timeoutMs} ms`, true);
-    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-    const detail = cause?.code ?? cause?.message ?? (e as Error).message;
-    throw new ProviderError(`cannot reach ${call.url}: ${detail}`, true);
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onCancel);
-  }
+/** Chunks past the bound the request asked for before the host stops reading (a server that ignores max_tokens). */
+const TOKEN_SLACK = 32;
+
+interface Sent {
+  /** a buffered response, for the provider's decode */
+  result?: HttpResult;
+  /** a streamed reply, decoded */
+  streamed?: InferReply;
 }
+
+function send(
+  call: HttpCall,
+  headers: Record<string, string>,
+  opts: TransportOptions,
+  dial: Dial,
+  decoder: StreamDecoder | undefined,
+  framing: 'sse' | 'ndjson',
+  io: CancellableIO | undefined,
+  signal: AbortSignal | undefined,
+): Promise<Sent> {
+  const url = call.url;
+  return new Promise<Sent>((resolve, reject) => {
+    let target: URL;
+    try {
+      target = new URL(dial(url));
+    } catch {
+      reject(new ProviderError(`cannot send to ${url}: not a URL`));
+      return;
+    }
+    const lib = target.protocol === 'https:' ? https : http;
+    const body = Buffer.from(call.body, 'utf8');
+    const t0 = performance.now();
+    let answered = false; // response headers came back: the server has the request
+    let settled = false;
+    let phase: ReturnType<typeof setTimeout> | undefined;
+    let total: ReturnType<typeof setTimeout> | undefined;
+    const finish = (f: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(phase);
+      clearTimeout(total);
+      signal?.removeEventListener('abort', onCancel);
+      f();
+    };
+    const fail = (e: ProviderError) => {
+      finish(() => reject(e));
+      req.destroy();
+    };
+    const arm = (ms: number, what: () => ProviderError) => {
+      clearTimeout(phase);
+      if (ms > 0) phase = setTimeout(() => fail(what()), ms);
+    };
+    const midReply = (what: string) =>
+      new ProviderError(`${what} from ${url} after ${Math.round(performance.now() - t0)} ms; not sent again, as the server had started on it (raise the limit with idle_timeout_ms or first_byte_timeout_ms)`, false);
+    const onCancel = () => {
+      finish(() => reject(cancelled(signal!, url)));
+      req.destroy();
+    };
+
+    const req = lib.request(target, { method: call.method, headers: { ...headers, 'content-length': String(body.length) } });
+    arm(opts.connectTimeoutMs, () => new ProviderError(`cannot reach ${url}: no connection within ${opts.connectTimeoutMs} ms (connect_timeout_ms)`, true));
+    if (opts.totalTimeoutMs > 0) {
+      total = setTimeout(
+        () => fail(answered ? midReply(`no complete reply within ${opts.totalTimeoutMs} ms (timeout_ms)`) : new ProviderError(`no reply from ${url} within ${opts.totalTimeoutMs} ms (timeout_ms)`, true)),
+        opts.totalTimeoutMs,
+      );
+    }
+    signal?.addEventListener('abort', onCancel, { once: true });
+    const firstByte = () =>
+      arm(opts.firstByteTimeoutMs, () =>
+        answered ? midReply(`no first byte of the reply within ${opts.firstByteTimeoutMs} ms`) : new ProviderError(`no reply from ${url} within ${opts.firstByteTimeoutMs} ms of sending (first_byte_timeout_ms)`, true),
+      );
+    req.on('socket', (socket) => {
+      const connected = () => firstByte();
+      if (!socket.connecting) connected();
+      else socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
+    });
+    req.on('error', (e: Error & { code?: string }) => {
+      if (settled) return;
+      const detail = e.code ?? e.message;
+      fail(answered ? midReply(`the connection broke (${detail})`) : new ProviderError(`cannot reach ${url}: ${detail}`, true));
+    });
+    req.on('response', (res) => {
+      answered = true;
+      const status = res.statusCode ?? 0;
+      const out: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+      const type = out['content-type'] ?? '';
+      const streaming = decoder !== undefined && status >= 200 && status < 300 && /event-stream|ndjson|jsonl/.test(type);
+      const chunks: Buffer[] = [];
+      let gotBody = false;
+      let tokens = 0;
+      const bound = call.maxTokens;
+      const frames = streaming
+        ? readFrames(framing, (data, event) => {
+            const delta = decoder.push(data, event);
+            if (delta) {
+              tokens++;
+              io?.emit({ kind: 'infer.delta', delta, tokens, elapsedMs: Math.round(performance.now() - t0) });
+              if (bound !== undefined && tokens > bound + TOKEN_SLACK) throw new StopReading();
+            }
+          })
+        : undefined;
+      res.on('data', (c: Buffer) => {
+        if (settled) return;
+        gotBody = true;
+        arm(opts.idleTimeoutMs, () => midReply(`the reply stopped: no data for ${opts.idleTimeoutMs} ms`));
+        if (!frames) return void chunks.push(c);
+        try {
+          frames.push(c);
+        } catch (e) {
+          if (e instanceof StopReading) {
+            // the server ignored the bound: the reply ends here, as if it had stopped at its limit
+            const reply = decoder!.finish(status);
+            reply.finishReason = 'length';
+            finish(() => resolve({ streamed: reply }));
+            req.destroy();
+            return;
+          }
+          fail(e instanceof ProviderError ? e : new ProviderError(`the stream from ${url} is malformed: ${(e as Error).message}`, false, status));
+        }
+      });
+      res.on('end', () => {
+        if (settled) return;
+        try {
+          if (frames) {
+            frames.end();
+            finish(() => resolve({ streamed: decoder!.finish(status) }));
+          } else {
+            finish(() => resolve({ result: { status, headers: out, body: Buffer.concat(chunks).toString('utf8') } }));
+          }
+        } catch (e) {
+          fail(e instanceof ProviderError ? e : new ProviderError(`the stream from ${url} is malformed: ${(e as Error).message}`, false, status));
+        }
+      });
+      res.on('error', (e: Error & { code?: string }) => fail(midReply(`the reply broke off (${e.code ?? e.message})`)));
+      res.on('aborted', () => fail(midReply('the reply broke off')));
+      if (!gotBody) firstByte();
+    });
+    req.end(body);
+  });
+}
+
+class StopReading extends Error {}
 
 /** The call as the trace may show it: headers without the credential. */
 export function redactedCall(call: HttpCall): { url: string; headers: Record<string, string>; auth: string | null } {

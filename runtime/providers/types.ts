@@ -30,6 +30,10 @@ export interface HttpCall {
   headers: Record<string, string>;
   body: string;
   auth?: AuthSpec;
+  /** the body asks for a stream (SSE or NDJSON); a server that answers with plain JSON is decoded as usual */
+  stream?: boolean;
+  /** the output token bound the body carries: the host stops reading a stream that runs well past it */
+  maxTokens?: number;
 }
 
 export interface HttpResult {
@@ -50,23 +54,54 @@ export interface HttpProvider {
   encode(request: InferRequest): HttpCall;
   /** the reply, or throws ProviderError (retryable or not) */
   decode(response: HttpResult, request: InferRequest): InferReply;
+  /** how its streamed replies are read, when `encode` asks for a stream */
+  stream?: StreamFormat;
+}
+
+/** A provider's streamed reply format: the framing and a decoder per reply. */
+export interface StreamFormat {
+  framing: 'sse' | 'ndjson';
+  decoder(request: InferRequest): StreamDecoder;
+}
+
+/** Reads one streamed reply, frame by frame (an SSE event's data, or one NDJSON line). */
+export interface StreamDecoder {
+  /** takes one frame; returns the reply text it adds (for the progress events), if any. Throws ProviderError for an error frame. */
+  push(data: string, event: string | undefined): string | undefined;
+  /** the whole reply, once the stream ended (validated by the driver exactly like a buffered one) */
+  finish(status: number): InferReply;
 }
 
 export type Provider = LocalProvider | HttpProvider;
 
-/** Options of the host's HTTP transport. */
+/**
+ * Options of the host's HTTP transport (docs/inference.md, *Timeouts*). A model call has phases,
+ * each with its own limit: connecting, waiting for the first byte of the response (the server's
+ * queue and the prompt's evaluation; for an unstreamed reply the whole generation), and silence
+ * between streamed chunks; an optional total covers the attempt. The time a call waits in the
+ * host's own queue (`concurrency`) counts against none of them. Only a failure before the first
+ * byte came back is sent again: once a server answered, its generation had begun.
+ */
 export interface TransportOptions {
-  /** per HTTP attempt, headers and body included (default 60 000) */
-  timeoutMs: number;
-  /** extra HTTP attempts after a retryable failure: 429, 5xx, timeout, broken connection (default 2) */
+  /** connecting (TCP and TLS) (default 10 000) */
+  connectTimeoutMs: number;
+  /** from sending to the first byte of the response (default 300 000: a slow local model's prompt, or a whole unstreamed reply) */
+  firstByteTimeoutMs: number;
+  /** the longest silence between two chunks of a response once it started (default 60 000) */
+  idleTimeoutMs: number;
+  /** one HTTP attempt from start to end; 0 = no limit (default 0) */
+  totalTimeoutMs: number;
+  /** extra HTTP attempts after a failure before any byte came back: 429, 5xx, connect or first-byte timeout, refused connection (default 2) */
   retries: number;
   /** first back-off wait; doubles per retry (default 500) */
   backoffMs: number;
   /** the longest wait the host accepts (a longer retry-after fails at once; default 30 000) */
   maxWaitMs: number;
+  /** model calls in flight at once to one server (0 = no limit); a loopback server gets 1 unless told (default: 1 for 127.0.0.1/localhost/::1, else 0) */
+  concurrency?: number;
 }
 
-export const DEFAULT_TRANSPORT: TransportOptions = { timeoutMs: 60_000, retries: 2, backoffMs: 500, maxWaitMs: 30_000 };
+export const DEFAULT_TRANSPORT: TransportOptions = { connectTimeoutMs: 10_000, firstByteTimeoutMs: 300_000, idleTimeoutMs: 60_000, totalTimeoutMs: 0, retries: 2, backoffMs: 500, maxWaitMs: 30_000 };
 
 /** A failed model call. `retryable` failures are retried by the transport, within its budget. */
 export class ProviderError extends Error {

@@ -23,7 +23,7 @@ import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 import { feedbackText } from '../infer/prompt.js';
 import { httpError } from './http-errors.js';
 import { chatTurns } from './messages.js';
-import { exchangeFor, type Exchange, type Fetch, type SecretSource } from './transport.js';
+import { exchangeFor, type Dial, type Exchange, type SecretSource } from './transport.js';
 import { ModelConfigError, ProviderError, type HttpCall, type HttpProvider, type HttpResult, type LocalProvider, type TransportOptions } from './types.js';
 
 /** The most memory a driver may have: 64 MiB (1024 pages of 64 KiB). */
@@ -70,7 +70,8 @@ export interface DriverAccess {
   authorize(url: string, method: string, shown: string): Promise<void>;
   /** the value of the secret `name` (only ever asked for names the spec allowed), or undefined */
   secret(name: string): Promise<string | undefined>;
-  fetch?: Fetch;
+  /** where its calls are sent (a test maps a driver's fixed hosted origin to a fake on 127.0.0.1) */
+  dial?: Dial;
 }
 
 export interface WasmDriver {
@@ -717,7 +718,7 @@ async function send(ctx: CallContext, call: HttpCall, request: InferRequest, scr
       return {};
     },
   };
-  const sent = await exchangeFor(oneCall, ctx.transport, NO_SECRETS, ctx.access.fetch)(request, io);
+  const sent = await exchangeFor(oneCall, ctx.transport, NO_SECRETS, ctx.access.dial)(request, io);
   if (!response) throw new DriverCallError('no response'); // decode always sets it before returning
   const res = response;
   const headers: Record<string, string> = {};
@@ -730,8 +731,34 @@ async function send(ctx: CallContext, call: HttpCall, request: InferRequest, scr
     const tool = typeof params?.name === 'string' ? ` (${params.name})` : '';
     throw new ProviderError(`Wasm driver ${ctx.file} answered with a tool call${tool}; tool calls from drivers are not supported: an infer asks for a value and offers no tools`, false, res.status);
   }
-  if (!('result' in r)) throw new DriverCallError('transform_response returned neither "result", "error" nor a tool call');
-  const result = r.result;
-  return { text: typeof result === 'string' ? result : JSON.stringify(result) ?? 'null', meta };
+  return driverReply(r, meta);
+}
+
+/**
+ * The reply in what transform_response returned, in every shape Turn v1's host accepts: `result`
+ * (a string, or a value given as JSON), or the legacy OpenAI-shaped
+ * `{"choices": [{"message": {"content": ...}}], "usage": {...}}` that Turn v1's Ollama, Anthropic
+ * and Grok drivers return (its `usage` as prompt/completion or input/output tokens).
+ */
+export function driverReply(r: Record<string, unknown>, meta: Record<string, unknown> = {}): InferReply {
+  if ('result' in r) {
+    const result = r.result;
+    return { text: typeof result === 'string' ? result : JSON.stringify(result) ?? 'null', meta };
+  }
+  if (Array.isArray(r.choices)) {
+    const choice = r.choices[0] as { message?: { content?: unknown }; finish_reason?: unknown } | undefined;
+    const content = choice?.message?.content;
+    if (content === undefined) throw new DriverCallError('transform_response returned "choices" without choices[0].message.content');
+    const reply: InferReply = { text: typeof content === 'string' ? content : JSON.stringify(content) ?? 'null', meta };
+    if (typeof choice?.finish_reason === 'string') reply.finishReason = choice.finish_reason === 'max_tokens' ? 'length' : choice.finish_reason;
+    const u = r.usage as { prompt_tokens?: unknown; completion_tokens?: unknown; input_tokens?: unknown; output_tokens?: unknown } | undefined;
+    if (u && typeof u === 'object') {
+      const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+      const usage = { inputTokens: n(u.prompt_tokens) ?? n(u.input_tokens), outputTokens: n(u.completion_tokens) ?? n(u.output_tokens) };
+      if (usage.inputTokens !== undefined || usage.outputTokens !== undefined) reply.usage = usage;
+    }
+    return reply;
+  }
+  throw new DriverCallError('transform_response returned neither "result", "error", "choices" (the legacy reply) nor a tool call');
 }
 

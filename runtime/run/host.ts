@@ -8,7 +8,8 @@ import type { EffectToolContext } from '../effects/tools.js';
 import { ChainVault, EnvVault, FileVault, RedactingVault, Redactor, VaultError, type Vault } from '../effects/vault.js';
 import { openTrace, type TraceSink } from '../events/trace.js';
 import type { RunEvent } from '../events/index.js';
-import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
+import { MAX_SAMPLES, selfConsistent } from '../infer/consistency.js';
+import type { InferIO, InferReply, InferRequest, Sampling } from '../infer/types.js';
 import { lazyKnowledge } from '../knowledge/open.js';
 import type { Host, ToolRequest } from '../ports/host.js';
 import { providerKeys } from '../providers/index.js';
@@ -28,6 +29,8 @@ export interface RunHost {
   inferRetries: number | undefined;
   /** refuse every effect from now on (the run was stopped) */
   refuse(reason: string): void;
+  /** cancel every model call in flight (an interruption); returns how many there were */
+  cancelModelCalls(reason: string): number;
   close(): void;
 }
 
@@ -80,6 +83,23 @@ function redactReply(redactor: Redactor, reply: InferReply): InferReply {
     safe.logprobs = safe.logprobs.map((t) => ({ logprob: t.logprob }));
   }
   return safe;
+}
+
+/** What the run asks of every model call's sampler (`--seed`, `--temperature`, `--max-tokens`). */
+function runSampling(options: RunOptions): Sampling | undefined {
+  const s: Sampling = {};
+  if (options.seed !== undefined) s.seed = options.seed;
+  if (options.temperature !== undefined) s.temperature = options.temperature;
+  if (options.maxTokens !== undefined) s.maxTokens = options.maxTokens;
+  return Object.keys(s).length > 0 ? s : undefined;
+}
+
+/** The request with the run's sampling; the samples of a self-consistent call get seeds seed, seed+1, ... so they differ yet replay. */
+function withSampling(request: InferRequest, sampling: Sampling | undefined): InferRequest {
+  if (!sampling) return request;
+  const s = { ...sampling };
+  if (s.seed !== undefined && request.sample !== undefined) s.seed += request.sample - 1;
+  return { ...request, sampling: s };
 }
 
 /**
@@ -168,22 +188,37 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
 
   let refused: string | undefined;
   const guard = <T>(f: () => Promise<T>): Promise<T> => (refused !== undefined ? Promise.reject(new Error(refused)) : f());
-  const ask = budgetedModel(capabilities, usage, (request: InferRequest, io?: InferIO) => model.infer(request, io));
+  const consistency = options.consistency ?? 1;
+  if (!Number.isInteger(consistency) || consistency < 1 || consistency > MAX_SAMPLES) {
+    throw new RunSetupError('usage', `the self-consistency sample count must be a whole number from 1 to ${MAX_SAMPLES}, got ${consistency}`);
+  }
+  const sampling = runSampling(options);
+  // each sample of a self-consistent call is a model call of the budget
+  const budgeted = budgetedModel(capabilities, usage, (request: InferRequest, io?: InferIO) => model.infer(withSampling(request, sampling), io));
+  const ask = selfConsistent((request, io) => budgeted(request, io), consistency);
   const sinks: ((e: RunEvent) => void)[] = [];
   if (options.onEvent) sinks.push(options.onEvent);
   if (trace) sinks.push(trace.sink);
+  // every model call in flight, so an interruption can cancel them all at once
+  const inflight = new Set<AbortController>();
   const host: Host = {
     output: (line) => options.onOutput?.(redactor.redact(line)),
     ...(options.flushOutput ? { flushOutput: options.flushOutput } : {}),
     infer: (request, io) =>
       guard(async () => {
+        const own = new AbortController();
+        const given = (io as { signal?: AbortSignal } | undefined)?.signal;
+        const signal = given ? AbortSignal.any([given, own.signal]) : own.signal;
+        inflight.add(own);
         if (hold) await hold({ kind: 'model', pid: request.pid, description: `waiting on a model reply (infer ${request.typeName})` });
         // where model replies and provider errors enter the VM: redacted like effect results
         let reply: InferReply;
         try {
-          reply = await ask(request, io);
+          reply = await ask(request, { emit: io ? (e) => io.emit(e) : () => {}, signal } as InferIO);
         } catch (e) {
           throw redactError(redactor, e);
+        } finally {
+          inflight.delete(own);
         }
         return redactReply(redactor, reply);
       }),
@@ -210,6 +245,11 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     inferRetries,
     refuse: (reason) => {
       refused = reason;
+    },
+    cancelModelCalls: (reason) => {
+      const n = inflight.size;
+      for (const c of inflight) c.abort(new Error(reason));
+      return n;
     },
     close: () => {
       trace?.close();

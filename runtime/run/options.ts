@@ -62,6 +62,12 @@ export interface RunOptions {
   seed?: number;
   /** re-asks after an invalid reply (default: TURN_INFER_RETRIES, else 2) */
   inferRetries?: number;
+  /** the output bound of every model call (default: the model spec's max_tokens, else derived from each infer's schema) */
+  maxTokens?: number;
+  /** the sampling temperature sent with every model call (default: the model spec's, else the server's) */
+  temperature?: number;
+  /** self-consistency: ask each model call k times and take their agreement as the confidence (default 1: one reply) */
+  consistency?: number;
   /** a durable run: the store folder (or an open store, which the caller closes) */
   store?: string | RunStore;
   /** without `store`: a program that contains `suspend;` runs durable in this store folder (Turn v1 persists a suspended run) */

@@ -167,6 +167,22 @@ export class Run {
     this.vm?.halt(reason);
   }
 
+  /**
+   * Interrupts the run (SIGINT, SIGTERM): writes the `interrupted` event, cancels the model calls in
+   * flight and stops the program. A durable run journals nothing more (the cancelled calls keep
+   * their intent only) and is left resumable: `start()` resolves `stopped`, and `turn resume`
+   * continues from what was committed, asking the cancelled calls again.
+   */
+  interrupt(signal: string): void {
+    if (this.stopReason !== undefined) return;
+    this.durable?.interrupt();
+    const reason = `interrupted by ${signal}`;
+    this.setup.refuse(reason);
+    const inflight = this.setup.cancelModelCalls(reason);
+    this.vm?.events.emit({ kind: 'interrupted', signal, durable: this.durable !== undefined, inflight });
+    this.stop(reason);
+  }
+
   /** Every process of the run, as the editor's actor tree shows it. */
   processes(): ProcessView[] {
     return this.vm ? processViews(this.vm) : [];
@@ -343,7 +359,7 @@ export interface RunMeta {
 }
 
 /** The options a durable run records, so a resume (CLI, panel or debugger) rebuilds the same host. */
-type RecordedOptions = Pick<RunOptions, 'model' | 'maxSteps' | 'maxAlloc' | 'maxTimeMs' | 'toolTimeoutMs' | 'seed' | 'inferRetries' | 'context'> & { authority?: Omit<AuthorityOptions, 'vault' | 'approve'> & { approve?: 'all' | 'none' | 'ask' } };
+type RecordedOptions = Pick<RunOptions, 'model' | 'maxSteps' | 'maxAlloc' | 'maxTimeMs' | 'toolTimeoutMs' | 'seed' | 'inferRetries' | 'context' | 'maxTokens' | 'temperature' | 'consistency'> & { authority?: Omit<AuthorityOptions, 'vault' | 'approve'> & { approve?: 'all' | 'none' | 'ask' } };
 
 const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
@@ -359,6 +375,9 @@ function recordable(options: RunOptions): RecordedOptions {
     toolTimeoutMs: options.toolTimeoutMs,
     seed: options.seed,
     inferRetries: options.inferRetries,
+    maxTokens: options.maxTokens,
+    temperature: options.temperature,
+    consistency: options.consistency,
     authority: { ...defined(authority), ...(typeof approve === 'string' ? { approve } : {}) },
   });
 }

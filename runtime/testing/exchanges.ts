@@ -81,6 +81,11 @@ export class ExchangeLog {
     return exchange;
   }
 
+  /** Requests still waiting for their answer. */
+  pendingCount(): number {
+    return this.pending.size;
+  }
+
   /** The recorded form (without the measurements). */
   recorded(): Exchange[] {
     return this.exchanges.map(({ fingerprint: f, type, attempt, request, schema, reply }) => ({ fingerprint: f, type, attempt, request, schema, reply }));

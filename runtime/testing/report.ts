@@ -59,6 +59,7 @@ export function specReport(files: FileResult[]): string {
       const note = t.status === 'stale' ? ' (stale recording)' : t.recorded ? ' (recorded)' : '';
       out.push(`  ${mark} ${t.name}${note} (${t.durationMs} ms)`);
       if (t.status !== 'passed') out.push(indent(failureText(t), '      '));
+      else if (t.kept) out.push(`      ${t.kept}`);
     }
     if (f.wrote) out.push(`  wrote ${f.wrote}`);
   }

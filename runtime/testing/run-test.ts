@@ -16,9 +16,20 @@ import { closestExchange, type Exchange, type LoadedCassette } from './cassette.
 import { ExchangeLog, type SeenRequest } from './exchanges.js';
 import type { TestCase } from './discover.js';
 
-/** A test's limits unless told otherwise: generous for a test, small enough that a runaway one ends. */
+/**
+ * A test's limits unless told otherwise: generous for a test, small enough that a runaway one ends.
+ * The wall-clock limit holds for a test answered offline (a recording, the mock, a script); a test
+ * that asks a live model over the network or in process has none by default, because each of its
+ * model calls is bounded by the model's own time limits (connect, first byte, silence between
+ * chunks; docs/inference.md) and a slow local model may need minutes. `--max-time` sets one.
+ */
 export const DEFAULT_TEST_MAX_STEPS = 50_000_000;
 export const DEFAULT_TEST_MAX_TIME_MS = 60_000;
+
+/** The default wall-clock limit of a test answered by `model`: DEFAULT_TEST_MAX_TIME_MS offline, none (0) for a live model. */
+export function defaultTestTime(model: string): number {
+  return model === 'mock' || model.startsWith('script:') ? DEFAULT_TEST_MAX_TIME_MS : 0;
+}
 
 export type TestStatus = 'passed' | 'failed' | 'stale';
 
@@ -59,6 +70,8 @@ export interface TestResult {
   inference: InferenceStats;
   /** this run recorded its exchanges (record mode, or an update of a stale recording) */
   recorded?: boolean;
+  /** record mode kept the earlier recording, and why (the run did not complete its exchanges) */
+  kept?: string;
 }
 
 export interface TestRunOptions {
@@ -162,8 +175,16 @@ export function testProgram(file: string, testName: string, exchanges?: Exchange
   return { program, ...(model !== undefined ? { model } : {}), storeDir: path.join(dir, `store-${n}`) };
 }
 
+/** What one test run gives: its result, the exchanges it made, and whether they make a whole recording. */
+export interface TestRun {
+  result: TestResult;
+  exchanges: Exchange[];
+  /** null when every model request was answered and the test ran to its end (passed, or failed an assertion); else why not */
+  incomplete: string | null;
+}
+
 /** Runs one test. Returns its result and the exchanges it made (what a recording keeps). */
-export async function runTest(file: string, test: TestCase, answering: Answering, options: TestRunOptions = {}): Promise<{ result: TestResult; exchanges: Exchange[] }> {
+export async function runTest(file: string, test: TestCase, answering: Answering, options: TestRunOptions = {}): Promise<TestRun> {
   const started = performance.now();
   const shown = (p: string): string => (path.isAbsolute(p) ? path.relative(options.cwd ?? process.cwd(), p) || p : p);
   const shownFile = shown(file);
@@ -175,10 +196,27 @@ export async function runTest(file: string, test: TestCase, answering: Answering
   const stats = emptyStats();
   const base = { file, name: test.name, line: test.line, column: test.column, output, inference: stats };
   const at = (loc: Location | undefined): string => (loc ? `${loc.path}:${loc.line}:${loc.column}: ` : `${shownFile}:${test.line}:${test.column}: `);
-  const done = (r: Omit<TestResult, keyof typeof base | 'durationMs'>): { result: TestResult; exchanges: Exchange[] } => ({
-    result: { ...base, ...r, durationMs: Math.round(performance.now() - started) },
-    exchanges: log.recorded(),
-  });
+  // the model calls in flight, for a test that ends while it waits on one
+  const waiting = new Map<string, { type: string; pid: number; since: number; tokens: number; site: Location | null }>();
+  let cut: string | null = null;
+  const done = (r: Omit<TestResult, keyof typeof base | 'durationMs'>): TestRun => {
+    const pending = log.pendingCount();
+    const failedCall = log.exchanges.find((x) => 'error' in x.reply);
+    const incomplete =
+      cut ??
+      (r.status === 'stale' ? 'its recording is stale'
+        : pending > 0 ? `${pending} model request${pending === 1 ? '' : 's'} had no answer`
+        : failedCall && 'error' in failedCall.reply ? `a model call failed (infer ${failedCall.type}: ${failedCall.reply.error})`
+        : null);
+    return { result: { ...base, ...r, durationMs: Math.round(performance.now() - started) }, exchanges: log.recorded(), incomplete };
+  };
+  const waitedOn = (): string => {
+    const w = [...waiting.values()];
+    if (w.length === 0) return '';
+    const one = (x: (typeof w)[number]) =>
+      `infer ${x.type}${x.site ? ` at ${x.site.path}:${x.site.line}:${x.site.column}` : ''} (asked ${((performance.now() - x.since) / 1000).toFixed(1)} s before, ${x.tokens} token${x.tokens === 1 ? '' : 's'} streamed)`;
+    return `; it was waiting on ${w.map(one).join(' and ')}`;
+  };
 
   // paths as a person typed them: relative to the working directory
   const model = prepared.model ?? options.model ?? options.env?.TURN_MODEL ?? process.env.TURN_MODEL ?? DEFAULT_MODEL;
@@ -198,7 +236,7 @@ export async function runTest(file: string, test: TestCase, answering: Answering
       // a test never waits on a person: effects that need approval are denied; its knowledge store is its own
       authority: { allowKnowledge: true, ...options.authority, approve: 'none' },
       maxSteps: options.maxSteps ?? DEFAULT_TEST_MAX_STEPS,
-      maxTimeMs: options.maxTimeMs ?? DEFAULT_TEST_MAX_TIME_MS,
+      maxTimeMs: options.maxTimeMs ?? defaultTestTime(model),
       ...(options.maxAlloc !== undefined ? { maxAlloc: options.maxAlloc } : {}),
       ...(options.toolTimeoutMs !== undefined ? { toolTimeoutMs: options.toolTimeoutMs } : {}),
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
@@ -206,6 +244,18 @@ export async function runTest(file: string, test: TestCase, answering: Answering
       ...(options.fetchSchemas !== undefined ? { fetchSchemas: options.fetchSchemas } : {}),
       onOutput: (line) => output.push(line),
       onEvent: (e) => {
+        if (e.kind === 'infer.delta') {
+          const w = waiting.get(e.id);
+          if (w) w.tokens = e.tokens;
+          return;
+        }
+        if (e.kind === 'infer.request') {
+          const where = run?.site(e.pid) ?? null;
+          waiting.set(e.id, { type: e.type, pid: e.pid, since: performance.now(), tokens: 0, site: where ? { ...where, path: shown(where.path) } : null });
+        } else if (e.kind === 'infer.reply' || (e.kind === 'infer.error' && !/ was cancelled: /.test(e.error))) {
+          // a call cancelled because the test ended (its time limit) is what the test was waiting on
+          waiting.delete(e.id);
+        }
         if (e.kind === 'infer.request') {
           const seen = log.request(e);
           if (answering.kind !== 'replay') return;
@@ -282,7 +332,8 @@ export async function runTest(file: string, test: TestCase, answering: Answering
       const err = outcome.error;
       const loc = { path: shown(err.path), line: err.line, column: err.column };
       const limit = /^(step|time|allocation) budget/.test(err.message);
-      const message = `${at(loc)}${limit ? `the test did not finish within its limits: ${err.message}` : err.message}`;
+      if (limit) cut = `it did not finish within its limits (${err.message})`;
+      const message = `${at(loc)}${limit ? `the test did not finish within its limits: ${err.message}${waitedOn()}` : err.message}`;
       const stack = err.stack
         .slice(1)
         .filter((f) => path.resolve(f.path) !== wrapper)
@@ -291,9 +342,11 @@ export async function runTest(file: string, test: TestCase, answering: Answering
     }
     case 'stopped':
     case 'aborted':
-      return done({ status: 'failed', message: `${at(undefined)}${outcome.kind === 'stopped' ? outcome.reason : outcome.message}` });
+      cut = `it was ${outcome.kind}`;
+      return done({ status: 'failed', message: `${at(undefined)}${outcome.kind === 'stopped' ? outcome.reason : outcome.message}${waitedOn()}` });
     case 'suspended':
     case 'waiting':
+      cut = `it ${outcome.kind === 'suspended' ? 'suspended' : 'waits on an unknown effect'}`;
       return done({ status: 'failed', message: `${at(undefined)}the test ${outcome.kind === 'suspended' ? 'suspended (`suspend;` has no place in a test)' : 'waits on an unknown effect'}` });
   }
 }

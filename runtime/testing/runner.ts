@@ -3,9 +3,14 @@
 //   replay  (default) a file with a recording replays it; a file without one runs live (--model)
 //   record  every test runs live and its exchanges replace its recording
 //   update  replay; a test whose recording is stale runs again live and is re-recorded
+// A recording is replaced only by a whole one: a test that ran to its end with every model request
+// answered. A test cut short (its time limit, a stop, a failed call left unanswered) keeps its
+// earlier recording, and a test that made no exchange never replaces one that has some. The file
+// is written atomically (a temporary file renamed over it), so it is never left half-written.
 import { CassetteError, cassettePath, readCassette, writeCassette, type Cassette, type LoadedCassette } from './cassette.js';
 import { discoverTests, type TestCase } from './discover.js';
-import { runTest, type TestResult, type TestRunOptions } from './run-test.js';
+import { runTest, type TestResult, type TestRun, type TestRunOptions } from './run-test.js';
+import type { Exchange } from './cassette.js';
 
 export type RecordMode = 'replay' | 'record' | 'update';
 
@@ -48,13 +53,21 @@ export async function runTestFile(file: string, options: FileRunOptions = {}): P
   const next: Cassette = { turn_cassette: 1, tests: { ...(loaded?.cassette.tests ?? {}) } };
   let changed = false;
   const results: TestResult[] = [];
+  /** Takes a live run's exchanges as the test's recording when they are whole; else keeps the earlier one and says why. */
+  const keep = (name: string, live: TestRun, earlier: Exchange[] | undefined): TestResult => {
+    const why = live.incomplete ?? (live.exchanges.length === 0 && earlier && earlier.length > 0 ? 'it made no model exchange, and the recording has some' : null);
+    if (why === null) {
+      next.tests[name] = { model, exchanges: live.exchanges };
+      changed = true;
+      return { ...live.result, recorded: true };
+    }
+    const kept = earlier ? `kept the earlier recording (${earlier.length} exchange${earlier.length === 1 ? '' : 's'}): ${why}` : `recorded nothing: ${why}`;
+    return { ...live.result, kept, message: live.result.message ? `${live.result.message} (${kept})` : kept };
+  };
   for (const test of tests) {
     const recording = loaded?.cassette.tests[test.name];
     if (mode === 'record' || (!loaded && mode === 'update')) {
-      const { result, exchanges } = await runTest(file, test, { kind: 'live' }, options);
-      next.tests[test.name] = { model, exchanges };
-      changed = true;
-      results.push({ ...result, recorded: true });
+      results.push(keep(test.name, await runTest(file, test, { kind: 'live' }, options), recording?.exchanges));
       continue;
     }
     if (!loaded) {
@@ -63,10 +76,7 @@ export async function runTestFile(file: string, options: FileRunOptions = {}): P
     }
     const replayed = await runTest(file, test, { kind: 'replay', cassette: loaded, exchanges: recording?.exchanges ?? [] }, options);
     if (replayed.result.status === 'stale' && mode === 'update') {
-      const { result, exchanges } = await runTest(file, test, { kind: 'live' }, options);
-      next.tests[test.name] = { model, exchanges };
-      changed = true;
-      results.push({ ...result, recorded: true });
+      results.push(keep(test.name, await runTest(file, test, { kind: 'live' }, options), recording?.exchanges));
       continue;
     }
     results.push(replayed.result);

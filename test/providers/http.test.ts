@@ -5,6 +5,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createModel } from '../../runtime/run/model.js';
 import { wireSchema } from '../../runtime/infer/prompt.js';
+import { defaultMaxTokens } from '../../runtime/infer/bounds.js';
 import { okJson, runWith, type Ran } from '../infer/helpers.js';
 import { anthropicError, anthropicMessage, fakeServer, openaiCompletion, openaiError, type FakeServer, type Scripted } from './fake-server.js';
 
@@ -120,20 +121,22 @@ test('openai: 500s are retried a bounded number of times, then a clear error', a
   assert.equal(r.events.filter((x) => x.kind === 'http.retry').length, 2);
 });
 
-test('openai: a server that never answers times out, bounded', async () => {
+test('openai: a server that never answers times out, bounded (nothing came back, so it is sent again)', async () => {
   const s = await serve([{ hang: true }, { hang: true }, { hang: true }]);
-  const r = await run(openai(s, '&timeout_ms=200&retries=1&backoff_ms=10'), CATCHING);
+  const r = await run(openai(s, '&first_byte_timeout_ms=200&retries=1&backoff_ms=10'), CATCHING);
   const e = okJson(r) as Record<string, unknown>;
-  assert.match(String(e.message), /no complete reply from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions within 200 ms \(gave up after 2 HTTP attempts\)/);
+  assert.match(String(e.message), /no reply from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions within 200 ms of sending \(first_byte_timeout_ms\) \(gave up after 2 HTTP attempts\)/);
   assert.equal(s.received.length, 2);
   assert.ok(r.ms < 3000, `bounded (${r.ms} ms)`);
 });
 
-test('openai: a body cut off in transit is retried', async () => {
+test('openai: a body cut off in transit is not sent again (the server had answered); the catchable error says so', async () => {
   const s = await serve([{ truncate: '{"id": "chatcmpl-x", "choices": [{"mess' }, { status: 200, body: openaiCompletion(JSON.stringify({ value: GOOD, confidence: 0.5 })) }]);
-  const r = await run(openai(s, '&backoff_ms=10'));
-  assert.deepEqual(okJson(r), [GOOD, 0.5]);
-  assert.equal(s.received.length, 2);
+  const r = await run(openai(s, '&backoff_ms=10'), CATCHING);
+  const e = okJson(r) as Record<string, unknown>;
+  assert.equal(e.reason, 'provider');
+  assert.match(String(e.message), /the reply broke off from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions after \d+ ms; not sent again, as the server had started on it/);
+  assert.equal(s.received.length, 1);
 });
 
 test('openai: finish_reason length is a failed attempt, re-asked with the reason; bounded', async () => {
@@ -182,7 +185,8 @@ test('anthropic: the schema goes as a forced tool; the tool input binds with its
   assert.equal(got.headers.authorization, undefined);
   const body = got.json;
   assert.equal(body.model, 'claude-test');
-  assert.equal(body.max_tokens, 1024);
+  // the bound derived from the schema (runtime/infer/bounds.ts), as no max_tokens was given
+  assert.equal(body.max_tokens, defaultMaxTokens(wireSchema(r.requests[0].schema)));
   assert.equal(body.system, 'You review code.');
   assert.deepEqual((body.messages as { role: string }[]).map((m) => m.role), ['user']);
   const tools = body.tools as { name: string; input_schema: unknown }[];
