@@ -101,6 +101,8 @@ export class Run {
       ...(options.context ? { context: defined(options.context) } : {}),
     });
     this.vm.placement = placement;
+    const vm = this.vm;
+    setup.attachEvents((body) => vm.events.emit(body));
     if (durability) {
       this.durable = new Durable(this.vm, durability.record, new JournalWriter(durability.store, durability.record.id), durability.entries);
       this.vm.durable = this.durable;
