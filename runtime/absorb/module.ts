@@ -1,6 +1,7 @@
 // Turns an absorbed spec into a Turn module: one `struct` per schema and, per operation, a closure
-// that goes through the host's HTTP effect (`http_request`) — so absorbed APIs obey the same
-// capabilities, identities and journal as hand-written calls. `use schema::openapi("x.yaml")`
+// that goes through the host's HTTP effect (`http_request`), or for an MCP tool the host's MCP
+// client (`mcp_call`, runtime/mcp) — so absorbed APIs obey the same capabilities, identities and
+// journal as hand-written calls. `use schema::openapi("x.yaml")`
 // then evaluates this module like `use "..."`:
 //
 //   let api = use schema::openapi("market.yaml");
@@ -20,7 +21,7 @@ import type { AbsorbedOperation, AbsorbedParam, AbsorbedStruct, AbsorbResult } f
 // test/absorb/generated.test.ts holds it to that over generated specs.
 
 /** Names the generated code binds itself: a parameter of an operation never takes one of them. */
-const MODULE_LOCALS = new Set(['auth', 'base', 'body', 'data', 'decode', 'graphql_data', 'mcp_result', 'client', 'default_client', 'res', 'reply']);
+const MODULE_LOCALS = new Set(['auth', 'base', 'body', 'data', 'decode', 'graphql_data', 'client', 'default_client', 'res', 'reply']);
 /** Beyond this many nested `List<...>`, an element type is `Any` (specs are already bounded by the converter). */
 const MAX_TYPE_DEPTH = 32;
 
@@ -171,7 +172,8 @@ export function absorbedApi(result: AbsorbResult, source: string): ApiShape {
     operations.set(key, { params, result: names.staticType(op.result) });
   }
   const base = result.operations.find((o) => o.baseUrl)?.baseUrl;
-  return { spec: source, operations, module: true, hasDefault: !!base && /^https?:\/\//.test(base) };
+  const server = result.operations.some((o) => o.mcp?.server !== undefined);
+  return { spec: source, operations, module: true, hasDefault: server || (!!base && /^https?:\/\//.test(base)) };
 }
 
 function operationText(op: AbsorbedOperation, key: string, names: Names): string {
@@ -189,9 +191,12 @@ function operationText(op: AbsorbedOperation, key: string, names: Names): string
         }`;
   }
   if (op.protocol === 'mcp' && op.mcp) {
-    request = `call("http_request", auth, "POST", base, {"headers": {"content-type": "application/json"}, "body": call("json_stringify", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": ${turnString(op.mcp.tool)}, "arguments": ${paramMap(params, ['argument'])}}})})`;
+    // the reply of a tool with an output schema is validated against it by the host before it binds
+    const options = [`"idempotent": ${op.mcp.idempotent ? 'true' : 'false'}`];
+    if (op.mcp.outputSchema !== undefined) options.push(`"output_schema": ${turnString(JSON.stringify(op.mcp.outputSchema))}`);
+    request = `call("mcp_call", auth, base, ${turnString(op.mcp.tool)}, ${paramMap(params, ['argument'])}, {${options.join(', ')}})`;
     return `${doc}        ${turnString(key)}: turn(${signature.join(', ')}) -> ${result} {
-            return mcp_result(${request});
+            return ${request};
         }`;
   }
   // OpenAPI: substitute path parameters (URL-encoded), send query and headers, JSON body.
@@ -211,6 +216,14 @@ function operationText(op: AbsorbedOperation, key: string, names: Names): string
   return `${doc}        ${turnString(key)}: turn(${signature.join(', ')}) -> ${result} {
             return decode(${request});
         }`;
+}
+
+/** A value made of strings, lists and maps (an MCP launch map) as a Turn literal. */
+function turnLiteral(v: unknown): string {
+  if (typeof v === 'string') return turnString(v);
+  if (Array.isArray(v)) return `[${v.map(turnLiteral).join(', ')}]`;
+  if (v && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${turnString(k)}: ${turnLiteral(x)}`).join(', ')}}`;
+  return 'null';
 }
 
 /** The generated module's source text. */
@@ -237,20 +250,22 @@ export function absorbedModuleSource(result: AbsorbResult, protocol: string, sou
     '    if reply["errors"] != null { throw {"type": "GraphQLError", "message": "GraphQL errors", "errors": reply["errors"]}; }',
     '    return reply["data"];',
     '};',
-    'let mcp_result = turn(res: Map) -> Any {',
-    '    let reply = decode(res);',
-    '    if reply["error"] != null { throw {"type": "McpError", "message": "" + reply["error"]["message"], "error": reply["error"]}; }',
-    '    return reply["result"];',
-    '};',
     '',
-    'let client = turn(base: Str) -> Map {',
+    // an MCP server is a URL or a launch map; every other protocol's base is a URL
+    `let client = turn(base: ${result.operations.some((o) => o.protocol === 'mcp') ? 'Any' : 'Str'}) -> Map {`,
     '    return {',
     keyed.map(({ op, key }) => operationText(op, key, names)).join(',\n'),
     '    };',
     '};',
     '',
   ];
-  const defaults = base && /^https?:\/\//.test(base) ? `let default_client = client(${turnString(base)});\n` : 'let default_client = {};\n';
+  const server = ops.find((o) => o.mcp?.server !== undefined)?.mcp?.server;
+  const defaults =
+    server !== undefined
+      ? `let default_client = client(${turnLiteral(server)});\n`
+      : base && /^https?:\/\//.test(base)
+        ? `let default_client = client(${turnString(base)});\n`
+        : 'let default_client = {};\n';
   const exports = ['"client": client', ...keyed.map(({ key }) => `${turnString(key)}: default_client[${turnString(key)}]`)];
   return lines.join('\n') + defaults + `return {${exports.join(', ')}};\n`;
 }
