@@ -173,7 +173,8 @@ export function absorbedApi(result: AbsorbResult, source: string): ApiShape {
   }
   const base = result.operations.find((o) => o.baseUrl)?.baseUrl;
   const server = result.operations.some((o) => o.mcp?.server !== undefined);
-  return { spec: source, operations, module: true, hasDefault: server || (!!base && /^https?:\/\//.test(base)) };
+  const mcp = result.operations.some((o) => o.protocol === 'mcp');
+  return { spec: source, operations, module: true, hasDefault: server || (!!base && /^https?:\/\//.test(base)), ...(mcp ? { clientBase: { kind: 'Any' } } : {}) };
 }
 
 function operationText(op: AbsorbedOperation, key: string, names: Names): string {
