@@ -1,14 +1,19 @@
-// `turn mcp FILE`: a Turn program's exported closures served as MCP tools over stdio. The file
+// `turn mcp FILE`: a Turn program's exported closures served as MCP tools over stdio (or, with
+// `--port`, Streamable HTTP on 127.0.0.1). The file
 // returns a map of closures at its top level (as a `*_test.tn` file returns its tests); each entry
 // is a tool, its input schema made from the closure's parameter types and its output schema from
 // its return type (runtime/infer/schema.ts, the schemas `infer` uses). Each `tools/call` is one
 // run of the program (runtime/run), with the capabilities the command line gave.
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { checkSource } from '../check/index.js';
 import { formatDiagnostic } from '../diagnostics.js';
@@ -163,12 +168,13 @@ export interface ServeOptions {
   run: RunOptions;
   /** default: this process's standard input and output */
   transport?: Transport;
+  /** serve Streamable HTTP on 127.0.0.1 at this port (0: any free one) instead of stdio */
+  port?: number;
   version?: string;
 }
 
-/** Serves `file`'s closures over MCP until the client closes the connection. Throws ServeError or InputError before serving. */
-export async function serveMcp(file: string, options: ServeOptions): Promise<{ tools: ServedTool[]; closed: Promise<void> }> {
-  const tools = await discoverServedTools(file);
+/** One MCP server (the SDK's) answering `tools/list` and `tools/call` for `tools`. */
+function toolServer(file: string, tools: ServedTool[], options: ServeOptions): Server {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const server = new Server({ name: `turn:${path.basename(file)}`, version: options.version ?? '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -179,11 +185,83 @@ export async function serveMcp(file: string, options: ServeOptions): Promise<{ t
     if (!tool) return failure(`no tool "${request.params.name}" (tools: ${tools.map((t) => t.name).join(', ')})`);
     return callServedTool(file, tool, (request.params.arguments ?? {}) as Record<string, unknown>, options.run);
   });
+  return server;
+}
+
+export interface Serving {
+  tools: ServedTool[];
+  /** the Streamable HTTP endpoint, when serving HTTP */
+  url?: string;
+  /** settles when the stdio client closes the connection (never, for HTTP: `close()` ends it) */
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Serves `file`'s closures over MCP. Throws ServeError or InputError before serving. */
+export async function serveMcp(file: string, options: ServeOptions): Promise<Serving> {
+  const tools = await discoverServedTools(file);
+  if (options.port !== undefined) return serveHttp(file, tools, options, options.port);
+  const server = toolServer(file, tools, options);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });
   await server.connect(options.transport ?? new StdioServerTransport());
-  return { tools, closed };
+  return { tools, closed, close: () => server.close() };
 }
 
-export { InputError };
+/** Streamable HTTP on 127.0.0.1 (a session per client, DNS rebinding protection on). */
+async function serveHttp(file: string, tools: ServedTool[], options: ServeOptions, port: number): Promise<Serving> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  let allowedHosts: string[] = [];
+  const reply = (res: http.ServerResponse, status: number, message: string): void => {
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  };
+  const httpServer = http.createServer((req, res) => {
+    void (async () => {
+      if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') return reply(res, 404, 'the MCP endpoint is /mcp');
+      const id = req.headers['mcp-session-id'];
+      const known = typeof id === 'string' ? sessions.get(id) : undefined;
+      if (req.method !== 'POST') {
+        if (!known) return reply(res, 400, 'invalid or missing session id');
+        return known.handleRequest(req, res);
+      }
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      let body: unknown;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'parse error' }, id: null }));
+      }
+      if (known) return known.handleRequest(req, res, body);
+      if (typeof id === 'string') return reply(res, 404, 'no such session');
+      if (!isInitializeRequest(body)) return reply(res, 400, 'a session starts with initialize');
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => void sessions.set(sid, transport),
+        enableDnsRebindingProtection: true,
+        allowedHosts,
+      });
+      transport.onclose = () => {
+        if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      };
+      await toolServer(file, tools, options).connect(transport);
+      await transport.handleRequest(req, res, body);
+    })().catch(() => {
+      if (!res.headersSent) reply(res, 500, 'internal error');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(port, '127.0.0.1', () => resolve());
+  });
+  const bound = (httpServer.address() as AddressInfo).port;
+  allowedHosts = [`127.0.0.1:${bound}`, `localhost:${bound}`];
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
+      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    })());
+  return { tools, url: `http://127.0.0.1:${bound}/mcp`, closed: new Promise(() => {}), close };
+}
