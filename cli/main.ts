@@ -16,7 +16,10 @@ commands:
   run FILE      compile and run a Turn program
   check FILE    report diagnostics without running (same format and exit code as run);
                 --refresh-schemas fetches the URL specs of use schema::... again; --offline fetches
-                nothing at compile time (cached specs only); run takes both too
+                nothing at compile time (cached specs only); run takes both too; --allow-run CMD
+                lets it launch a stdio MCP server of use schema::mcp({...}) to list its tools
+  mcp FILE      serve the closures FILE returns as MCP tools over stdio, each call a run with the
+                run options given (docs/mcp.md)
   resume RUN    continue a durable run (suspended, or killed) from its journal (docs/durability.md)
   runs          list the runs in a store, with their status
   inspect RUN   a run's processes, context tiers, memory, mailboxes, pending/unknown effects, journal tail
@@ -75,6 +78,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./runs.js')).durableCommand(command, rest);
     case 'serve':
       return (await import('./serve.js')).serveCommand(rest);
+    case 'mcp':
+      return (await import('./mcp.js')).mcpCommand(rest);
     case 'submit':
       return (await import('./submit.js')).submitCommand(rest);
     case 'check':
@@ -113,11 +118,12 @@ export async function main(argv: string[]): Promise<number> {
 const VERSION = packageJson.version;
 
 async function checkCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { 'refresh-schemas': { type: 'boolean' }, offline: { type: 'boolean' } });
+  const { values, positionals } = parse(args, { 'refresh-schemas': { type: 'boolean' }, offline: { type: 'boolean' }, 'allow-run': { type: 'string', multiple: true } });
   const file = singleFile(positionals, 'check');
   if (values.offline && values['refresh-schemas']) throw new UsageError('--offline and --refresh-schemas cannot be used together');
   try {
-    const { diagnostics } = await compileProgram(file, { refreshSchemas: values['refresh-schemas'] === true, fetchSchemas: values.offline !== true });
+    const allowRun = ((values['allow-run'] ?? []) as string[]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+    const { diagnostics } = await compileProgram(file, { refreshSchemas: values['refresh-schemas'] === true, fetchSchemas: values.offline !== true, authority: { allowRun } });
     printSetupError(undefined, diagnostics);
     return EXIT.ok;
   } catch (e) {

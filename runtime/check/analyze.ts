@@ -824,7 +824,7 @@ class Analyzer implements TypeResolver {
   /** `api.client(base)` or `api.op(auth, ...)` on an absorbed API: checked against the spec's types. */
   private apiCall(api: ApiShape, e: A.MethodCall, argTypes: StaticType[]): StaticType {
     if (api.module && e.name.name === 'client') {
-      this.checkCall({ params: [{ name: 'base', type: STR }] }, e.args, argTypes, 'client', e.span, false);
+      this.checkCall({ params: [{ name: 'base', type: api.clientBase ?? STR }] }, e.args, argTypes, 'client', e.span, false);
       return { kind: 'Map', api: { ...api, module: false, hasDefault: true } };
     }
     const op = this.apiOperation(api, e.name);
@@ -837,7 +837,7 @@ class Analyzer implements TypeResolver {
   private apiOperation(api: ApiShape, name: A.Identifier): ApiOperation | undefined {
     const op = api.operations.get(name.name);
     if (op && (!api.module || api.hasDefault)) return op;
-    if (api.module && name.name === 'client') return { params: [{ name: 'base', type: STR }], result: { kind: 'Map', api: { ...api, module: false, hasDefault: true } } };
+    if (api.module && name.name === 'client') return { params: [{ name: 'base', type: api.clientBase ?? STR }], result: { kind: 'Map', api: { ...api, module: false, hasDefault: true } } };
     if (op) {
       this.report(name.span, `\`${name.name}\`: ${api.spec} names no server, so its operations are reached through \`client(BASE_URL)\``, 'unknown-operation');
       return undefined;

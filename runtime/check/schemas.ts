@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ApiShape } from './types.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { Program, StructDecl, UseSchemaExpr } from '../syntax/ast.js';
+import type { Expr, Program, StructDecl, UseSchemaExpr } from '../syntax/ast.js';
 import { parseSource } from '../syntax/parse.js';
 import { walk } from '../syntax/walk.js';
 
@@ -22,7 +22,34 @@ export interface AbsorbedSchemas {
 
 /** Identifies a `use schema` by what it absorbs, so results survive edits elsewhere in the file. */
 export function schemaKey(node: UseSchemaExpr): string {
-  return `${node.protocol.name}\u0000${node.source.kind === 'String' ? node.source.value : ''}`;
+  const launch = node.source.kind === 'Map' ? literalValue(node.source) : undefined;
+  return `${node.protocol.name}\u0000${node.source.kind === 'String' ? node.source.value : launch !== undefined ? JSON.stringify(launch) : ''}`;
+}
+
+/**
+ * A literal made of strings, lists and maps as plain JSON (an MCP launch map:
+ * `{"command": "node", "args": ["server.js"]}`), or undefined when it holds anything else.
+ */
+export function literalValue(e: Expr): unknown {
+  switch (e.kind) {
+    case 'String':
+      return e.value;
+    case 'List': {
+      const items = e.items.map(literalValue);
+      return items.some((i) => i === undefined) ? undefined : items;
+    }
+    case 'Map': {
+      const out: Record<string, unknown> = {};
+      for (const entry of e.entries) {
+        const v = literalValue(entry.value);
+        if (v === undefined) return undefined;
+        out[entry.key] = v;
+      }
+      return out;
+    }
+    default:
+      return undefined;
+  }
 }
 
 export function schemaCacheDir(): string {
@@ -42,6 +69,11 @@ export interface SchemaFetching {
   fetch?: boolean;
   /** fetch them again even when cached (`--refresh-schemas`, the editor's quick fix) */
   refresh?: boolean;
+  /**
+   * stdio MCP servers (`use schema::mcp({"command": ...})`) whose command may be launched to list
+   * their tools: `--allow-run`'s commands, or true (the editor's quick fix, a person's request)
+   */
+  launch?: boolean | readonly string[];
 }
 
 export async function absorbSchemas(filePath: string, program: Program, options: SchemaFetching = {}): Promise<AbsorbedSchemas> {
@@ -57,15 +89,19 @@ export async function absorbSchemas(filePath: string, program: Program, options:
     if (result.specs.has(key)) continue;
     const entry: { module?: string; problems: { severity: 'error' | 'warning'; message: string }[] } = { problems: [] };
     result.specs.set(key, entry);
-    if (node.source.kind !== 'String') {
-      entry.problems.push({ severity: 'error', message: 'a schema source must be a string literal: specs are absorbed when the program is compiled' });
+    const launch = node.protocol.name === 'mcp' && node.source.kind === 'Map' ? literalValue(node.source) : undefined;
+    if (node.source.kind !== 'String' && launch === undefined) {
+      const mcp = node.protocol.name === 'mcp' ? ' (for an MCP server: its URL, or a launch map of literals {"command": "...", "args": [...]})' : '';
+      entry.problems.push({ severity: 'error', message: `a schema source must be a string literal${mcp}: specs are absorbed when the program is compiled` });
       continue;
     }
+    const sourceText = node.source.kind === 'String' ? node.source.value : JSON.stringify(launch);
     const cacheDir = schemaCacheDir();
-    const absorbed = await absorbSchema(node.protocol.name, node.source.value, path.dirname(path.resolve(filePath)), {
+    const absorbed = await absorbSchema(node.protocol.name, node.source.kind === 'String' ? node.source.value : (launch as Record<string, unknown>), path.dirname(path.resolve(filePath)), {
       cacheDir: path.join(cacheDir, 'specs'),
       refresh: options.refresh,
       fetch: options.fetch || options.refresh ? (url, init) => globalThis.fetch(url, init) : undefined,
+      mcp: { contact: !!(options.fetch || options.refresh), launch: options.launch ?? false },
     });
     for (const d of absorbed.diagnostics) {
       const where = d.line !== undefined ? `${d.file}:${d.line}:${d.column ?? 1}` : d.file;
@@ -75,7 +111,7 @@ export async function absorbSchemas(filePath: string, program: Program, options:
     if (absorbed.diagnostics.some((d) => d.severity === 'error')) continue;
     // The generated module is correct by construction (runtime/absorb/module.ts); the parse below
     // is a guard that turns a generator bug into a diagnostic instead of a failing `use`.
-    const source = absorbedModuleSource(absorbed, node.protocol.name, node.source.value);
+    const source = absorbedModuleSource(absorbed, node.protocol.name, sourceText);
     const file = path.join(cacheDir, `${createHash('sha256').update(source).digest('hex').slice(0, 16)}.tn`);
     try {
       fs.mkdirSync(cacheDir, { recursive: true });
@@ -83,17 +119,17 @@ export async function absorbSchemas(filePath: string, program: Program, options:
       if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '*\n');
       if (!fs.existsSync(file)) fs.writeFileSync(file, source);
     } catch (e) {
-      entry.problems.push({ severity: 'error', message: `cannot write the module generated from ${node.source.value} to ${cacheDir}: ${(e as Error).message} (set TURN_SCHEMA_DIR to a writable folder)` });
+      entry.problems.push({ severity: 'error', message: `cannot write the module generated from ${sourceText} to ${cacheDir}: ${(e as Error).message} (set TURN_SCHEMA_DIR to a writable folder)` });
       continue;
     }
     const generated = await parseSource(file, source);
     if (generated.diagnostics.length > 0) {
-      entry.problems.push({ severity: 'error', message: `internal error: the module generated from ${node.source.value} does not parse: ${generated.diagnostics[0].message}` });
+      entry.problems.push({ severity: 'error', message: `internal error: the module generated from ${sourceText} does not parse: ${generated.diagnostics[0].message}` });
       continue;
     }
     entry.module = file;
     for (const s of generated.program.body) if (s.kind === 'Struct') result.structs.push(s);
-    result.apis.set(key, absorbedApi(absorbed, node.source.value));
+    result.apis.set(key, absorbedApi(absorbed, sourceText));
   }
   return result;
 }

@@ -37,6 +37,8 @@ export interface ApiShape {
   module: boolean;
   /** the spec names a server, so the module's own operations are bound to it */
   hasDefault: boolean;
+  /** what `client(...)` takes (default Str, a base URL; an MCP module takes a URL or a launch map: Any) */
+  clientBase?: StaticType;
 }
 
 export interface ApiOperation {

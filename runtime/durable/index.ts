@@ -15,6 +15,7 @@ import { REMOTE_CHILD_TOOL } from '../ports/placement.js';
 import { vmSnapshot, type Counters, type RestorePoint } from './snapshot.js';
 import { reserveScopeIds } from '../vm/actors.js';
 import { REPLAYED_KEY, journalKey, logicalKey } from './keys.js';
+import { MCP_CALL_TOOL, MCP_READ_ONLY_TOOLS, mcpCallIsIdempotent } from '../mcp/tools.js';
 
 /**
  * The VM's semantics version: what a journal means (the keys above, what each step records, the
@@ -29,6 +30,9 @@ const IDEMPOTENT_TOOLS = new Set(['fs_read', 'fs_list', 'fs_exists', 'env_get', 
 
 export function toolIsIdempotent(request: { name: string; args: unknown[] }): boolean {
   if (IDEMPOTENT_TOOLS.has(request.name) || request.name === REMOTE_CHILD_TOOL) return true; // a placed child: asked again under its key, Restate answers once
+  // an MCP tool is called again only when its annotations say readOnlyHint or idempotentHint
+  if (request.name === MCP_CALL_TOOL) return mcpCallIsIdempotent(request.args);
+  if (MCP_READ_ONLY_TOOLS.has(request.name)) return true;
   if (request.name === 'http_request') {
     // http_request(auth, method, url, options): only safe methods may be sent again
     const method = request.args[1];

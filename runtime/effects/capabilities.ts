@@ -43,8 +43,18 @@ export interface EnvCapability {
   approve?: boolean;
 }
 
+export interface RunCapability {
+  /**
+   * Commands the run may launch (an MCP server over stdio): a name looked up on PATH (`node`,
+   * `npx`) or an absolute path; `*` for any. Never a shell: a command and its arguments.
+   */
+  commands: string[];
+  approve?: boolean;
+}
+
 export interface Capabilities {
   network?: NetworkCapability;
+  run?: RunCapability;
   files?: FilesCapability[];
   model?: ModelCapability;
   spawn?: SpawnCapability;
@@ -56,7 +66,9 @@ export type Effect =
   | { kind: 'files'; path: string; mode: 'read' | 'write' }
   | { kind: 'model'; tokens?: number }
   | { kind: 'spawn'; count?: number }
-  | { kind: 'env'; name: string };
+  | { kind: 'env'; name: string }
+  /** launching `command` (as written) whose executable resolved to `resolved` */
+  | { kind: 'run'; command: string; resolved?: string };
 
 /** What has been consumed so far against budgets (model calls/tokens, spawned processes). */
 export interface Usage {
@@ -235,6 +247,12 @@ export function check(caps: Capabilities, effect: Effect, usage: Usage = newUsag
       }
       return { ok: true, approve: !!s.approve };
     }
+    case 'run': {
+      const commands = caps.run?.commands ?? [];
+      const ok = commands.some((c) => c === '*' || c === effect.command || (effect.resolved !== undefined && c === effect.resolved));
+      if (!ok) return { ok: false, message: `launching ${effect.command} is not granted (allowed: ${list(commands)}; grant it with --allow-run ${effect.command})` };
+      return { ok: true, approve: !!caps.run?.approve };
+    }
     case 'env': {
       if (effect.name.startsWith('TURN_SECRET_')) {
         return { ok: false, message: `${effect.name} holds a secret: use grant identity::... instead of reading it` };
@@ -291,6 +309,14 @@ export function narrow(parent: Capabilities, requested: Capabilities, usage: Usa
       const approve = !!f.approve || roots.some((r) => pf.some((g) => g.approve && g.roots.some((gr) => within(path.resolve(gr), r))));
       return { roots, mode: f.mode, approve };
     });
+  }
+  if (requested.run) {
+    const pr = parent.run;
+    if (!pr) throw new CapabilityError('cannot pass on launching commands: it is not granted');
+    for (const c of requested.run.commands) {
+      if (!pr.commands.includes('*') && !pr.commands.includes(c)) throw new CapabilityError(`cannot widen launching to ${c} (allowed: ${list(pr.commands)})`);
+    }
+    out.run = { commands: [...requested.run.commands], approve: !!(pr.approve || requested.run.approve) };
   }
   if (requested.model) {
     const pm = parent.model;
@@ -371,23 +397,28 @@ export function capabilitiesFromPlain(x: unknown, cwd: string): Capabilities {
       case 'env':
         out.env = { names: strings(v, 'env') };
         break;
+      case 'run':
+        out.run = { commands: strings(v, 'run') };
+        break;
       default:
-        throw new CapabilityError(`unknown capability "${key}" (known: network, files, model, spawn, env)`);
+        throw new CapabilityError(`unknown capability "${key}" (known: network, files, model, spawn, env, run)`);
     }
   }
   return out;
 }
 
-/** CLI flags → capabilities: `--allow-net HOSTS --allow-read DIRS --allow-write DIRS --allow-env NAMES --max-model-calls N --max-model-tokens N --max-spawn N` (comma-separated lists). */
+/** CLI flags → capabilities: `--allow-net HOSTS --allow-read DIRS --allow-write DIRS --allow-env NAMES --allow-run COMMANDS --max-model-calls N --max-model-tokens N --max-spawn N` (comma-separated lists). */
 export interface CapabilityFlags {
   allowNet?: string[];
   allowRead?: string[];
   allowWrite?: string[];
   allowEnv?: string[];
+  /** commands the run may launch (`--allow-run node,npx`) */
+  allowRun?: string[];
   maxModelCalls?: number;
   maxModelTokens?: number;
   maxSpawn?: number;
-  /** Effects that need approval: any of network, files, model, spawn, env. */
+  /** Effects that need approval: any of network, files, model, spawn, env, run. */
   approve?: string[];
 }
 
@@ -406,6 +437,7 @@ export function capabilitiesFromFlags(flags: CapabilityFlags, cwd: string): Capa
   if (flags.allowWrite?.length) files.push({ roots: flags.allowWrite.map((r) => path.resolve(cwd, r)), mode: 'write', approve: approve.has('files') });
   if (files.length) caps.files = files;
   if (flags.allowEnv?.length) caps.env = { names: flags.allowEnv, approve: approve.has('env') };
+  if (flags.allowRun?.length) caps.run = { commands: flags.allowRun, approve: approve.has('run') };
   return caps;
 }
 

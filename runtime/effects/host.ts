@@ -19,6 +19,7 @@ export function performTool(ctx: EffectToolContext, request: ToolRequest & Cance
   const own = {
     ...(request.idempotencyKey !== undefined ? { idempotencyKey: request.idempotencyKey } : {}),
     ...(request.signal ? { signal: request.signal } : {}),
+    ...(ctx.mcp ? { pid: request.pid } : {}),
   };
   return Promise.resolve()
     .then(() => tool.run(Object.keys(own).length > 0 ? { ...ctx, ...own } : ctx, ...request.args))

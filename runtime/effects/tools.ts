@@ -12,6 +12,8 @@ import { KNOWLEDGE_TOOLS } from '../knowledge/tools.js';
 import { jsonSchemaIssues } from '../absorb/reply.js';
 import type { KnowledgeSession } from '../knowledge/store.js';
 import { RE2JS } from 're2js';
+import { MCP_TOOLS } from '../mcp/tools.js';
+import type { McpSessions } from '../mcp/sessions.js';
 
 export class ToolError extends Error {}
 
@@ -53,6 +55,10 @@ export interface EffectToolContext {
   signal?: AbortSignal;
   /** environment variables that hold the run's model keys (the model spec's api_key_env, a driver's secrets) */
   providerKeyNames?: ReadonlySet<string>;
+  /** the process that asked for the effect */
+  pid?: number;
+  /** the run's MCP sessions (runtime/mcp): servers are started on first use and stopped with the run */
+  mcp?: McpSessions;
 }
 
 function str(tool: string, v: unknown, what = 'argument'): string {
@@ -543,6 +549,8 @@ export const STD_TOOLS: Record<string, PureTool | EffectTool> = {
   // Turn v1's tools: call("http_get", url), call("http_post", {"url", "body"})
   http_get: { effect: true, capability: 'network', run: httpGetV1 },
   http_post: { effect: true, capability: 'network', run: httpPostV1 },
+  // MCP servers' tools and resources (runtime/mcp; absorbed with use schema::mcp(...))
+  ...MCP_TOOLS,
   // std/knowledge: objects with provenance in the run's knowledge store (runtime/knowledge/)
   ...Object.fromEntries(
     Object.entries(KNOWLEDGE_TOOLS).map(([name, run]) => [

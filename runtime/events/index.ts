@@ -57,6 +57,12 @@ export type RunEventBody =
   /** the run was interrupted (SIGINT, SIGTERM): in-flight calls cancelled; a durable run keeps its journal and can be resumed */
   | { kind: 'interrupted'; signal: string; durable: boolean; inflight: number }
   | { kind: 'infer.retry'; id: string; pid: number; attempt: number; errors: ValidationIssue[] }
+  /** an MCP server of the run started (processId: a launched server's OS process) or stopped (runtime/mcp) */
+  | { kind: 'mcp.server'; pid: number; server: string; state: 'started' | 'stopped'; processId?: number }
+  /** a progress notification of an MCP request process `pid` is waiting on (tool: null for a request that is not a tools/call) */
+  | { kind: 'mcp.progress'; pid: number; server: string; tool: string | null; progress: number; total: number | null; message: string | null }
+  /** a log message an MCP server sent (pid: the process whose request was in flight, else the one that opened the session) */
+  | { kind: 'mcp.log'; pid: number; server: string; level: string; logger: string | null; data: unknown }
   | (HttpRetry & { id: string; pid: number });
 
 export type RunEventKind = RunEventBody['kind'];

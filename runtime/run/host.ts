@@ -7,10 +7,11 @@ import { capabilitiesFromFlags, CapabilityError, cliApproval, newUsage, type App
 import type { EffectToolContext } from '../effects/tools.js';
 import { ChainVault, EnvVault, FileVault, RedactingVault, Redactor, VaultError, type Vault } from '../effects/vault.js';
 import { openTrace, type TraceSink } from '../events/trace.js';
-import type { RunEvent } from '../events/index.js';
+import type { RunEvent, RunEventBody } from '../events/index.js';
 import { MAX_SAMPLES, selfConsistent } from '../infer/consistency.js';
 import type { InferIO, InferReply, InferRequest, Sampling } from '../infer/types.js';
 import { lazyKnowledge } from '../knowledge/open.js';
+import { McpSessions } from '../mcp/sessions.js';
 import type { Host, ToolRequest } from '../ports/host.js';
 import { providerKeys } from '../providers/index.js';
 import { createModel, inferRetriesFromEnv, ModelInputError, resolveModelSpec, UnknownModelError, type Model } from './model.js';
@@ -31,6 +32,8 @@ export interface RunHost {
   refuse(reason: string): void;
   /** cancel every model call in flight (an interruption); returns how many there were */
   cancelModelCalls(reason: string): number;
+  /** where effects' own events (an MCP server's progress and logs) join the run's event stream */
+  attachEvents(emit: (body: RunEventBody) => void): void;
   close(): void;
 }
 
@@ -129,7 +132,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   let capabilities: Capabilities;
   try {
     capabilities = capabilitiesFromFlags(
-      { allowNet: a.allowNet, allowRead: a.allowRead, allowWrite: a.allowWrite, allowEnv: a.allowEnv, maxModelCalls: a.maxModelCalls, maxModelTokens: a.maxModelTokens, approve: a.approveEffects },
+      { allowNet: a.allowNet, allowRead: a.allowRead, allowWrite: a.allowWrite, allowEnv: a.allowEnv, allowRun: a.allowRun, maxModelCalls: a.maxModelCalls, maxModelTokens: a.maxModelTokens, approve: a.approveEffects },
       cwd,
     );
   } catch (e) {
@@ -171,7 +174,9 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   const knowledge = lazyKnowledge({ cwd, env, runId: knowledgeRunId });
   const toolTimeoutMs = options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const usage = newUsage();
+  const mcp = new McpSessions();
   const effects: EffectToolContext = {
+    mcp,
     vault,
     capabilities,
     usage,
@@ -251,7 +256,10 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
       for (const c of inflight) c.abort(new Error(reason));
       return n;
     },
+    attachEvents: (emit) => mcp.attach(emit),
     close: () => {
+      // the run's MCP servers end with it (stdin closed, then SIGTERM); their last events go to the trace first
+      void mcp.closeAll();
       trace?.close();
       knowledge.close();
     },

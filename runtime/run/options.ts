@@ -16,10 +16,12 @@ export interface AuthorityOptions {
   allowWrite?: string[];
   /** environment variables it may read (never TURN_SECRET_*) */
   allowEnv?: string[];
+  /** commands it may launch (stdio MCP servers): a name on PATH or an absolute path, `*` for any */
+  allowRun?: string[];
   /** the model-call and model-token budgets of the whole run */
   maxModelCalls?: number;
   maxModelTokens?: number;
-  /** effect kinds that need approval: network, files, model, spawn, env */
+  /** effect kinds that need approval: network, files, model, spawn, env, run */
   approveEffects?: string[];
   /** who approves them: a hook (the editor's modal), or the terminal's `all | none | ask` */
   approve?: ApprovalHook | 'all' | 'none' | 'ask';

@@ -101,6 +101,8 @@ export class Run {
       ...(options.context ? { context: defined(options.context) } : {}),
     });
     this.vm.placement = placement;
+    const vm = this.vm;
+    setup.attachEvents((body) => vm.events.emit(body));
     if (durability) {
       this.durable = new Durable(this.vm, durability.record, new JournalWriter(durability.store, durability.record.id), durability.entries);
       this.vm.durable = this.durable;
@@ -313,11 +315,16 @@ export interface CompiledProgram extends FreshCode {
 }
 
 /** Loads and checks a program (URL schema specs fetched when not cached). Throws RunSetupError. */
-export async function compileProgram(file: string, options: Pick<RunOptions, 'fetchSchemas' | 'refreshSchemas'> = {}): Promise<CompiledProgram> {
+export async function compileProgram(file: string, options: Pick<RunOptions, 'fetchSchemas' | 'refreshSchemas' | 'authority'> = {}): Promise<CompiledProgram> {
   let loaded;
   try {
     // fetchSchemas false (`--offline`) beats a refresh: no URL is fetched at compile time
-    loaded = await loadProgram(file, { fetch: options.fetchSchemas ?? true, refresh: options.fetchSchemas === false ? false : (options.refreshSchemas ?? false) });
+    loaded = await loadProgram(file, {
+      fetch: options.fetchSchemas ?? true,
+      refresh: options.fetchSchemas === false ? false : (options.refreshSchemas ?? false),
+      // a stdio MCP server is launched to list its tools only under the run's --allow-run
+      launch: options.fetchSchemas === false ? false : (options.authority?.allowRun ?? false),
+    });
   } catch (e) {
     if (e instanceof InputError) throw new RunSetupError('input', e.message);
     throw e;

@@ -1,0 +1,34 @@
+// `turn mcp FILE [--port N] [run options]`: serves the closures FILE returns as MCP tools over
+// standard input/output, or with --port over Streamable HTTP on 127.0.0.1 (docs/mcp.md). Over
+// stdio, standard output is the MCP connection, so nothing else is written to it; messages go to
+// standard error. Each tool call is a run with the capabilities given here.
+import { InputError, ServeError, serveMcp } from '../runtime/index.js';
+import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
+import { EXIT, err, numberOption, parse, singleFile } from './usage.js';
+
+export async function mcpCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { ...RUN_OPTIONS, port: { type: 'string' } });
+  const file = singleFile(positionals, 'mcp');
+  // --trace (standard error) is kept; a trace is written per call run
+  const run = runOptionsFrom(values);
+  const port = numberOption(values.port, 'port');
+  try {
+    const serving = await serveMcp(file, { run, ...(port !== undefined ? { port } : {}) });
+    const names = serving.tools.map((t) => t.name).join(', ');
+    err(`turn: serving ${serving.tools.length} tool${serving.tools.length === 1 ? '' : 's'} of ${file} over MCP (${serving.url ?? 'stdio'}): ${names}`);
+    if (serving.url) {
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await serving.close();
+    } else await serving.closed;
+    return EXIT.ok;
+  } catch (e) {
+    if (e instanceof ServeError || e instanceof InputError) {
+      err(`turn: ${e.message}`);
+      return EXIT.compileError;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,267 @@
+// `turn mcp FILE`: a Turn program's exported closures served as MCP tools over stdio (or, with
+// `--port`, Streamable HTTP on 127.0.0.1). The file
+// returns a map of closures at its top level (as a `*_test.tn` file returns its tests); each entry
+// is a tool, its input schema made from the closure's parameter types and its output schema from
+// its return type (runtime/infer/schema.ts, the schemas `infer` uses). Each `tools/call` is one
+// run of the program (runtime/run), with the capabilities the command line gave.
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { checkSource } from '../check/index.js';
+import { formatDiagnostic } from '../diagnostics.js';
+import { typeToSchema, SchemaError, type StructInfo, type TypeEnv } from '../infer/schema.js';
+import { readSourceText, InputError } from '../load.js';
+import { turnString } from '../absorb/module.js';
+import { startRun } from '../run/run.js';
+import { RunSetupError } from '../run/errors.js';
+import type { RunOptions } from '../run/options.js';
+import type { Closure, Expr, Program, TypeExpr } from '../syntax/ast.js';
+
+export interface ServedTool {
+  /** the map's key: the MCP tool name */
+  name: string;
+  params: { name: string; schema: Record<string, unknown> }[];
+  inputSchema: Tool['inputSchema'];
+  outputSchema?: Tool['outputSchema'];
+  description: string;
+}
+
+/** A file that cannot be served, with a located message. */
+export class ServeError extends Error {}
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+function typeEnv(program: Program): TypeEnv {
+  const structs = new Map<string, StructInfo>();
+  const aliases = new Map<string, TypeExpr>();
+  for (const s of program.body) {
+    if (s.kind === 'Struct') structs.set(s.name.name, { name: s.name.name, typeParams: s.typeParams.map((p) => p.name), fields: s.fields.map((f) => ({ name: f.name.name, type: f.type })) });
+    else if (s.kind === 'TypeAlias') aliases.set(s.name.name, s.type);
+  }
+  return { struct: (n) => structs.get(n), alias: (n) => aliases.get(n) };
+}
+
+/** A schema without the dialect marker at its root (an MCP tool's schemas are embedded objects). */
+function bare(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
+/** The tools `file` serves: the closures of the map its top level returns. Throws ServeError (located) or InputError. */
+export async function discoverServedTools(file: string): Promise<ServedTool[]> {
+  const text = readSourceText(file);
+  const checked = await checkSource(file, text, { fetch: false });
+  const error = checked.diagnostics.find((d) => d.severity === 'error');
+  if (error) throw new ServeError(formatDiagnostic(checked.file, error));
+  const program = checked.program;
+  const where = (offset: number): string => {
+    const p = checked.file.position(offset);
+    return `${file}:${p.line}:${p.column}`;
+  };
+  const shape = 'a served file returns a map of closures at its top level: return {"tool_name": turn(x: Str) -> Str { ... }, ...};';
+  const returns = program.body.filter((s) => s.kind === 'Return');
+  const last = returns[returns.length - 1];
+  if (!last || last.kind !== 'Return' || !last.value) throw new ServeError(`${where(program.span.end)}: nothing to serve: ${shape}`);
+  if (last.value.kind !== 'Map') throw new ServeError(`${where(last.value.span.start)}: ${shape}`);
+  const lets = new Map<string, Expr>();
+  for (const s of program.body) if (s.kind === 'Let') lets.set(s.name.name, s.value);
+  const env = typeEnv(program);
+  const tools: ServedTool[] = [];
+  for (const entry of last.value.entries) {
+    let value = entry.value;
+    if (value.kind === 'Identifier') value = lets.get(value.name) ?? value;
+    if (value.kind !== 'Closure') throw new ServeError(`${where(entry.value.span.start)}: "${entry.key}" must be a closure to be served as a tool: turn(...) { ... }`);
+    if (!TOOL_NAME.test(entry.key)) throw new ServeError(`${where(entry.span.start)}: "${entry.key}" is not an MCP tool name (letters, digits, _ . -, at most 128)`);
+    tools.push(servedTool(entry.key, value, env, where, path.basename(file)));
+  }
+  if (tools.length === 0) throw new ServeError(`${where(last.value.span.start)}: the map holds no closures: ${shape}`);
+  return tools;
+}
+
+function servedTool(name: string, c: Closure, env: TypeEnv, where: (offset: number) => string, fileName: string): ServedTool {
+  const schema = (t: TypeExpr | undefined, at: number, what: string): Record<string, unknown> => {
+    if (!t) return {};
+    try {
+      return bare(typeToSchema(t, env));
+    } catch (e) {
+      if (e instanceof SchemaError) throw new ServeError(`${where(at)}: ${what} of "${name}" cannot be described to an MCP client: ${e.message}`);
+      throw e;
+    }
+  };
+  const params = c.params.map((p) => ({ name: p.name.name, schema: schema(p.type, p.span.start, `parameter \`${p.name.name}\``) }));
+  const inputSchema: Tool['inputSchema'] = { type: 'object', properties: Object.fromEntries(params.map((p) => [p.name, p.schema])), required: params.map((p) => p.name) };
+  const out = c.returnType ? schema(c.returnType, c.returnType.span.start, 'the return type') : undefined;
+  // MCP's structuredContent is an object: a tool returning a struct or a map has an output schema
+  const outputSchema = out && out.type === 'object' ? (out as Tool['outputSchema']) : undefined;
+  return { name, params, inputSchema, ...(outputSchema ? { outputSchema } : {}), description: `${name} from ${fileName} (a Turn program; each call is a run)` };
+}
+
+let scratch: string | undefined;
+let counter = 0;
+function scratchDir(): string {
+  if (scratch === undefined) {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-mcp-'));
+    const dir = scratch;
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  }
+  return scratch;
+}
+
+/** The program one call runs: it `use`s the served file and calls the tool with the arguments, parsed from JSON. */
+function callProgram(file: string, tool: ServedTool, args: Record<string, unknown>): string {
+  const program = path.join(scratchDir(), `call-${++counter}.tn`);
+  const values = tool.params.map((p) => `call("json_parse", ${turnString(JSON.stringify(args[p.name] ?? null))})`);
+  fs.writeFileSync(program, `let tools = use ${turnString(path.resolve(file))};\nreturn tools[${turnString(tool.name)}](${values.join(', ')});\n`);
+  return program;
+}
+
+const failure = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
+
+/** Performs one `tools/call`: a run of the program. */
+export async function callServedTool(file: string, tool: ServedTool, args: Record<string, unknown>, options: RunOptions): Promise<CallToolResult> {
+  const missing = tool.params.filter((p) => args[p.name] === undefined).map((p) => p.name);
+  if (missing.length > 0) return failure(`${tool.name} needs ${missing.map((m) => `"${m}"`).join(', ')}`);
+  const output: string[] = [];
+  let run;
+  try {
+    // standard input is the MCP connection: nobody can be asked, so an effect that needs approval is denied unless --approve all
+    const authority = { ...options.authority, approve: options.authority?.approve ?? 'none' };
+    run = await startRun({ ...options, authority, file: callProgram(file, tool, args), onOutput: (line) => output.push(line) });
+  } catch (e) {
+    if (e instanceof RunSetupError) {
+      const d = e.diagnostics.find((x) => x.diagnostic.severity === 'error');
+      return failure(d ? formatDiagnostic(d.file, d.diagnostic) : e.message);
+    }
+    throw e;
+  }
+  const r = await run.start();
+  const printed = output.length > 0 ? [{ type: 'text' as const, text: output.join('\n') }] : [];
+  switch (r.kind) {
+    case 'done': {
+      const text = typeof r.json === 'string' ? r.json : JSON.stringify(r.json ?? null);
+      const structured = tool.outputSchema && r.json && typeof r.json === 'object' && !Array.isArray(r.json) ? { structuredContent: r.json as Record<string, unknown> } : {};
+      return { content: [{ type: 'text', text }, ...printed], ...structured };
+    }
+    case 'failed':
+      return { isError: true, content: [{ type: 'text', text: `${r.error.message}` }, ...printed] };
+    case 'suspended':
+      return failure(`the run suspended (run ${r.runId}); resume it with turn resume ${r.runId}`);
+    case 'waiting':
+      return failure(`the run waits for a decision about an unknown outcome (run ${r.runId}); settle it with turn resolve`);
+    case 'stopped':
+      return failure(`the run was stopped: ${r.reason}`);
+    case 'aborted':
+      return failure(`the run was aborted: ${r.message}`);
+  }
+}
+
+export interface ServeOptions {
+  /** the options every call's run gets (capabilities, model, budgets) */
+  run: RunOptions;
+  /** default: this process's standard input and output */
+  transport?: Transport;
+  /** serve Streamable HTTP on 127.0.0.1 at this port (0: any free one) instead of stdio */
+  port?: number;
+  version?: string;
+}
+
+/** One MCP server (the SDK's) answering `tools/list` and `tools/call` for `tools`. */
+function toolServer(file: string, tools: ServedTool[], options: ServeOptions): Server {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const server = new Server({ name: `turn:${path.basename(file)}`, version: options.version ?? '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}) })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) return failure(`no tool "${request.params.name}" (tools: ${tools.map((t) => t.name).join(', ')})`);
+    return callServedTool(file, tool, (request.params.arguments ?? {}) as Record<string, unknown>, options.run);
+  });
+  return server;
+}
+
+export interface Serving {
+  tools: ServedTool[];
+  /** the Streamable HTTP endpoint, when serving HTTP */
+  url?: string;
+  /** settles when the stdio client closes the connection (never, for HTTP: `close()` ends it) */
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Serves `file`'s closures over MCP. Throws ServeError or InputError before serving. */
+export async function serveMcp(file: string, options: ServeOptions): Promise<Serving> {
+  const tools = await discoverServedTools(file);
+  if (options.port !== undefined) return serveHttp(file, tools, options, options.port);
+  const server = toolServer(file, tools, options);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
+  await server.connect(options.transport ?? new StdioServerTransport());
+  return { tools, closed, close: () => server.close() };
+}
+
+/** Streamable HTTP on 127.0.0.1 (a session per client, DNS rebinding protection on). */
+async function serveHttp(file: string, tools: ServedTool[], options: ServeOptions, port: number): Promise<Serving> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  let allowedHosts: string[] = [];
+  const reply = (res: http.ServerResponse, status: number, message: string): void => {
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  };
+  const httpServer = http.createServer((req, res) => {
+    void (async () => {
+      if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') return reply(res, 404, 'the MCP endpoint is /mcp');
+      const id = req.headers['mcp-session-id'];
+      const known = typeof id === 'string' ? sessions.get(id) : undefined;
+      if (req.method !== 'POST') {
+        if (!known) return reply(res, 400, 'invalid or missing session id');
+        return known.handleRequest(req, res);
+      }
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      let body: unknown;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'parse error' }, id: null }));
+      }
+      if (known) return known.handleRequest(req, res, body);
+      if (typeof id === 'string') return reply(res, 404, 'no such session');
+      if (!isInitializeRequest(body)) return reply(res, 400, 'a session starts with initialize');
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => void sessions.set(sid, transport),
+        enableDnsRebindingProtection: true,
+        allowedHosts,
+      });
+      transport.onclose = () => {
+        if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      };
+      await toolServer(file, tools, options).connect(transport);
+      await transport.handleRequest(req, res, body);
+    })().catch(() => {
+      if (!res.headersSent) reply(res, 500, 'internal error');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(port, '127.0.0.1', () => resolve());
+  });
+  const bound = (httpServer.address() as AddressInfo).port;
+  allowedHosts = [`127.0.0.1:${bound}`, `localhost:${bound}`];
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
+      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    })());
+  return { tools, url: `http://127.0.0.1:${bound}/mcp`, closed: new Promise(() => {}), close };
+}

@@ -1,0 +1,57 @@
+// Which MCP server a call goes to: a Streamable HTTP endpoint (`"http://127.0.0.1:3001/mcp"`) or a
+// stdio server the host launches, described as a command and its arguments, never a shell string:
+//
+//   {"command": "node", "args": ["server.js", "stdio"], "env": {"LEVEL": "debug"}, "pass_env": ["HOME"], "cwd": "tools"}
+//
+// `env` holds literal values the program gives; `pass_env` names variables copied from the run's
+// environment (each needs `--allow-env`). Nothing else reaches the server's environment.
+
+export type McpServerSpec =
+  | { kind: 'http'; url: string }
+  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; passEnv: string[]; cwd?: string };
+
+/** A malformed server description, or a server that cannot be reached or launched: the program sees its message. */
+export class McpError extends Error {
+  override name = 'McpError';
+}
+
+const isObj = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
+const LAUNCH_KEYS = new Set(['command', 'args', 'env', 'pass_env', 'cwd']);
+
+/** The server a Turn value describes (a URL string, or a launch map as plain JSON). Throws McpError. */
+export function serverSpec(x: unknown): McpServerSpec {
+  if (typeof x === 'string') {
+    if (!/^https?:\/\//i.test(x)) throw new McpError(`an MCP server is an http(s) URL or a launch map {"command": ..., "args": [...]}, not "${x}"`);
+    try {
+      new URL(x);
+    } catch {
+      throw new McpError(`"${x}" is not a valid URL`);
+    }
+    return { kind: 'http', url: x };
+  }
+  if (!isObj(x)) throw new McpError('an MCP server is an http(s) URL or a launch map {"command": ..., "args": [...]}');
+  for (const k of Object.keys(x)) if (!LAUNCH_KEYS.has(k)) throw new McpError(`unknown key "${k}" in an MCP launch map (known: ${[...LAUNCH_KEYS].join(', ')})`);
+  if (typeof x.command !== 'string' || x.command.trim() === '') throw new McpError('an MCP launch map needs a "command" (an executable, not a shell line)');
+  if (/\s/.test(x.command) && !x.command.includes('/')) {
+    throw new McpError(`"command" is one executable, not a shell line: write {"command": "${x.command.split(/\s+/)[0]}", "args": [${x.command.split(/\s+/).slice(1).map((a) => JSON.stringify(a)).join(', ')}]}`);
+  }
+  const args = x.args ?? [];
+  if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) throw new McpError('"args" of an MCP launch map must be a list of strings');
+  const env = x.env ?? {};
+  if (!isObj(env) || !Object.values(env).every((v) => typeof v === 'string')) throw new McpError('"env" of an MCP launch map must be a map of strings');
+  const passEnv = x.pass_env ?? [];
+  if (!Array.isArray(passEnv) || !passEnv.every((a) => typeof a === 'string')) throw new McpError('"pass_env" of an MCP launch map must be a list of variable names');
+  if (x.cwd !== undefined && typeof x.cwd !== 'string') throw new McpError('"cwd" of an MCP launch map must be a string');
+  return { kind: 'stdio', command: x.command, args: args as string[], env: env as Record<string, string>, passEnv: passEnv as string[], ...(x.cwd !== undefined ? { cwd: x.cwd as string } : {}) };
+}
+
+/** One line naming the server, for messages and events (no environment values). */
+export function describeServer(spec: McpServerSpec): string {
+  if (spec.kind === 'http') return spec.url;
+  return [spec.command, ...spec.args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+}
+
+/** Identifies a server (and the identity it is reached with) within a run: one session each. */
+export function serverKey(spec: McpServerSpec, identity?: { kind: string; name: string }): string {
+  return JSON.stringify([spec, identity ? [identity.kind, identity.name] : null]);
+}

@@ -1,0 +1,105 @@
+// The MCP effect tools the VM dispatches (`call("mcp_call", ...)`; absorbed MCP modules call them,
+// runtime/absorb/module.ts). Each goes to the run's session with the server, opened under the
+// run's authority on first use. Durability: a `tools/call` is a journaled effect like any other;
+// the call's `idempotent` option (the tool's readOnlyHint or idempotentHint, written into the
+// generated module) is what runtime/durable reads to replay it freely or hold it as unknown.
+import type { ApprovalHook, ApprovalRecord, Capabilities } from '../effects/capabilities.js';
+import type { IdentityHandle } from '../effects/identity.js';
+import type { Redactor, Vault } from '../effects/vault.js';
+import { toolReply } from './reply.js';
+import { McpError, serverSpec } from './server.js';
+import type { McpSessions } from './sessions.js';
+
+/** What an MCP tool needs of the host's effect context (runtime/effects/tools.ts's EffectToolContext has it all). */
+export interface McpToolContext {
+  vault: Vault;
+  capabilities: Capabilities;
+  approve?: ApprovalHook;
+  journal?: (entry: ApprovalRecord) => void;
+  redactor?: Redactor;
+  fetch?: typeof globalThis.fetch;
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  providerKeyNames?: ReadonlySet<string>;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  pid?: number;
+  mcp?: McpSessions;
+}
+
+/** The tool names, and which of them change nothing (replayed or retried freely). */
+export const MCP_CALL_TOOL = 'mcp_call';
+export const MCP_READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['mcp_tools', 'mcp_resources', 'mcp_read']);
+
+/** Whether an `mcp_call` request was declared idempotent (its options' `idempotent`). */
+export function mcpCallIsIdempotent(args: readonly unknown[]): boolean {
+  const o = args[4];
+  return !!o && typeof o === 'object' && (o as Record<string, unknown>).idempotent === true;
+}
+
+function identityOf(auth: unknown): IdentityHandle | undefined {
+  if (auth === null || auth === undefined) return undefined;
+  const a = auth as Partial<IdentityHandle>;
+  if (typeof a === 'object' && typeof a.kind === 'string' && typeof a.name === 'string' && Object.keys(a).length === 2) return { kind: a.kind, name: a.name };
+  throw new McpError('the first argument of an MCP call is an identity handle (grant identity::bearer("...")) or null');
+}
+
+function sessions(ctx: McpToolContext): McpSessions {
+  if (!ctx.mcp) throw new McpError('this host does not connect to MCP servers');
+  return ctx.mcp;
+}
+
+function parseSchema(x: unknown, tool: string): Record<string, unknown> | undefined {
+  if (x === undefined || x === null) return undefined;
+  if (typeof x === 'string') {
+    try {
+      return JSON.parse(x) as Record<string, unknown>;
+    } catch {
+      throw new McpError(`the output schema given for the MCP tool ${tool} is not JSON`);
+    }
+  }
+  if (typeof x === 'object' && !Array.isArray(x)) return x as Record<string, unknown>;
+  throw new McpError(`the output schema given for the MCP tool ${tool} must be a map or its JSON text`);
+}
+
+/**
+ * mcp_call(auth, server, tool, arguments, options?) → the reply (reply.ts).
+ * `options`: {"idempotent": Bool, "output_schema": Str (JSON) | Map}. Null arguments are left out.
+ */
+export async function mcpCall(ctx: McpToolContext, auth: unknown, server: unknown, tool: unknown, args: unknown, options?: unknown): Promise<unknown> {
+  if (typeof tool !== 'string' || tool === '') throw new McpError('mcp_call: the tool name must be a Str');
+  if (args !== null && args !== undefined && (typeof args !== 'object' || Array.isArray(args))) throw new McpError('mcp_call: the arguments must be a map');
+  const o = (options ?? {}) as Record<string, unknown>;
+  const outputSchema = parseSchema(o.output_schema, tool);
+  const spec = serverSpec(server);
+  const clean = Object.fromEntries(Object.entries((args ?? {}) as Record<string, unknown>).filter(([, v]) => v !== null && v !== undefined));
+  const result = await sessions(ctx).use(spec, ctx, identityOf(auth), ctx.pid ?? 0, tool, (s, onProgress) =>
+    s.callTool(tool, clean, { onProgress, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}) }),
+  );
+  return toolReply(tool, result, outputSchema);
+}
+
+/** mcp_tools(auth, server) → the server's tools as `tools/list` describes them */
+export async function mcpTools(ctx: McpToolContext, auth: unknown, server: unknown): Promise<unknown> {
+  return sessions(ctx).use(serverSpec(server), ctx, identityOf(auth), ctx.pid ?? 0, null, (s) => s.listTools());
+}
+
+/** mcp_resources(auth, server) → [{uri, name, mimeType?, description?}] */
+export async function mcpResources(ctx: McpToolContext, auth: unknown, server: unknown): Promise<unknown> {
+  return sessions(ctx).use(serverSpec(server), ctx, identityOf(auth), ctx.pid ?? 0, null, (s) => s.listResources());
+}
+
+/** mcp_read(auth, server, uri) → [{uri, mimeType?, text | blob}] */
+export async function mcpRead(ctx: McpToolContext, auth: unknown, server: unknown, uri: unknown): Promise<unknown> {
+  if (typeof uri !== 'string') throw new McpError('mcp_read: the resource URI must be a Str');
+  const r = await sessions(ctx).use(serverSpec(server), ctx, identityOf(auth), ctx.pid ?? 0, null, (s) => s.readResource(uri));
+  return r.contents;
+}
+
+/** The registry entries runtime/effects/tools.ts adds to the standard tools. */
+export const MCP_TOOLS = {
+  mcp_call: { effect: true, capability: 'run (stdio server) or network (HTTP server) (+ identity)', run: mcpCall },
+  mcp_tools: { effect: true, capability: 'run or network', run: mcpTools },
+  mcp_resources: { effect: true, capability: 'run or network', run: mcpResources },
+  mcp_read: { effect: true, capability: 'run or network', run: mcpRead },
+} as const;
