@@ -120,3 +120,13 @@ export function ago(ms: number, now = Date.now()): string {
   if (s < 86_400) return `${Math.round(s / 3600)} h ago`;
   return `${Math.round(s / 86_400)} d ago`;
 }
+
+/** `text` as Markdown that shows exactly `text` (a file's base name may hold `*`, `[`, `<`...). */
+export function markdownText(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|~<>&]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : `\\${c}`));
+}
+
+/** The bold first line of a run's tooltip: its entry file's base name (escaped) and its status. */
+export function tooltipHeading(item: Pick<RunItem, 'entry' | 'state'>, where = ''): string {
+  return `**${markdownText(path.basename(item.entry))}** — ${stateText(item.state)}${where}\n\n`;
+}

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { STORE_FILE, storeMessage, type RunSummary, type Settlement } from '../../runtime/index.js';
 import { deleteStoredRun, parseResult, settle } from './actions.js';
-import { actionsOf, ago, listRunItems, stateText, type RunItem, type UnknownStep } from './model.js';
+import { actionsOf, ago, listRunItems, stateText, tooltipHeading, type RunItem, type UnknownStep } from './model.js';
 import type { PanelRequest } from './panel-requests.js';
 import { listRestateItems, restateActionsOf, restateMessage, restateRunView, resumeOnRestate, settleOnRestate, summaryText } from './restate-model.js';
 import type { SharedStores } from './shared-store.js';
@@ -125,7 +125,7 @@ export class RunsView implements vscode.TreeDataProvider<Node> {
       const t = new vscode.TreeItem(path.basename(r.entry), r.unknown.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
       t.id = `restate:${node.server.ingress}:${r.id}`;
       t.description = `${stateText(r.state)} · ${ago(r.updatedAt)} · Restate`;
-      t.tooltip = new vscode.MarkdownString().appendMarkdown(`**${path.basename(r.entry)}** — ${stateText(r.state)} on Restate\n\n`).appendText(`run ${r.id}\n${node.server.ingress}\nstarted ${new Date(r.createdAt).toLocaleString()}, last change ${new Date(r.updatedAt).toLocaleString()}`);
+      t.tooltip = new vscode.MarkdownString().appendMarkdown(tooltipHeading(r, ' on Restate')).appendText(`run ${r.id}\n${node.server.ingress}\nstarted ${new Date(r.createdAt).toLocaleString()}, last change ${new Date(r.updatedAt).toLocaleString()}`);
       t.iconPath = new vscode.ThemeIcon(ICONS[r.state] ?? 'circle-outline');
       const a = restateActionsOf(r);
       t.contextValue = ['turnRun', 'restate', a.resume && 'resume', a.settle && 'settle'].filter(Boolean).join(':');
@@ -166,7 +166,7 @@ export class RunsView implements vscode.TreeDataProvider<Node> {
     t.id = r.id;
     t.description = `${stateText(r.state)} · ${ago(r.updatedAt)}${node.folder ? ` · ${node.folder}` : ''}`;
     const md = new vscode.MarkdownString();
-    md.appendMarkdown(`**${path.basename(r.entry)}** — ${stateText(r.state)}\n\n`);
+    md.appendMarkdown(tooltipHeading(r));
     md.appendText(`run ${r.id}\n${r.entryPath}\nstarted ${new Date(r.createdAt).toLocaleString()}, last change ${new Date(r.updatedAt).toLocaleString()}`);
     if (r.outcome !== null) md.appendText(`\n${r.state === 'done' ? 'result' : 'error'}: ${r.outcome}`);
     t.tooltip = md;
