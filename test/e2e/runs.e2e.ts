@@ -17,13 +17,21 @@ import type { Page } from 'playwright-core';
 import { listVsix } from '../../scripts/vsix.mjs';
 import { waitForRun } from '../../runtime/index.js';
 import { NO_SERVER, freePort, startRestateServer, startWorkerProcess, turn, type RestateServer, type WorkerProcess } from '../restate/harness.js';
-import { ROOT, VSIX, codeServerSuite, openFile, panelFrame, reloadWindow, screenshot, startCodeServer, waitFor, type Session } from './harness.js';
+import { ROOT, VSIX, codeServerSuite, openFile, panelFrame, reloadWindow, runCommand, screenshot, startCodeServer, waitFor, type Session } from './harness.js';
 
-/** Shows the Turn container's Runs view, from its activity-bar icon (unless it is showing already). */
+/**
+ * Shows the Turn container's Runs view (unless it is showing already) with its Focus command.
+ * Whether it shows is the side bar's visibility, not its title's text: after a reload the side bar
+ * may come back hidden with the Turn container's title still in the DOM (innerText of a hidden
+ * element is its text), and the rows of a hidden view never render. The activity-bar icon is not
+ * clicked: it toggles the side bar (a click on the container that is already active hides it), and
+ * while the view loads its progress badge covers the icon and takes the click.
+ */
 async function showRuns(page: Page): Promise<void> {
   const title = page.locator('.part.sidebar .composite.title').first();
-  const showing = async () => /turn/i.test(await title.innerText().catch(() => ''));
-  if (!(await showing())) await page.locator('.activitybar .action-item .action-label[aria-label^="Turn"]').first().click();
+  const sidebar = page.locator('.part.sidebar').first();
+  const showing = async () => (await sidebar.isVisible().catch(() => false)) && /turn/i.test(await title.innerText().catch(() => ''));
+  if (!(await showing())) await runCommand(page, 'Focus on Runs View');
   await waitFor(showing, 30_000, 'the Turn container in the side bar');
   // the Runs view is the container's only view: VS Code either shows its pane header or merges
   // its name into the container's title ("TURN: RUNS"), depending on how the layout was restored
