@@ -14,6 +14,7 @@ import { STORE_FILE, storeMessage, type RunSummary, type Settlement } from '../.
 import { deleteStoredRun, parseResult, settle } from './actions.js';
 import { actionsOf, ago, listRunItems, stateText, tooltipHeading, type RunItem, type UnknownStep } from './model.js';
 import type { PanelRequest } from './panel-requests.js';
+import { resultExample, resultPrompt, settleDetail } from './settle-form.js';
 import { listRestateItems, restateActionsOf, restateMessage, restateRunView, resumeOnRestate, settleOnRestate, summaryText } from './restate-model.js';
 import type { SharedStores } from './shared-store.js';
 import { StoreWatch } from './store-watch.js';
@@ -213,27 +214,32 @@ function onRestate<T>(fn: () => Promise<T>): Thenable<T | undefined> {
   );
 }
 
-/** Asks how to settle an unknown step, showing its request. Undefined: the user cancelled. */
+/**
+ * Asks how to settle an unknown step: a dialog with what is known about the effect (its request
+ * formatted, when it was sent, the last journaled step, its idempotency key, whether a retry is
+ * safe), then for a result an input prefilled with the shape the effect returns (settle-form.ts).
+ * Undefined: the user cancelled.
+ */
 async function askSettlement(step: UnknownStep): Promise<Settlement | undefined> {
-  const title = `Settle step ${step.seq} (${step.kind} ${step.name}) — request: ${step.request}`;
-  const choice = await vscode.window.showQuickPick(
-    [
-      { label: '$(check) Result', description: 'the effect did run: give its result (JSON)', value: 'ok' as const },
-      { label: '$(error) Error', description: 'it failed: give the error message the program sees', value: 'error' as const },
-      { label: '$(refresh) Retry', description: 'run it again when the run resumes (same idempotency key)', value: 'retry' as const },
-    ],
-    { title, placeHolder: `What happened to ${step.kind} ${step.name}? Request: ${step.request}`, ignoreFocusOut: true },
+  const title = `Settle step ${step.seq} (${step.kind} ${step.name})`;
+  const RESULT = 'It ran: give its result…';
+  const ERROR = 'It failed: give the error…';
+  const RETRY = 'Run it again on resume';
+  const choice = await vscode.window.showWarningMessage(
+    `${title}: its outcome is unknown. What happened?`,
+    { modal: true, detail: settleDetail(step) },
+    RESULT, ERROR, RETRY,
   );
   if (!choice) return undefined;
-  if (choice.value === 'retry') return { retry: true };
-  if (choice.value === 'error') {
-    const message = await vscode.window.showInputBox({ title, prompt: `The error of step ${step.seq}`, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'an error message') });
+  if (choice === RETRY) return { retry: true };
+  if (choice === ERROR) {
+    const message = await vscode.window.showInputBox({ title, prompt: `The error of step ${step.seq}: the message the program sees`, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'an error message') });
     return message === undefined ? undefined : { error: message.trim() };
   }
   const text = await vscode.window.showInputBox({
-    title,
-    prompt: `The result of step ${step.seq}, as JSON`,
-    value: 'null',
+    title: `${title} — request ${step.request.length > 80 ? `${step.request.slice(0, 79)}…` : step.request}`,
+    prompt: resultPrompt(step),
+    value: resultExample(step),
     ignoreFocusOut: true,
     validateInput: (v) => {
       const r = parseResult(v);
