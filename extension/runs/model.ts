@@ -18,6 +18,15 @@ export interface UnknownStep {
   name: string;
   /** the request the effect made, as JSON text (clipped) */
   request: string;
+  /** when the effect was sent (the intent's time, ms since the epoch) */
+  sentAt: number;
+  idempotencyKey: string | null;
+  /** the tool says a retry with the same key is safe */
+  idempotent: boolean;
+  /** the last step before it whose outcome the journal holds */
+  lastJournaled: { seq: number; kind: string; name: string; at: number } | null;
+  /** a result of the same effect this run journaled before, as JSON text: the shape to give */
+  example: string | null;
 }
 
 export interface RunItem {
@@ -49,7 +58,23 @@ function json(b: Uint8Array | null): string {
 /** Effects of a run nobody runs now whose outcome is unknown and that wait on a person. */
 export function unknownSteps(runId: string, entries: JournalEntry[]): UnknownStep[] {
   const asRecovered = entries.map((e) => (e.status === 'intent' ? { ...e, status: 'unknown' as const } : e));
-  return blockingUnknowns(asRecovered).map((e) => ({ runId, seq: e.seq, kind: e.kind, name: e.name, request: json(e.request) }));
+  return blockingUnknowns(asRecovered).map((e) => {
+    const before = entries.filter((x) => x.seq < e.seq && (x.status === 'ok' || x.status === 'error'));
+    const last = before[before.length - 1];
+    const same = [...before].reverse().find((x) => x.status === 'ok' && x.kind === e.kind && x.name === e.name);
+    return {
+      runId,
+      seq: e.seq,
+      kind: e.kind,
+      name: e.name,
+      request: json(e.request),
+      sentAt: e.createdAt,
+      idempotencyKey: e.idempotencyKey,
+      idempotent: e.idempotent,
+      lastJournaled: last ? { seq: last.seq, kind: last.kind, name: last.name, at: last.completedAt ?? last.createdAt } : null,
+      example: same ? json(same.payload) : null,
+    };
+  });
 }
 
 function outcome(run: RunRecord): string | null {
@@ -119,4 +144,14 @@ export function ago(ms: number, now = Date.now()): string {
   if (s < 3600) return `${Math.round(s / 60)} min ago`;
   if (s < 86_400) return `${Math.round(s / 3600)} h ago`;
   return `${Math.round(s / 86_400)} d ago`;
+}
+
+/** `text` as Markdown that shows exactly `text` (a file's base name may hold `*`, `[`, `<`...). */
+export function markdownText(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|~<>&]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : `\\${c}`));
+}
+
+/** The bold first line of a run's tooltip: its entry file's base name (escaped) and its status. */
+export function tooltipHeading(item: Pick<RunItem, 'entry' | 'state'>, where = ''): string {
+  return `**${markdownText(path.basename(item.entry))}** — ${stateText(item.state)}${where}\n\n`;
 }

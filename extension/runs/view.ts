@@ -12,8 +12,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { STORE_FILE, storeMessage, type RunSummary, type Settlement } from '../../runtime/index.js';
 import { deleteStoredRun, parseResult, settle } from './actions.js';
-import { actionsOf, ago, listRunItems, stateText, type RunItem, type UnknownStep } from './model.js';
+import { actionsOf, ago, listRunItems, stateText, tooltipHeading, type RunItem, type UnknownStep } from './model.js';
 import type { PanelRequest } from './panel-requests.js';
+import { resultExample, resultPrompt, settleDetail } from './settle-form.js';
 import { listRestateItems, restateActionsOf, restateMessage, restateRunView, resumeOnRestate, settleOnRestate, summaryText } from './restate-model.js';
 import type { SharedStores } from './shared-store.js';
 import { StoreWatch } from './store-watch.js';
@@ -125,7 +126,7 @@ export class RunsView implements vscode.TreeDataProvider<Node> {
       const t = new vscode.TreeItem(path.basename(r.entry), r.unknown.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
       t.id = `restate:${node.server.ingress}:${r.id}`;
       t.description = `${stateText(r.state)} · ${ago(r.updatedAt)} · Restate`;
-      t.tooltip = new vscode.MarkdownString().appendMarkdown(`**${path.basename(r.entry)}** — ${stateText(r.state)} on Restate\n\n`).appendText(`run ${r.id}\n${node.server.ingress}\nstarted ${new Date(r.createdAt).toLocaleString()}, last change ${new Date(r.updatedAt).toLocaleString()}`);
+      t.tooltip = new vscode.MarkdownString().appendMarkdown(tooltipHeading(r, ' on Restate')).appendText(`run ${r.id}\n${node.server.ingress}\nstarted ${new Date(r.createdAt).toLocaleString()}, last change ${new Date(r.updatedAt).toLocaleString()}`);
       t.iconPath = new vscode.ThemeIcon(ICONS[r.state] ?? 'circle-outline');
       const a = restateActionsOf(r);
       t.contextValue = ['turnRun', 'restate', a.resume && 'resume', a.settle && 'settle'].filter(Boolean).join(':');
@@ -166,7 +167,7 @@ export class RunsView implements vscode.TreeDataProvider<Node> {
     t.id = r.id;
     t.description = `${stateText(r.state)} · ${ago(r.updatedAt)}${node.folder ? ` · ${node.folder}` : ''}`;
     const md = new vscode.MarkdownString();
-    md.appendMarkdown(`**${path.basename(r.entry)}** — ${stateText(r.state)}\n\n`);
+    md.appendMarkdown(tooltipHeading(r));
     md.appendText(`run ${r.id}\n${r.entryPath}\nstarted ${new Date(r.createdAt).toLocaleString()}, last change ${new Date(r.updatedAt).toLocaleString()}`);
     if (r.outcome !== null) md.appendText(`\n${r.state === 'done' ? 'result' : 'error'}: ${r.outcome}`);
     t.tooltip = md;
@@ -213,27 +214,32 @@ function onRestate<T>(fn: () => Promise<T>): Thenable<T | undefined> {
   );
 }
 
-/** Asks how to settle an unknown step, showing its request. Undefined: the user cancelled. */
+/**
+ * Asks how to settle an unknown step: a dialog with what is known about the effect (its request
+ * formatted, when it was sent, the last journaled step, its idempotency key, whether a retry is
+ * safe), then for a result an input prefilled with the shape the effect returns (settle-form.ts).
+ * Undefined: the user cancelled.
+ */
 async function askSettlement(step: UnknownStep): Promise<Settlement | undefined> {
-  const title = `Settle step ${step.seq} (${step.kind} ${step.name}) — request: ${step.request}`;
-  const choice = await vscode.window.showQuickPick(
-    [
-      { label: '$(check) Result', description: 'the effect did run: give its result (JSON)', value: 'ok' as const },
-      { label: '$(error) Error', description: 'it failed: give the error message the program sees', value: 'error' as const },
-      { label: '$(refresh) Retry', description: 'run it again when the run resumes (same idempotency key)', value: 'retry' as const },
-    ],
-    { title, placeHolder: `What happened to ${step.kind} ${step.name}? Request: ${step.request}`, ignoreFocusOut: true },
+  const title = `Settle step ${step.seq} (${step.kind} ${step.name})`;
+  const RESULT = 'It ran: give its result…';
+  const ERROR = 'It failed: give the error…';
+  const RETRY = 'Run it again on resume';
+  const choice = await vscode.window.showWarningMessage(
+    `${title}: its outcome is unknown. What happened?`,
+    { modal: true, detail: settleDetail(step) },
+    RESULT, ERROR, RETRY,
   );
   if (!choice) return undefined;
-  if (choice.value === 'retry') return { retry: true };
-  if (choice.value === 'error') {
-    const message = await vscode.window.showInputBox({ title, prompt: `The error of step ${step.seq}`, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'an error message') });
+  if (choice === RETRY) return { retry: true };
+  if (choice === ERROR) {
+    const message = await vscode.window.showInputBox({ title, prompt: `The error of step ${step.seq}: the message the program sees`, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'an error message') });
     return message === undefined ? undefined : { error: message.trim() };
   }
   const text = await vscode.window.showInputBox({
-    title,
-    prompt: `The result of step ${step.seq}, as JSON`,
-    value: 'null',
+    title: `${title} — request ${step.request.length > 80 ? `${step.request.slice(0, 79)}…` : step.request}`,
+    prompt: resultPrompt(step),
+    value: resultExample(step),
     ignoreFocusOut: true,
     validateInput: (v) => {
       const r = parseResult(v);

@@ -294,3 +294,39 @@ export function codeServerSuite(prefix: string, options: SuiteOptions = {}): (na
     });
   };
 }
+
+// The Runs view (runs.e2e.ts, panel-scale.e2e.ts)
+
+/**
+ * Shows the Turn container's Runs view (unless it is showing already) with its Focus command.
+ * Whether it shows is the side bar's visibility, not its title's text: after a reload the side bar
+ * may come back hidden with the Turn container's title still in the DOM (innerText of a hidden
+ * element is its text), and the rows of a hidden view never render. The activity-bar icon is not
+ * clicked: it toggles the side bar (a click on the container that is already active hides it), and
+ * while the view loads its progress badge covers the icon and takes the click.
+ */
+export async function showRuns(page: Page): Promise<void> {
+  const title = page.locator('.part.sidebar .composite.title').first();
+  const sidebar = page.locator('.part.sidebar').first();
+  const showing = async () => (await sidebar.isVisible().catch(() => false)) && /turn/i.test(await title.innerText().catch(() => ''));
+  if (!(await showing())) await runCommand(page, 'Focus on Runs View');
+  await waitFor(showing, 30_000, 'the Turn container in the side bar');
+  // the Runs view is the container's only view: VS Code either shows its pane header or merges
+  // its name into the container's title ("TURN: RUNS"), depending on how the layout was restored
+  const header = page.locator('.part.sidebar .pane-header[aria-label^="Runs"]');
+  await waitFor(async () => (await header.count()) > 0 || /runs/i.test(await title.innerText().catch(() => '')), 30_000, 'the Runs view');
+}
+
+/** The Runs view's row whose accessible label contains `label`. */
+export function row(page: Page, label: string) {
+  return page.locator(`.pane-body .monaco-list-row[aria-label*="${label}"]`).first();
+}
+
+/** Clicks a row's inline action (they show on hover). */
+export async function inlineAction(page: Page, label: string, action: string): Promise<void> {
+  const r = row(page, label);
+  await r.waitFor({ timeout: 30_000 });
+  await r.click();
+  await r.hover();
+  await r.locator(`.action-label[aria-label*="${action}"]`).first().click();
+}

@@ -17,33 +17,7 @@ import type { Page } from 'playwright-core';
 import { listVsix } from '../../scripts/vsix.mjs';
 import { waitForRun } from '../../runtime/index.js';
 import { NO_SERVER, freePort, startRestateServer, startWorkerProcess, turn, type RestateServer, type WorkerProcess } from '../restate/harness.js';
-import { ROOT, VSIX, codeServerSuite, openFile, panelFrame, reloadWindow, screenshot, startCodeServer, waitFor, type Session } from './harness.js';
-
-/** Shows the Turn container's Runs view, from its activity-bar icon (unless it is showing already). */
-async function showRuns(page: Page): Promise<void> {
-  const title = page.locator('.part.sidebar .composite.title').first();
-  const showing = async () => /turn/i.test(await title.innerText().catch(() => ''));
-  if (!(await showing())) await page.locator('.activitybar .action-item .action-label[aria-label^="Turn"]').first().click();
-  await waitFor(showing, 30_000, 'the Turn container in the side bar');
-  // the Runs view is the container's only view: VS Code either shows its pane header or merges
-  // its name into the container's title ("TURN: RUNS"), depending on how the layout was restored
-  const header = page.locator('.part.sidebar .pane-header[aria-label^="Runs"]');
-  await waitFor(async () => (await header.count()) > 0 || /runs/i.test(await title.innerText().catch(() => '')), 30_000, 'the Runs view');
-}
-
-/** The Runs view's row whose accessible label contains `label`. */
-function row(page: Page, label: string) {
-  return page.locator(`.pane-body .monaco-list-row[aria-label*="${label}"]`).first();
-}
-
-/** Clicks a row's inline action (they show on hover). */
-async function inlineAction(page: Page, label: string, action: string): Promise<void> {
-  const r = row(page, label);
-  await r.waitFor({ timeout: 30_000 });
-  await r.click();
-  await r.hover();
-  await r.locator(`.action-label[aria-label*="${action}"]`).first().click();
-}
+import { ROOT, VSIX, codeServerSuite, inlineAction, openFile, panelFrame, reloadWindow, row, screenshot, showRuns, startCodeServer, waitFor, type Session } from './harness.js';
 
 /**
  * Runs a Restate row's inline action until `done()`. While the view re-lists the Restate server (a
@@ -138,11 +112,20 @@ describe('Durable runs and the Runs view in code-server', { timeout: 600_000 }, 
     const { page } = s;
     await showRuns(page);
     await inlineAction(page, 'step 1 tool fs_append unknown outcome', 'Settle Unknown Outcome');
-    const pick = page.locator('.quick-input-widget').first();
-    await pick.waitFor({ state: 'visible', timeout: 10_000 });
-    await waitFor(async () => /fs_append/.test(await pick.innerText()) && /out\/log\.txt/.test(await pick.innerText()), 10_000, 'the request in the quick pick');
+    // the settle dialog: what is known about the effect, its request formatted, then the choice
+    const dialog = page.locator('.monaco-dialog-box').first();
+    await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+    const text = await waitFor(async () => {
+      const t = await dialog.innerText();
+      return /fs_append/.test(t) && /out\/log\.txt/.test(t) ? t : null;
+    }, 10_000, 'the request in the settle dialog');
+    assert.match(text, /Sent at: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
+    assert.match(text, /Last journaled step: /);
+    assert.match(text, /Idempotency key: \S+/);
+    assert.match(text, /\n {2}"args": \[/, 'the request pretty-printed');
+    assert.doesNotMatch(text, /\\"/, 'no double-escaped JSON');
     await screenshot(page, '08-settle-unknown');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Retry' }).first().click();
+    await dialog.locator('.monaco-button', { hasText: 'Run it again on resume' }).first().click();
     await page.locator('.notifications-toasts', { hasText: 'settled' }).first().waitFor({ timeout: 15_000 });
     await inlineAction(page, `interrupted.tn suspended run ${interruptedId}`, 'Resume Run');
     const panel = await panelFrame(page);

@@ -41,3 +41,8 @@ export function siteLink(site: SiteView | null, label?: string): Node | null {
   });
   return a;
 }
+
+/** Replaces `el`'s children (nulls skipped). */
+export function fill(el: Element, ...children: Child[]): void {
+  el.replaceChildren(...children.filter((c): c is Node | string => c !== null && c !== undefined && c !== false));
+}

@@ -179,6 +179,8 @@ export function lanesFromJournal(steps: JournalStepView[], actors: Pick<ActorVie
       seq: s.seq,
     });
   }
+  // main (#1) always has a lane, also when it journaled nothing itself (it only spawned and waited)
+  if (steps.length > 0) laneOf(map, 1, names, 0);
   return finish(map, end, true);
 }
 

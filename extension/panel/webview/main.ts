@@ -1,20 +1,26 @@
 /// <reference lib="dom" />
 // The run panel's webview (browser code, bundled by esbuild into dist/webview/panel.js). It only
 // renders what the host sends (validated with the shared protocol) and posts typed requests back.
-// State survives hiding and reloads through vscode.getState/setState (state.ts). The pieces are
-// small modules: the timeline (lanes.ts, timeline.ts), token budgets (tokens.ts), actors
-// (actors.ts), errors (errors.ts), what-if (whatif.ts) and the journal scrubber (scrubber.ts).
+// State survives hiding and reloads through vscode.getState/setState (state.ts).
+//
+// The page is built once; each part is a component that an update touches only where its data
+// changed, and every list that grows with the run (lanes, actors, token rows, memory, mailbox,
+// inferences, events, the journal) is windowed (virtual.ts): the cost of an update, a selection, a
+// scroll or a keystroke in a search follows what is on screen, not the size of the run.
 import { isHostMessage, PROTOCOL_VERSION, type RunView } from '../../protocol/panel.js';
-import { actorDetails, actorTree, type ActorUi } from './actors.js';
+import { ActorDetails, ActorTree, type ActorUi } from './actors.js';
 import { post, vscode } from './api.js';
-import { h, section, siteLink } from './dom.js';
+import { fill, h } from './dom.js';
 import { errorView } from './errors.js';
-import { lanesFromEvents } from './lanes.js';
-import { scrubber } from './scrubber.js';
+import { EventList } from './events.js';
+import { InferList } from './infers.js';
+import { lanesFromEvents, type Lanes } from './lanes.js';
+import { Scrubber } from './scrubber.js';
 import { restore, type State } from './state.js';
-import { legend, timelineSvg } from './timeline.js';
-import { tokensSvg } from './tokens.js';
-import { whatIfPicker, whatIfResult } from './whatif.js';
+import { LaneList, legend } from './timeline.js';
+import { TokenList } from './tokens.js';
+import { valueTree } from './valuetree.js';
+import { JournalPicker, whatIfResult } from './whatif.js';
 
 const state: State = restore(vscode.getState() as Partial<State> | undefined);
 
@@ -27,11 +33,11 @@ const ui: ActorUi = {
   },
   select(pid) {
     state.selected = pid;
-    render();
+    update();
   },
   searchFor(text) {
     state.search = text;
-    render();
+    save();
   },
 };
 
@@ -39,74 +45,110 @@ function width(): number {
   return Math.max(360, (document.getElementById('turn-panel')?.clientWidth ?? 800) - 4);
 }
 
-function infers(run: RunView): HTMLElement {
-  return section('infers', `Inferences (${run.infers.length})`, ...run.infers.map((i) =>
-    h('details', { class: `infer state-${i.state}` },
-      h('summary', {}, `${i.id} infer ${i.type} in #${i.pid} — ${i.state}, ${i.attempts.length} attempt${i.attempts.length === 1 ? '' : 's'} `, siteLink(i.site)),
-      ...i.attempts.map((at) => h('div', { class: 'attempt' },
-        h('h4', {}, `attempt ${at.attempt}: ${at.valid === null ? 'waiting' : at.valid ? 'valid' : 'invalid'}${at.confidence !== null ? `, confidence ${at.confidence}` : ''}`),
-        h('h5', {}, 'prompt (as rendered: P0, P2, P1, task)'),
-        h('pre', { class: 'prompt' }, [...at.prompt.P0, ...at.prompt.P2, ...at.prompt.P1, at.prompt.task].join('\n\n')),
-        at.feedback.length ? h('pre', { class: 'feedback' }, at.feedback.join('\n')) : null,
-        h('h5', {}, 'schema'), h('pre', {}, JSON.stringify(at.schema, null, 2)),
-        h('h5', {}, 'raw reply'), h('pre', {}, at.raw ?? '(none yet)'),
-        at.repairs.length ? h('div', {}, h('h5', {}, 'repairs'), h('pre', {}, at.repairs.join('\n'))) : null,
-        at.errors.length ? h('div', {}, h('h5', {}, 'validation errors'), h('pre', { class: 'error' }, at.errors.join('\n'))) : null,
-      )))));
+// Saving the state serializes the whole run: at most once per half second, not on every update.
+let saving: ReturnType<typeof setTimeout> | undefined;
+function save(): void {
+  if (saving !== undefined) return;
+  saving = setTimeout(() => {
+    saving = undefined;
+    vscode.setState({ ...state, editing: null, forking: false, scrubStep: null, notice: null });
+  }, 500);
 }
 
-function events(run: RunView): HTMLElement {
-  return h('details', { id: 'events' }, h('summary', {}, `Events (${run.timeline.length})`), h('ol', {}, ...run.timeline.map((t) =>
-    h('li', { class: `event state-${t.state}` }, h('span', { class: 'ms' }, `${t.ms.toFixed(1)} ms`), ' ', t.pid !== null ? `#${t.pid} ` : '', t.summary, t.state !== 'done' ? ` (${t.state})` : '', ' ', siteLink(t.site)))));
-}
+const root = document.getElementById('turn-panel')!;
+const header = h('header', {});
+const noticeBox = h('div', {});
+const empty = h('p', { class: 'muted' }, 'Run a Turn file (the Run CodeLens above a turn { } block) to see its actors here.');
+const lanes = new LaneList();
+const tokens = new TokenList();
+const timelineEmpty = h('p', { class: 'muted' }, 'Nothing yet.');
+const tokensEmpty = h('p', { class: 'muted' }, 'No actor yet.');
+const timeline = h('section', { id: 'timeline' }, h('h2', {}, 'Timeline'), lanes.el, timelineEmpty, legend(), h('h3', {}, 'Token use per tier'), tokens.list.el, tokensEmpty);
+const whatifBox = h('div', {});
+const actors = new ActorTree(ui);
+const details = new ActorDetails(ui);
+const infers = new InferList();
+const journal = new JournalPicker(state, () => update());
+const scrubber = new Scrubber(state, ui, () => update());
+const events = new EventList();
+const output = h('section', { id: 'output' });
+const vault = h('section', { id: 'vault' });
+const runParts = h('div', {},
+  timeline, whatifBox, scrubber.el,
+  h('div', { class: 'columns' },
+    h('div', { class: 'col' }, actors.el, output),
+    h('div', { class: 'col wide' }, details.el, infers.el, journal.el, events.el)));
 
-function timelineSection(run: RunView): HTMLElement {
-  const lanes = lanesFromEvents(run);
-  return section('timeline', 'Timeline',
-    lanes.lanes.length ? timelineSvg(lanes, width()) : h('p', { class: 'muted' }, 'Nothing yet.'),
-    legend(),
-    h('h3', {}, 'Token use per tier'),
-    run.actors.length ? tokensSvg(run.actors, width()) : h('p', { class: 'muted' }, 'No actor yet.'));
-}
+let shownRun: RunView | null = null;
+let shownLanes: { run: RunView; width: number; lanes: Lanes } | null = null;
+let shownWhatif: unknown = null;
+let shownVault: unknown = null;
 
-function render(): void {
-  vscode.setState({ ...state, editing: null, forking: false, scrubStep: null, notice: null });
-  const root = document.getElementById('turn-panel')!;
-  const run = state.run;
+function renderHeader(run: RunView | null): void {
   const start = h('button', { id: 'start' }, 'Run');
   start.addEventListener('click', () => post({ type: 'start', v: PROTOCOL_VERSION, file: run?.file ?? null }));
   const stop = h('button', { id: 'stop' }, 'Stop');
   stop.addEventListener('click', () => post({ type: 'stop', v: PROTOCOL_VERSION }));
   if (run?.status !== 'running') stop.setAttribute('disabled', '');
-  const header = h('header', {},
+  fill(header,
     h('strong', {}, run?.file ? run.file.split(/[\\/]/).pop()! : 'Turn'), ' ',
     h('span', { id: 'status', class: `status-${run?.status ?? 'idle'}` }, run?.status ?? 'idle'), ' ',
     run ? h('span', { class: 'muted model', title: run.model }, `model ${run.model.length > 40 ? `${run.model.slice(0, 40)}…` : run.model}`) : null, ' ',
     run?.stored ? h('span', { class: 'muted', id: 'stored-run' }, `run ${run.stored.runId}`) : null, ' ', start, stop);
-  const notice = state.notice ? h('p', { class: 'notice error', id: 'notice' }, state.notice) : null;
-  const vault = section('vault', 'Vault', state.vault.length
+}
+
+function renderOutput(run: RunView): void {
+  fill(output, h('h2', {}, 'Output'), h('pre', {}, run.output.join('\n')),
+    run.result !== null ? h('div', { id: 'result' }, h('span', { class: 'result-label' }, 'result: '), h('code', { class: 'result-text' }, run.result), valueTree(run.result, 'result')) : null,
+    run.error ? errorView(run.error) : null);
+}
+
+function renderVault(): void {
+  if (shownVault === state.vault) return;
+  shownVault = state.vault;
+  vault.replaceChildren(h('h2', {}, 'Vault'), state.vault.length
     ? h('ul', {}, ...state.vault.map((e) => h('li', {}, h('code', {}, e.name), ' ', h('span', { class: 'muted' }, e.source))))
     : h('p', { class: 'muted' }, 'no credentials (Turn: Add Credential)'));
+}
+
+function update(): void {
+  save();
+  const run = state.run;
+  renderHeader(run);
+  noticeBox.replaceChildren(...(state.notice ? [h('p', { class: 'notice error', id: 'notice' }, state.notice)] : []));
+  renderVault();
   if (!run) {
-    root.replaceChildren(header, notice ?? '', h('p', { class: 'muted' }, 'Run a Turn file (the Run CodeLens above a turn { } block) to see its actors here.'), vault);
+    root.replaceChildren(header, noticeBox, empty, vault);
+    shownRun = null;
     return;
   }
-  const output = section('output', 'Output', h('pre', {}, run.output.join('\n')),
-    run.result !== null ? h('p', { id: 'result' }, 'result: ', h('code', {}, run.result)) : null,
-    run.error ? errorView(run.error) : null);
-  const whatif = state.whatif ? whatIfResult(state.whatif, width(), () => {
-    state.whatif = null;
-    render();
-  }, run.actors) : null;
-  root.replaceChildren(
-    header,
-    notice ?? '',
-    timelineSection(run),
-    whatif ?? '',
-    scrubber(state, ui, render) ?? '',
-    h('div', { class: 'columns' },
-      h('div', { class: 'col' }, actorTree(run.actors, ui), output, vault),
-      h('div', { class: 'col wide' }, actorDetails(run.actors, ui), infers(run), whatIfPicker(state, render) ?? '', events(run))));
+  if (root.children[2] !== runParts) {
+    root.replaceChildren(header, noticeBox, runParts);
+    (actors.el.parentElement as HTMLElement).append(vault);
+  }
+  const w = width();
+  if (!shownLanes || shownLanes.run !== run || shownLanes.width !== w) shownLanes = { run, width: w, lanes: lanesFromEvents(run) };
+  lanes.update(shownLanes.lanes, w);
+  lanes.el.hidden = shownLanes.lanes.lanes.length === 0;
+  timelineEmpty.hidden = !lanes.el.hidden;
+  tokens.update(run.actors, w);
+  tokens.list.el.hidden = run.actors.length === 0;
+  tokensEmpty.hidden = run.actors.length > 0;
+  if (shownRun !== run) renderOutput(run);
+  shownRun = run;
+  if (shownWhatif !== state.whatif) {
+    shownWhatif = state.whatif;
+    whatifBox.replaceChildren(...(state.whatif ? [whatIfResult(state.whatif, w, () => {
+      state.whatif = null;
+      update();
+    }, run.actors)] : []));
+  }
+  scrubber.el.hidden = !scrubber.update();
+  actors.update(run.actors);
+  details.update(run.actors);
+  infers.update(run.infers);
+  journal.el.hidden = !journal.update();
+  events.update(run.timeline);
 }
 
 window.addEventListener('message', (event: MessageEvent) => {
@@ -142,7 +184,7 @@ window.addEventListener('message', (event: MessageEvent) => {
       state.scrubStep = null;
       break;
   }
-  render();
+  update();
 });
 
 let resizing = false;
@@ -151,9 +193,10 @@ window.addEventListener('resize', () => {
   resizing = true;
   requestAnimationFrame(() => {
     resizing = false;
-    render();
+    shownWhatif = null;
+    update();
   });
 });
 
-render();
+update();
 post({ type: 'ready', v: PROTOCOL_VERSION });

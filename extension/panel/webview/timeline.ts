@@ -3,7 +3,8 @@
 // durations, unknown outcomes marked with a dashed outline and a "?", points in time as marks.
 // Clicking a bar opens its source line. Colours are theme variables set through classes (panel.css).
 import { h, reveal, svg } from './dom.js';
-import { duration, ticks, type Bar, type Lanes, type Mark } from './lanes.js';
+import { duration, ticks, type Bar, type Lane, type Lanes, type Mark } from './lanes.js';
+import { VirtualList } from './virtual.js';
 
 const LABEL_W = 150;
 const LANE_H = 30;
@@ -47,28 +48,81 @@ function mark(m: Mark, x: (ms: number) => number, y: number): SVGElement {
   return svg('g', { class: `mark mark-${m.kind}` }, svg('title', {}, m.label), shape);
 }
 
-/** The lanes as an SVG `width` pixels wide. */
+function laneGroup(lane: Lane, i: number, y: number, W: number, x: (ms: number) => number): SVGGElement {
+  const g = svg('g', { class: `lane${i % 2 ? ' odd' : ''}`, 'data-pid': lane.pid });
+  g.append(svg('rect', { class: 'lane-bg', x: 0, y, width: W, height: LANE_H }));
+  g.append(svg('text', { class: 'lane-label', x: 8, y: y + LANE_H / 2 + 4 }, lane.label.length > 22 ? `${lane.label.slice(0, 21)}…` : lane.label));
+  g.append(svg('line', { class: 'lifeline', x1: x(lane.start), x2: x(lane.end), y1: y + LANE_H / 2, y2: y + LANE_H / 2 }));
+  for (const b of lane.bars) g.append(bar(b, x, y));
+  for (const m of lane.marks) g.append(mark(m, x, y));
+  return g;
+}
+
+function scale(lanes: Lanes, W: number): (ms: number) => number {
+  const span = W - LABEL_W - PAD_R;
+  return (ms: number) => LABEL_W + (Math.min(ms, lanes.end) / lanes.end) * span;
+}
+
+function axis(root: SVGSVGElement, lanes: Lanes, x: (ms: number) => number, top: number, bottom: number, labels: boolean): void {
+  for (const t of ticks(lanes.end)) {
+    root.append(svg('line', { class: 'grid', x1: x(t), x2: x(t), y1: top, y2: bottom }));
+    if (labels) root.append(svg('text', { class: 'tick', x: x(t), y: AXIS_H - 8, 'text-anchor': 'middle' }, duration(t)));
+  }
+}
+
+/** The lanes as an SVG `width` pixels wide (all of them: for a few lanes, as in a what-if side). */
 export function timelineSvg(lanes: Lanes, width: number, label = 'Timeline'): SVGSVGElement {
   const W = Math.max(360, width);
   const H = AXIS_H + Math.max(1, lanes.lanes.length) * LANE_H + 6;
-  const span = W - LABEL_W - PAD_R;
-  const x = (ms: number) => LABEL_W + (Math.min(ms, lanes.end) / lanes.end) * span;
+  const x = scale(lanes, W);
   const root = svg('svg', { class: 'timeline', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': label });
-  for (const t of ticks(lanes.end)) {
-    root.append(svg('line', { class: 'grid', x1: x(t), x2: x(t), y1: AXIS_H - 4, y2: H }));
-    root.append(svg('text', { class: 'tick', x: x(t), y: AXIS_H - 8, 'text-anchor': 'middle' }, duration(t)));
-  }
-  lanes.lanes.forEach((lane, i) => {
-    const y = AXIS_H + i * LANE_H;
-    const g = svg('g', { class: `lane${i % 2 ? ' odd' : ''}`, 'data-pid': lane.pid });
-    g.append(svg('rect', { class: 'lane-bg', x: 0, y, width: W, height: LANE_H }));
-    g.append(svg('text', { class: 'lane-label', x: 8, y: y + LANE_H / 2 + 4 }, lane.label));
-    g.append(svg('line', { class: 'lifeline', x1: x(lane.start), x2: x(lane.end), y1: y + LANE_H / 2, y2: y + LANE_H / 2 }));
-    for (const b of lane.bars) g.append(bar(b, x, y));
-    for (const m of lane.marks) g.append(mark(m, x, y));
-    root.append(g);
-  });
+  axis(root, lanes, x, AXIS_H - 4, H, true);
+  lanes.lanes.forEach((lane, i) => root.append(laneGroup(lane, i, AXIS_H + i * LANE_H, W, x)));
   return root;
+}
+
+/**
+ * The timeline of a run with any number of actors: the time axis, then the lanes as a windowed
+ * list (only those in view are drawn); a lane is redrawn only when its bars or the scale change.
+ */
+export class LaneList {
+  readonly el: HTMLElement;
+  private readonly axisBox: HTMLElement;
+  private readonly list: VirtualList<{ lane: Lane; i: number; sig: string }>;
+  private width = 800;
+  private lanes: Lanes = { lanes: [], end: 1 };
+
+  constructor(label = 'Timeline') {
+    this.axisBox = h('div', { class: 'timeline-axis' });
+    this.list = new VirtualList({
+      className: 'lane-list',
+      rowHeight: LANE_H,
+      maxRows: 14,
+      label,
+      key: (r) => String(r.lane.pid),
+      signature: (r) => r.sig,
+      render: (r) => {
+        const W = Math.max(360, this.width);
+        const x = scale(this.lanes, W);
+        const root = svg('svg', { class: 'timeline lane-row', width: W, height: LANE_H, viewBox: `0 ${r.i * LANE_H} ${W} ${LANE_H}`, role: 'img', 'aria-label': r.lane.label });
+        axis(root, this.lanes, x, r.i * LANE_H, (r.i + 1) * LANE_H, false);
+        root.append(laneGroup(r.lane, r.i, r.i * LANE_H, W, x));
+        return root;
+      },
+    });
+    this.el = h('div', { class: 'lanes' }, this.axisBox, this.list.el);
+  }
+
+  update(lanes: Lanes, width: number): void {
+    this.width = width;
+    this.lanes = lanes;
+    const W = Math.max(360, width);
+    const head = svg('svg', { class: 'timeline-axis-svg', width: W, height: AXIS_H, viewBox: `0 0 ${W} ${AXIS_H}`, 'aria-hidden': 'true' });
+    axis(head, lanes, scale(lanes, W), AXIS_H - 4, AXIS_H, true);
+    this.axisBox.replaceChildren(head);
+    const frame = `${W}|${lanes.end}`;
+    this.list.setItems(lanes.lanes.map((lane, i) => ({ lane, i, sig: `${frame}|${i}|${lane.label}|${lane.start}|${lane.end}|${lane.bars.map((b) => `${b.kind}${b.state}${b.start}-${b.end}${b.label}`).join(',')}|${lane.marks.length}` })));
+  }
 }
 
 /** The legend under a timeline. */

@@ -7,52 +7,109 @@ import { h, section } from './dom.js';
 import { lanesFromJournal } from './lanes.js';
 import type { State } from './state.js';
 import { timelineSvg } from './timeline.js';
+import { valueTree } from './valuetree.js';
+import { VirtualList } from './virtual.js';
 
-function stepRow(s: JournalStepView, state: State, rerender: () => void, runId: string): HTMLElement {
-  const what = s.kind === 'infer' ? `infer ${s.name}` : s.name;
-  const row = h('div', { class: `step kind-${s.kind} status-${s.status}${s.forkable ? ' forkable' : ''}`, 'data-seq': String(s.seq) },
-    h('span', { class: 'seq' }, `${s.seq}`), ' ', h('span', { class: 'what' }, what), ' ', h('span', { class: 'muted' }, s.pid >= 0 ? `#${s.pid}` : ''), ' ',
-    h('code', { class: 'value', title: s.value }, s.value));
-  if (!s.forkable) return row;
-  if (state.editing?.step === s.seq) {
-    const area = h('textarea', { class: 'edit', rows: '3', 'aria-label': `new value for step ${s.seq}` });
-    area.value = state.editing.text;
-    area.addEventListener('input', () => {
-      if (state.editing) state.editing.text = area.value;
+function stepWhat(s: JournalStepView): string {
+  return s.kind === 'infer' ? `infer ${s.name}` : s.name;
+}
+
+/**
+ * The stored run's journal as a windowed list (a 20,000-step journal draws the rows in view), each
+ * model reply and effect result with a "What if…" button; a click on a row shows its value as a
+ * tree under the list, and "What if…" opens the editor there (edit the value, fork and run).
+ */
+export class JournalPicker {
+  readonly el: HTMLElement;
+  private readonly title = h('h2', {}, 'Journal');
+  private readonly list: VirtualList<JournalStepView>;
+  private readonly below = h('div', { class: 'journal-below' });
+  private steps: JournalStepView[] | null = null;
+  private runId = '';
+  private open: number | null = null;
+  private belowSig = '';
+
+  constructor(private readonly state: State, private readonly rerender: () => void) {
+    this.list = new VirtualList({
+      className: 'steps journal-list',
+      rowHeight: 22,
+      maxRows: 14,
+      label: 'Journal steps',
+      key: (s) => String(s.seq),
+      signature: (s) => `${s.status}|${s.value}|${this.open === s.seq ? 1 : 0}`,
+      render: (s) => {
+        const row = h('div', { class: `step kind-${s.kind} status-${s.status}${s.forkable ? ' forkable' : ''}${this.open === s.seq ? ' open' : ''}`, 'data-seq': String(s.seq), tabindex: '0' },
+          h('span', { class: 'seq' }, `${s.seq}`), h('span', { class: 'what' }, stepWhat(s)), h('span', { class: 'muted pid' }, s.pid >= 0 ? `#${s.pid}` : ''),
+          h('code', { class: 'value', title: s.value }, s.value));
+        row.addEventListener('click', () => this.show(s.seq));
+        if (s.forkable) {
+          const edit = h('button', { class: 'what-if secondary', title: 'Fork the run here with another value' }, 'What if…');
+          edit.addEventListener('click', (e) => {
+            e.stopPropagation();
+            this.state.editing = { step: s.seq, text: s.value };
+            this.open = s.seq;
+            this.rerender();
+          });
+          row.append(edit);
+        }
+        return row;
+      },
     });
-    const go = h('button', { class: 'fork-run' }, state.forking ? 'Forking…' : 'Fork and run');
-    if (state.forking) go.setAttribute('disabled', '');
+    this.el = h('section', { id: 'journal' }, this.title, this.list.el, this.below);
+  }
+
+  private show(seq: number): void {
+    this.open = this.open === seq ? null : seq;
+    if (this.state.editing && this.state.editing.step !== this.open) this.state.editing = null;
+    this.rerender();
+  }
+
+  /** Whether it shows (a stored run's journal is there); updates only what changed. */
+  update(): boolean {
+    const j = this.state.journal;
+    if (!j || this.state.run?.stored?.runId !== j.runId) return false;
+    if (j.steps !== this.steps) {
+      this.steps = j.steps;
+      this.runId = j.runId;
+      const forkable = j.steps.filter((s) => s.forkable).length;
+      this.title.textContent = `Journal of run ${j.runId} (${j.steps.length} steps, ${forkable} to fork)`;
+    }
+    this.list.setItems(j.steps);
+    const step = this.open === null ? undefined : j.steps.find((s) => s.seq === this.open);
+    const editing = this.state.editing && step && this.state.editing.step === step.seq ? this.state.editing : null;
+    const sig = `${step?.seq ?? ''}|${editing ? 1 : 0}|${this.state.forking ? 1 : 0}`;
+    if (sig !== this.belowSig) {
+      this.belowSig = sig;
+      this.below.replaceChildren(...(step ? [this.stepDetails(step, editing !== null)] : []));
+    }
+    return true;
+  }
+
+  private stepDetails(s: JournalStepView, editing: boolean): HTMLElement {
+    const box = h('div', { class: 'step-details' }, h('h3', {}, `step ${s.seq}: ${stepWhat(s)}${s.pid >= 0 ? ` in #${s.pid}` : ''} — ${s.status}`), valueTree(s.value, `value of step ${s.seq}`));
+    if (!editing || !this.state.editing) return box;
+    const area = h('textarea', { class: 'edit', rows: '4', 'aria-label': `new value for step ${s.seq}` });
+    area.value = this.state.editing.text;
+    area.addEventListener('input', () => {
+      if (this.state.editing) this.state.editing.text = area.value;
+    });
+    const go = h('button', { class: 'fork-run' }, this.state.forking ? 'Forking…' : 'Fork and run');
+    if (this.state.forking) go.setAttribute('disabled', '');
     go.addEventListener('click', () => {
-      if (!state.editing) return;
-      state.forking = true;
-      state.notice = null;
-      post({ type: 'fork', v: PROTOCOL_VERSION, runId, step: s.seq, value: area.value });
-      rerender();
+      if (!this.state.editing) return;
+      this.state.forking = true;
+      this.state.notice = null;
+      post({ type: 'fork', v: PROTOCOL_VERSION, runId: this.runId, step: s.seq, value: area.value });
+      this.rerender();
     });
     const cancel = h('button', { class: 'secondary' }, 'Cancel');
     cancel.addEventListener('click', () => {
-      state.editing = null;
-      rerender();
+      this.state.editing = null;
+      this.rerender();
     });
-    row.append(h('div', { class: 'editor' }, h('p', { class: 'muted' }, 'The new value, as JSON (plain text is taken as a string):'), area, go, cancel));
-    return row;
+    box.append(h('div', { class: 'editor' }, h('p', { class: 'muted' }, `What if step ${s.seq} had answered this instead? The new value, as JSON (plain text is taken as a string):`), area, go, cancel));
+    return box;
   }
-  const edit = h('button', { class: 'what-if secondary', title: 'Fork the run here with another value' }, 'What if…');
-  edit.addEventListener('click', () => {
-    state.editing = { step: s.seq, text: s.value };
-    rerender();
-  });
-  row.append(' ', edit);
-  return row;
-}
-
-/** The stored run's journal, each model reply and effect result with a "What if…" button. */
-export function whatIfPicker(state: State, rerender: () => void): HTMLElement | null {
-  const j = state.journal;
-  if (!j || state.run?.stored?.runId !== j.runId) return null;
-  const forkable = j.steps.filter((s) => s.forkable).length;
-  return section('journal', `Journal of run ${j.runId} (${j.steps.length} steps, ${forkable} to fork)`,
-    h('div', { class: 'steps' }, ...j.steps.map((s) => stepRow(s, state, rerender, j.runId))));
 }
 
 function sideView(title: string, side: WhatIfSide, step: number, width: number, other: WhatIfSide, actors: Pick<ActorView, 'pid' | 'name'>[]): HTMLElement {
