@@ -23,6 +23,11 @@ test('a struct literal may omit a T? field, never a required one', async () => {
   assert.deepEqual(await messages(`${DECL}let c = Contact { email: "a" };`), ['a.tn:4:9: missing field `name` in Contact']);
 });
 
+test('a string given for a literal-typed field must be that literal', async () => {
+  assert.deepEqual(await messages(`${DECL}let a = Approve { kind: "approve", amount: 1 };`), []);
+  assert.deepEqual(await messages(`${DECL}let a = Approve { kind: "aprove", amount: 1 };`), ['a.tn:4:25: type mismatch: field `kind` of Approve is "approve", got "aprove"']);
+});
+
 test('a union member-only field needs narrowing: by discriminator, by type_of; unknown fields are reported', async () => {
   const prelude = `${DECL}let d = infer Approve | Reject { "decide"; };\n`;
   assert.deepEqual(await messages(`${prelude}let k = d.kind;`), [], 'a field of every member reads without narrowing');
