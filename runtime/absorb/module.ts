@@ -306,7 +306,8 @@ function operationText(op: AbsorbedOperation, key: string, names: Names, replies
     })
     .join(' + ');
   const options = [`"query": ${paramMap(params, ['query'])}`, `"headers": ${paramMap(params, ['header'])}`];
-  if (op.body) options.push(`"body": body`);
+  // a JSON body without the optional fields left out (or null); another content type as it is
+  if (op.body) options.push(/json/.test(op.body.contentType) || op.body.contentType === '*/*' ? `"body": call("json_drop_nulls", body)` : `"body": body`);
   request = `call("http_request", auth, ${turnString(op.method.toUpperCase())}, base + ${pathExpr || '""'}, {${options.join(', ')}})`;
   return `${doc}        ${turnString(key)}: turn(${signature.join(', ')}) -> ${result} {
             return ${conform(`decode(${request})`)};

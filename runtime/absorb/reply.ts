@@ -85,8 +85,8 @@ function withChecks(schema: JsonSchema, checks: readonly FieldCheck[] | undefine
   return { ...schema, ...keywords };
 }
 
-/** The schema of one absorbed struct, in its wire names. */
-function structSchema(s: AbsorbedStruct, defName: DefName, used: Set<string>): JsonSchema {
+/** The schema of one absorbed struct, in its wire names, titled by its Turn name (how a failure names a union's members). */
+function structSchema(s: AbsorbedStruct, title: string, defName: DefName, used: Set<string>): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const f of s.fields) {
@@ -94,7 +94,7 @@ function structSchema(s: AbsorbedStruct, defName: DefName, used: Set<string>): J
     properties[f.wireName] = withChecks(f.optional ? nullable(t) : t, f.checks);
     if (!f.optional) required.push(f.wireName);
   }
-  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
+  return { title, type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
 }
 
 /**
@@ -111,7 +111,7 @@ export function replyDefs(structs: readonly AbsorbedStruct[], defName: DefName, 
       done.add(name);
       const s = byName.get(name);
       const def = defName(name);
-      if (s && def !== undefined) defs[def] = structSchema(s, defName, used);
+      if (s && def !== undefined) defs[def] = structSchema(s, def, defName, used);
     }
   }
   return { $defs: defs };
