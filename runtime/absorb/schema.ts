@@ -385,7 +385,6 @@ export class SchemaConverter {
       const value = valueOf.get(a.$ref) ?? segs[segs.length - 1];
       if (field.type.kind === 'Str' || field.type.kind === 'Any') {
         field.type = { kind: 'Literal', value };
-        field.optional = false;
         delete field.checks;
       } else if (!(field.type.kind === 'Literal' && field.type.value === value) && !(field.type.kind === 'Enum' && field.type.values.includes(value))) {
         this.diag('warning', `discriminator "${property}": ${struct!.name}.${field.name} cannot be the literal "${value}"`, pointer);
