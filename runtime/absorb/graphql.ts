@@ -8,30 +8,47 @@
 import {
   GraphQLError, buildASTSchema, getNamedType, isEnumType, isInputObjectType, isInterfaceType, isListType, isNonNullType,
   isObjectType, isScalarType, isUnionType, parse, type GraphQLField, type GraphQLNamedType, type GraphQLObjectType,
-  type GraphQLSchema, type GraphQLType,
+  type DocumentNode, type GraphQLSchema, type GraphQLType,
 } from 'graphql';
+import { validateSDL } from 'graphql/validation/validate.js';
 import type { StaticType } from '../check/types.js';
 import { identifier, operationNames, structName, unionType, uniqueName, withOptional } from './schema.js';
 import type { AbsorbedOperation, AbsorbedParam, AbsorbedStruct, SpecDiagnostic } from './types.js';
 
 type JsonSchema = Record<string, unknown>;
 
+/** An abstract type with more possible object types than this is not expanded into inline fragments (GitHub's `Node` has hundreds). */
+const MAX_FRAGMENTS = 8;
+
 /** The field every object type that is a member of a union or implements an interface carries. */
 export const TYPENAME = '__typename';
 
 export function absorbGraphQL(text: string, file: string, diags: SpecDiagnostic[], baseUrl?: string): { structs: AbsorbedStruct[]; operations: AbsorbedOperation[] } {
-  let schema: GraphQLSchema;
+  const located = (err: GraphQLError, severity: 'error' | 'warning'): SpecDiagnostic => {
+    const loc = err.locations?.[0];
+    return { severity, message: `invalid GraphQL SDL: ${err.message.split('\n')[0]}`, file, line: loc?.line, column: loc?.column };
+  };
+  let document: DocumentNode;
   try {
-    schema = buildASTSchema(parse(text));
+    document = parse(text);
   } catch (e) {
-    const errs = e instanceof GraphQLError ? [e] : ((e as { errors?: GraphQLError[] }).errors ?? []);
-    if (errs.length === 0) diags.push({ severity: 'error', message: `invalid GraphQL SDL: ${(e as Error).message.split('\n')[0]}`, file });
-    for (const err of errs) {
-      const loc = err.locations?.[0];
-      diags.push({ severity: 'error', message: `invalid GraphQL SDL: ${err.message.split('\n')[0]}`, file, line: loc?.line, column: loc?.column });
-    }
+    if (e instanceof GraphQLError) diags.push(located(e, 'error'));
+    else diags.push({ severity: 'error', message: `invalid GraphQL SDL: ${(e as Error).message.split('\n')[0]}`, file });
     return { structs: [], operations: [] };
   }
+  // A rule the SDL breaks that still lets the schema be built (a field defined twice, as in GitHub's
+  // SDL) is a warning at its line; one that does not (an unknown type) is an error.
+  const invalid = validateSDL(document);
+  let schema: GraphQLSchema;
+  try {
+    schema = buildASTSchema(document, { assumeValidSDL: true });
+  } catch (e) {
+    for (const err of invalid.slice(0, 10)) diags.push(located(err, 'error'));
+    if (invalid.length === 0) diags.push(e instanceof GraphQLError ? located(e, 'error') : { severity: 'error', message: `invalid GraphQL SDL: ${(e as Error).message.split('\n')[0]}`, file });
+    return { structs: [], operations: [] };
+  }
+  for (const err of invalid.slice(0, 10)) diags.push(located(err, 'warning'));
+  if (invalid.length > 10) diags.push({ severity: 'warning', message: `invalid GraphQL SDL: ${invalid.length - 10} more problems`, file });
   const errors = validateNames(schema);
   for (const m of errors) diags.push({ severity: 'warning', message: m, file });
 
@@ -42,9 +59,16 @@ export function absorbGraphQL(text: string, file: string, diags: SpecDiagnostic[
   for (const t of types) {
     if ((isObjectType(t) || isInputObjectType(t) || isInterfaceType(t)) && !roots.has(t.name)) structNameOf.set(t.name, uniqueName(structName(t.name), names));
   }
-  /** The object types a value of an abstract (union or interface) type can be, that are structs. */
-  const possible = (t: GraphQLNamedType): GraphQLObjectType[] =>
-    isUnionType(t) || isInterfaceType(t) ? schema.getPossibleTypes(t).filter((o) => structNameOf.has(o.name)) : [];
+  /**
+   * The object types a value of an abstract (union or interface) type can be, when they are few
+   * enough to select each with an inline fragment (else []: an interface is then its own struct, a
+   * union `Any`, and the query selects `__typename` and the interface's fields).
+   */
+  const possible = (t: GraphQLNamedType): GraphQLObjectType[] => {
+    if (!isUnionType(t) && !isInterfaceType(t)) return [];
+    const members = schema.getPossibleTypes(t).filter((o) => structNameOf.has(o.name));
+    return members.length <= MAX_FRAGMENTS ? members : [];
+  };
   const discriminated = new Set<string>();
   for (const t of types) for (const o of possible(t)) discriminated.add(o.name);
 
@@ -142,8 +166,7 @@ class Selector {
   /** The schema of a value of type `t` (non-null, lists) around the schema of its named type. */
   private wrap(t: GraphQLType, named: JsonSchema): JsonSchema {
     if (isNonNullType(t)) return this.wrapNonNull(t.ofType, named);
-    const inner = this.wrapNonNull(t, named);
-    return Object.keys(inner).length === 0 ? inner : { anyOf: [inner, { type: 'null' }] };
+    return orNull(this.wrapNonNull(t, named));
   }
 
   private wrapNonNull(t: GraphQLType, named: JsonSchema): JsonSchema {
@@ -210,6 +233,13 @@ class Selector {
     }
     return { text: `{ ${parts.join(' ')} }`, schema: { type: 'object', properties, required } };
   }
+}
+
+/** `s` or null, as the validator words best (`anyOf [T, null]`: a failure says what a T must be). */
+function orNull(s: JsonSchema): JsonSchema {
+  if (Object.keys(s).length === 0) return s;
+  if (Array.isArray(s.anyOf)) return { anyOf: [...(s.anyOf as unknown[]), { type: 'null' }] };
+  return { anyOf: [s, { type: 'null' }] };
 }
 
 function validateNames(schema: GraphQLSchema): string[] {

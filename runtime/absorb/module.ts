@@ -12,7 +12,7 @@
 // its parameters: required ones in spec order, then optional ones (pass null to leave one out).
 import type { ApiShape, StaticType } from '../check/types.js';
 import { BUILTIN_TYPE_NAMES } from '../check/types.js';
-import { replyDefs, typeSchema } from './reply.js';
+import { encodedSchema, replyDefs, typeSchema } from './reply.js';
 import { TURN_KEYWORDS, UNPAIRED_SURROGATE, identifier, structName, uniqueName } from './schema.js';
 import type { AbsorbedField, AbsorbedOperation, AbsorbedParam, AbsorbedStruct, AbsorbResult } from './types.js';
 
@@ -34,6 +34,7 @@ const MAX_TYPE_DEPTH = 32;
  * grammar reads. An unpaired surrogate, which a Turn string cannot hold, becomes U+FFFD.
  */
 export function turnString(s: string): string {
+  if (/^[\x20\x21\x23-\x5b\x5d-\x7e]*$/.test(s)) return `"${s}"`; // printable ASCII without quotes and backslashes (base64 schemas)
   let out = '"';
   for (const ch of s.replace(UNPAIRED_SURROGATE, '\ufffd')) {
     if (ch === '"' || ch === '\\') out += '\\' + ch;
@@ -244,9 +245,9 @@ function replySchemas(result: AbsorbResult, names: Names): ReplySchemas {
   for (const op of result.operations) {
     if (!VALIDATED.has(op.protocol)) continue;
     const schema = op.replySchema ?? typeSchema(op.result, defName, used);
-    if (Object.keys(schema).length > 0) byOperation.set(op, JSON.stringify(schema));
+    if (Object.keys(schema).length > 0) byOperation.set(op, encodedSchema(schema));
   }
-  const defs = used.size > 0 ? JSON.stringify(replyDefs(result.structs, defName, used)) : '';
+  const defs = used.size > 0 ? encodedSchema(replyDefs(result.structs, defName, used)) : '';
   return { byOperation, defs };
 }
 
@@ -312,7 +313,8 @@ function operationText(op: AbsorbedOperation, key: string, names: Names, replies
     })
     .join(' + ');
   const options = [`"query": ${paramMap(params, ['query'])}`, `"headers": ${paramMap(params, ['header'])}`];
-  if (op.body) options.push(`"body": body`);
+  // a JSON body without the optional fields left out (or null); another content type as it is
+  if (op.body) options.push(/json/.test(op.body.contentType) || op.body.contentType === '*/*' ? `"body": call("json_drop_nulls", body)` : `"body": body`);
   request = `call("http_request", auth, ${turnString(op.method.toUpperCase())}, base + ${pathExpr || '""'}, {${options.join(', ')}})`;
   return `${doc}        ${turnString(key)}: turn(${signature.join(', ')}) -> ${result} {
             return ${conform(`decode(${request})`)};

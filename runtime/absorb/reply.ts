@@ -85,8 +85,8 @@ function withChecks(schema: JsonSchema, checks: readonly FieldCheck[] | undefine
   return { ...schema, ...keywords };
 }
 
-/** The schema of one absorbed struct, in its wire names. */
-function structSchema(s: AbsorbedStruct, defName: DefName, used: Set<string>): JsonSchema {
+/** The schema of one absorbed struct, in its wire names, titled by its Turn name (how a failure names a union's members). */
+function structSchema(s: AbsorbedStruct, title: string, defName: DefName, used: Set<string>): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const f of s.fields) {
@@ -94,7 +94,7 @@ function structSchema(s: AbsorbedStruct, defName: DefName, used: Set<string>): J
     properties[f.wireName] = withChecks(f.optional ? nullable(t) : t, f.checks);
     if (!f.optional) required.push(f.wireName);
   }
-  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
+  return { title, type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
 }
 
 /**
@@ -111,7 +111,7 @@ export function replyDefs(structs: readonly AbsorbedStruct[], defName: DefName, 
       done.add(name);
       const s = byName.get(name);
       const def = defName(name);
-      if (s && def !== undefined) defs[def] = structSchema(s, defName, used);
+      if (s && def !== undefined) defs[def] = structSchema(s, def, defName, used);
     }
   }
   return { $defs: defs };
@@ -140,10 +140,17 @@ function schemaObject(schemaText: string, defsText: string): object {
   return schema;
 }
 
+/** How a generated module writes a schema: base64 of its JSON text (a Turn string of JSON is mostly escapes, slow to parse). */
+export function encodedSchema(schema: JsonSchema): string {
+  return BASE64 + Buffer.from(JSON.stringify(schema), 'utf8').toString('base64');
+}
+
+const BASE64 = 'base64:';
+
 function parseObject(text: string, what: string): JsonSchema {
   let v: unknown;
   try {
-    v = JSON.parse(text);
+    v = JSON.parse(text.startsWith(BASE64) ? Buffer.from(text.slice(BASE64.length), 'base64').toString('utf8') : text);
   } catch (e) {
     throw new Error(`json_schema_issues: the ${what} is not JSON: ${(e as Error).message}`);
   }
@@ -153,8 +160,8 @@ function parseObject(text: string, what: string): JsonSchema {
 
 /**
  * `json_schema_issues(value, schema, defs?)` → a list of `{"pointer", "message"}`, empty when
- * `value` conforms. `schema` is JSON Schema 2020-12 as JSON text; `defs`, when given, is the JSON
- * text of an object whose keys (`$defs`) are added to it.
+ * `value` conforms. `schema` is JSON Schema 2020-12 as JSON text (or `base64:` and the base64 of
+ * it); `defs`, when given, is an object written the same way whose keys (`$defs`) are added to it.
  */
 export function jsonSchemaIssues(value: unknown, schema: unknown, defs?: unknown): { pointer: string; message: string }[] {
   if (typeof schema !== 'string') throw new Error('json_schema_issues: the schema must be a Str (JSON text)');

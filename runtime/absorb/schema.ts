@@ -247,10 +247,11 @@ export class SchemaConverter {
 
   private typeOfRef(schema: Schema, pointer: string, hint: string): TypeWithOptional {
     const ref = schema.$ref as string;
-    const nullable = schema.nullable === true;
-    if (ref.startsWith('#') && this.byPointer.has(ref)) return { type: { kind: 'Struct', name: this.byPointer.get(ref)! }, optional: nullable };
     const d = this.deref(schema, pointer);
     if (!d) return { type: ANY, optional: false };
+    // nullable beside the $ref (OpenAPI 3.1 allows siblings) or in the schema it names (GitHub's `nullable-simple-user`)
+    const nullable = schema.nullable === true || (isObj(d.schema) && (d.schema.nullable === true || (Array.isArray(d.schema.type) && d.schema.type.includes('null'))));
+    if (ref.startsWith('#') && this.byPointer.has(ref)) return { type: { kind: 'Struct', name: this.byPointer.get(ref)! }, optional: nullable };
     if (this.isStructLike(d.schema)) {
       const segs = pointerSegments(d.pointer);
       const name = this.byPointer.get(d.pointer) ?? this.makeStruct(d.schema, d.pointer, segs[segs.length - 1] ?? hint);
@@ -385,7 +386,6 @@ export class SchemaConverter {
       const value = valueOf.get(a.$ref) ?? segs[segs.length - 1];
       if (field.type.kind === 'Str' || field.type.kind === 'Any') {
         field.type = { kind: 'Literal', value };
-        field.optional = false;
         delete field.checks;
       } else if (!(field.type.kind === 'Literal' && field.type.value === value) && !(field.type.kind === 'Enum' && field.type.values.includes(value))) {
         this.diag('warning', `discriminator "${property}": ${struct!.name}.${field.name} cannot be the literal "${value}"`, pointer);

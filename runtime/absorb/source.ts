@@ -153,35 +153,56 @@ export function parseSpecText(text: string, display: string, formatHint: string,
 }
 
 function parseText(text: string, display: string, formatHint: string, diags: SpecDiagnostic[]): SpecDoc | undefined {
-  const lineCounter = new LineCounter();
   const json = /\.json$/i.test(formatHint) || /^\s*[{[]/.test(text);
-  let data: unknown;
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (json) {
+    // JSON is parsed by JSON.parse and located by a scan of the text when a diagnostic asks:
+    // reading a large spec (GitHub's is 13 MB) through the YAML parser takes most of its absorption
+    let data: unknown;
     try {
       data = JSON.parse(text);
     } catch (e) {
       const msg = (e as Error).message;
       const at = /position (\d+)/.exec(msg);
+      const lineCounter = new LineCounter();
+      const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
       const pos = at ? lineCounter.linePos(Number(at[1])) : undefined;
       const lc = pos ?? (doc.errors[0] ? lineCounter.linePos(doc.errors[0].pos[0]) : undefined);
       diags.push({ severity: 'error', message: `invalid JSON: ${msg.replace(/^JSON\.parse: /, '')}`, file: display, line: lc?.line, column: lc?.col });
       return undefined;
     }
-  } else {
-    if (doc.errors.length > 0) {
-      for (const err of doc.errors.slice(0, 5)) {
-        const lc = lineCounter.linePos(err.pos[0]);
-        diags.push({ severity: 'error', message: `invalid YAML: ${err.message.split('\n')[0]}`, file: display, line: lc.line, column: lc.col });
-      }
-      return undefined;
+    let lines: number[] | undefined;
+    return {
+      data,
+      locate(pointer) {
+        const offset = jsonOffset(text, pointerSegments(pointer));
+        if (offset === undefined) return undefined;
+        lines ??= lineStarts(text);
+        let lo = 0;
+        let hi = lines.length - 1;
+        while (lo < hi) {
+          const mid = (lo + hi + 1) >> 1;
+          if (lines[mid] <= offset) lo = mid;
+          else hi = mid - 1;
+        }
+        return { line: lo + 1, column: offset - lines[lo] + 1 };
+      },
+    };
+  }
+  const lineCounter = new LineCounter();
+  let data: unknown;
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    for (const err of doc.errors.slice(0, 5)) {
+      const lc = lineCounter.linePos(err.pos[0]);
+      diags.push({ severity: 'error', message: `invalid YAML: ${err.message.split('\n')[0]}`, file: display, line: lc.line, column: lc.col });
     }
-    try {
-      data = doc.toJS({ maxAliasCount: 1000 });
-    } catch (e) {
-      diags.push({ severity: 'error', message: `invalid YAML: ${(e as Error).message}`, file: display });
-      return undefined;
-    }
+    return undefined;
+  }
+  try {
+    data = doc.toJS({ maxAliasCount: 1000 });
+  } catch (e) {
+    diags.push({ severity: 'error', message: `invalid YAML: ${(e as Error).message}`, file: display });
+    return undefined;
   }
   const usable = doc.errors.length === 0;
   return {
@@ -212,4 +233,85 @@ function parseText(text: string, display: string, formatHint: string, diags: Spe
       return { line: lc.line, column: lc.col };
     },
   };
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/** The offset in valid JSON `text` of the value at `segments` (of the key, for the last segment in an object), else the deepest one found. */
+function jsonOffset(text: string, segments: string[]): number | undefined {
+  const ws = (i: number) => {
+    while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+    return i;
+  };
+  const stringEnd = (i: number) => {
+    for (i++; i < text.length; i++) {
+      const c = text[i];
+      if (c === '\\') i++;
+      else if (c === '"') return i + 1;
+    }
+    return i;
+  };
+  // the end of the value starting at i (iterative: any depth)
+  const valueEnd = (i: number) => {
+    let depth = 0;
+    for (; i < text.length; i++) {
+      const c = text[i];
+      if (c === '"') {
+        i = stringEnd(i) - 1;
+        if (depth === 0) return i + 1;
+      } else if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') {
+        depth--;
+        if (depth === 0) return i + 1;
+        if (depth < 0) return i;
+      } else if (depth === 0 && (c === ',' || isSpace(c.charCodeAt(0)))) return i;
+    }
+    return i;
+  };
+  let pos = ws(0);
+  for (let s = 0; s < segments.length; s++) {
+    const seg = segments[s];
+    const last = s === segments.length - 1;
+    const open = text[pos];
+    let found: number | undefined;
+    let keyAt = pos;
+    if (open === '{') {
+      let i = ws(pos + 1);
+      while (i < text.length && text[i] === '"') {
+        keyAt = i;
+        const end = stringEnd(i);
+        const key = JSON.parse(text.slice(i, end)) as string;
+        i = ws(ws(end) + 1); // past ':'
+        if (key === seg) {
+          found = i;
+          break;
+        }
+        i = ws(valueEnd(i));
+        if (text[i] === ',') i = ws(i + 1);
+      }
+    } else if (open === '[') {
+      const index = Number(seg);
+      if (!Number.isInteger(index) || index < 0) return pos;
+      let i = ws(pos + 1);
+      for (let k = 0; i < text.length && text[i] !== ']'; k++) {
+        if (k === index) {
+          found = i;
+          keyAt = i;
+          break;
+        }
+        i = ws(valueEnd(i));
+        if (text[i] === ',') i = ws(i + 1);
+      }
+    }
+    if (found === undefined) return pos;
+    if (last) return keyAt;
+    pos = found;
+  }
+  return pos;
 }

@@ -10,6 +10,7 @@ import { IDENTITY_KINDS, type IdentityHandle } from './identity.js';
 import type { Redactor, Vault } from './vault.js';
 import { KNOWLEDGE_TOOLS } from '../knowledge/tools.js';
 import { jsonSchemaIssues } from '../absorb/reply.js';
+import { jsonDropNulls } from '../absorb/request.js';
 import type { KnowledgeSession } from '../knowledge/store.js';
 import { RE2JS } from 're2js';
 import { MCP_TOOLS } from '../mcp/tools.js';
@@ -535,6 +536,8 @@ export const STD_TOOLS: Record<string, PureTool | EffectTool> = {
   json_pretty: { effect: false, run: jsonPretty },
   // the validator `infer` uses, for the replies of absorbed APIs (runtime/absorb/reply.ts)
   json_schema_issues: { effect: false, run: jsonSchemaIssues },
+  // an absorbed operation's request body without the optional fields left out (runtime/absorb/request.ts)
+  json_drop_nulls: { effect: false, run: jsonDropNulls },
   time_now_ms: { effect: true, capability: 'none (clock; journaled)', run: (ctx) => timeNowMs(ctx) },
   time_now_iso: { effect: true, capability: 'none (clock; journaled)', run: (ctx) => timeNowIso(ctx) },
   time_format_iso: { effect: false, run: timeFormatIso },

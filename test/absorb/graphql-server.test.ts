@@ -141,7 +141,8 @@ for_each(found);
 `.replace('for_each(found);', `
 let describe = turn(r: Book | Author) -> Str {
     if r.__typename == "Book" { return "book " + r.title; }
-    return "author " + r.name;
+    if r.__typename == "Author" { return "author " + r.name; }
+    return "neither";
 };
 call("echo", describe(found[0]));
 call("echo", describe(found[1]));
