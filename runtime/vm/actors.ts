@@ -110,6 +110,13 @@ export function scopeResult(rt: ActorRuntime, rec: ScopeRecord): ScopeResult {
     case 'fail_fast':
       if (rec.decidedBy !== null) return { done: true, error: outcomeValue(rt, rt.process(rec.decidedBy)!) };
       return { done: true, value: tasks.map((t) => outcomeValue(rt, t)) };
+    case 'best_effort': {
+      // every task ran to its end: the successes and the failures, each in spawn order; never an error
+      const results: Value[] = [];
+      const failures: Value[] = [];
+      for (const t of tasks) (t.status === DONE ? results : failures).push(gatheredValue(rt, t));
+      return { done: true, value: msg([['results', results], ['failures', failures]]) };
+    }
     case 'first_success': {
       if (rec.decidedBy !== null) return { done: true, value: outcomeValue(rt, rt.process(rec.decidedBy)!) };
       const errors = tasks.map((t) => outcomeValue(rt, t));
