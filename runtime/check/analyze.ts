@@ -717,11 +717,12 @@ class Analyzer implements TypeResolver {
 
   private scopeBlock(e: A.ScopeExpr, scope: FunctionScope): StaticType {
     if (!(SCOPE_POLICIES as readonly string[]).includes(e.policy.name)) {
-      this.report(e.policy.span, `unknown scope policy \`${e.policy.name}\`: use fail_fast, wait_all or first_success`, 'scope-policy');
+      this.report(e.policy.span, `unknown scope policy \`${e.policy.name}\`: use fail_fast, wait_all, first_success or best_effort`, 'scope-policy');
     }
     scope.openScopes++;
     this.statements(e.body.body, scope);
     scope.openScopes--;
+    if (e.policy.name === 'best_effort') return { kind: 'Map' }; // {"results": [...], "failures": [ChildError...]}
     return e.policy.name === 'first_success' ? ANY : { kind: 'List', element: ANY };
   }
 

@@ -81,7 +81,7 @@ export const Op = {
   INVOKE_EXIT: 75, // the kept context comes back (a throw out of the invocation does this too)
   // issue 4: lifecycles (numbered from 90, clear of the inference issue's additions)
   RECEIVE_T: 90, // pop ms: the next message, or null once ms have passed
-  SCOPE_ENTER: 91, // policy: open a scope (0 fail_fast, 1 wait_all, 2 first_success)
+  SCOPE_ENTER: 91, // policy: open a scope (0 fail_fast, 1 wait_all, 2 first_success, 3 best_effort)
   SCOPE_EXIT: 92, // wait for the scope's tasks per its policy; push their results
   TASK: 93, // pop closure: start it as a task of the innermost scope; push its pid
   DETACH: 94, // pop closure: start it as a process owned by the runtime; push its pid

@@ -432,7 +432,7 @@ export interface InvokeExpr extends NodeBase {
 }
 
 /** The failure policies of `scope`; a policy's position here is also its bytecode operand. */
-export const SCOPE_POLICIES = ['fail_fast', 'wait_all', 'first_success'] as const;
+export const SCOPE_POLICIES = ['fail_fast', 'wait_all', 'first_success', 'best_effort'] as const;
 export type ScopePolicy = (typeof SCOPE_POLICIES)[number];
 
 /** `scope wait_all { task ..; }`: concurrent tasks owned by the scope, under an explicit failure policy. */

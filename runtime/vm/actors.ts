@@ -10,6 +10,7 @@
 import { DONE, FAILED, type Process, type ScopePolicy, type ScopeRecord, type Waiting } from './process.js';
 import { PidVal, StructVal, VMError, render, typeName, unwrap, type Value } from '../values/index.js';
 import { Context } from '../context/index.js';
+import { limitsArg, limitsValue } from './budgets.js';
 
 export { SCOPE_POLICIES } from '../syntax/ast.js';
 
@@ -110,6 +111,13 @@ export function scopeResult(rt: ActorRuntime, rec: ScopeRecord): ScopeResult {
     case 'fail_fast':
       if (rec.decidedBy !== null) return { done: true, error: outcomeValue(rt, rt.process(rec.decidedBy)!) };
       return { done: true, value: tasks.map((t) => outcomeValue(rt, t)) };
+    case 'best_effort': {
+      // every task ran to its end: the successes and the failures, each in spawn order; never an error
+      const results: Value[] = [];
+      const failures: Value[] = [];
+      for (const t of tasks) (t.status === DONE ? results : failures).push(gatheredValue(rt, t));
+      return { done: true, value: msg([['results', results], ['failures', failures]]) };
+    }
     case 'first_success': {
       if (rec.decidedBy !== null) return { done: true, value: outcomeValue(rt, rt.process(rec.decidedBy)!) };
       const errors = tasks.map((t) => outcomeValue(rt, t));
@@ -192,7 +200,7 @@ export function processEnded(rt: ActorRuntime, p: Process): void {
   p.monitors = [];
   for (const id of p.peek('waiters')) {
     const w = rt.process(id);
-    if (w && w.waiting === 'wait') rt.wake(w);
+    if (w && (w.waiting === 'wait' || w.waiting === 'select')) rt.wake(w);
   }
   p.waiters = [];
 }
@@ -372,6 +380,11 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
       ['type', 'Progress'],
       ['value', rt.copy(args[0])],
     ]));
+    // a `select` waiting on this process's events (runtime/vm/select.ts)
+    for (const id of p.peek('waiters')) {
+      const w = rt.process(id);
+      if (w && w.waiting === 'select') rt.wake(w);
+    }
     return null;
   },
   /** every process the VM knows, with its state */
@@ -384,6 +397,27 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
     if (timedWait(rt, p, millis('sleep', args[0]))) return null;
     p.waiting = 'sleep';
     return BLOCK;
+  },
+  /**
+   * `budget({"alloc": N, "steps": M, "time_ms": T})`: limits of the caller's own from now on (any
+   * subset; 0 or missing = none); past one, it fails with a BudgetExhausted error (budgets.ts)
+   */
+  budget(_rt, p, args) {
+    arity('budget', args, 1);
+    const limits = limitsArg('budget', args[0]);
+    limits.allocFrom = p.spent;
+    p.steps = 0;
+    p.timeMs = 0;
+    p.limits = limits;
+    return limitsValue(limits);
+  },
+  /** `task_budget({...})` inside a scope block: the limits each task of the innermost scope started from now on gets */
+  task_budget(_rt, p, args) {
+    arity('task_budget', args, 1);
+    const rec = p.scopes[p.scopes.length - 1];
+    if (!rec) throw new VMError('task_budget runs only inside a `scope` block');
+    rec.taskLimits = limitsArg('task_budget', args[0]);
+    return limitsValue(rec.taskLimits);
   },
   /** milliseconds since the run started, on the scheduler's clock */
   now(rt, _p, args) {

@@ -35,6 +35,9 @@ import { ProcessTable, finishProcess, type LifecycleRuntime } from './lifecycle.
 import { RunQueue, seededRandom } from './run-queue.js';
 import { failureMessage, processSite, runtimeErrorValue, siteOf, stackTrace } from './sites.js';
 import { Timers } from './timers.js';
+import { MESSAGE_COST, budgetError, type BudgetKind, type Limits } from './budgets.js';
+import { Mailbox } from './mailbox.js';
+import { select } from './select.js';
 
 export * from '../values/index.js';
 export { render as renderValue } from '../values/index.js';
@@ -52,7 +55,9 @@ export interface RunOptions {
   maxSteps?: number;
   /**
    * allocation budget, in cells of about 8 bytes (runtime/vm/alloc.ts): the lists, maps, structs,
-   * text, closures and processes the run makes, summed over the run; default 50_000_000; 0 = unlimited
+   * text, closures and processes the run makes, and the messages it queues, summed over the run;
+   * default 50_000_000; 0 = unlimited. A process other than main that spends the last of it fails
+   * alone (runtime/vm/budgets.ts)
    */
   maxAlloc?: number;
   /** wall-clock budget of the run in this OS process, in milliseconds; default none (0) */
@@ -117,6 +122,10 @@ export class VM implements LifecycleRuntime {
   private inExec = false;
   /** the process that ran or resumed last: where an allocation made outside `exec` is blamed */
   private current: Process | undefined;
+  /** processes past a limit of their own, to fail at the next safe point (budgets.ts) */
+  private overBudget: Process[] = [];
+  /** the process whose charge took the run's allocation budget below 0 */
+  private blamed: Process | undefined;
   /** budget left when `exec` returned */
   private left = 0;
   private readonly toolEnv: ToolEnv;
@@ -182,22 +191,34 @@ export class VM implements LifecycleRuntime {
    * Spends `n` units of the allocation budget. Inside `exec` an exhausted budget throws (the
    * instruction does not complete); elsewhere the scheduler ends the run at its next safe point.
    */
-  charge(n: number): void {
-    if ((this.allocLeft -= n) < 0 && this.inExec) throw ALLOC_EXHAUSTED;
+  charge(n: number, to: Process | undefined = this.current): void {
+    this.allocLeft -= n;
+    if (to !== undefined) {
+      // budgets.ts: charged to the process that spends it (a message: to its receiver)
+      to.spent += n;
+      const limits = to.limits;
+      if (limits !== null && limits.alloc > 0 && to.spent - limits.allocFrom > limits.alloc && to.over === null) {
+        to.over = 'alloc';
+        this.overBudget.push(to);
+      }
+      if (this.allocLeft < 0) this.blamed ??= to;
+    }
+    // only the running process stops mid-instruction: it is the one that fails
+    if (this.inExec && to === this.current && (this.allocLeft < 0 || to?.over != null)) throw ALLOC_EXHAUSTED;
   }
 
-  /** A deep copy for another process (a message, a spawned closure, a result), charged to the budget. */
-  copy(v: Value, memo?: Map<object, unknown>): Value {
+  /** A deep copy for another process (a message, a spawned closure, a result), charged to the budget (of `to`, else the running process). */
+  copy(v: Value, memo?: Map<object, unknown>, to?: Process): Value {
     if (v === null || typeof v !== 'object') return v;
     if (memo === undefined && v instanceof ClosureVal && v.cells.length === 0) {
       // a closure over nothing (a typical spawned body): what `isolate` would make, without its memo
-      this.charge(closureCost(0));
+      this.charge(closureCost(0), to);
       return new ClosureVal(v.proto, [], v.name);
     }
     const seen = memo ?? new Map<object, unknown>();
     const before = seen.size;
     const out = isolate(v, seen);
-    if (seen.size > before) this.charge(copiedCost(seen, before));
+    if (seen.size > before) this.charge(copiedCost(seen, before), to);
     return out;
   }
 
@@ -249,7 +270,10 @@ export class VM implements LifecycleRuntime {
           lastYield = performance.now();
         }
         if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
-        if (this.allocLeft < 0) return this.allocExhausted();
+        if (this.allocLeft < 0 || this.overBudget.length > 0) {
+          const end = this.settleBudgets();
+          if (end) return end;
+        }
         // debugger hook: a slice a debugger stop cut short goes on first, as if it had not stopped
         const carried = this.debugSlice;
         this.debugSlice = 0;
@@ -267,12 +291,15 @@ export class VM implements LifecycleRuntime {
         let slice = carried > 0 ? carried : this.queue.slice(SLICE, SEEDED_SLICE);
         if (this.maxSteps > 0) slice = Math.min(slice, this.maxSteps - this.used);
         if (slice <= 0) return this.budgetExhausted(p);
+        const limits = p.limits;
+        if (limits !== null && limits.steps > 0) slice = Math.min(slice, Math.max(1, limits.steps - p.steps));
+        const started = limits !== null && limits.timeMs > 0 ? performance.now() : 0;
         this.current = p;
         this.inExec = true;
         const st = this.exec(p, slice);
         this.inExec = false;
         this.used += slice - this.left;
-        if (this.allocLeft < 0) return this.allocExhausted();
+        if (limits !== null) this.spendOwn(p, limits, slice - this.left, started, st);
         switch (st) {
           case YIELD:
             if (this.maxSteps > 0 && this.used >= this.maxSteps) return this.budgetExhausted(p);
@@ -292,6 +319,10 @@ export class VM implements LifecycleRuntime {
             this.startEffect(p);
             break;
         }
+        if (this.allocLeft < 0 || this.overBudget.length > 0) {
+          const end = this.settleBudgets();
+          if (end) return end;
+        }
         if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
       }
       if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
@@ -300,7 +331,10 @@ export class VM implements LifecycleRuntime {
       // sleepers would spin, since no timer may fire after the stop.
       if (this.durable?.stoppedNow) return this.failRun(main, 'the durable run stopped', true);
       const woke = await this.awaitEffectOrTimer();
-      if (this.allocLeft < 0) return this.allocExhausted();
+      if (this.allocLeft < 0 || this.overBudget.length > 0) {
+        const end = this.settleBudgets();
+        if (end) return end;
+      }
       if (!woke) {
         // Nothing can ever run again. Detached processes that wait forever end with the run.
         if (main.finished) return this.outcome(main);
@@ -389,6 +423,55 @@ export class VM implements LifecycleRuntime {
       p.timedOut = true;
       this.wake(p);
     }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Per-process budgets (budgets.ts)
+
+  /** After a slice of `p`, which has limits of its own: its steps and time. */
+  private spendOwn(p: Process, limits: Limits, steps: number, started: number, st: number): void {
+    p.steps += steps;
+    if (limits.timeMs > 0) p.timeMs += performance.now() - started;
+    if (st === DONE || st === FAILED || p.over !== null) return;
+    const over: BudgetKind | null = limits.steps > 0 && p.steps >= limits.steps ? 'steps' : limits.timeMs > 0 && p.timeMs >= limits.timeMs ? 'time' : null;
+    if (over) {
+      p.over = over;
+      this.overBudget.push(p);
+    }
+  }
+
+  /**
+   * Fails every process past a limit of its own; then, if the run's allocation budget is spent, the
+   * process that spent its last cell (its spending is returned to the run: its values die with it).
+   * The run ends only when the main process is to blame, or the budget is still spent.
+   */
+  private settleBudgets(): RunOutcome | undefined {
+    const over = this.overBudget;
+    this.overBudget = [];
+    for (const p of over) {
+      if (p.finished || p.over === null) continue;
+      const limits = p.limits!;
+      const limit = p.over === 'alloc' ? limits.alloc : p.over === 'steps' ? limits.steps : limits.timeMs;
+      if (p === this.main) return this.failRun(p, budgetError(p.over, limit, 0, false).get('message') as string, false);
+      this.failOnBudget(p, budgetError(p.over, limit, this.site(p).line, false));
+    }
+    if (this.allocLeft >= 0) return undefined;
+    const blamed = this.blamed;
+    this.blamed = undefined;
+    if (blamed === undefined || blamed === this.main || blamed.finished) return this.allocExhausted();
+    this.failOnBudget(blamed, budgetError('alloc', this.maxAlloc, this.site(blamed).line, true));
+    return this.allocLeft < 0 ? this.allocExhausted() : undefined;
+  }
+
+  /** `p` fails with `error` (it cannot catch it); what it spent goes back to the run. */
+  private failOnBudget(p: Process, error: Map<string, Value>): void {
+    if (p.status === EFFECT) this.effects.abortFor(p, error.get('message') as string);
+    this.timers.delete(p);
+    p.failure = { value: error, site: this.site(p), stack: this.stackTrace(p) };
+    p.inbox = new Mailbox();
+    this.allocLeft += p.spent;
+    p.spent = 0;
+    this.finish(p, FAILED);
   }
 
   // ActorRuntime (runtime/vm/actors.ts)
@@ -496,8 +579,9 @@ export class VM implements LifecycleRuntime {
 
   deliver(to: Process, message: Value): void {
     if (to.finished) return;
+    this.charge(MESSAGE_COST, to); // a message is charged to its receiver (budgets.ts)
     to.inbox.push(message);
-    if (to.waiting === 'receive') this.wake(to);
+    if (to.waiting === 'receive' || to.waiting === 'select') this.wake(to);
   }
 
   private finish(p: Process, st: number): void {
@@ -1159,6 +1243,34 @@ export class VM implements LifecycleRuntime {
               let argc = code[ip++];
               const target = unwrap(stack[sp - argc - 1]);
               if (typeof target === 'string') {
+                if (target === 'select') {
+                  // select.ts: the first ready arm; its `then` closure is called with the value
+                  const chosen = select(this, p, toolArgs(stack.slice(sp - argc, sp)));
+                  if (chosen === BLOCK) {
+                    frame.ip = ip - 2; // ask again when woken
+                    p.sp = sp;
+                    this.left = budget;
+                    return BLOCKED;
+                  }
+                  sp -= argc + 1;
+                  const then = chosen.then === undefined ? undefined : unwrap(chosen.then);
+                  if (then === undefined) {
+                    stack[sp++] = new Map<string, Value>([['branch', chosen.branch], ['value', chosen.value]]);
+                    break;
+                  }
+                  if (!(then instanceof ClosureVal)) throw new VMError(`select: arm ${chosen.index}'s "then" must be a closure, got ${typeName(then)}`);
+                  const recvAt = sp;
+                  stack[sp++] = then;
+                  stack[sp++] = chosen.value;
+                  frame.ip = ip;
+                  sp = this.enter(p, then, fns[then.proto].arity === 0 ? (sp--, 0) : 1, recvAt + 1, recvAt);
+                  frame = p.frames[p.frames.length - 1];
+                  code = fns[frame.proto].code;
+                  consts = fns[frame.proto].consts;
+                  ip = 0;
+                  bp = frame.bp;
+                  break;
+                }
                 if (Object.hasOwn(PROCESS_TOOLS, target)) {
                   let result = PROCESS_TOOLS[target](this, p, toolArgs(stack.slice(sp - argc, sp)));
                   if (this.durable && target === 'now') result = this.durable.clock(p, result as number); // issue 5
@@ -1475,6 +1587,7 @@ export class VM implements LifecycleRuntime {
               const child = this.spawn(p, this.copy(c) as ClosureVal, [], false);
               if (rec) {
                 rec.tasks.push(child.id);
+                if (rec.taskLimits) child.limits = { ...rec.taskLimits, allocFrom: child.spent };
                 child.ownerScope = { pid: p.id, scope: rec.id };
               } else {
                 child.detached = true;
@@ -1490,7 +1603,7 @@ export class VM implements LifecycleRuntime {
               if (!(pid instanceof PidVal)) throw new VMError(`send expects a pid, got ${typeName(pid)}`);
               const to = this.procs.get(pid.id);
               if (to?.effect?.kind === 'tool' && to.effect.request.name === REMOTE_CHILD_TOOL) throw new VMError(`process #${to.id} runs on another worker (Restate placement): it has no mailbox here`);
-              if (to && !to.finished) this.deliver(to, this.copy(msg));
+              if (to && !to.finished) this.deliver(to, this.copy(msg, undefined, to));
               stack[sp - 1] = null;
               break;
             }

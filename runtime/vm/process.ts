@@ -4,6 +4,7 @@ import { Context } from '../context/index.js';
 import type { PendingEffect } from '../ports/effect.js';
 import type { ClosureVal, Value } from '../values/index.js';
 import { Mailbox } from './mailbox.js';
+import type { BudgetKind, Limits } from './budgets.js';
 
 export const READY = 0;
 export const BLOCKED = 1;
@@ -62,7 +63,7 @@ export interface InvokeRecord {
   handlers: number;
 }
 
-export type Waiting = 'receive' | 'gather' | 'scope' | 'join' | 'wait' | 'sleep';
+export type Waiting = 'receive' | 'gather' | 'scope' | 'join' | 'wait' | 'sleep' | 'select';
 
 import type { ScopePolicy } from '../syntax/ast.js';
 export type { ScopePolicy };
@@ -76,6 +77,8 @@ export interface ScopeRecord {
   handlers: number;
   /** the task that decided the scope: fail_fast's first failure, first_success's first success */
   decidedBy: number | null;
+  /** `call("task_budget", ...)`: the limits each task started from then on gets (budgets.ts) */
+  taskLimits?: Limits;
 }
 
 /** The rarely used lists of a process, read without making them through `Process.peek`. */
@@ -99,6 +102,10 @@ class ProcessRare {
   cancelReason = '';
   deadline: number | null = null;
   timedOut = false;
+  limits: Limits | null = null;
+  steps = 0;
+  timeMs = 0;
+  over: BudgetKind | null = null;
 }
 
 export class Process {
@@ -129,6 +136,8 @@ export class Process {
   }
   /** the messages waiting, oldest first (mailbox.ts: O(1) enqueue and dequeue) */
   inbox = new Mailbox();
+  /** allocation cells charged to this process: what it made, and the messages it was sent (budgets.ts) */
+  spent = 0;
   /** the waiting messages as a new list (a copy: for snapshots and inspection; pushing to it sends nothing) */
   get mailbox(): Value[] {
     return this.inbox.toArray();
@@ -247,6 +256,34 @@ export class Process {
   }
   set timedOut(v: boolean) {
     if (v || this.rare) this.more.timedOut = v;
+  }
+  // ---- budgets (runtime/vm/budgets.ts)
+  /** its own limits, if any */
+  get limits(): Limits | null {
+    return this.rare?.limits ?? null;
+  }
+  set limits(v: Limits | null) {
+    if (v !== null || this.rare) this.more.limits = v;
+  }
+  /** steps and milliseconds of slices spent (counted only while it has limits) */
+  get steps(): number {
+    return this.rare?.steps ?? 0;
+  }
+  set steps(v: number) {
+    if (v !== 0 || this.rare) this.more.steps = v;
+  }
+  get timeMs(): number {
+    return this.rare?.timeMs ?? 0;
+  }
+  set timeMs(v: number) {
+    if (v !== 0 || this.rare) this.more.timeMs = v;
+  }
+  /** the budget it has exhausted: it fails at the scheduler's next safe point */
+  get over(): BudgetKind | null {
+    return this.rare?.over ?? null;
+  }
+  set over(v: BudgetKind | null) {
+    if (v !== null || this.rare) this.more.over = v;
   }
   /** runtime events of this process (spawned, progress, exit) — never part of a model context */
   get events(): Value[] {
