@@ -17,6 +17,7 @@ import { scalingBenchmarks } from './scaling.js';
 import { coldStartBenchmarks } from './coldstart.js';
 import { agentBenchmarks } from './agent.js';
 import { restateBenchmarks } from './restate.js';
+import { turnV1Benchmarks } from './turn-v1.js';
 import { comparison, previousRun } from './history.js';
 
 async function main(): Promise<void> {
@@ -35,10 +36,13 @@ async function main(): Promise<void> {
   rows.push(...(await coldStartBenchmarks())); // needs dist/ (npm run build)
   rows.push(...(await restateBenchmarks())); // needs dist/: restate-server + `turn serve` workers (docs/scale-out.md)
   inSection('Store, durability and editor (anchors measured in the same run)', rows);
+  // Turn v1 as a peer: only with TURN_V1_BIN (bench/turn-v1.ts), else one line saying it was skipped
+  const v1 = turnV1Benchmarks();
+  rows.push(...inSection('Turn v1, side by side (TURN_V1_BIN; whole processes, alternated)', v1.rows));
   const seconds = (Date.now() - started) / 1000;
   const table = markdownTable(rows);
   const date = new Date().toISOString();
-  const header = `Measured ${date} on ${machine()}; load average ${load.toFixed(2)} at the start; the run took ${seconds.toFixed(0)} s.`;
+  const header = `Measured ${date} on ${machine()}; load average ${load.toFixed(2)} at the start; the run took ${seconds.toFixed(0)} s.${v1.skipped ? `\n\n${v1.skipped}.` : ''}`;
   process.stdout.write(`${header}\n\n${table}\n`);
   const dir = path.join(__dirname, 'results');
   fs.mkdirSync(dir, { recursive: true });
