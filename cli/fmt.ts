@@ -6,12 +6,14 @@
 // 64 the command line is wrong.
 import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { formatSource } from '../runtime/index.js';
+import { formatDiagnostic, formatSource, parseSource } from '../runtime/index.js';
 import { InputError, decodeSource, readSourceText } from '../runtime/index.js';
+import { turnFiles } from './files.js';
+import { shownPath } from './report.js';
 
 const CODES = { ok: 0, wouldChange: 1, error: 2, usage: 64 } as const;
 
-export const FMT_USAGE = 'usage: turn fmt [--check] FILE... (or `turn fmt -` to format standard input to standard output)';
+export const FMT_USAGE = 'usage: turn fmt [--check] FILE|FOLDER... (a folder: the .tn files under it; `turn fmt -` formats standard input to standard output)';
 
 export async function fmtCommand(args: string[]): Promise<number> {
   let parsed;
@@ -35,7 +37,12 @@ export async function fmtCommand(args: string[]): Promise<number> {
     return formatStdin(check);
   }
   let code: number = CODES.ok;
-  for (const file of files) {
+  const found = turnFiles(files);
+  for (const m of found.missing) {
+    process.stderr.write(`turn: ${m}: no such file or folder\n`);
+    code = CODES.error;
+  }
+  for (const file of found.files) {
     let text: string;
     try {
       text = readSourceText(file);
@@ -47,7 +54,7 @@ export async function fmtCommand(args: string[]): Promise<number> {
     }
     const result = await formatSource(text);
     if (!result.ok) {
-      process.stderr.write(`${file}:${result.line}:${result.column}: ${result.message}\n`);
+      process.stderr.write(await syntaxError(file, text, result));
       code = CODES.error;
       continue;
     }
@@ -75,10 +82,22 @@ async function formatStdin(check: boolean): Promise<number> {
   }
   const result = await formatSource(text);
   if (!result.ok) {
-    process.stderr.write(`<stdin>:${result.line}:${result.column}: ${result.message}\n`);
+    process.stderr.write(await syntaxError('<stdin>', text, result));
     return CODES.error;
   }
   if (check) return result.changed ? CODES.wouldChange : CODES.ok;
   process.stdout.write(result.text);
   return CODES.ok;
+}
+
+/**
+ * What is wrong with a file that does not format: its syntax errors as `turn check` reports them
+ * (the same place, the same words), then that it was left as it was.
+ */
+async function syntaxError(file: string, text: string, result: { line: number; column: number; message: string }): Promise<string> {
+  const shown = file === '<stdin>' ? file : shownPath(file);
+  const parsed = await parseSource(shown, text);
+  const errors = parsed.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length === 0) return `${shown}:${result.line}:${result.column}: ${result.message}\n`;
+  return errors.map((d) => formatDiagnostic(parsed.file, d) + '\n').join('') + `${shown}: not formatted: fix the syntax errors first\n`;
 }

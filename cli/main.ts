@@ -5,7 +5,8 @@
 import packageJson from '../package.json';
 import { compileProgram, RunSetupError } from '../runtime/index.js';
 import { AUTHORITY_USAGE } from './run-options.js';
-import { EXIT, UsageError, parse, singleFile } from './usage.js';
+import { EXIT, UsageError, parse } from './usage.js';
+import { turnFiles } from './files.js';
 import { printSetupError } from './report.js';
 
 export { EXIT, UsageError } from './usage.js';
@@ -14,7 +15,8 @@ const USAGE = `usage: turn <command> [options]
 
 commands:
   run FILE      compile and run a Turn program
-  check FILE    report diagnostics without running (same format and exit code as run);
+  check PATH... report diagnostics without running (same format and exit code as run); a folder
+                stands for the .tn files under it;
                 --refresh-schemas fetches the URL specs of use schema::... again; --offline fetches
                 nothing at compile time (cached specs only); run takes both too; --allow-run CMD
                 lets it launch a stdio MCP server of use schema::mcp({...}) to list its tools
@@ -24,7 +26,8 @@ commands:
   runs          list the runs in a store, with their status
   inspect RUN   a run's processes, context tiers, memory, mailboxes, pending/unknown effects, journal tail
   resolve RUN STEP --ok JSON | --error MESSAGE | --retry   settle an effect whose outcome is unknown
-  fmt FILE...   format files in place (--check: change nothing, exit 1 if a file would change)
+  fmt PATH...   format files (or the .tn files under a folder) in place (--check: change nothing,
+                exit 1 if a file would change)
   serve --restate-admin ADMIN_URL [--port N] [--advertise URL] [--ingress URL]
                 a worker hosting Turn runs on Restate, registered with its admin API (docs/scale-out.md)
   submit FILE --restate URL [--wait] [--spread] [run options]
@@ -119,8 +122,25 @@ const VERSION = packageJson.version;
 
 async function checkCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { 'refresh-schemas': { type: 'boolean' }, offline: { type: 'boolean' }, 'allow-run': { type: 'string', multiple: true } });
-  const file = singleFile(positionals, 'check');
+  if (positionals.length === 0) throw new UsageError('`turn check` needs a FILE or FOLDER');
   if (values.offline && values['refresh-schemas']) throw new UsageError('--offline and --refresh-schemas cannot be used together');
+  const { files, missing } = turnFiles(positionals);
+  // one FILE is checked as before (a missing one is the loader's message); a folder is its .tn files
+  if (positionals.length === 1 && files.length <= 1 && missing.length <= 1) return checkOne(files[0] ?? positionals[0], values);
+  let code: number = EXIT.ok;
+  for (const m of missing) {
+    process.stderr.write(`turn: ${m}: no such file or folder\n`);
+    code = EXIT.compileError;
+  }
+  if (files.length === 0 && missing.length === 0) {
+    process.stderr.write(`turn: no .tn files under ${positionals.join(', ')}\n`);
+    return EXIT.compileError;
+  }
+  for (const file of files) code = Math.max(code, await checkOne(file, values));
+  return code;
+}
+
+async function checkOne(file: string, values: { 'refresh-schemas'?: boolean; offline?: boolean; 'allow-run'?: string[] }): Promise<number> {
   try {
     const allowRun = ((values['allow-run'] ?? []) as string[]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
     const { diagnostics } = await compileProgram(file, { refreshSchemas: values['refresh-schemas'] === true, fetchSchemas: values.offline !== true, authority: { allowRun } });
@@ -140,7 +160,7 @@ export function runAsProcess(argv: string[]): void {
     },
     (e: unknown) => {
       if (e instanceof UsageError) {
-        process.stderr.write(`turn: ${e.message}\n\n${USAGE}\n`);
+        process.stderr.write(`turn: ${e.message}\nrun \`turn help\` for the commands and their options\n`);
         process.exitCode = EXIT.usage;
         return;
       }

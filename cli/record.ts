@@ -1,16 +1,23 @@
 // `turn record RUN [--store DIR] [--test FILE] [--name NAME]` (docs/testing.md): a stored run's model
 // exchanges become the recording of a test, so a bug seen in a real run is a test in one command.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CassetteError, defaultStoreDir, openStore, recordRun, RecordError, StoreError, storeMessage, type RunStore } from '../runtime/index.js';
+import { CassetteError, defaultStoreDir, openStore, STORE_FILE, recordRun, RecordError, StoreError, storeMessage, type RunStore } from '../runtime/index.js';
 import { EXIT, UsageError, err, parse } from './usage.js';
 
 export async function recordCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { store: { type: 'string' }, test: { type: 'string' }, name: { type: 'string' } });
   if (positionals.length !== 1) throw new UsageError(`\`turn record\` takes a RUN id, got ${positionals.length} argument(s)`);
   if (values.test !== undefined && !values.test.endsWith('_test.tn')) throw new UsageError(`--test must name a test file (*_test.tn), got \`${values.test}\``);
+  const folder = values.store !== undefined ? path.resolve(values.store) : defaultStoreDir();
+  if (!fs.existsSync(path.join(folder, STORE_FILE))) {
+    // reading a run creates no store (nor its .gitignore)
+    err(`turn: there is no Turn store in ${folder}, so no run to find there (check --store or $TURN_STORE_DIR)`);
+    return EXIT.runtimeError;
+  }
   let store: RunStore;
   try {
-    store = openStore(values.store !== undefined ? path.resolve(values.store) : defaultStoreDir());
+    store = openStore(folder);
   } catch (e) {
     err(`turn: ${storeMessage(e)}`);
     return EXIT.runtimeError;

@@ -2,11 +2,26 @@
 // located run-time error, a suspended or waiting durable run; each with its exit code.
 import { formatDiagnostic, RunSetupError, type FileDiagnostic, type JournalEntry, type Run, type RunResult } from '../runtime/index.js';
 import type { StdoutLines } from './output.js';
+import * as path from 'node:path';
 import { EXIT, UsageError, err } from './usage.js';
+
+/**
+ * How the command line shows a program's path, in compile and run-time errors alike: relative to
+ * the working directory when the file is under it, else absolute.
+ */
+export function shownPath(p: string): string {
+  if (p.startsWith('std:') || p.startsWith('<')) return p;
+  const abs = path.resolve(p);
+  const rel = path.relative(process.cwd(), abs);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : abs;
+}
 
 /** Prints a setup error (and/or diagnostics) and returns its exit code; a usage error is thrown on. */
 export function printSetupError(e: RunSetupError | undefined, diagnostics: FileDiagnostic[] = e?.diagnostics ?? []): number {
-  for (const { file, diagnostic } of diagnostics) err(formatDiagnostic(file, diagnostic));
+  for (const { file, diagnostic } of diagnostics) {
+    const line = formatDiagnostic(file, diagnostic);
+    err(line.startsWith(file.path + ':') ? shownPath(file.path) + line.slice(file.path.length) : line);
+  }
   if (!e) return EXIT.ok;
   switch (e.kind) {
     case 'usage':
@@ -44,8 +59,8 @@ export async function reportResult(run: Run, result: RunResult, stdout: StdoutLi
       return EXIT.ok;
     case 'failed': {
       const e = result.error;
-      let text = `${e.path}:${e.line}:${e.column}: runtime error: ${e.message}\n`;
-      for (const line of stackTraceLines(e.stack.slice(1))) text += line + '\n';
+      let text = `${shownPath(e.path)}:${e.line}:${e.column}: runtime error: ${e.message}\n`;
+      for (const line of stackTraceLines(e.stack.slice(1).map((f) => ({ ...f, path: shownPath(f.path) })))) text += line + '\n';
       process.stderr.write(text);
       return EXIT.runtimeError;
     }

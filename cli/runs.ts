@@ -4,9 +4,10 @@
 //   turn inspect RUN [--store DIR] [--json]    processes, tiers, memory, mailboxes, open effects, journal tail
 //   turn resolve RUN STEP --ok JSON | --error MESSAGE | --retry   settle an unknown outcome
 // (`turn run --store` is in run.ts.) The logic is the runtime's (runtime/durable, runtime/run).
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  bytesJson, defaultStoreDir, inspectRun, storeMessage, openStore, resumeRun, RunSetupError, settleUnknown, ResumeRefused, StoreError,
+  bytesJson, defaultStoreDir, inspectRun, storeMessage, openStore, STORE_FILE, resumeRun, RunSetupError, settleUnknown, ResumeRefused, StoreError,
   type RunInspection, type RunStatus, type RunStore,
 } from '../runtime/index.js';
 import { reportInterrupted, withInterrupts } from './interrupt.js';
@@ -16,11 +17,17 @@ import { printSetupError, reportResult } from './report.js';
 import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
 import { EXIT, UsageError, err, numberOption, parse } from './usage.js';
 
-/** Opens the store (`--store DIR`, else the default), runs `f`, closes it; store errors exit 1. */
-async function withStore(dir: string | undefined, f: (store: RunStore) => Promise<number>): Promise<number> {
+/**
+ * Opens the store (`--store DIR`, else the default), runs `f`, closes it; store errors exit 1.
+ * These commands read or settle runs that exist: a folder without a store is not created (nor its
+ * .gitignore); `none` says what that means for the command.
+ */
+async function withStore(dir: string | undefined, f: (store: RunStore) => Promise<number>, none: (folder: string) => number = noStore): Promise<number> {
+  const folder = dir !== undefined ? path.resolve(dir) : defaultStoreDir();
+  if (!fs.existsSync(path.join(folder, STORE_FILE))) return none(folder);
   let store: RunStore;
   try {
-    store = openStore(dir !== undefined ? path.resolve(dir) : defaultStoreDir());
+    store = openStore(folder);
   } catch (e) {
     err(`turn: ${storeMessage(e)}`);
     return EXIT.runtimeError;
@@ -41,6 +48,11 @@ async function withStore(dir: string | undefined, f: (store: RunStore) => Promis
       // already closed or broken
     }
   }
+}
+
+function noStore(folder: string): number {
+  err(`turn: there is no Turn store in ${folder}, so no run to find there (check --store or $TURN_STORE_DIR)`);
+  return EXIT.runtimeError;
 }
 
 export async function durableCommand(command: string, args: string[]): Promise<number> {
@@ -113,6 +125,10 @@ async function runs(args: string[]): Promise<number> {
       const open = store.readJournal(r.id).filter((e) => e.status === 'intent' || e.status === 'unknown').length;
       process.stdout.write(`${r.id}  ${r.status.padEnd(9)}  ${new Date(r.updatedAt).toISOString()}  ${r.entry}${open ? `  (${open} open effect${open === 1 ? '' : 's'})` : ''}\n`);
     }
+    return EXIT.ok;
+  }, (folder) => {
+    if (values.json) return EXIT.ok;
+    process.stdout.write(`no runs (there is no Turn store in ${folder})\n`);
     return EXIT.ok;
   });
 }
