@@ -253,6 +253,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     close: () => {
       trace?.close();
       knowledge.close();
+      if (model.provider.kind === 'local') void model.provider.dispose?.();
     },
   };
 }

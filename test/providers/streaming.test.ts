@@ -160,24 +160,32 @@ test('bounds: the wire schema bounds confidence to [0, 1] and max_tokens is deri
   assert.equal(s2.received[0].body.max_tokens, 99);
 });
 
-test('bounds: digits without end stop at max_tokens (a server that honours it), and the cut-off reply is re-asked, bounded', async () => {
+test('bounds: digits without end stop at max_tokens (a server that honours it); the complete value is kept, the runaway confidence dropped', async () => {
   const s = await serve(() => ({ digits: GOOD, honour: true }));
   const r = await run(spec(s, '&max_tokens=64'));
-  const e = okJson(r) as Record<string, unknown>;
-  assert.equal(e.reason, 'invalid');
-  assert.match(String(e.message), /cut off at the output token limit/);
-  assert.equal(s.received.length, 3);
-  assert.ok(s.chunks.every((n) => n <= 70), `each reply stopped near the bound: ${s.chunks.join(', ')}`);
+  assert.deepEqual(okJson(r), [GOOD, 0.5], 'the value binds; its confidence is unreported (0.5)');
+  assert.equal(s.received.length, 1);
+  assert.ok(s.chunks[0] <= 70, `the reply stopped near the bound: ${s.chunks[0]} chunks`);
+  const reply = r.events.find((x) => x.kind === 'infer.reply') as Extract<RunEvent, { kind: 'infer.reply' }>;
+  assert.equal(reply.confidence?.source, 'unreported');
+  assert.ok(reply.repairs.some((x) => /cut off at the output token limit inside its confidence/.test(x)));
 });
 
 test('bounds: a grammar-less server that ignores max_tokens is cut off by the host shortly past the bound', async () => {
   const s = await serve(() => ({ digits: GOOD, honour: false, everyMs: 1 }));
   const r = await run(spec(s, '&max_tokens=40&retries=0'));
-  const e = okJson(r) as Record<string, unknown>;
-  assert.match(String(e.message), /cut off at the output token limit/);
+  assert.deepEqual(okJson(r), [GOOD, 0.5]);
   const reply = r.events.find((x) => x.kind === 'infer.reply') as Extract<RunEvent, { kind: 'infer.reply' }>;
   assert.equal(reply.finishReason, 'length');
   assert.ok(reply.raw.length < 200, `stopped reading shortly past 40 tokens (${reply.raw.length} characters)`);
+});
+
+test('bounds: a reply cut off inside its value is still a failed attempt, re-asked', async () => {
+  const s = await serve(() => ({ stream: '{"value": {"ok": true, "label": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', finish: 'length' }));
+  const r = await run(spec(s));
+  const e = okJson(r) as Record<string, unknown>;
+  assert.match(String(e.message), /after 3 attempts: \/: the reply was cut off at the output token limit/);
+  assert.equal(s.received.length, 3);
 });
 
 // ---- through the run API: --seed, --temperature, --max-tokens and self-consistency
