@@ -20,12 +20,12 @@ export interface ModelServer {
   close(): Promise<void>;
 }
 
-export async function startModelServer(modelPath: string, options: { contextSize?: number } = {}): Promise<ModelServer> {
+export async function startModelServer(modelPath: string, options: { contextSize?: number; threads?: number } = {}): Promise<ModelServer> {
   const { getLlama, LlamaChatSession } = await importModule('node-llama-cpp');
   const t0 = performance.now();
   const llama = await getLlama({ gpu: false, logLevel: 'error' });
   const model = await llama.loadModel({ modelPath });
-  const context = await model.createContext({ contextSize: options.contextSize ?? 4096, sequences: 1 });
+  const context = await model.createContext({ contextSize: options.contextSize ?? 4096, sequences: 1, ...(options.threads ? { threads: options.threads } : {}) });
   const sequence = context.getSequence();
   const loadMs = Math.round(performance.now() - t0);
   const grammars = new Map<string, Promise<unknown>>();
