@@ -95,7 +95,7 @@ function transport(spec: string, o: Map<string, string>): Partial<TransportOptio
   const t: Partial<TransportOptions> = {};
   const set = <K extends keyof TransportOptions>(key: K, option: string) => {
     const v = num(spec, o, option, 0);
-    if (v !== undefined) t[key] = v as TransportOptions[K];
+    if (v !== undefined) t[key] = v;
   };
   set('connectTimeoutMs', 'connect_timeout_ms');
   set('firstByteTimeoutMs', 'first_byte_timeout_ms');

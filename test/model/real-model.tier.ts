@@ -28,7 +28,7 @@ let server: ModelServer;
 
 before(async () => {
   // a plain .mjs script, shared with the command line
-  const { ensureModel } = (await import('./install.mjs')) as { ensureModel(): { file: string; ms: number; cached: boolean } };
+  const { ensureModel } = await import('./install.mjs');
   const installed = ensureModel();
   modelFile = installed.file;
   figures['install'] = installed.cached ? 'cached (0 s)' : `${(installed.ms / 1000).toFixed(1)} s`;
@@ -125,7 +125,16 @@ test('a run killed during a streamed call resumes without asking again for the r
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-model-kill-'));
   fs.writeFileSync(
     path.join(dir, 'two.tn'),
-    'struct Pet { name: Str, indoor: Bool };\ncontext.system("You answer about pets.");\nlet a = try { infer Pet { "Describe a cat."; } } catch (e) { e };\ncall("echo", "first done");\nlet b = try { infer Pet { "Describe a dog."; } } catch (e) { e };\nreturn [a, b];\n',
+    [
+      'struct Pet { name: Str, indoor: Bool };',
+      'context.system("You answer about pets.");',
+      'let ask = turn(what: Str) { try { return infer Pet { "Describe " + what + "."; }; } catch (e) { return e; } };',
+      'let a = ask("a cat");',
+      'call("echo", "first done");',
+      'let b = ask("a dog");',
+      'return [a, b];',
+      '',
+    ].join('\n'),
   );
   const model = `openai:gemma-3-270m?base_url=${encodeURIComponent(server.url + '/v1')}&logprobs=0`;
   const asked = server.received.length;
@@ -134,10 +143,11 @@ test('a run killed during a streamed call resumes without asking again for the r
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  let ended = false;
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => ((ended = true), resolve(code))));
   const t0 = Date.now();
   while (!(stdout.includes('first done') && server.received.length >= asked + 2)) {
-    if (Date.now() - t0 > 240_000) throw new Error(`the run did not reach its second call: ${stdout} ${stderr}`);
+    if (ended || Date.now() - t0 > 240_000) throw new Error(`the run did not reach its second call: ${stdout} ${stderr}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   child.kill('SIGKILL'); // a kill, not an interruption: nothing gets to clean up
@@ -149,4 +159,5 @@ test('a run killed during a streamed call resumes without asking again for the r
   assert.equal(server.received.length, before + 1, 'only the call in flight is asked again');
   const last = server.received[server.received.length - 1].messages as { content: string }[];
   assert.match(last[last.length - 1].content, /^Describe a dog\./);
+  assert.doesNotMatch(resumed.stdout, /^first done$/m, 'a line the replayed part printed is not printed again');
 });

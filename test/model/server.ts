@@ -9,7 +9,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- node-llama-cpp is an optional peer whose types this file does not depend on */
 const importModule = new Function('s', 'return import(s)') as (s: string) => Promise<any>;
 
 export interface ModelServer {

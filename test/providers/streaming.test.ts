@@ -153,7 +153,7 @@ test('bounds: the wire schema bounds confidence to [0, 1] and max_tokens is deri
   assert.equal(wire.properties.confidence.maximum, 1);
   const sent = s.received[0].body;
   assert.equal(sent.max_tokens, defaultMaxTokens(wire));
-  assert.ok((sent.max_tokens as number) >= MIN_MAX_TOKENS);
+  assert.ok(Number(sent.max_tokens) >= MIN_MAX_TOKENS);
   // the spec's max_tokens overrides it
   const s2 = await serve(() => ({ stream: envelope(GOOD) }));
   okJson(await run(spec(s2, '&max_tokens=99')));
@@ -212,7 +212,7 @@ test('--seed and --temperature reach the model call and the journal (meta.sampli
   assert.deepEqual(reply.meta?.sampling, { seed: 7, temperature: 0.25, maxTokens: 300 });
   // the journal holds the reply with what was sent
   const { openStore } = await import('../../runtime/store/index.js');
-  const st = await openStore(store);
+  const st = openStore(store);
   try {
     const runs = st.listRuns();
     const journal = st.readJournal(runs[0].id);
@@ -239,4 +239,22 @@ test('self-consistency: k samples, agreement as the confidence (source agreement
   assert.equal(reply.confidence?.agreeing, 2);
   assert.equal((reply.meta?.samples as unknown[]).length, 3);
   assert.ok(events.some((e) => e.kind === 'infer.delta' && e.sample === 3));
+});
+
+test('turn inspect shows each journaled reply\'s confidence and its source (agreement here)', async () => {
+  const s = await serve((_, n) => ({ stream: envelope(n === 1 ? { ok: false, label: 'no' } : GOOD, 0.9) }));
+  const store = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-inspect-store-'));
+  const { result } = await runProgram(PROGRAM, { model: spec(s), consistency: 3, store });
+  assert.equal(result.kind, 'done');
+  const { openStore } = await import('../../runtime/store/index.js');
+  const { inspectRun } = await import('../../runtime/durable/inspect.js');
+  const st = openStore(store);
+  try {
+    const infer = inspectRun(st, st.listRuns()[0].id).journal.filter((e) => e.kind === 'infer' && e.status === 'ok');
+    assert.equal(infer.length, 1, 'the three samples are one journaled step');
+    assert.equal(infer[0].confidence?.source, 'agreement');
+    assert.ok(Math.abs(infer[0].confidence!.value - 2 / 3) < 1e-12);
+  } finally {
+    st.close();
+  }
 });
