@@ -8,6 +8,8 @@ import { render } from '../values/index.js';
 import { bytesJson } from './index.js';
 import { currentHash, decisions, getRun, type Decision } from './runs.js';
 import { logicalKey } from './keys.js';
+import { replyConfidence } from '../infer/confidence.js';
+import type { InferReply } from '../infer/types.js';
 
 export interface JournalEntryView {
   seq: number;
@@ -24,6 +26,8 @@ export interface JournalEntryView {
   idempotent: boolean;
   request: unknown;
   payload: unknown;
+  /** an `infer` step's reply: its confidence and where it came from (agreement, logprobs, reported, unreported) */
+  confidence?: { value: number; source: string };
 }
 
 export interface ProcessInspection {
@@ -78,7 +82,18 @@ function entryView(runId: string, e: JournalEntry, decided: Map<number, Decision
     idempotent: e.idempotent,
     request: decoded(e.request),
     payload: decoded(e.payload),
+    ...(e.kind === 'infer' && e.status === 'ok' ? confidenceOf(e.payload) : {}),
   };
+}
+
+function confidenceOf(payload: Uint8Array | null | undefined): { confidence?: { value: number; source: string } } {
+  if (!payload) return {};
+  try {
+    const reply = bytesJson(payload) as InferReply;
+    return reply && typeof reply === 'object' ? { confidence: replyConfidence(reply) } : {};
+  } catch {
+    return {};
+  }
 }
 
 export function inspectRun(store: RunStore, id: string, tail = 20): RunInspection {

@@ -8,7 +8,7 @@
 //   2. otherwise the confidence the model reported beside the value (`{"value", "confidence"}`),
 //      clamped to [0, 1];
 //   3. otherwise UNREPORTED_CONFIDENCE: nothing is known, so neither sure nor wrong.
-import type { TokenLogprob } from './types.js';
+import type { InferReply, TokenLogprob } from './types.js';
 
 export const UNREPORTED_CONFIDENCE = 0.5;
 
@@ -89,4 +89,24 @@ export function chooseConfidence(
   }
   if (reported !== undefined) return { value: reported, source: 'reported', reported };
   return { value: UNREPORTED_CONFIDENCE, source: 'unreported' };
+}
+
+/**
+ * The confidence a journaled reply gave and where it came from, without its schema (for
+ * `turn inspect`): agreement, log-probabilities, the envelope's self-report, else unreported.
+ */
+export function replyConfidence(reply: InferReply): { value: number; source: ConfidenceSource } {
+  let reported: number | undefined;
+  if (typeof reply.text === 'string') {
+    try {
+      const j = JSON.parse(reply.text) as { confidence?: unknown } | null;
+      if (j && typeof j === 'object' && typeof j.confidence === 'number' && Number.isFinite(j.confidence)) reported = clamp(j.confidence);
+    } catch {
+      // not an envelope: nothing reported
+    }
+  }
+  if (reported === undefined && typeof reply.confidence === 'number') reported = clamp(reply.confidence);
+  const lp = reply.logprobs && reply.logprobs.length > 0 ? logprobConfidence(reply.text, reply.logprobs) : null;
+  const c = chooseConfidence(reported, lp, reply.agreement);
+  return { value: c.value, source: c.source };
 }

@@ -57,14 +57,22 @@ export function interpret(
   let reported: number | undefined;
   if (typeof reply.text === 'string') {
     raw = reply.text;
+    let text = raw;
     if (reply.finishReason === 'length') {
-      return {
-        raw,
-        issues: [{ path: '', message: 'the reply was cut off at the output token limit (finish_reason: length)' }],
-        repairs,
-      };
+      // A grammar that does not bound a number lets a weak model write a confidence's digits
+      // until the limit: a value complete before it is kept, the confidence dropped.
+      const salvaged = beforeConfidence(raw);
+      if (salvaged === undefined) {
+        return {
+          raw,
+          issues: [{ path: '', message: 'the reply was cut off at the output token limit (finish_reason: length)' }],
+          repairs,
+        };
+      }
+      text = salvaged;
+      repairs.push('the reply was cut off at the output token limit inside its confidence: kept the value, ignored the confidence');
     }
-    const parsed = parseReply(raw, schema.type === 'string');
+    const parsed = parseReply(text, schema.type === 'string');
     repairs.push(...parsed.repairs);
     if (!parsed.ok) return { raw, issues: [{ path: '', message: parsed.error! }], repairs };
     const j = parsed.value;
@@ -112,6 +120,19 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
     for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') work.push([x, depth + 1]);
   }
   return false;
+}
+
+/** A cut-off envelope whose value is complete and whose `confidence` was being written: the envelope without it. */
+function beforeConfidence(text: string): string | undefined {
+  const m = /,\s*"confidence"\s*:\s*-?[0-9.eE+-]*\s*$/.exec(text);
+  if (!m) return undefined;
+  const head = text.slice(0, m.index).trimEnd();
+  try {
+    const j = JSON.parse(head + '}') as unknown;
+    return isEnvelope(j) ? head + '}' : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function isEnvelope(j: unknown): j is { value: unknown; confidence?: unknown } {

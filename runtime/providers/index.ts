@@ -5,6 +5,8 @@
 //   ollama:MODEL[?OPTIONS]      openai: with base_url http://127.0.0.1:11434/v1 and no key needed
 //   anthropic:MODEL[?OPTIONS]
 //   wasm:PATH[?OPTIONS]         a Turn v1 provider driver (WebAssembly; runtime/providers/wasm.ts)
+//   llama:PATH.gguf[?OPTIONS]   a GGUF model in process with node-llama-cpp (runtime/providers/llama.ts):
+//                               context_size, threads, gpu (0|1), max_tokens, temperature
 // OPTIONS are `key=value` pairs joined by `&`: base_url, api_key_env, max_tokens, temperature,
 // stream (1|0), and the transport's connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms,
 // timeout_ms (the total of one attempt), retries, backoff_ms, max_wait_ms, concurrency; for openai
@@ -14,6 +16,7 @@ import { anthropicProvider, ANTHROPIC_DEFAULT_BASE } from './anthropic.js';
 import { mockProvider } from './mock.js';
 import { OPENAI_DEFAULT_BASE, openaiProvider } from './openai.js';
 import { scriptProvider } from './script.js';
+import { llamaOptions, llamaProvider } from './llama.js';
 import { ModelConfigError, type Provider, type TransportOptions } from './types.js';
 import { loadWasmDriver, parseSecretNames, type WasmDriver } from './wasm.js';
 
@@ -25,6 +28,7 @@ export { scriptProvider, parseScript } from './script.js';
 export { openaiProvider, strictCompatible, type OpenAIOptions } from './openai.js';
 export { anthropicProvider, TOOL_NAME, type AnthropicOptions } from './anthropic.js';
 export { chatTurns } from './messages.js';
+export { llamaProvider, loadLlamaModule, LLAMA_PACKAGE, type LlamaOptions, type LlamaProvider } from './llama.js';
 export { loadWasmDriver, inferEnvelope, driverReply, MEMORY_CAP_BYTES, MAX_DRIVER_BYTES, type WasmDriver, type DriverAccess } from './wasm.js';
 
 /**
@@ -91,7 +95,7 @@ function transport(spec: string, o: Map<string, string>): Partial<TransportOptio
   const t: Partial<TransportOptions> = {};
   const set = <K extends keyof TransportOptions>(key: K, option: string) => {
     const v = num(spec, o, option, 0);
-    if (v !== undefined) t[key] = v as TransportOptions[K];
+    if (v !== undefined) t[key] = v;
   };
   set('connectTimeoutMs', 'connect_timeout_ms');
   set('firstByteTimeoutMs', 'first_byte_timeout_ms');
@@ -180,6 +184,10 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
       transport: transport(spec, o),
     };
   }
+  if (kind === 'llama') {
+    const o = options(spec, query, ['context_size', 'threads', 'gpu', 'max_tokens', 'temperature']);
+    return { provider: llamaProvider(llamaOptions(spec, model, (k) => o.get(k))), transport: {} };
+  }
   if (kind === 'wasm') {
     if (!model) throw new ModelConfigError('`wasm:PATH` needs the path of a driver module (.wasm)');
     const o = options(spec, query, ['secret', 'call_timeout_ms', ...TRANSPORT]);
@@ -193,5 +201,5 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
     const driver = loadWasmDriver(model, bytes, { secrets: parseSecretNames(spec, o.get('secret')), callTimeoutMs: num(spec, o, 'call_timeout_ms', 1) });
     return { provider: driver.provider, transport: transport(spec, o), driver };
   }
-  throw new ModelConfigError(`unknown model \`${spec}\`: use mock, script:FILE, openai:MODEL, ollama:MODEL, anthropic:MODEL or wasm:PATH`);
+  throw new ModelConfigError(`unknown model \`${spec}\`: use mock, script:FILE, openai:MODEL, ollama:MODEL, anthropic:MODEL, wasm:PATH or llama:PATH.gguf`);
 }

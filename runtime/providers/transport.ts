@@ -40,7 +40,7 @@ export interface CancellableIO extends InferIO {
 
 /** The host's model call for any provider. A local provider (mock, script) answers at once. */
 export function exchangeFor(provider: Provider, options: Partial<TransportOptions> = {}, secrets: SecretSource = envSecrets, dial: Dial = (u) => u): Exchange {
-  if (provider.kind === 'local') return async (request) => provider.answer(request);
+  if (provider.kind === 'local') return async (request, io) => provider.answer(request, io);
   const opts = { ...DEFAULT_TRANSPORT, ...options };
   return (request, io) => httpExchange(provider, request, opts, secrets, dial, io);
 }

@@ -2,13 +2,15 @@
 // reply; an HTTP provider (OpenAI-compatible, Anthropic) turns a request into the description of
 // an HTTP call and an HTTP response into a reply. Neither performs I/O nor sees a secret: the
 // host (transport.ts) sends the call, injecting the credential named by `auth` at that moment.
-import type { InferReply, InferRequest } from '../infer/types.js';
+import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 
 export interface LocalProvider {
   kind: 'local';
   /** e.g. `mock`, `script:replies.json` */
   name: string;
-  answer(request: InferRequest): InferReply;
+  answer(request: InferRequest, io?: InferIO): InferReply | Promise<InferReply>;
+  /** frees what it holds (an in-process model's context) when the run ends */
+  dispose?(): Promise<void>;
 }
 
 /** Where the host puts a credential: the provider names it, the host resolves it. */

@@ -262,6 +262,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
       void mcp.closeAll();
       trace?.close();
       knowledge.close();
+      if (model.provider.kind === 'local') void model.provider.dispose?.();
     },
   };
 }
