@@ -18,7 +18,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { checkSource } from '../check/index.js';
 import { formatDiagnostic } from '../diagnostics.js';
 import { typeToSchema, SchemaError, type StructInfo, type TypeEnv } from '../infer/schema.js';
-import { readSourceText, InputError } from '../load.js';
+import { readSourceText } from '../load.js';
 import { turnString } from '../absorb/module.js';
 import { startRun } from '../run/run.js';
 import { RunSetupError } from '../run/errors.js';
@@ -191,7 +191,7 @@ function toolServer(file: string, tools: ServedTool[], options: ServeOptions): S
     const log = (line: string): void => {
       void extra.sendNotification({ method: 'notifications/message', params: { level: 'info', logger: tool.name, data: line } }).catch(() => undefined);
     };
-    return callServedTool(file, tool, (request.params.arguments ?? {}) as Record<string, unknown>, options.run, log);
+    return callServedTool(file, tool, (request.params.arguments ?? {}), options.run, log);
   });
   return server;
 }
