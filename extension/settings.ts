@@ -13,6 +13,8 @@ export interface RunSettings {
   allowRead: string[];
   allowWrite: string[];
   allowEnv: string[];
+  /** commands programs may launch as stdio MCP servers (`turn.run.allowRun`, as `--allow-run`) */
+  allowRun: string[];
   approveEffects: string[];
   /** the model-call budget of a run (0 or unset: none) */
   maxModelCalls: number | undefined;
@@ -42,6 +44,7 @@ export function readRunSettings(get: SettingsGet): RunSettings {
     allowRead: strings(get<string[]>('run.allowRead', [])),
     allowWrite: strings(get<string[]>('run.allowWrite', [])),
     allowEnv: strings(get<string[]>('run.allowEnv', [])),
+    allowRun: strings(get<string[]>('run.allowRun', [])),
     approveEffects: strings(get<string[]>('run.approveEffects', [])),
     maxModelCalls: count(get<number | null>('run.maxModelCalls', null)),
     maxSteps: count(get<number | null>('run.maxSteps', null)),
@@ -82,6 +85,7 @@ export function runOptionsFromSettings(s: RunSettings, cwd: string, extra: Pick<
       allowRead: resolveDirs(s.allowRead, cwd),
       allowWrite: resolveDirs(s.allowWrite, cwd),
       allowEnv: s.allowEnv,
+      allowRun: s.allowRun,
       approveEffects: s.approveEffects,
       ...(s.maxModelCalls !== undefined ? { maxModelCalls: s.maxModelCalls } : {}),
       ...extra,
@@ -94,7 +98,7 @@ export function cliArgsFromSettings(s: RunSettings, cwd: string): string[] {
   const args = ['--model', s.model];
   const list = (flag: string, xs: string[]) => (xs.length > 0 ? [flag, xs.join(',')] : []);
   args.push(...list('--allow-net', s.allowNet), ...list('--allow-read', resolveDirs(s.allowRead, cwd)), ...list('--allow-write', resolveDirs(s.allowWrite, cwd)));
-  args.push(...list('--allow-env', s.allowEnv), ...list('--approve-effects', s.approveEffects));
+  args.push(...list('--allow-env', s.allowEnv), ...list('--allow-run', s.allowRun), ...list('--approve-effects', s.approveEffects));
   if (s.maxModelCalls !== undefined) args.push('--max-model-calls', String(s.maxModelCalls));
   if (s.maxSteps !== undefined) args.push('--max-steps', String(s.maxSteps));
   if (s.maxAlloc !== undefined) args.push('--max-alloc', String(s.maxAlloc));

@@ -30,7 +30,7 @@ export async function absorbSchema(protocol: Protocol | string, source: string |
     diagnostics.push({ severity: 'error', message: `unknown schema protocol "${protocol}" (supported: ${PROTOCOLS.join(', ')})`, file: shown });
     return empty();
   }
-  if (protocol === 'mcp' && (typeof source !== 'string' || /^https?:\/\//i.test(source))) return absorbLiveMcp(source, baseDir, options, diagnostics);
+  if (protocol === 'mcp' && (typeof source !== 'string' || /^https?:\/\//i.test(source))) return absorbLiveMcp(source, options, diagnostics);
   if (typeof source !== 'string') {
     diagnostics.push({ severity: 'error', message: `a ${protocol} spec is a file path or a URL`, file: shown });
     return empty();
@@ -131,7 +131,7 @@ function absorbJsonSchema(conv: SchemaConverter, formatHint: string): void {
 }
 
 /** A live MCP server: its tools/list, listed now or from the cache, absorbed like a saved one. */
-async function absorbLiveMcp(source: string | Record<string, unknown>, baseDir: string, options: AbsorbOptions, diagnostics: SpecDiagnostic[]): Promise<AbsorbResult> {
+async function absorbLiveMcp(source: string | Record<string, unknown>, options: AbsorbOptions, diagnostics: SpecDiagnostic[]): Promise<AbsorbResult> {
   const empty = (): AbsorbResult => ({ structs: [], operations: [], diagnostics });
   let spec: McpServerSpec;
   try {
@@ -147,7 +147,8 @@ async function absorbLiveMcp(source: string | Record<string, unknown>, baseDir: 
     refresh: options.refresh,
     contact: options.mcp?.contact ?? !!options.fetch,
     launch: options.mcp?.launch ?? false,
-    cwd: baseDir,
+    // relative commands and arguments resolve where the run will launch the server: the working directory
+    cwd: process.cwd(),
   });
   if (!listing.ok) {
     diagnostics.push({ severity: 'error', message: listing.message, file: display });

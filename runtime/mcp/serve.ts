@@ -18,7 +18,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { checkSource } from '../check/index.js';
 import { formatDiagnostic } from '../diagnostics.js';
 import { typeToSchema, SchemaError, type StructInfo, type TypeEnv } from '../infer/schema.js';
-import { readSourceText, InputError } from '../load.js';
+import { readSourceText } from '../load.js';
 import { turnString } from '../absorb/module.js';
 import { startRun } from '../run/run.js';
 import { RunSetupError } from '../run/errors.js';
@@ -125,8 +125,8 @@ function callProgram(file: string, tool: ServedTool, args: Record<string, unknow
 
 const failure = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 
-/** Performs one `tools/call`: a run of the program. */
-export async function callServedTool(file: string, tool: ServedTool, args: Record<string, unknown>, options: RunOptions): Promise<CallToolResult> {
+/** Performs one `tools/call`: a run of the program. `onLine`: each line it prints, as it prints it (sent as an MCP log message). */
+export async function callServedTool(file: string, tool: ServedTool, args: Record<string, unknown>, options: RunOptions, onLine?: (line: string) => void): Promise<CallToolResult> {
   const missing = tool.params.filter((p) => args[p.name] === undefined).map((p) => p.name);
   if (missing.length > 0) return failure(`${tool.name} needs ${missing.map((m) => `"${m}"`).join(', ')}`);
   const output: string[] = [];
@@ -134,7 +134,11 @@ export async function callServedTool(file: string, tool: ServedTool, args: Recor
   try {
     // standard input is the MCP connection: nobody can be asked, so an effect that needs approval is denied unless --approve all
     const authority = { ...options.authority, approve: options.authority?.approve ?? 'none' };
-    run = await startRun({ ...options, authority, file: callProgram(file, tool, args), onOutput: (line) => output.push(line) });
+    run = await startRun({ ...options, authority, file: callProgram(file, tool, args), onOutput: (line) => {
+        output.push(line);
+        onLine?.(line);
+      },
+    });
   } catch (e) {
     if (e instanceof RunSetupError) {
       const d = e.diagnostics.find((x) => x.diagnostic.severity === 'error');
@@ -176,14 +180,18 @@ export interface ServeOptions {
 /** One MCP server (the SDK's) answering `tools/list` and `tools/call` for `tools`. */
 function toolServer(file: string, tools: ServedTool[], options: ServeOptions): Server {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const server = new Server({ name: `turn:${path.basename(file)}`, version: options.version ?? '1.0.0' }, { capabilities: { tools: {} } });
+  // logging: what a call's run prints is sent to the client as log messages as it is printed
+  const server = new Server({ name: `turn:${path.basename(file)}`, version: options.version ?? '1.0.0' }, { capabilities: { tools: {}, logging: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}) })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) return failure(`no tool "${request.params.name}" (tools: ${tools.map((t) => t.name).join(', ')})`);
-    return callServedTool(file, tool, (request.params.arguments ?? {}) as Record<string, unknown>, options.run);
+    const log = (line: string): void => {
+      void extra.sendNotification({ method: 'notifications/message', params: { level: 'info', logger: tool.name, data: line } }).catch(() => undefined);
+    };
+    return callServedTool(file, tool, (request.params.arguments ?? {}), options.run, log);
   });
   return server;
 }

@@ -42,7 +42,7 @@ export function serverSpec(x: unknown): McpServerSpec {
   const passEnv = x.pass_env ?? [];
   if (!Array.isArray(passEnv) || !passEnv.every((a) => typeof a === 'string')) throw new McpError('"pass_env" of an MCP launch map must be a list of variable names');
   if (x.cwd !== undefined && typeof x.cwd !== 'string') throw new McpError('"cwd" of an MCP launch map must be a string');
-  return { kind: 'stdio', command: x.command, args: args as string[], env: env as Record<string, string>, passEnv: passEnv as string[], ...(x.cwd !== undefined ? { cwd: x.cwd as string } : {}) };
+  return { kind: 'stdio', command: x.command, args: args, env: env as Record<string, string>, passEnv: passEnv, ...(x.cwd !== undefined ? { cwd: x.cwd } : {}) };
 }
 
 /** One line naming the server, for messages and events (no environment values). */

@@ -18,7 +18,7 @@ describe('the turn.* settings, read once for the task, the panel and the debugge
   it('gives the run panel and the debugger the same authority as the terminal', () => {
     const s = readRunSettings(settingsGet({
       model: 'script:a.json', 'run.allowNet': ['127.0.0.1:*'], 'run.allowRead': ['data', '/abs'], 'run.allowWrite': ['out'],
-      'run.allowEnv': ['HOME'], 'run.approveEffects': ['network'], 'run.maxModelCalls': 3, 'run.maxSteps': 1000,
+      'run.allowEnv': ['HOME'], 'run.allowRun': ['node'], 'run.approveEffects': ['network'], 'run.maxModelCalls': 3, 'run.maxSteps': 1000,
       'run.maxAlloc': 5000, 'run.maxTimeSeconds': 7, 'run.toolTimeoutSeconds': 2, 'run.contextWorking': 100,
     }));
     const o = runOptionsFromSettings(s, '/w');
@@ -27,11 +27,11 @@ describe('the turn.* settings, read once for the task, the panel and the debugge
     assert.deepEqual([o.maxAlloc, o.maxTimeMs, o.toolTimeoutMs], [5000, 7000, 2000]);
     assert.deepEqual(o.context, { working: 100, episodic: undefined });
     assert.deepEqual(o.authority, {
-      allowNet: ['127.0.0.1:*'], allowRead: ['/w/data', '/abs'], allowWrite: ['/w/out'], allowEnv: ['HOME'], approveEffects: ['network'], maxModelCalls: 3,
+      allowNet: ['127.0.0.1:*'], allowRead: ['/w/data', '/abs'], allowWrite: ['/w/out'], allowEnv: ['HOME'], allowRun: ['node'], approveEffects: ['network'], maxModelCalls: 3,
     });
     assert.deepEqual(cliArgsFromSettings(s, '/w'), [
       '--model', 'script:a.json', '--allow-net', '127.0.0.1:*', '--allow-read', '/w/data,/abs', '--allow-write', '/w/out',
-      '--allow-env', 'HOME', '--approve-effects', 'network', '--max-model-calls', '3', '--max-steps', '1000',
+      '--allow-env', 'HOME', '--allow-run', 'node', '--approve-effects', 'network', '--max-model-calls', '3', '--max-steps', '1000',
       '--max-alloc', '5000', '--max-time', '7', '--tool-timeout', '2', '--context-working', '100',
     ]);
   });

