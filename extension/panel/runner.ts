@@ -18,7 +18,7 @@ import { emptyRun } from '../protocol/panel.js';
 import { WaitTracker } from './waits.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
 import { sharedStores } from '../runs/shared-store.js';
-import { storedRunView } from '../runs/stored-view.js';
+import { journalTimeline, storedRunView } from '../runs/stored-view.js';
 
 export interface RunnerOptions {
   file: string;
@@ -40,6 +40,8 @@ export class Runner {
   private run: Run | undefined;
   private readonly infers = new Map<string, InferView>();
   private readonly timeline: TimelineItem[] = [];
+  /** a resumed run's events come after its journal's earlier steps: their time from the journal's first */
+  private offsetMs = 0;
   private readonly tally = new Map<number, { demoted: { entries: number; tokens: number }; dropped: { entries: number; tokens: number } }>();
   /** per supervisor: children it spawned again after one of its children failed */
   private readonly restarts = new Map<number, number>();
@@ -93,6 +95,13 @@ export class Runner {
         },
         onEvent: (e: RunEvent) => this.onEvent(e),
       };
+      if (request) {
+        // the part before the resume: replayed steps emit no events, so they come from the journal,
+        // and the resumed part's events follow them on the journal's clock
+        const journal = held!.store.readJournal(request.runId);
+        this.timeline.push(...journalTimeline(journal));
+        if (journal.length > 0) this.offsetMs = Math.max(0, Date.now() - journal[0].createdAt);
+      }
       this.run = request ? await this.resume(request, held!.store, watch) : await startRun({ ...this.options.options, ...(held ? { store: held.store } : {}), file: this.options.file, ...watch });
       if (this.run.id !== undefined && storeDir !== undefined) {
         this.view.stored = { runId: this.run.id, storeDir };
@@ -267,8 +276,9 @@ export class Runner {
         summary = `HTTP retry ${e.attempt} (${e.reason})`;
         break;
     }
-    this.timeline.push(...this.waits.observe(e.seq, e.ms, this.run?.statuses() ?? [], (p) => this.siteOf(p)));
-    this.timeline.push({ seq: e.seq, ms: e.ms, kind: e.kind, pid, summary: clip(summary), state, site: this.siteOf(pid) });
+    const ms = e.ms + this.offsetMs;
+    this.timeline.push(...this.waits.observe(e.seq, ms, this.run?.statuses() ?? [], (p) => this.siteOf(p)));
+    this.timeline.push({ seq: e.seq, ms, kind: e.kind, pid, summary: clip(summary), state, site: this.siteOf(pid) });
     this.publishSoon();
   }
 
