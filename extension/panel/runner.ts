@@ -18,7 +18,7 @@ import { emptyRun } from '../protocol/panel.js';
 import { WaitTracker } from './waits.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
 import { sharedStores } from '../runs/shared-store.js';
-import { storedRunView } from '../runs/stored-view.js';
+import { journalTimeline, storedRunView } from '../runs/stored-view.js';
 
 export interface RunnerOptions {
   file: string;
@@ -34,12 +34,18 @@ export interface RunnerOptions {
 
 const MAX_TEXT = 4_000;
 const clip = (s: string): string => (s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) + ` … (${s.length - MAX_TEXT} more characters)` : s);
+/** how much of a streaming reply the panel keeps (its end) */
+const MAX_STREAMED = 4_000;
 
 export class Runner {
   readonly view: RunView;
   private run: Run | undefined;
   private readonly infers = new Map<string, InferView>();
   private readonly timeline: TimelineItem[] = [];
+  /** a resumed run's events come after its journal's earlier steps: their time from the journal's first */
+  private offsetMs = 0;
+  /** per infer attempt, the timeline item that follows its streamed reply */
+  private readonly streaming = new Map<string, TimelineItem>();
   private readonly tally = new Map<number, { demoted: { entries: number; tokens: number }; dropped: { entries: number; tokens: number } }>();
   /** per supervisor: children it spawned again after one of its children failed */
   private readonly restarts = new Map<number, number>();
@@ -93,6 +99,13 @@ export class Runner {
         },
         onEvent: (e: RunEvent) => this.onEvent(e),
       };
+      if (request) {
+        // the part before the resume: replayed steps emit no events, so they come from the journal,
+        // and the resumed part's events follow them on the journal's clock
+        const journal = held!.store.readJournal(request.runId);
+        this.timeline.push(...journalTimeline(journal));
+        if (journal.length > 0) this.offsetMs = Math.max(0, Date.now() - journal[0].createdAt);
+      }
       this.run = request ? await this.resume(request, held!.store, watch) : await startRun({ ...this.options.options, ...(held ? { store: held.store } : {}), file: this.options.file, ...watch });
       if (this.run.id !== undefined && storeDir !== undefined) {
         this.view.stored = { runId: this.run.id, storeDir };
@@ -175,7 +188,40 @@ export class Runner {
     return s ? { path: s.path, line: s.line } : null;
   }
 
-  private onEvent(e: RunEvent): void {
+  /**
+   * A streamed chunk of a model's reply (`{kind: 'infer.delta', pid, id, delta, tokens, elapsedMs}`,
+   * from providers that stream): the attempt's partial text grows, and one timeline item per
+   * attempt moves with it, so the pending model bar grows and says how many tokens came.
+   */
+  private onDelta(e: { seq?: number; ms?: number; id: string; pid: number; delta: string; tokens: number; elapsedMs: number }): void {
+    const view = this.infers.get(e.id);
+    const a = view?.attempts[view.attempts.length - 1];
+    if (!view || !a) return;
+    const text = (a.streamed?.text ?? '') + e.delta;
+    a.streamed = { text: text.length > MAX_STREAMED ? `…${text.slice(-MAX_STREAMED)}` : text, tokens: e.tokens, elapsedMs: e.elapsedMs };
+    const ms = (e.ms ?? this.timeline[this.timeline.length - 1]?.ms ?? 0) + (e.ms === undefined ? 0 : this.offsetMs);
+    const key = `${e.id}#${a.attempt}`;
+    let item = this.streaming.get(key);
+    if (!item) {
+      item = { seq: e.seq ?? this.timeline.length, ms, kind: 'infer.delta', pid: e.pid, summary: '', state: 'done', site: this.siteOf(e.pid) };
+      this.streaming.set(key, item);
+      this.timeline.push(item);
+    }
+    item.ms = Math.max(item.ms, ms);
+    item.summary = `streaming: ${e.tokens} tokens in ${(e.elapsedMs / 1000).toFixed(1)} s`;
+    this.publishSoon();
+  }
+
+  private onEvent(ev: RunEvent): void {
+    const loose = ev as unknown as { kind: string; id?: unknown; pid?: unknown; delta?: unknown; tokens?: unknown; elapsedMs?: unknown };
+    if (loose.kind === 'infer.delta') {
+      // the event of the streaming providers (runtime/infer's InferDelta, with the driver's id and pid)
+      if (typeof loose.id === 'string' && typeof loose.pid === 'number' && typeof loose.delta === 'string') {
+        this.onDelta({ ...(loose as { seq?: number; ms?: number }), id: loose.id, pid: loose.pid, delta: loose.delta, tokens: Number(loose.tokens) || 0, elapsedMs: Number(loose.elapsedMs) || 0 });
+      }
+      return;
+    }
+    const e = ev;
     const pid = 'pid' in e ? e.pid : null;
     if (pid !== null && !this.names.has(pid)) this.nameOf(pid, this.run?.processName(pid) ?? null);
     let summary: string = e.kind;
@@ -210,6 +256,7 @@ export class Runner {
         if (view && a) {
           if (e.kind === 'infer.reply') {
             a.raw = clip(e.raw);
+            a.streamed = null;
             a.repairs = e.repairs.slice();
             a.errors = e.errors.map((i) => `${i.path || '/'}: ${i.message}`);
             a.valid = e.valid;
@@ -267,8 +314,9 @@ export class Runner {
         summary = `HTTP retry ${e.attempt} (${e.reason})`;
         break;
     }
-    this.timeline.push(...this.waits.observe(e.seq, e.ms, this.run?.statuses() ?? [], (p) => this.siteOf(p)));
-    this.timeline.push({ seq: e.seq, ms: e.ms, kind: e.kind, pid, summary: clip(summary), state, site: this.siteOf(pid) });
+    const ms = e.ms + this.offsetMs;
+    this.timeline.push(...this.waits.observe(e.seq, ms, this.run?.statuses() ?? [], (p) => this.siteOf(p)));
+    this.timeline.push({ seq: e.seq, ms, kind: e.kind, pid, summary: clip(summary), state, site: this.siteOf(pid) });
     this.publishSoon();
   }
 

@@ -59,6 +59,8 @@ export interface InferAttemptView {
   errors: string[];
   valid: boolean | null;
   confidence: number | null;
+  /** the reply's text so far while a model streams it (an `infer.delta` event's sum), with its chunks and time */
+  streamed?: { text: string; tokens: number; elapsedMs: number } | null;
 }
 
 export interface InferView {
@@ -242,6 +244,7 @@ const attempt = obj({
   errors: arr(str),
   valid: nullable(bool),
   confidence: nullable(num),
+  streamed: optional(nullable(obj({ text: str, tokens: num, elapsedMs: num }))),
 });
 const infer = obj({ id: str, pid: num, type: str, site: nullable(site), attempts: arr(attempt), state: oneOf('pending', 'ok', 'failed') });
 const timeline = obj({

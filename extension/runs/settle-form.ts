@@ -28,7 +28,8 @@ export function settleDetail(step: UnknownStep): string {
       : 'Retry: not known to be safe — if the service can look a request up by its idempotency key, check there whether it ran; else look at its effect (the file, the charge) before choosing.',
     '',
     `Request of ${step.kind} ${step.name}:`,
-    pretty(step.request),
+    // the dialog collapses spaces: the indentation is kept as no-break spaces
+    pretty(step.request).replace(/^ +/gm, (spaces) => '\u00a0'.repeat(spaces.length)),
   ].join('\n');
 }
 

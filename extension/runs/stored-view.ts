@@ -3,7 +3,7 @@
 // the timeline. What a run printed is not stored, so a stored run shows no output. No `vscode`
 // import.
 import * as path from 'node:path';
-import { inspectRun, type RunStore } from '../../runtime/index.js';
+import { inspectRun, type JournalEntry, type RunStore } from '../../runtime/index.js';
 import { actorView, clip, json } from '../panel/actor-view.js';
 import type { ActorStatus, RunStatus, RunView, TimelineItem } from '../protocol/panel.js';
 import { emptyRun } from '../protocol/panel.js';
@@ -61,16 +61,34 @@ export function storedRunView(store: RunStore, runId: string, storeDir: string, 
       error: null,
     }));
   }
-  const journal = store.readJournal(runId);
-  const origin = journal[0]?.createdAt ?? 0;
-  view.timeline = journal.slice(-2_000).map((e): TimelineItem => ({
-    seq: e.seq,
-    ms: Math.max(0, e.createdAt - origin),
-    kind: `journal.${e.kind}`,
-    pid: e.pid >= 0 ? e.pid : null,
-    summary: clip(`${e.kind} ${e.name}: ${e.status}`),
-    state: e.status === 'unknown' ? 'unknown' : e.status === 'intent' ? 'pending' : 'done',
-    site: null,
-  }));
+  view.timeline = journalTimeline(store.readJournal(runId)).slice(-2_000);
   return view;
+}
+
+/**
+ * A journal as timeline items of the kinds a live run's events have (a model call or an effect is
+ * a request at the step's time and, once its outcome came, a reply), so the panel draws a stored
+ * run, and the part of a resumed run from before the resume, as it draws a live one. `ms` counts
+ * from the journal's first step.
+ */
+export function journalTimeline(journal: JournalEntry[]): TimelineItem[] {
+  const origin = journal[0]?.createdAt ?? 0;
+  const out: TimelineItem[] = [];
+  for (const e of journal) {
+    if (e.pid < 0 || (e.kind !== 'infer' && e.kind !== 'tool' && e.kind !== 'suspend')) continue;
+    const at = Math.max(0, e.createdAt - origin);
+    const done = e.completedAt === null ? null : Math.max(0, e.completedAt - origin);
+    const state: TimelineItem['state'] = e.status === 'unknown' ? 'unknown' : e.status === 'intent' ? 'pending' : 'done';
+    const base = { seq: e.seq, pid: e.pid, site: null };
+    if (e.kind === 'infer') {
+      out.push({ ...base, ms: at, kind: 'infer.request', summary: clip(`infer ${e.name} (step ${e.seq})`), state });
+      if (done !== null) out.push({ ...base, ms: done, kind: e.status === 'error' ? 'infer.error' : 'infer.reply', summary: e.status === 'error' ? `infer failed (step ${e.seq})` : `reply (step ${e.seq})`, state: 'done' });
+      continue;
+    }
+    const tool = e.kind === 'suspend' ? '__suspend' : e.name;
+    out.push({ ...base, ms: at, kind: 'tool.request', summary: clip(`effect ${tool}`), state });
+    // a suspend's wait lasts until the run resumes (the resumed run's reply closes it), not until its snapshot was written
+    if (done !== null && e.kind !== 'suspend') out.push({ ...base, ms: done, kind: 'tool.reply', summary: clip(`effect ${tool} ${e.status === 'error' ? 'failed' : 'done'}`), state: 'done' });
+  }
+  return out.sort((a, b) => a.ms - b.ms);
 }

@@ -66,6 +66,19 @@ export class RunsView implements vscode.TreeDataProvider<Node> {
     this.emitter.fire(undefined);
   }
 
+  private told = false;
+
+  /**
+   * The view's "no durable runs yet" welcome shows only once the view has listed the stores
+   * (`turn.runsListed`): VS Code shows a view's welcome while its extension is still activating,
+   * which said "no runs" for a workspace full of them.
+   */
+  private listed(): void {
+    if (this.told) return;
+    this.told = true;
+    void vscode.commands.executeCommand('setContext', 'turn.runsListed', true);
+  }
+
   /** The store folders of the open workspace folders. */
   dirs(): { dir: string; folder: string | undefined }[] {
     const folders = vscode.workspace.workspaceFolders ?? [];
@@ -77,6 +90,7 @@ export class RunsView implements vscode.TreeDataProvider<Node> {
     if (node?.kind === 'restate') return this.restateRuns(node.server);
     if (node?.kind === 'restateRun') return node.item.unknown.map((step) => ({ kind: 'restateStep', server: node.server, run: node.item, step }));
     if (node) return [];
+    this.listed();
     const server = restateServer();
     return server ? [...this.localRuns(), { kind: 'restate', server }] : this.localRuns();
   }

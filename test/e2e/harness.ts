@@ -298,7 +298,7 @@ export function codeServerSuite(prefix: string, options: SuiteOptions = {}): (na
 // The Runs view (runs.e2e.ts, panel-scale.e2e.ts)
 
 /**
- * Shows the Turn container's Runs view (unless it is showing already) with its Focus command.
+ * Shows the Turn container's Runs view (unless it is showing already) with View: Show Turn.
  * Whether it shows is the side bar's visibility, not its title's text: after a reload the side bar
  * may come back hidden with the Turn container's title still in the DOM (innerText of a hidden
  * element is its text), and the rows of a hidden view never render. The activity-bar icon is not
@@ -309,8 +309,12 @@ export async function showRuns(page: Page): Promise<void> {
   const title = page.locator('.part.sidebar .composite.title').first();
   const sidebar = page.locator('.part.sidebar').first();
   const showing = async () => (await sidebar.isVisible().catch(() => false)) && /turn/i.test(await title.innerText().catch(() => ''));
-  if (!(await showing())) await runCommand(page, 'Focus on Runs View');
-  await waitFor(showing, 30_000, 'the Turn container in the side bar');
+  // right after a reload the Command Palette may not list every command yet: asked again until it shows
+  await waitFor(async () => {
+    if (await showing()) return true;
+    await runCommand(page, 'View: Show Turn').catch(() => page.keyboard.press('Escape'));
+    return showing();
+  }, 60_000, 'the Turn container in the side bar');
   // the Runs view is the container's only view: VS Code either shows its pane header or merges
   // its name into the container's title ("TURN: RUNS"), depending on how the layout was restored
   const header = page.locator('.part.sidebar .pane-header[aria-label^="Runs"]');

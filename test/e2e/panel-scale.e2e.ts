@@ -63,14 +63,14 @@ const ACTIONS: Record<string, string> = {
 
 async function inPage(panel: Frame, action: string, arg: number | string): Promise<number> {
   const body = ACTIONS[action].replace(/ARG/g, JSON.stringify(arg));
-  return panel.evaluate(`(async () => {
+  return panel.evaluate<number>(`(async () => {
     const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
     await frames();
     const t0 = performance.now();
     ${body}
     await frames();
     return performance.now() - t0;
-  })()`) as Promise<number>;
+  })()`);
 }
 
 async function paletteRoundTrip(page: Page): Promise<number> {
@@ -97,11 +97,11 @@ async function measure(page: Page, panel: Frame): Promise<Measures> {
     palette.push(await paletteRoundTrip(page));
   }
   await inPage(panel, 'search', '');
-  const dom = (await panel.evaluate(`({
+  const dom = await panel.evaluate<{ nodes: number; actorRows: number; journalRows: number }>(`({
     nodes: document.getElementsByTagName('*').length,
     actorRows: document.querySelectorAll('#actors .actor').length,
     journalRows: document.querySelectorAll('#journal .step').length,
-  })`)) as { nodes: number; actorRows: number; journalRows: number };
+  })`);
   return { select: median(select), scroll: median(scroll), search: median(search), palette: median(palette), ...dom };
 }
 

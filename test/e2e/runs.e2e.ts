@@ -122,7 +122,7 @@ describe('Durable runs and the Runs view in code-server', { timeout: 600_000 }, 
     assert.match(text, /Sent at: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
     assert.match(text, /Last journaled step: /);
     assert.match(text, /Idempotency key: \S+/);
-    assert.match(text, /\n {2}"args": \[/, 'the request pretty-printed');
+    assert.match(text, /\n\u00a0{2}"args": \[/, 'the request pretty-printed (indented with no-break spaces)');
     assert.doesNotMatch(text, /\\"/, 'no double-escaped JSON');
     await screenshot(page, '08-settle-unknown');
     await dialog.locator('.monaco-button', { hasText: 'Run it again on resume' }).first().click();

@@ -118,3 +118,24 @@ describe('waits', () => {
     assert.ok(worker.bars.some((b) => b.kind === 'model' && b.state === 'done'));
   });
 });
+
+describe('a streamed reply (infer.delta events)', () => {
+  test('the attempt shows the text so far and the pending model bar grows and counts tokens', () => {
+    let published: RunView | undefined;
+    const runner = new Runner({ file: '/p.tn', options: {}, runId: 1, throttleMs: 1, publish: (v) => (published = v) });
+    const feed = runner as unknown as { onEvent(e: unknown): void; snapshot(): RunView };
+    const prompt = { P0: [], P1: [], P2: [], task: 'Say hi.\nReply with only a JSON object\n{"type":"object"}' };
+    feed.onEvent({ kind: 'infer.request', seq: 1, ms: 10, id: 'i1', pid: 1, type: 'Str', attempt: 1, prompt, feedback: [], schema: { type: 'string' } });
+    feed.onEvent({ kind: 'infer.delta', seq: 2, ms: 50, id: 'i1', pid: 1, attempt: 1, delta: '{"value": "he', tokens: 3, elapsedMs: 40 });
+    feed.onEvent({ kind: 'infer.delta', seq: 3, ms: 90, id: 'i1', pid: 1, attempt: 1, delta: 'llo"', tokens: 5, elapsedMs: 80 });
+    const view = feed.snapshot();
+    assert.deepEqual(view.infers[0].attempts[0].streamed, { text: '{"value": "hello"', tokens: 5, elapsedMs: 80 });
+    assert.equal(view.timeline.filter((t) => t.kind === 'infer.delta').length, 1, 'one item per attempt, moved along');
+    const { lanes, end } = lanesFromEvents({ ...view, status: 'running' });
+    assert.equal(end, 90, 'the timeline reaches the latest chunk');
+    const [bar] = lanes[0].bars;
+    assert.deepEqual([bar.kind, bar.state, bar.start, bar.end], ['model', 'pending', 10, 90], 'the bar grows with the stream');
+    assert.match(bar.label, /streaming: 5 tokens in 0\.1 s$/);
+    assert.ok(published === undefined || published.runId === 1);
+  });
+});

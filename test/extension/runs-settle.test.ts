@@ -37,7 +37,9 @@ test('the dialog shows the request formatted and the facts one a line; the resul
   assert.match(detail, /^Last journaled step: step 2, tool time_now_ms, at 2026-12-01 09:30:00 UTC$/m);
   assert.match(detail, /^Idempotency key: r1:d3$/m);
   assert.match(detail, /^Retry: not known to be safe/m);
-  assert.ok(detail.endsWith(`Request of tool charge:\n${JSON.stringify({ name: 'charge', args: [{ amount: 25, currency: 'EUR' }] }, null, 2)}`), detail);
+  const request = JSON.stringify({ name: 'charge', args: [{ amount: 25, currency: 'EUR' }] }, null, 2).replace(/^ +/gm, (sp) => '\u00a0'.repeat(sp.length));
+  assert.ok(detail.endsWith(`Request of tool charge:\n${request}`), detail);
+  assert.match(detail, /\n\u00a0{6}"amount": 25,\n/, 'indented (no-break spaces: the dialog collapses spaces)');
   assert.doesNotMatch(detail, /\\"/, 'no double-escaped JSON');
   assert.equal(resultExample(s), '{"id":"ch_1","status":"succeeded"}');
   assert.match(resultPrompt(s), /prefilled with what charge returned earlier in this run/);

@@ -13,6 +13,7 @@ import { actionsOf, listRunItems } from '../../extension/runs/model.js';
 import { deleteStoredRun, parseResult, settle } from '../../extension/runs/actions.js';
 import { SharedStores, sharedStores } from '../../extension/runs/shared-store.js';
 import type { RunView } from '../../extension/protocol/panel.js';
+import { lanesFromEvents } from '../../extension/panel/webview/lanes.js';
 
 const settingsGet = (values: Record<string, unknown>) => <T>(key: string, dflt: T): T => (key in values ? (values[key] as T) : dflt);
 
@@ -58,7 +59,9 @@ test('a panel run with suspend; is durable and shows as suspended; the Runs view
     // "Open in Panel": the stored run as the store has it
     const shown = await new Runner({ file, options: options(dir), publish: () => {}, request: { kind: 'show', runId: first.stored.runId, storeDir: first.stored.storeDir } }).start();
     assert.equal(shown.status, 'suspended');
-    assert.ok(shown.timeline.some((t) => t.kind === 'journal.suspend'), 'the journal is the timeline');
+    assert.ok(shown.timeline.some((t) => t.kind === 'tool.request' && t.summary === 'effect __suspend'), 'the journal is the timeline, as a live run\'s events');
+    const shownLanes = lanesFromEvents(shown).lanes;
+    assert.deepEqual(shownLanes.map((l) => `${l.pid}: ${l.bars.map((b) => `${b.kind} ${b.label}`).join(', ')}`), ['1: wait suspend'], 'a stored run draws its bars (echo prints, it is not journaled)');
     assert.ok(shown.actors.some((a) => a.pid === 1), 'the processes come from the snapshot');
 
     // "Resume": the panel resumes it instead of starting the file afresh
@@ -66,6 +69,12 @@ test('a panel run with suspend; is durable and shows as suspended; the Runs view
     assert.equal(resumed.status, 'done', resumed.error?.message);
     assert.deepEqual(resumed.output, ['two'], 'the replayed part does not print again');
     assert.equal(resumed.result, '7');
+    // its timeline holds the part before the resume (from the journal) and the part after it
+    const [main] = lanesFromEvents(resumed).lanes;
+    assert.deepEqual(main.bars.map((b) => `${b.kind} ${b.label} ${b.state}`), ['wait suspend done'], 'the suspend, from the journal');
+    const resumedAt = resumed.timeline.filter((t) => t.kind === 'tool.reply').at(-1)!.ms;
+    assert.ok(resumedAt > 0 && main.bars[0].start === 0 && main.bars[0].end === resumedAt, 'the wait lasts from the suspend to the resume, on the journal\'s clock');
+    assert.ok(main.end >= resumedAt, 'the part after the resume follows');
     assert.equal(sharedStores.use(workspaceStoreDir(dir), (s) => listRunItems(s))[0].state, 'done');
     sub.dispose();
   } finally {

@@ -12,7 +12,7 @@ export class EventList {
     rowHeight: 20,
     maxRows: 16,
     label: 'Events',
-    key: (t) => String(t.seq),
+    key: (t, i) => `${i}:${t.seq}`, // seqs of journal steps and live events may meet in a resumed run
     signature: (t) => `${t.state}|${t.summary}`,
     render: (t) => h('div', { class: `event state-${t.state}`, title: t.summary },
       h('span', { class: 'ms' }, `${t.ms.toFixed(1)} ms`), ' ', t.pid !== null ? `#${t.pid} ` : '', t.summary, t.state !== 'done' ? ` (${t.state})` : '', ' ', siteLink(t.site)),

@@ -25,6 +25,7 @@ function attemptView(at: InferAttemptView): HTMLElement {
     schema !== undefined ? h('div', { class: 'prompt-schema' }, h('h5', {}, 'the reply format the prompt ends with (JSON Schema)'), jsonTree(schema, 'reply schema')) : null,
     at.feedback.length ? h('pre', { class: 'feedback' }, at.feedback.join('\n')) : null,
     h('h5', {}, 'schema'), jsonTree(at.schema, 'schema'),
+    at.raw === null && at.streamed ? h('div', { class: 'streaming' }, h('h5', {}, `reply so far (streaming: ${at.streamed.tokens} tokens in ${(at.streamed.elapsedMs / 1000).toFixed(1)} s)`), h('pre', { class: 'raw partial' }, at.streamed.text)) : null,
     h('h5', {}, 'raw reply'), h('pre', { class: 'raw' }, at.raw ?? '(none yet)'),
     reply !== null ? h('div', {}, h('h5', {}, 'reply value'), valueTree(reply, 'reply value')) : null,
     at.repairs.length ? h('div', {}, h('h5', {}, 'repairs'), h('pre', {}, at.repairs.join('\n'))) : null,
@@ -48,10 +49,10 @@ export class InferList {
       maxRows: 10,
       label: 'Inferences',
       key: (i) => i.id,
-      signature: (i) => `${i.state}|${i.attempts.length}|${this.open === i.id ? 1 : 0}`,
+      signature: (i) => `${i.state}|${i.attempts.length}|${i.attempts.at(-1)?.streamed?.tokens ?? ''}|${this.open === i.id ? 1 : 0}`,
       render: (i) => {
         const row = h('div', { class: `infer state-${i.state}${this.open === i.id ? ' open' : ''}`, tabindex: '0' },
-          `${i.id} infer ${i.type} in #${i.pid} — ${i.state}, ${i.attempts.length} attempt${i.attempts.length === 1 ? '' : 's'} `, siteLink(i.site));
+          `${i.id} infer ${i.type} in #${i.pid} — ${i.state}, ${i.attempts.length} attempt${i.attempts.length === 1 ? '' : 's'}${i.attempts.at(-1)?.streamed ? `, streaming ${i.attempts.at(-1)!.streamed!.tokens} tokens` : ''} `, siteLink(i.site));
         row.addEventListener('click', () => {
           this.open = this.open === i.id ? null : i.id;
           this.update(this.infers);

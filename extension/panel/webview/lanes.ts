@@ -119,6 +119,12 @@ export function lanesFromEvents(run: RunView): Lanes {
       case 'infer.error':
         close('model', true);
         break;
+      case 'infer.delta': {
+        // a streaming reply: its bar (still open, so it reaches the timeline's end) says how far it came
+        const b = pending.find((x) => x.kind === 'model');
+        if (b) b.label = `${b.label.replace(/ · streaming.*$/, '')} · ${t.summary}`;
+        break;
+      }
       case 'tool.reply':
         if (!close('effect', / failed$/.test(t.summary))) close('wait', / failed$/.test(t.summary));
         break;
