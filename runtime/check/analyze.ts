@@ -783,7 +783,9 @@ class Analyzer implements TypeResolver {
       }
     }
     if (!e.spread) {
-      const missing = [...info.fields].filter(([n, t]) => !given.has(n) && t.kind !== 'Optional').map(([n]) => n);
+      // as written: a `T?` field of a generic struct resolves to Any, and may still be left out
+      const optional = new Set(info.decl.fields.filter((f) => f.type.kind === 'OptionalType').map((f) => f.name.name));
+      const missing = [...info.fields.keys()].filter((n) => !given.has(n) && !optional.has(n));
       if (missing.length > 0) {
         this.report(e.span, `missing ${missing.length === 1 ? 'field' : 'fields'} ${missing.map((m) => '`' + m + '`').join(', ')} in ${e.name.name}`, 'missing-field');
       }
