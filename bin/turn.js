@@ -12,5 +12,9 @@ if (!fs.existsSync(cli)) {
   process.stderr.write('turn: the CLI is not built yet; run `npm run build` in ' + path.dirname(__dirname) + '\n');
   process.exit(70);
 }
+// V8 flags are part of what a code cache is checked against: the CLI sets this one when it loads the
+// grammar (runtime/syntax/wasm-tiering.ts says why), so it is set here, before the cache is read,
+// or every cache written at exit (flag set) would be rejected at the next start (flag not yet set).
+require('node:v8').setFlagsFromString('--wasm-tiering-budget=2000000000');
 const argv = process.argv.slice(2);
 require('./code-cache.js').loadCached(cli, argv[0]).runAsProcess(argv);

@@ -25,7 +25,7 @@ const packed = pack(tmp);
 
 test('the package holds only the launcher, the CLI bundles, their wasm files and the standard modules', () => {
   const files = packed.files.map((f) => f.path).sort();
-  const allowed = [/^bin\/turn\.js$/, /^dist\/[a-z-]+\.js$/, /^dist\/[a-z0-9-]+\.wasm$/, /^dist\/grammar\/tree-sitter-turn\.wasm$/, /^dist\/runtime\/std\/[a-z_]+\.tn$/, /^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/];
+  const allowed = [/^bin\/(turn|code-cache)\.js$/, /^dist\/build-id$/, /^dist\/code-cache\/[a-z]+\.bin$/, /^dist\/[a-z-]+\.js$/, /^dist\/[a-z0-9-]+\.wasm$/, /^dist\/grammar\/tree-sitter-turn\.wasm$/, /^dist\/runtime\/std\/[a-z_]+\.tn$/, /^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/];
   const stray = files.filter((f) => !allowed.some((re) => re.test(f)));
   assert.deepEqual(stray, [], 'files outside the allow-list');
   for (const needed of ['bin/turn.js', 'dist/cli.js', 'dist/grammar/tree-sitter-turn.wasm', 'dist/runtime/std/json.tn']) assert.ok(files.includes(needed), needed);
