@@ -2,10 +2,11 @@
 // cursor's context answers (even with an empty list); the last one offers everything that can start
 // an expression or statement. Later features plug in by adding a provider in front, e.g. members of
 // a std module after `fs.` or absorbed schema types after `infer` (the authority issue).
-import { CompletionItemKind, InsertTextFormat } from 'vscode-languageserver';
+import { CompletionItemKind, InsertTextFormat, MarkupKind } from 'vscode-languageserver';
 import type { CompletionItem, CompletionList, CompletionParams } from 'vscode-languageserver';
 import { membersOf, visibleNames, type SymbolDef, type SymbolIndex } from '../runtime/index.js';
-import { BUILTIN_TYPE_NAMES, typeToString } from '../runtime/index.js';
+import { BUILTIN_TYPE_NAMES, CHECK_DOCS, CHECK_NAMES, typeToString } from '../runtime/index.js';
+import { declarationDocs } from './hover.js';
 import { cursorContext, typeBeforeDot, type CursorContext } from './context.js';
 import type { TurnDocument } from './document.js';
 
@@ -99,11 +100,37 @@ export const members: CompletionProvider = (ctx) => {
   const moduleName = /([A-Za-z_]\w*)\.\s*$/.exec(ctx.before)?.[1];
   const std = moduleName ? stdModuleBoundTo(ctx.analysis.program, moduleName) : undefined;
   if (std) return stdExports(std).map((name) => ({ label: name, kind: CompletionItemKind.Function, detail: `std/${std}` }));
-  const t = typeBeforeDot(index, ctx.doc.text, dot);
-  if (t?.kind !== 'Struct') return [];
-  return membersOf(index, t.name).map((def) => ({
-    ...symbolItem(def, def.kind === 'field' ? '0' : '1'),
-    detail: `${def.container}.${def.name}: ${typeToString(def.type)}`,
+  const written = typeBeforeDot(index, ctx.doc.text, dot);
+  const t = written?.kind === 'Optional' ? written.inner : written;
+  // a union of structs: the members' fields, each saying which members have it
+  const structs = t?.kind === 'Struct' ? [t.name] : t?.kind === 'Union' && t.members.every((m) => m.kind === 'Struct') ? t.members.map((m) => (m as { name: string }).name) : [];
+  const items = new Map<string, CompletionItem>();
+  for (const name of structs) {
+    for (const def of membersOf(index, name)) {
+      const docs = declarationDocs(ctx.doc.text, def.decl);
+      const seen = items.get(def.name);
+      if (seen) {
+        seen.detail = `${seen.detail} | ${def.container}.${def.name}`;
+        continue;
+      }
+      items.set(def.name, {
+        ...symbolItem(def, def.kind === 'field' ? '0' : '1'),
+        detail: `${def.container}.${def.name}: ${typeToString(def.type)}`,
+        ...(docs ? { documentation: { kind: MarkupKind.Markdown, value: docs } } : {}),
+      });
+    }
+  }
+  return [...items.values()];
+};
+
+/** After `@` behind a struct field's type: the checks, each with what it means. */
+export const fieldChecks: CompletionProvider = (ctx) => {
+  if (!/@$/.test(ctx.before)) return undefined;
+  return CHECK_NAMES.map((name) => ({
+    label: name,
+    kind: CompletionItemKind.Function,
+    detail: 'check',
+    documentation: { kind: MarkupKind.Markdown, value: CHECK_DOCS[name] },
   }));
 };
 
@@ -194,6 +221,7 @@ export const DEFAULT_PROVIDERS: readonly CompletionProvider[] = [
   schemaProtocols,
   contextOperations,
   scopePolicies,
+  fieldChecks,
   members,
   inferTypes,
   typePositions,

@@ -3,7 +3,7 @@
 import { MarkupKind } from 'vscode-languageserver';
 import type { Hover, HoverParams } from 'vscode-languageserver';
 import { describeSymbol, refAt, type SymbolDef } from '../runtime/index.js';
-import { typeToSchema, SchemaError, type TypeEnv } from '../runtime/index.js';
+import { typeToSchema, SchemaError, PREDICATE_KEYWORD, CHECK_DOCS, type TypeEnv } from '../runtime/index.js';
 import type { Ast as A } from '../runtime/index.js';
 import { walk } from '../runtime/index.js';
 import type { Analysis, TurnDocument } from './document.js';
@@ -52,13 +52,36 @@ export const inferSchemaHover: HoverProvider = (doc, analysis, offset) => {
   const typeText = doc.text.slice(infer.type.span.start, infer.type.span.end);
   let body: string;
   try {
-    body = `The model receives this JSON Schema for \`${typeText}\`; a reply binds only if it conforms.\n\n` + code('json', JSON.stringify(typeToSchema(infer.type, schemaEnv(analysis.program)), null, 2));
+    body = `The model receives this JSON Schema for \`${typeText}\`; a reply binds only if it conforms.\n\n` + code('json', JSON.stringify(typeToSchema(infer.type, schemaEnv(analysis.program)), showPredicates, 2));
   } catch (e) {
     if (!(e instanceof SchemaError)) throw e;
     body = `\`infer ${typeText}\`: no schema (${e.message}).`;
   }
   return { contents: { kind: MarkupKind.Markdown, value: body }, range: spanToRange(analysis.file, infer.span.start, infer.body.span.start) };
 };
+
+/** A schema's `@check` predicates shown by name (their code is the program's, not the model's). */
+function showPredicates(key: string, value: unknown): unknown {
+  return key === PREDICATE_KEYWORD && Array.isArray(value) ? value.map((c: { name: string }) => `@check("${c.name}")`) : value;
+}
+
+/**
+ * What a struct's or a field's declaration says beyond its type: its `///` description, and for a
+ * field each check with what it means. Empty when it says nothing.
+ */
+export function declarationDocs(text: string, declared: SymbolDef['decl']): string {
+  const decl = declared && 'kind' in declared && (declared.kind === 'Struct' || declared.kind === 'FieldDecl') ? declared : undefined;
+  if (!decl) return '';
+  const parts: string[] = [];
+  if (decl.description) parts.push(decl.description);
+  if (decl.kind === 'FieldDecl' && decl.checks.length > 0) {
+    parts.push(
+      'Checks (enforced where a value enters, shown to the model):\n' +
+        decl.checks.map((c) => `- \`${text.slice(c.span.start, c.span.end).replace(/\s+/g, ' ')}\`${CHECK_DOCS[c.name.name] ? ': ' + CHECK_DOCS[c.name.name].replace(/^`[^`]*`: /, '') : ''}`).join('\n'),
+    );
+  }
+  return parts.join('\n\n');
+}
 
 /** `//` comment lines right above a declaration. */
 export function docComment(text: string, declStart: number): string {
@@ -72,7 +95,8 @@ export function docComment(text: string, declStart: number): string {
 function symbolMarkdown(doc: TurnDocument, def: SymbolDef): string {
   let signature = describeSymbol(def);
   if ((def.kind === 'struct' || def.kind === 'typeAlias') && def.decl) signature = doc.text.slice(def.decl.span.start, def.decl.span.end);
-  const comment = def.kind === 'parameter' || def.kind === 'self' ? '' : docComment(doc.text, def.span.start);
+  const declared = declarationDocs(doc.text, def.decl);
+  const comment = declared || (def.kind === 'parameter' || def.kind === 'self' ? '' : docComment(doc.text, def.span.start));
   return code('turn', signature) + (comment ? '\n\n' + comment : '');
 }
 

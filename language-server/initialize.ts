@@ -16,7 +16,7 @@ export function onInitialize(_params?: RootParams | InitializeParams): Initializ
         change: TextDocumentSyncKind.Incremental,
         save: false,
       },
-      completionProvider: { triggerCharacters: ['.', ':', ' '] },
+      completionProvider: { triggerCharacters: ['.', ':', ' ', '@'] },
       hoverProvider: true,
       definitionProvider: true,
       referencesProvider: true,

@@ -22,6 +22,7 @@ export {
 export { ANY, BUILTIN_TYPE_NAMES, typeToString, type StaticType } from './check/types.js';
 export { editDistance } from './check/spelling.js';
 export { typeToSchema, SchemaError, type TypeEnv, type JsonSchema } from './infer/schema.js';
+export { CHECK_NAMES, CHECK_DOCS, PREDICATE_KEYWORD } from './infer/checks.js';
 export { PROTOCOLS as SCHEMA_PROTOCOLS } from './absorb/types.js';
 export { IDENTITY_KINDS } from './effects/identity.js';
 export { formatTree, formatSource, type FormatResult } from './format/index.js';

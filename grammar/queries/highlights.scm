@@ -214,3 +214,17 @@
   (line_comment)
   (block_comment)
 ] @comment
+
+; `///` before a struct or a field: its description
+(doc_comment) @comment.documentation
+
+; ---------------------------------------------------------------- check annotations
+
+; `@range(0, 150)`, `@check("even", ...)` after a field's type
+(check_annotation
+  "@" @attribute
+  name: (identifier) @attribute)
+
+; `T?`: absent or null
+(optional_type
+  "?" @operator)

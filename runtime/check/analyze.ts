@@ -8,7 +8,8 @@ import { SCOPE_POLICIES } from '../syntax/ast.js';
 import { forEachChild, walk } from '../syntax/walk.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IDENTITY_KINDS, parseIdentity } from '../effects/identity.js';
-import { editDistance } from './spelling.js';
+import { suggest } from './spelling.js';
+import { unsupportedInferType } from './infer-types.js';
 import { schemaKey } from './schemas.js';
 import { fieldCheckProblems } from './field-checks.js';
 import { narrowingsOf, pathKey, unionField, type NarrowContext } from './narrow.js';
@@ -696,7 +697,7 @@ class Analyzer implements TypeResolver {
   private infer(e: A.InferExpr, scope: FunctionScope): StaticType {
     this.checkTypeExpr(e.type);
     const t = resolveType(e.type, this);
-    const bad = unsupportedInferType(t, this);
+    const bad = unsupportedInferType(t, this.structs);
     if (bad) this.report(e.type.span, `\`infer\` cannot produce ${bad}: use a struct, Num, Str, Bool, a string enum or a List of them`, 'infer-type');
     const body = e.body.body;
     const last = body[body.length - 1];
@@ -773,12 +774,17 @@ class Analyzer implements TypeResolver {
       const declared = info.fields.get(f.name.name);
       if (!declared) {
         this.report(f.name.span, `${e.name.name} has no field \`${f.name.name}\`${suggest(f.name.name, info.fields.keys())}`, 'unknown-field');
-      } else if (!isAssignable(t, declared)) {
-        this.mismatch(f.value.span, `field \`${f.name.name}\` of ${e.name.name} is`, declared, t);
+      } else {
+        // a string given for a literal-typed field is checked as that literal (`kind: "aprove"` where
+        // `kind: "approve"` is declared); string enums keep Turn v1's leniency
+        const given = f.value.kind === 'String' && nonNull(declared).kind === 'Literal' ? { kind: 'Literal' as const, value: f.value.value } : t;
+        if (!isAssignable(given, declared)) this.mismatch(f.value.span, `field \`${f.name.name}\` of ${e.name.name} is`, declared, given);
       }
     }
     if (!e.spread) {
-      const missing = [...info.fields].filter(([n, t]) => !given.has(n) && t.kind !== 'Optional').map(([n]) => n);
+      // as written: a `T?` field of a generic struct resolves to Any, and may still be left out
+      const optional = new Set(info.decl.fields.filter((f) => f.type.kind === 'OptionalType').map((f) => f.name.name));
+      const missing = [...info.fields.keys()].filter((n) => !given.has(n) && !optional.has(n));
       if (missing.length > 0) {
         this.report(e.span, `missing ${missing.length === 1 ? 'field' : 'fields'} ${missing.map((m) => '`' + m + '`').join(', ')} in ${e.name.name}`, 'missing-field');
       }
@@ -1025,54 +1031,4 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/** What `infer` cannot ask a model for, described for a message; undefined when the type is fine. */
-function unsupportedInferType(t: StaticType, analyzer: Analyzer, seen = new Set<string>()): string | undefined {
-  switch (t.kind) {
-    case 'Num':
-    case 'Str':
-    case 'Bool':
-    case 'Enum':
-    case 'Any':
-    case 'Literal':
-    case 'Null':
-      return undefined;
-    case 'Map':
-      return t.value ? unsupportedInferType(t.value, analyzer, seen) : undefined;
-    case 'Optional':
-      return unsupportedInferType(t.inner, analyzer, seen);
-    case 'Union':
-      for (const m of t.members) {
-        const bad = unsupportedInferType(m, analyzer, seen);
-        if (bad) return bad;
-      }
-      return undefined;
-    case 'List':
-      return unsupportedInferType(t.element, analyzer, seen);
-    case 'Struct': {
-      if (seen.has(t.name)) return undefined;
-      seen.add(t.name);
-      const info = analyzer.structs.get(t.name);
-      for (const ft of info?.fields.values() ?? []) {
-        const bad = unsupportedInferType(ft, analyzer, seen);
-        if (bad) return bad;
-      }
-      return undefined;
-    }
-    default:
-      return `a ${typeToString(t)}`;
-  }
-}
 
-/** ` (did you mean `x`?)` for a close misspelling. */
-function suggest(name: string, candidates: Iterable<string>): string {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const c of candidates) {
-    const d = editDistance(name, c);
-    if (d < bestDistance) {
-      bestDistance = d;
-      best = c;
-    }
-  }
-  return best !== undefined && name.length > 1 && bestDistance <= Math.max(1, Math.floor(name.length / 3)) ? ` (did you mean \`${best}\`?)` : '';
-}

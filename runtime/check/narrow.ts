@@ -95,7 +95,7 @@ type StructType = Extract<StaticType, { kind: 'Struct' }>;
 export function structMembers(t: StaticType): StructType[] | undefined {
   const inner = nonNull(t);
   if (inner.kind === 'Struct') return [inner];
-  if (inner.kind === 'Union' && inner.members.every((m) => m.kind === 'Struct')) return inner.members as StructType[];
+  if (inner.kind === 'Union' && inner.members.every((m) => m.kind === 'Struct')) return inner.members;
   return undefined;
 }
 

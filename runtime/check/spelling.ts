@@ -15,3 +15,17 @@ export function editDistance(a: string, b: string): number {
   }
   return row[b.length];
 }
+
+/** ` (did you mean `x`?)` for a close misspelling. */
+export function suggest(name: string, candidates: Iterable<string>): string {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(name, c);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = c;
+    }
+  }
+  return best !== undefined && name.length > 1 && bestDistance <= Math.max(1, Math.floor(name.length / 3)) ? ` (did you mean \`${best}\`?)` : '';
+}

@@ -5,7 +5,8 @@
 import { renderPrompt, type Tiers } from '../context/render.js';
 import { chooseConfidence, clamp, logprobConfidence, type ConfidenceInfo } from './confidence.js';
 import { feedbackText, taskText, wireSchema } from './prompt.js';
-import { parseReply } from './repair.js';
+import { fillLiterals, parseReply } from './repair.js';
+import { resolve, validatorFor, withDefs } from './compiled.js';
 import type { JsonSchema } from './schema.js';
 import type { Feedback, InferIO, InferReply, InferRequest, ValidationIssue } from './types.js';
 import { formatIssue, issues as validationIssues } from './validate.js';
@@ -89,7 +90,16 @@ export function interpret(
     repairs.push(`clamped the confidence ${reported} to [0, 1]`);
     reported = clamp(reported);
   }
-  const problems = validationIssues(schema, value, '/value');
+  let problems = validationIssues(schema, value, '/value');
+  if (problems) {
+    // a struct's discriminator left out (`"kind": "approve"`): filled in where only one value fits
+    const filled = fillLiterals(schema, value, (m, v) => validatorFor(withDefs(schema, m))(v), (n) => resolve(schema, n));
+    if (filled.repairs.length > 0) {
+      value = filled.value;
+      repairs.push(...filled.repairs);
+      problems = validationIssues(schema, value, '/value');
+    }
+  }
   if (problems) return { raw, issues: problems, repairs };
   const lp = reply.logprobs && reply.logprobs.length > 0 ? logprobConfidence(reply.text, reply.logprobs) : null;
   return { raw, value, issues: [], repairs, confidence: chooseConfidence(reported, lp) };

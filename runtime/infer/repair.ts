@@ -124,3 +124,59 @@ export function parseReply(raw: string, plainStringOk = false): Parsed {
   }
   return { ok: false, repairs, error: `the reply is not JSON (${r.ok ? '' : r.error})` };
 }
+
+type Schema = Record<string, unknown>;
+
+/**
+ * A literal field a reply left out, filled in where the schema admits one value only: a struct's
+ * discriminator (`kind: "approve"`), which models often drop since it says nothing new. Under a
+ * union, only when exactly one member fits the value once its literals are filled. Each fill is a
+ * repair (`filled in the literal field /value/kind: "approve"`); what cannot be decided is left to
+ * the validator, which names the members.
+ */
+export function fillLiterals(
+  schema: Schema,
+  value: unknown,
+  fits: (member: Schema, value: unknown) => boolean,
+  resolve: (node: Schema) => Schema,
+  path = '/value',
+  depth = 0,
+): { value: unknown; repairs: string[] } {
+  const repairs: string[] = [];
+  const fill = (node: Schema, v: unknown, at: string, d: number): unknown => {
+    if (d > 200 || !v || typeof v !== 'object') return v;
+    const s = resolve(node);
+    if (Array.isArray(v)) {
+      const items = s.items && typeof s.items === 'object' ? (s.items as Schema) : undefined;
+      return items ? v.map((x, i) => fill(items, x, `${at}/${i}`, d + 1)) : v;
+    }
+    if (Array.isArray(s.anyOf)) {
+      const members = s.anyOf as Schema[];
+      if (members.some((m) => fits(m, v))) return v;
+      const candidates = members
+        .map((m) => {
+          const trial = fillLiterals(m, v, fits, resolve, at, d + 1);
+          return { m, trial };
+        })
+        .filter((c) => c.trial.repairs.length > 0 && fits(c.m, c.trial.value));
+      if (candidates.length !== 1) return v;
+      repairs.push(...candidates[0].trial.repairs);
+      return candidates[0].trial.value;
+    }
+    if (s.type !== 'object' || !s.properties) return v;
+    const obj = { ...(v as Record<string, unknown>) };
+    const props = s.properties as Record<string, Schema>;
+    const required = Array.isArray(s.required) ? (s.required as string[]) : [];
+    for (const [k, p] of Object.entries(props)) {
+      if (!(k in obj)) {
+        if (required.includes(k) && p && 'const' in p) {
+          obj[k] = p.const;
+          repairs.push(`filled in the literal field ${at}/${k}: ${JSON.stringify(p.const)}`);
+        }
+      } else obj[k] = fill(p, obj[k], `${at}/${k}`, d + 1);
+    }
+    return obj;
+  };
+  const out = fill(schema, value, path, depth);
+  return { value: out, repairs };
+}

@@ -21,6 +21,12 @@ struct Reject { kind: "reject", reason: Str }
 test('a struct literal may omit a T? field, never a required one', async () => {
   assert.deepEqual(await messages(`${DECL}let c = Contact { name: "a" };`), []);
   assert.deepEqual(await messages(`${DECL}let c = Contact { email: "a" };`), ['a.tn:4:9: missing field `name` in Contact']);
+  assert.deepEqual(await messages('struct Box<T> { item: T?, label: Str }\nlet b = Box { label: "l" };'), [], 'a generic T? field too');
+});
+
+test('a string given for a literal-typed field must be that literal', async () => {
+  assert.deepEqual(await messages(`${DECL}let a = Approve { kind: "approve", amount: 1 };`), []);
+  assert.deepEqual(await messages(`${DECL}let a = Approve { kind: "aprove", amount: 1 };`), ['a.tn:4:25: type mismatch: field `kind` of Approve is "approve", got "aprove"']);
 });
 
 test('a union member-only field needs narrowing: by discriminator, by type_of; unknown fields are reported', async () => {

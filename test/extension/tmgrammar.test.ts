@@ -65,6 +65,16 @@ function allScopesOf(tokens: Token[], text: string, nth = 0): string[] {
 }
 
 describe('Turn TextMate grammar', () => {
+  it('scopes doc comments, check annotations and the optional mark (issue 23)', () => {
+    const tokens = tokenize('/// A contact.\nstruct C { email: Str? @pattern("^a"), n: Num }\n//// plain');
+    assert.equal(allScopesOf(tokens, '/// A contact.'.slice(3)).includes('comment.line.documentation.turn'), true);
+    assert.equal(scopeOf(tokens, '?'), 'keyword.operator.type.optional.turn');
+    assert.equal(scopeOf(tokens, '@'), 'punctuation.definition.annotation.turn');
+    assert.equal(scopeOf(tokens, 'pattern'), 'storage.type.annotation.turn');
+    const plain = tokens.filter((t) => t.line === 2);
+    assert.ok(plain.length > 0 && plain.every((t) => t.scopes.includes('comment.line.double-slash.turn')), 'four slashes are a plain comment');
+  });
+
   it('has the scope name package.json registers', () => {
     assert.equal(JSON.parse(grammarText).scopeName, 'source.turn');
   });

@@ -237,3 +237,14 @@ test('openai strict: the downgraded schema on the wire, the full schema enforced
   const failed = failure(await runWith(`${TYPES}\nlet c = infer Contact { "c"; };`, script([{ value: { name: 'x' }, repeat: true }])));
   assert.match(failed.message, /\/value: must have the property "tags"/);
 });
+
+test('repair: a left-out discriminator is filled in where only one member fits, and recorded', async () => {
+  const r = await runWith(`${TYPES}\nlet d = infer Decision { "d"; };\nreturn [call("type_of", d), d.kind];`, script([{ value: { reason: 'too dear' } }]));
+  assert.deepEqual(okJson(r), ['Reject', 'reject']);
+  const reply = r.events.find((e) => e.kind === 'infer.reply') as unknown as { repairs: string[]; valid: boolean };
+  assert.equal(reply.valid, true);
+  assert.deepEqual(reply.repairs, ['filled in the literal field /value/kind: "reject"']);
+  // both members would fit: nothing is guessed, the validator names the members
+  const both = await runWith(`struct A { kind: "a" }\nstruct B { kind: "b" }\ntry { return infer A | B { "x"; }; } catch (e) { return e["errors"][0]["message"]; }`, script([{ value: {}, repeat: true }]));
+  assert.equal(okJson(both), 'must be one of: A (kind: "a"), B (kind: "b")');
+});
