@@ -81,7 +81,7 @@ function withChecks(schema: JsonSchema, checks: readonly FieldCheck[] | undefine
   if (!checks || checks.length === 0 || Object.keys(schema).length === 0) return schema;
   const keywords = Object.fromEntries(checks.map((c) => [KEYWORD[c.keyword], c.value]));
   const anyOf = schema.anyOf as JsonSchema[] | undefined;
-  if (anyOf && anyOf.length === 2 && (anyOf[1] as JsonSchema).type === 'null') return { anyOf: [{ ...anyOf[0], ...keywords }, anyOf[1]] };
+  if (anyOf && anyOf.length === 2 && (anyOf[1]).type === 'null') return { anyOf: [{ ...anyOf[0], ...keywords }, anyOf[1]] };
   return { ...schema, ...keywords };
 }
 

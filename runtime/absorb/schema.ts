@@ -448,7 +448,7 @@ function literalsType(values: unknown[]): StaticType {
 export function checksOf(schema: Schema, t: StaticType, warn: (message: string) => void): FieldCheck[] {
   const inner = t.kind === 'Optional' ? t.inner : t;
   const out: FieldCheck[] = [];
-  const num = (k: string) => (typeof schema[k] === 'number' && Number.isFinite(schema[k]) ? (schema[k] as number) : undefined);
+  const num = (k: string) => (typeof schema[k] === 'number' && Number.isFinite(schema[k]) ? (schema[k]) : undefined);
   const count = (k: string) => {
     const n = num(k);
     return n !== undefined && Number.isInteger(n) && n >= 0 ? n : undefined;

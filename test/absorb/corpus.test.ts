@@ -122,7 +122,7 @@ function compare(name: string, spec: unknown, r: AbsorbResult): Tally {
     tally.structs++;
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
     for (const [prop, propSchema] of Object.entries(schema.properties)) {
-      const field = struct.fields.find((f) => f.wireName === prop);
+      const field: AbsorbedStruct['fields'][number] | undefined = struct.fields.find((f) => f.wireName === prop);
       assert.ok(field, `${name}: ${struct.name} has the property ${prop}`);
       tally.fields++;
       const optional = !required.has(prop) || nullable(spec, propSchema);

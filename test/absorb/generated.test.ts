@@ -392,3 +392,34 @@ test('a wide allOf is not mistaken for a deep one', async () => {
   assert.deepEqual(result.diagnostics, []);
   assert.equal(result.structs.find((s) => s.name === 'Wide')?.fields.length, 100);
 });
+
+test('regression: the new mappings (discriminated oneOf, literals, typed maps, checks, /// descriptions, recursion) generate a module that checks', async () => {
+  const openapi = {
+    openapi: '3.1.0',
+    info: { title: 't', version: '1' },
+    paths: {
+      '/d': {
+        get: {
+          operationId: 'decide',
+          responses: { '200': { content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Yes' }, { $ref: '#/components/schemas/No' }, { type: 'null' }], discriminator: { propertyName: 'kind' } } } } } },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        Yes: { type: 'object', required: ['kind'], description: 'first line\n\n/// third line with slashes\n*/ and \u2028', properties: { kind: { type: 'string' }, amount: { type: 'number', minimum: -1.5, exclusiveMaximum: 1e21, multipleOf: 0.5 } } },
+        No: { type: 'object', required: ['kind', 'why'], properties: { kind: { type: 'string' }, why: { type: 'string', minLength: 1, maxLength: 10, pattern: '^[a-z"\\\\]+$' }, bad: { type: 'string', pattern: '(?<!x' } } },
+        Tree: { type: 'object', properties: { value: { const: 3 }, flag: { const: true }, children: { type: 'array', items: { $ref: '#/components/schemas/Tree' }, maxItems: 4 }, labels: { additionalProperties: { type: ['string', 'null'] } }, mixed: { type: ['string', 'number'] }, odd: { enum: [1, 'a', false, null] } } },
+      },
+    },
+  };
+  const { result, module } = await absorbAndCheck('openapi', JSON.stringify(openapi));
+  assert.ok(module, JSON.stringify(result.diagnostics));
+  assert.match(module, /struct Yes \{\n {4}kind: "Yes",\n {4}amount: Num\? @minimum\(-1\.5\) @exclusive_maximum\(1e\+21\) @multiple_of\(0\.5\)/);
+  assert.match(module, /\/\/\/ first line\n\/\/\/\n\/\/\/ \/\/\/ third line with slashes\n\/\/\/ \*\/ and\nstruct Yes/);
+  assert.match(module, /why: Str @min_length\(1\) @max_length\(10\) @pattern\("\^\[a-z\\"\\\\\\\\\]\+\$"\)/);
+  assert.match(module, /bad: Str\?,?\n/, 'a pattern JavaScript cannot compile is not a check');
+  assert.ok(result.diagnostics.some((d) => d.severity === 'warning' && /not a valid JavaScript/.test(d.message)));
+  assert.match(module, /value: 3\?,\n {4}flag: true\?,\n {4}children: List<Tree>\? @max_items\(4\),\n {4}labels: Map<Str, Str\?>\?,\n {4}mixed: \(Str \| Num\)\?,\n {4}odd: \("a" \| 1 \| false\)\?/);
+  assert.match(module, /"decide": turn\(auth: Any\) -> Yes \| No \{/);
+});

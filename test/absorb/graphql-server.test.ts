@@ -91,7 +91,7 @@ before(async () => {
       },
     }),
   });
-  server = http.createServer(yoga);
+  server = http.createServer((req, res) => void yoga(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
 });
