@@ -52,3 +52,37 @@ test('agent tools outside an agent are located Turn errors', async () => {
   assert.equal(r.outcome.ok, false);
   assert.match(!r.outcome.ok ? r.outcome.error.message : '', /agent_spawn runs only in an agent/);
 });
+
+test('an agent keeps its identity and shared memory across a suspend and a resume from the snapshot', { timeout: 120_000 }, async () => {
+  const { openStore, resumeRun, startRun } = await import('../../runtime/index.js');
+  const os = await import('node:os');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-agent-'));
+  fs.writeFileSync(path.join(dir, 'p.tn'), `
+let me = call("self");
+let a = call("agent", {"name": "keeper", "policy": "v1", "capabilities": []}, turn() {
+    let w = call("agent_spawn", turn(policy: Any) { remember("fact", "kept"); return 1; });
+    call("wait", w);
+    let go = receive;
+    let r = call("agent_spawn", turn(policy: Any) { return recall("fact") + " by " + call("agent_info")["name"]; });
+    send go["from"], call("wait", r);
+});
+call("sleep", 5);
+suspend;
+send a, {"from": me};
+return [receive, a];
+`);
+  const store = openStore(path.join(dir, 'st'));
+  try {
+    const first = await startRun({ file: path.join(dir, 'p.tn'), cwd: dir, model: 'mock', store, onOutput: () => {} });
+    assert.equal((await first.start()).kind, 'suspended');
+    const run = await resumeRun({ runId: first.id!, cwd: dir, store, onOutput: () => {} });
+    const result = await run.start();
+    assert.equal(result.kind, 'done', JSON.stringify(result));
+    assert.notEqual(run.resumedFromSnapshot, undefined, 'resumed from the snapshot, not by replay');
+    const [answer] = (result.kind === 'done' ? result.json : []) as [string, unknown];
+    assert.equal(answer, 'kept by keeper');
+  } finally {
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
