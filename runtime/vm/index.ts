@@ -38,6 +38,7 @@ import { Timers } from './timers.js';
 import { MESSAGE_COST, budgetError, type BudgetKind, type Limits } from './budgets.js';
 import { Mailbox } from './mailbox.js';
 import { select } from './select.js';
+import { AGENT_TOOLS, type AgentRuntime } from './agents.js';
 
 export * from '../values/index.js';
 export { render as renderValue } from '../values/index.js';
@@ -103,7 +104,7 @@ class TurnThrow {
 const ALLOC_EXHAUSTED = Symbol('allocation budget exhausted');
 
 
-export class VM implements LifecycleRuntime {
+export class VM implements LifecycleRuntime, AgentRuntime {
   readonly fns: FunctionProto[];
   private readonly procs = new ProcessTable();
   private readonly queue: RunQueue;
@@ -558,6 +559,16 @@ export class VM implements LifecycleRuntime {
     child.stack.push(closure, ...args);
     child.sp = this.enter(child, closure, args.length, 1, 0);
     this.queue.push(child);
+    return child;
+  }
+
+  /** A process started by a tool (agents.ts): a detached one is owned by the runtime. */
+  startProcess(parent: Process, closure: ClosureVal, args: Value[], detached: boolean): Process {
+    const child = this.spawn(parent, closure, args, false);
+    if (detached) {
+      child.detached = true;
+      child.events.push(spawnedEvent(child));
+    }
     return child;
   }
 
@@ -1269,6 +1280,12 @@ export class VM implements LifecycleRuntime {
                   consts = fns[frame.proto].consts;
                   ip = 0;
                   bp = frame.bp;
+                  break;
+                }
+                if (Object.hasOwn(AGENT_TOOLS, target)) {
+                  const result = AGENT_TOOLS[target](this, p, toolArgs(stack.slice(sp - argc, sp)));
+                  sp -= argc + 1;
+                  stack[sp++] = result;
                   break;
                 }
                 if (Object.hasOwn(PROCESS_TOOLS, target)) {

@@ -130,6 +130,10 @@ export class Process {
   set context(c: Context) {
     this.contextTiers = c;
   }
+  /** whether the process has a memory yet (without making one) */
+  hasMemory(): boolean {
+    return this.memoryMap !== undefined;
+  }
   /** whether the process has a context yet (without making one) */
   hasContext(): boolean {
     return this.contextTiers !== undefined;

@@ -47,7 +47,7 @@ test('every example says in its header how to run it and what it needs', () => {
     );
     assert.notEqual(needs(name), '', `${name}: the header has no \`// needs: ...\` line`);
   }
-  assert.deepEqual(offline.sort(), ['hello.tn', 'research_agent.tn', 'triage_agent.tn']);
+  assert.deepEqual(offline.sort(), ['agent_investigation.tn', 'hello.tn', 'research_agent.tn', 'triage_agent.tn']);
 });
 
 test('the examples are formatted (turn fmt --check)', () => {
