@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { openStoreFile } from '../runtime/store/open.js';
 import { encodeValue } from '../runtime/store/serialize.js';
 import type { Value } from '../runtime/values/index.js';
-import { floorSpawnGather, perOpPair, programRunner, spawnProgram } from './actors.js';
+import { floorReceive, floorSend, floorSpawn, floorSpawnGather, perOpPair, programRunner, spawnProgram } from './actors.js';
 import { inSection, perOp, quantity, row, summarize, verdict, verdictText, withPaper, type Point, type Row, type Sample } from './harness.js';
 
 export const SCALING_SECTION = 'Scaling, 1K → 100K (per-operation cost at each size)';
@@ -66,6 +66,48 @@ async function processes(): Promise<Row[]> {
   }
   return series('processes: spawn + exit', 'µs per process', 'JS floor: async function per actor, array mailbox', points, undefined,
     'gather spawn_each of n trivial processes: the scheduler holds all n at once; a sample at 1K runs the program 10 times');
+}
+
+/** `spawn_link` of n children, then n `receive`s of their exit signals: the mailbox holds up to n messages. */
+export function linkProgram(n: number): string {
+  return `let i = 0; while i < ${n} { spawn_link turn() { return 1; }; let i = i + 1; } let j = 0; while j < ${n} { let m = receive; let j = j + 1; } return j;`;
+}
+
+/** Its floor: n actors that each send their exit to the parent's array mailbox, which receives n. */
+async function floorLinkExits(n: number): Promise<number> {
+  const parent = floorSpawn(async (self) => {
+    for (let i = 0; i < n; i++) floorSpawn(async () => floorSend(self, { type: 'ExitSignal', pid: i, result: 1 }));
+    let got = 0;
+    while (got < n) {
+      await floorReceive(self);
+      got++;
+    }
+    return got;
+  });
+  return parent.done;
+}
+
+/**
+ * Spawn + exit through the mailbox (issue 29): the case that was quadratic at 100,000 processes
+ * (receive shifted a mailbox of tens of thousands of exit signals). Fewer samples at 100K: a sample
+ * took 12 s on a quiet machine before the mailbox became O(1).
+ */
+async function linkedExits(): Promise<Row[]> {
+  const points = [];
+  for (const n of SIZES) {
+    const reps = repsFor(n);
+    const { ours, floor } = await perOpPair(
+      await programRunner(linkProgram(n), reps),
+      async () => {
+        for (let r = 0; r < reps; r++) await floorLinkExits(n);
+      },
+      n * reps,
+      n >= 100_000 ? { warmup: 0, samples: 3 } : samplesFor(n),
+    );
+    points.push({ n, ours, floor });
+  }
+  return series('processes: spawn_link + exit, exit signals received', 'µs per process', 'JS floor: async function per actor, array mailbox', points, undefined,
+    'n spawn_link of a trivial child, then n receive of their exit signals in the parent; the mailbox holds up to n messages (3 samples at 100K)');
 }
 
 async function memoryEntries(): Promise<Row[]> {
@@ -165,5 +207,5 @@ async function journalEntries(): Promise<Row[]> {
 }
 
 export async function scalingBenchmarks(): Promise<Row[]> {
-  return inSection(SCALING_SECTION, [...(await processes()), ...(await memoryEntries()), ...(await journalEntries())]);
+  return inSection(SCALING_SECTION, [...(await processes()), ...(await linkedExits()), ...(await memoryEntries()), ...(await journalEntries())]);
 }

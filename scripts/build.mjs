@@ -89,5 +89,10 @@ await Promise.all([
   }),
 ]);
 copyFileSync('extension/panel/webview/panel.css', 'dist/webview/panel.css');
-// the CLI's V8 code caches, tagged with the bundle's hash (bin/code-cache.js)
-await writeCodeCaches();
+// the CLI's V8 code caches, tagged with the bundle's hash (bin/code-cache.js); a failure here only
+// means the first run of each command writes its own cache into the user's cache folder
+try {
+  await writeCodeCaches();
+} catch (e) {
+  process.stderr.write(`build: no code cache written (${e instanceof Error ? e.message : String(e)}); the CLI writes one on first use\n`);
+}

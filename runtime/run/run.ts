@@ -228,7 +228,8 @@ export class Run {
     const durable = this.durable;
     const { store, record } = this.durability;
     if (this.durability.restore && !this.debugging) restoreRun(vm, durable, this.durability.restore);
-    store.setRunStatus(record.id, 'running');
+    // a new run is created `running`: its start costs no commit of its own (one fsync fewer, issue 29)
+    if (record.status !== 'running') store.setRunStatus(record.id, 'running');
     const first = await Promise.race([vm.run().then((outcome) => ({ kind: 'ended' as const, outcome })), durable.stopped]);
     if (first.kind === 'suspended') await durable.drain();
     // a run that ended while the journal stopped it reports the stop

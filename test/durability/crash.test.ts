@@ -15,9 +15,11 @@
 // (TURN_JOURNAL_TRACE: the last write of each group commit): `after` a write is taken only at the
 // last write of its group, since `after` any write of a group kills at that group's commit, the same
 // moment; the default driver then takes `before` and `uncommitted` at every write, and another
-// driver only `uncommitted` at the last write of each group, since what a driver adds is whether a
-// commit survives and an open transaction vanishes (the points between writes exercise the
-// journal protocol, which is the same code on every driver). The phase-2 crashes share one
+// driver only `uncommitted` at the last write of each group, and in phase 1 only, since what a
+// driver adds is whether a commit survives and an open transaction vanishes (the points between
+// writes exercise the journal protocol, which is the same code on every driver; phase 2's commits
+// are of the kinds phase 1 makes, and each phase-1 crash is finished by two resumes that read
+// them back). The phase-2 crashes share one
 // fixture: the run is taken to its `suspend;` once, and each crash resumes its own copy of that
 // store (with its own counting model, named on the resume), instead of running phase 1 again. No
 // sleeps: every wait is on a child process's exit.
@@ -116,10 +118,14 @@ for (const driver of DRIVERS) test(`crash at every journal write, before it, aft
       return ends;
     });
     const scenarios: Scenario[] = [];
-    for (const phase of [1, 2] as const) {
+    // another driver crashes phase 1 only: its commits are the kinds phase 2 makes (an intent, an
+    // outcome), plus the snapshot's, and every phase-1 crash is finished by two resumes that read them
+    // (the first driver of the list is the thorough one: the default, or the one TURN_STORE_DRIVER names alone)
+    const thorough = driver === DRIVERS[0];
+    for (const phase of thorough ? ([1, 2] as const) : ([1] as const)) {
       const ends = groupEnds[phase - 1];
       for (let k = 1; k <= (phase === 1 ? writes1 : writes2); k++) {
-        if (driver === '') scenarios.push({ phase, k, when: 'before' }, { phase, k, when: 'uncommitted' });
+        if (thorough) scenarios.push({ phase, k, when: 'before' }, { phase, k, when: 'uncommitted' });
         else if (ends.has(k)) scenarios.push({ phase, k, when: 'uncommitted' });
         if (ends.has(k)) scenarios.push({ phase, k, when: 'after' });
       }

@@ -128,3 +128,23 @@ test('a write that fails inside a group rolls the whole group back, and no effec
     store.close();
   }
 });
+
+test('a new durable run is created running: starting it commits no status of its own (one fsync fewer per run)', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-group-'));
+  fs.writeFileSync(path.join(dir, 'p.tn'), 'remember("k", 1);\nsuspend;\nreturn 1;\n');
+  const store = openStore(path.join(dir, 'st'));
+  const statuses: string[] = [];
+  const set = store.setRunStatus.bind(store);
+  store.setRunStatus = (id, status, result) => {
+    statuses.push(status);
+    set(id, status, result);
+  };
+  try {
+    const run = await startRun({ file: path.join(dir, 'p.tn'), cwd: dir, store });
+    assert.equal((await run.start()).kind, 'suspended');
+    assert.deepEqual(statuses, ['suspended']);
+    assert.equal(store.getRun(run.id!)!.status, 'suspended');
+  } finally {
+    store.close();
+  }
+});
