@@ -1,7 +1,7 @@
 // The `turn` command line. It sits above the runtime library (runtime/index.ts): it reads flags
 // into the run API's options, prints what a run says, and maps outcomes to exit codes:
 // 0 success (or suspended), 1 the program failed at run time, 2 it cannot be compiled (or read),
-// 3 a durable run waits for a decision, 64 the command line itself is wrong.
+// 3 a durable run waits for a decision, 64 the command line itself is wrong, 130/143 interrupted.
 import packageJson from '../package.json';
 import { compileProgram, RunSetupError } from '../runtime/index.js';
 import { AUTHORITY_USAGE } from './run-options.js';
@@ -46,7 +46,8 @@ commands:
 run options:
   --json              print the program's result as one JSON line at the end
   --model NAME        model provider for \`infer\`: mock (the default), script:FILE, openai:MODEL,
-                      ollama:MODEL, anthropic:MODEL or wasm:DRIVER.wasm (options: docs/inference.md);
+                      ollama:MODEL, anthropic:MODEL, wasm:DRIVER.wasm or llama:MODEL.gguf (in process,
+                      needs the node-llama-cpp package); options and time limits: docs/inference.md;
                       without it: TURN_MODEL, then Turn v1's TURN_LLM_PROVIDER (.turn_modules/NAME.wasm)
   --trace             print the run's events (model requests, replies, retries...) as JSON lines on stderr
   --trace-file FILE   write them to FILE instead
@@ -59,7 +60,11 @@ run options:
   --max-time SECONDS  stop it after SECONDS of wall-clock time, where main stands (default: no limit)
   --tool-timeout SECONDS  the most one effect tool call (files, HTTP, env...) may take, approvals not
                       counted; past it the call fails with an EffectError (default 30, 0 = no limit)
-  --seed N            seed the scheduler: interleavings vary by seed and replay exactly (default: arrival order)
+  --seed N            seed the scheduler: interleavings vary by seed and replay exactly (default: arrival
+                      order); also sent as the seed of every model call
+  --temperature T     the sampling temperature of every model call (default: the model spec's, else the server's)
+  --max-tokens N      the output bound of every model call (default: the spec's max_tokens, else derived from the type)
+  --consistency K     ask each model call K times and take their agreement as the confidence (default 1)
   --store DIR         a durable run: journal every nondeterministic step in the store in DIR (also for
                       resume, runs, inspect, resolve; default \$TURN_STORE_DIR, else .turn/)
   --durable           a durable run in the default store folder
@@ -67,7 +72,8 @@ run options:
 ${AUTHORITY_USAGE}
 
 exit codes: 0 success (or suspended), 1 run-time error, 2 compile error or unreadable file,
-  3 a durable run waits for a decision about an unknown outcome, 64 usage error`;
+  3 a durable run waits for a decision about an unknown outcome, 64 usage error,
+  130 / 143 interrupted by SIGINT / SIGTERM (a durable run is saved: turn resume continues it)`;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

@@ -2,7 +2,8 @@
 //   mock
 //   script:FILE
 //   openai:MODEL[?OPTIONS]      OpenAI or any OpenAI-compatible server (vLLM, LM Studio, ...)
-//   ollama:MODEL[?OPTIONS]      openai: with base_url http://127.0.0.1:11434/v1 and no key needed
+//   ollama:MODEL[?OPTIONS]      openai: with base_url http://127.0.0.1:11434/v1 and no key needed;
+//                               with api=native, Ollama's own /api/chat (NDJSON stream; ollama.ts)
 //   anthropic:MODEL[?OPTIONS]
 //   wasm:PATH[?OPTIONS]         a Turn v1 provider driver (WebAssembly; runtime/providers/wasm.ts)
 //   llama:PATH.gguf[?OPTIONS]   a GGUF model in process with node-llama-cpp (runtime/providers/llama.ts):
@@ -17,6 +18,7 @@ import { mockProvider } from './mock.js';
 import { OPENAI_DEFAULT_BASE, openaiProvider } from './openai.js';
 import { scriptProvider } from './script.js';
 import { llamaOptions, llamaProvider } from './llama.js';
+import { ollamaProvider } from './ollama.js';
 import { ModelConfigError, type Provider, type TransportOptions } from './types.js';
 import { loadWasmDriver, parseSecretNames, type WasmDriver } from './wasm.js';
 
@@ -28,6 +30,7 @@ export { scriptProvider, parseScript } from './script.js';
 export { openaiProvider, strictCompatible, type OpenAIOptions } from './openai.js';
 export { anthropicProvider, TOOL_NAME, type AnthropicOptions } from './anthropic.js';
 export { chatTurns } from './messages.js';
+export { ollamaProvider, type OllamaOptions } from './ollama.js';
 export { llamaProvider, loadLlamaModule, LLAMA_PACKAGE, type LlamaOptions, type LlamaProvider } from './llama.js';
 export { loadWasmDriver, inferEnvelope, driverReply, MEMORY_CAP_BYTES, MAX_DRIVER_BYTES, type WasmDriver, type DriverAccess } from './wasm.js';
 
@@ -145,7 +148,22 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
   const query = q < 0 ? '' : rest.slice(q + 1);
   if (kind === 'openai' || kind === 'ollama') {
     if (!model) throw new ModelConfigError(`\`${kind}:MODEL\` needs a model name`);
-    const o = options(spec, query, [...COMMON, 'structured', 'logprobs']);
+    const o = options(spec, query, [...COMMON, 'structured', 'logprobs', ...(kind === 'ollama' ? ['api'] : [])]);
+    const api = o.get('api') ?? 'openai';
+    if (api !== 'openai' && api !== 'native') throw new ModelConfigError(`model \`${spec}\`: api must be openai or native, got \`${api}\``);
+    if (api === 'native') {
+      return {
+        provider: ollamaProvider({
+          model,
+          baseUrl: baseUrl(spec, o.get('base_url') ?? 'http://127.0.0.1:11434'),
+          apiKeyEnv: o.get('api_key_env') ?? 'OLLAMA_API_KEY',
+          maxTokens: num(spec, o, 'max_tokens', 1),
+          temperature: num(spec, o, 'temperature', 0, false),
+          stream: flag(spec, o, 'stream', true),
+        }),
+        transport: transport(spec, o),
+      };
+    }
     const base = baseUrl(spec, o.get('base_url') ?? (kind === 'ollama' ? 'http://127.0.0.1:11434/v1' : env.env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE));
     const structured = o.get('structured') ?? 'strict';
     if (!['strict', 'schema', 'json', 'none'].includes(structured)) {

@@ -253,7 +253,7 @@ test('turn inspect shows each journaled reply\'s confidence and its source (agre
     const infer = inspectRun(st, st.listRuns()[0].id).journal.filter((e) => e.kind === 'infer' && e.status === 'ok');
     assert.equal(infer.length, 1, 'the three samples are one journaled step');
     assert.equal(infer[0].confidence?.source, 'agreement');
-    assert.ok(Math.abs(infer[0].confidence!.value - 2 / 3) < 1e-12);
+    assert.ok(Math.abs(infer[0].confidence.value - 2 / 3) < 1e-12);
   } finally {
     st.close();
   }
