@@ -122,7 +122,7 @@ async function checkCommand(args: string[]): Promise<number> {
   const file = singleFile(positionals, 'check');
   if (values.offline && values['refresh-schemas']) throw new UsageError('--offline and --refresh-schemas cannot be used together');
   try {
-    const allowRun = ((values['allow-run'] ?? []) as string[]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+    const allowRun = ((values['allow-run'] ?? [])).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
     const { diagnostics } = await compileProgram(file, { refreshSchemas: values['refresh-schemas'] === true, fetchSchemas: values.offline !== true, authority: { allowRun } });
     printSetupError(undefined, diagnostics);
     return EXIT.ok;
