@@ -148,7 +148,7 @@ async function checkCommand(args: string[]): Promise<number> {
 
 async function checkOne(file: string, values: { 'refresh-schemas'?: boolean; offline?: boolean; 'allow-run'?: string[] }): Promise<number> {
   try {
-    const allowRun = ((values['allow-run'] ?? []) as string[]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+    const allowRun = ((values['allow-run'] ?? [])).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
     const { diagnostics } = await compileProgram(file, { refreshSchemas: values['refresh-schemas'] === true, fetchSchemas: values.offline !== true, authority: { allowRun } });
     printSetupError(undefined, diagnostics);
     return EXIT.ok;

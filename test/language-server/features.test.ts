@@ -182,6 +182,28 @@ describe('quick fixes: schemas from a URL', () => {
   });
 });
 
+describe('quick fixes: a stdio MCP server', () => {
+  it('never launches it on its own: the diagnostic offers the fix, which lists its tools', async () => {
+    const saved = process.env.TURN_SCHEMA_DIR;
+    process.env.TURN_SCHEMA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-lsp-mcp-'));
+    try {
+      const server = path.join(__dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+      const launch = JSON.stringify({ command: process.execPath, args: [server, 'stdio'] });
+      const d = await openText(`let everything = use schema::mcp(${launch});\nlet w: GetStructuredContentResult = null;\n`, 'fix9.tn');
+      await d.prepareSchemas();
+      const diagnostics = documentDiagnostics(d);
+      assert.ok(diagnostics.some((x) => x.code === 'schema' && /is not cached/.test(String(x.message))), 'not launched: not cached');
+      const actions = fixesFor(d, 'schema');
+      assert.equal(actions[0].command?.command, FETCH_SCHEMAS_COMMAND);
+      await d.prepareSchemas({ fetch: true, refresh: true, launch: true }); // what the command runs
+      const codes = documentDiagnostics(d).map((x) => x.code);
+      assert.ok(!codes.includes('schema') && !codes.includes('unknown-type'), codes.join());
+    } finally {
+      process.env.TURN_SCHEMA_DIR = saved;
+    }
+  });
+});
+
 describe('quick fixes: did-you-mean from the analyzer', () => {
   it('uses the analyzer’s suggestion when its message has one', async () => {
     const d = await openText('struct P { name: Str };\nlet p = P { nme: "a" };\n', 'fix4.tn');

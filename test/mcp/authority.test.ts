@@ -1,0 +1,57 @@
+// The launch grant and the server description, without starting anything: what --allow-run
+// grants, how it narrows, and what a launch map may say.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { capabilitiesFromFlags, capabilitiesFromPlain, check, narrow, CapabilityError } from '../../runtime/effects/capabilities.js';
+import { authorizeLaunch } from '../../runtime/mcp/launch.js';
+import { McpError, describeServer, serverSpec } from '../../runtime/mcp/server.js';
+import { EffectDenied } from '../../runtime/effects/capabilities.js';
+
+test('--allow-run grants launching a command as written or by its resolved path; nothing else', () => {
+  const caps = capabilitiesFromFlags({ allowRun: ['node', '/opt/bin/server'] }, '/w');
+  assert.equal(check(caps, { kind: 'run', command: 'node', resolved: '/usr/bin/node' }).ok, true);
+  assert.equal(check(caps, { kind: 'run', command: 'server', resolved: '/opt/bin/server' }).ok, true);
+  const denied = check(caps, { kind: 'run', command: 'npx', resolved: '/usr/bin/npx' });
+  assert.equal(denied.ok, false);
+  assert.match((denied as { message: string }).message, /launching npx is not granted \(allowed: node, \/opt\/bin\/server; grant it with --allow-run npx\)/);
+  assert.equal(check({}, { kind: 'run', command: 'node' }).ok, false, 'nothing is granted by default');
+  assert.equal(check(capabilitiesFromFlags({ allowRun: ['*'] }, '/w'), { kind: 'run', command: 'anything' }).ok, true);
+});
+
+test('a run grant narrows and never widens', () => {
+  const parent = capabilitiesFromFlags({ allowRun: ['node'] }, '/w');
+  assert.deepEqual(narrow(parent, capabilitiesFromPlain({ run: ['node'] }, '/w')).run?.commands, ['node']);
+  assert.throws(() => narrow(parent, capabilitiesFromPlain({ run: ['bash'] }, '/w')), (e: Error) => e instanceof CapabilityError && /cannot widen launching to bash/.test(e.message));
+  assert.throws(() => narrow({}, { run: { commands: ['node'] } }), /launching commands: it is not granted/);
+});
+
+test('a launch map is a command and arguments; a shell line, unknown keys and non-strings are refused', () => {
+  assert.deepEqual(serverSpec({ command: 'node', args: ['s.js'] }), { kind: 'stdio', command: 'node', args: ['s.js'], env: {}, passEnv: [] });
+  assert.deepEqual(serverSpec('http://127.0.0.1:3001/mcp'), { kind: 'http', url: 'http://127.0.0.1:3001/mcp' });
+  assert.throws(() => serverSpec({ command: 'npx -y server' }), (e: Error) => e instanceof McpError && /one executable, not a shell line: write \{"command": "npx", "args": \["-y", "server"\]\}/.test(e.message));
+  assert.throws(() => serverSpec({ command: 'node', argv: [] }), /unknown key "argv"/);
+  assert.throws(() => serverSpec({ command: 'node', args: [1] }), /"args" .* list of strings/);
+  assert.throws(() => serverSpec('ftp://x'), /http\(s\) URL or a launch map/);
+  assert.equal(describeServer(serverSpec({ command: 'node', args: ['a b.js', 'stdio'] })), 'node "a b.js" stdio');
+});
+
+test('the launched environment holds only the literal env and granted pass_env names; secrets never', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-mcp-launch-'));
+  const env = { PATH: path.dirname(process.execPath), HOME: '/home/x', TURN_SECRET_API: 's', OPENAI_API_KEY: 'k' };
+  const spec = (x: Record<string, unknown>) => serverSpec({ command: 'node', ...x }) as Extract<ReturnType<typeof serverSpec>, { kind: 'stdio' }>;
+  const caps = capabilitiesFromFlags({ allowRun: ['node'], allowEnv: ['HOME'] }, dir);
+  const launch = await authorizeLaunch(spec({ env: { LEVEL: 'debug' }, pass_env: ['HOME'] }), { capabilities: caps, cwd: dir, env });
+  assert.deepEqual(launch.env, { LEVEL: 'debug', HOME: '/home/x' });
+  assert.equal(launch.file, path.join(path.dirname(process.execPath), 'node'), 'found on the PATH the run has, started by its absolute path');
+  await assert.rejects(authorizeLaunch(spec({ pass_env: ['PATH'] }), { capabilities: caps, cwd: dir, env }), (e: Error) => e instanceof EffectDenied && /cannot pass PATH .*not granted/.test(e.message));
+  await assert.rejects(authorizeLaunch(spec({ pass_env: ['TURN_SECRET_API'] }), { capabilities: capabilitiesFromFlags({ allowRun: ['node'], allowEnv: ['*'] }, dir), cwd: dir, env }), /holds a secret of the run/);
+  await assert.rejects(
+    authorizeLaunch(spec({ pass_env: ['OPENAI_API_KEY'] }), { capabilities: capabilitiesFromFlags({ allowRun: ['node'], allowEnv: ['*'] }, dir), cwd: dir, env, providerKeyNames: new Set(['OPENAI_API_KEY']) }),
+    /holds a secret of the run/,
+  );
+  await assert.rejects(authorizeLaunch(spec({}), { capabilities: {}, cwd: dir, env }), /launching node is not granted/);
+  await assert.rejects(authorizeLaunch(serverSpec({ command: 'no-such-server-xyz' }) as never, { capabilities: capabilitiesFromFlags({ allowRun: ['*'] }, dir), cwd: dir, env }), (e: Error) => e instanceof McpError && /not an executable file on PATH/.test(e.message));
+});
