@@ -103,6 +103,9 @@ export class RunPanel {
       case 'command':
         void vscode.commands.executeCommand(m.command);
         return;
+      case 'setting':
+        void vscode.commands.executeCommand('workbench.action.openSettings', m.key);
+        return;
     }
   }
 

@@ -184,11 +184,35 @@ export type WebviewMessage =
   /** the state of every process at journal step `step` */
   | { type: 'scrub'; v: 1; runId: string; step: number }
   /** run a command the panel offers (only the ones in PANEL_COMMANDS) */
-  | { type: 'command'; v: 1; command: PanelCommand };
+  | { type: 'command'; v: 1; command: PanelCommand }
+  /** open the Settings editor at a grant setting (only the ones in GRANT_SETTINGS) */
+  | { type: 'setting'; v: 1; key: GrantSetting };
 
 /** Editor commands a panel message may run (a credential error offers Add Credential). */
 export const PANEL_COMMANDS = ['turn.vault.add'] as const;
 export type PanelCommand = (typeof PANEL_COMMANDS)[number];
+
+/** The editor settings that grant a run what the CLI's --allow-* flags grant (extension/settings.ts). */
+export const GRANT_SETTINGS = ['turn.run.allowNet', 'turn.run.allowRead', 'turn.run.allowWrite', 'turn.run.allowEnv'] as const;
+export type GrantSetting = (typeof GRANT_SETTINGS)[number];
+
+/**
+ * The setting that grants what a run's error says is missing (`file write access to … is not
+ * granted`, a hint naming `--allow-write`), if it says so: in the editor the fix is that setting,
+ * not the CLI's flag.
+ */
+export function grantSetting(message: string): GrantSetting | null {
+  if (/--allow-write\b|file (?:write|append|create|delete)\w* access to .* is not granted|needs write access/.test(message)) return 'turn.run.allowWrite';
+  if (/--allow-read\b|file read\w* access to .* is not granted/.test(message)) return 'turn.run.allowRead';
+  if (/--allow-net\b|network access to .* is not granted/.test(message)) return 'turn.run.allowNet';
+  if (/--allow-env\b|reading the environment variable .* is not granted/.test(message)) return 'turn.run.allowEnv';
+  return null;
+}
+
+/** The error as the editor shows it: the CLI's `--allow-*` flags named by their settings. */
+export function editorGrantText(message: string): string {
+  return message.replace(/--allow-(write|read|net|env)\b/g, (_, k: string) => `the turn.run.allow${k[0].toUpperCase()}${k.slice(1)} setting`);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Validators: small structural checks, strict on what each side relies on.
@@ -327,6 +351,8 @@ export function isWebviewMessage(m: unknown): m is WebviewMessage {
       return str(m.runId) && num(m.step) && (m.step as number) >= 0;
     case 'command':
       return (PANEL_COMMANDS as readonly unknown[]).includes(m.command);
+    case 'setting':
+      return (GRANT_SETTINGS as readonly unknown[]).includes(m.key);
     default:
       return false;
   }

@@ -123,10 +123,15 @@ export function registerTestController(): vscode.Disposable[] {
             continue;
           }
           const shown = shownMessage(r, cwd);
-          const message = shown.diff ? vscode.TestMessage.diff(shown.text, shown.diff.expected, shown.diff.actual) : new vscode.TestMessage(shown.text);
-          if (shown.location) message.location = new vscode.Location(vscode.Uri.file(shown.location.file), new vscode.Position(shown.location.line, shown.location.column));
-          if (shown.contextValue) message.contextValue = shown.contextValue;
-          run.failed(item, message, r.durationMs);
+          // a stale recording: first the readable difference (it wraps), then both requests side by side
+          const message = new vscode.TestMessage(shown.text);
+          const messages = [message];
+          if (shown.diff) messages.push(vscode.TestMessage.diff('the whole requests: recorded (left) and now (right)', shown.diff.expected, shown.diff.actual));
+          for (const m of messages) {
+            if (shown.location) m.location = new vscode.Location(vscode.Uri.file(shown.location.file), new vscode.Position(shown.location.line, shown.location.column));
+            if (shown.contextValue) m.contextValue = shown.contextValue;
+          }
+          run.failed(item, messages, r.durationMs);
         }
       }
     } finally {

@@ -2,7 +2,7 @@
 // unit-tested in Node): the message, where it points (the failing assert, or the test for a stale
 // recording), and for a stale recording the two requests to diff and the re-record action.
 import * as path from 'node:path';
-import type { TestResult } from '../../runtime/index.js';
+import { staleDiff, type TestResult } from '../../runtime/index.js';
 
 /** The context value of a stale recording's message: the "Re-record" action shows on it (package.json). */
 export const STALE_CONTEXT = 'turnStaleRecording';
@@ -25,7 +25,12 @@ export function shownMessage(result: TestResult, cwd: string): ShownMessage {
   };
   if (result.status === 'stale') {
     shown.contextValue = STALE_CONTEXT;
-    if (result.requests) shown.diff = { expected: result.requests.recorded, actual: result.requests.now };
+    if (result.requests) {
+      shown.diff = { expected: result.requests.recorded, actual: result.requests.now };
+      // the first differing lines, wrapped: the peek shows them without a side-by-side editor
+      const readable = staleDiff(result.requests.recorded, result.requests.now);
+      if (readable) shown.text = [result.message ?? 'stale recording', readable].join('\n\n');
+    }
   }
   return shown;
 }

@@ -6,5 +6,6 @@ export { runTest, testProgram, DEFAULT_TEST_MAX_STEPS, DEFAULT_TEST_MAX_TIME_MS,
 export { runTestFile, selectTests, type FileResult, type FileRunOptions, type RecordMode } from './runner.js';
 export { report, summarize, summaryLine, specReport, tapReport, junitReport, REPORTERS, type ReporterName, type Summary } from './report.js';
 export { cassettePath, readCassette, parseCassette, formatCassette, CassetteError, CASSETTE_VERSION, type Cassette, type Exchange, type TestRecording } from './cassette.js';
+export { staleDiff, type StaleDiffOptions } from './stale-diff.js';
 export { recordRun, exchangesOfRun, RecordError, type Recorded, type RecordOptions } from './from-journal.js';
 export { evaluate, evalTable, EvalError, type EvalReport, type EvalSample, type EvalOptions } from './eval.js';

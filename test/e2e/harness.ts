@@ -168,12 +168,18 @@ export async function openFile(page: Page, name: string): Promise<void> {
   if (await row.isVisible().catch(() => false)) {
     await row.dblclick();
   } else {
-    await focusWorkbench(page);
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ timeout: 10_000 });
-    await input.fill(name);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 10_000 });
+    // Quick Open lists workspace files once its file search answers: on a busy machine that can
+    // take longer than a first look, so the name is typed again until the file shows
+    await waitFor(async () => {
+      await focusWorkbench(page);
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ timeout: 10_000 });
+      await input.fill(name);
+      const found = await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15_000 }).then(() => true, () => false);
+      if (!found) await page.keyboard.press('Escape');
+      return found;
+    }, 90_000, `${name} in Quick Open`);
     await page.keyboard.press('Enter');
   }
   await page.locator(`.tab.active[aria-label^="${name}"]`).first().waitFor({ timeout: 30_000 });

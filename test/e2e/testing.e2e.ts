@@ -55,9 +55,16 @@ describe('Turn tests in the Test Explorer', { timeout: 600_000 }, () => {
     await page.getByText('recorded_test.tn:4:5: stale recording: the program now sends a request the recording does not hold').first().waitFor({ timeout: 30_000 });
     assert.match(readFileSync(cassette, 'utf8'), /legs has a cat\?/);
     await screenshot(page, 'testing-03-stale');
-    // the Test Results show the message: the recorded request against the one sent now, and its Re-record action
+    // the Test Results show the message: the readable difference (the prompt changed: its line
+    // recorded against now), then both whole requests side by side, and its Re-record action
     const tree = page.locator('.test-output-peek-tree');
     await tree.locator('.monaco-list-row', { hasText: 'asks the model' }).first().click();
+    // (the peek is an editor: its spaces are no-break spaces, which getByText with a string normalizes)
+    await page.getByText('The request differs from the recording in its prompt').first().waitFor({ timeout: 30_000 });
+    await page.getByText('recorded: How many legs has a cat?').first().waitFor({ timeout: 30_000 });
+    await page.getByText('now: How many legs has a dog?').first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'testing-03-stale-readable');
+    await tree.locator('.monaco-list-row', { hasText: 'the whole requests' }).first().click();
     await page.getByText('prompt: How many legs has a cat?').first().waitFor({ timeout: 30_000 });
     await page.getByText('prompt: How many legs has a dog?').first().waitFor({ timeout: 30_000 });
     await page.getByText('Re-record', { exact: true }).first().click({ timeout: 30_000 });

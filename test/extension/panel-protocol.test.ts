@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { emptyRun, isHostMessage, isRunView, isWebviewMessage, type RunView } from '../../extension/protocol/panel.js';
+import { editorGrantText, grantSetting } from '../../extension/protocol/panel.js';
 import { panelHtml } from '../../extension/panel/html.js';
 import { Runner } from '../../extension/panel/runner.js';
 import { MemoryVault } from '../../runtime/effects/vault.js';
@@ -137,5 +138,27 @@ describe('vault names', () => {
     assert.match(m, /no OS keyring is available/);
     assert.match(m, /TURN_SECRET_<NAME>/);
     assert.equal(keyringErrorMessage(new Error('boom')), 'Turn vault: boom');
+  });
+});
+
+describe('a missing grant names the editor setting', () => {
+  test('the runtime\'s refusals map to the turn.run.allow* setting that grants them; a setting message validates only for those', async () => {
+    const { check } = await import('../../runtime/effects/capabilities.js');
+    const refused = (effect: Parameters<typeof check>[1]) => {
+      const r = check({}, effect);
+      assert.equal(r.ok, false);
+      return (r as { message: string }).message;
+    };
+    assert.equal(grantSetting(refused({ kind: 'files', mode: 'write', path: '/w/out/log.txt' })), 'turn.run.allowWrite');
+    assert.equal(grantSetting(refused({ kind: 'files', mode: 'read', path: '/w/in.txt' })), 'turn.run.allowRead');
+    assert.equal(grantSetting(refused({ kind: 'network', url: 'https://api.example.com/x' })), 'turn.run.allowNet');
+    assert.equal(grantSetting(refused({ kind: 'env', name: 'HOME' })), 'turn.run.allowEnv');
+    assert.equal(grantSetting('division by zero'), null);
+    const knowledge = 'knowledge_put: the knowledge store in /w/.turn needs write access to its folder (--allow-write /w/.turn, or --allow-knowledge): denied';
+    assert.equal(grantSetting(knowledge), 'turn.run.allowWrite');
+    assert.match(editorGrantText(knowledge), /\(the turn\.run\.allowWrite setting \/w\/\.turn, or --allow-knowledge\)/);
+    assert.doesNotMatch(editorGrantText(knowledge), /--allow-write/);
+    assert.equal(isWebviewMessage({ type: 'setting', v: 1, key: 'turn.run.allowWrite' }), true);
+    assert.equal(isWebviewMessage({ type: 'setting', v: 1, key: 'workbench.colorTheme' }), false, 'only grant settings');
   });
 });

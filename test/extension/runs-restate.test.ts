@@ -60,7 +60,7 @@ test('a suspended run on Restate: listed with its status, shown as the panel sho
   assert.equal(view.status, 'suspended');
   assert.equal(view.stored, null, 'no local store: no scrubber or what-if on it');
   assert.deepEqual(view.output.slice(1), ['one'], 'what it printed, from the server');
-  assert.ok(view.timeline.some((t) => t.kind === 'journal.suspend'), 'the journal is the timeline');
+  assert.ok(view.timeline.some((t) => t.kind === 'tool.request' && t.summary === 'effect __suspend'), 'the journal is the timeline (drawn as a live run\'s events)');
   assert.ok(view.actors.some((a) => a.pid === 1), 'the processes come from the snapshot');
 
   const done = await resumeOnRestate(settings, id);

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // A run's error as the panel shows it: the message, a link to its line, and for a credential
 // the program needs but the vault lacks, a button that runs "Turn: Add Credential".
-import { missingCredential, PROTOCOL_VERSION, type SiteView } from '../../protocol/panel.js';
+import { editorGrantText, grantSetting, missingCredential, PROTOCOL_VERSION, type SiteView } from '../../protocol/panel.js';
 import { post } from './api.js';
 import { h, siteLink } from './dom.js';
 
@@ -9,5 +9,9 @@ export function errorView(error: { message: string; site: SiteView | null }): HT
   const name = missingCredential(error.message);
   const add = name !== null ? h('button', { class: 'add-credential', title: `Add the credential "${name}" to the Turn vault` }, 'Add Credential…') : null;
   add?.addEventListener('click', () => post({ type: 'command', v: PROTOCOL_VERSION, command: 'turn.vault.add' }));
-  return h('div', { class: 'error-box' }, h('p', { class: 'error' }, error.message, ' ', siteLink(error.site)), add);
+  // a missing grant: in the editor it is a setting (turn.run.allowWrite...), not the CLI's --allow-write
+  const key = grantSetting(error.message);
+  const open = key !== null ? h('button', { class: 'open-setting', title: `Open the setting ${key}` }, `Open Setting ${key}…`) : null;
+  open?.addEventListener('click', () => key && post({ type: 'setting', v: PROTOCOL_VERSION, key }));
+  return h('div', { class: 'error-box' }, h('p', { class: 'error' }, editorGrantText(error.message), ' ', siteLink(error.site)), add, open);
 }
