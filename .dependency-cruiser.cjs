@@ -21,7 +21,7 @@ const VSCODE = '^vscode$|(^|/)node_modules/@types/vscode/';
 // that turns their absence into a clear message (runtime/store/better-sqlite3.ts; the in-process model
 // provider for node-llama-cpp). They are devDependencies here so the tests and benchmarks have them, and
 // `peerDependenciesMeta.optional` in package.json so `npm install -g` of the package never compiles them.
-const OPTIONAL_PEERS = '^node_modules/(better-sqlite3|node-llama-cpp|@node-llama-cpp)/';
+const OPTIONAL_PEERS = '(^|/)node_modules/(better-sqlite3|node-llama-cpp|@node-llama-cpp)/';
 const TYPES_ONLY_DEV = '(^|/)node_modules/(@types/|@vscode/debugprotocol/)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
