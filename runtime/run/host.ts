@@ -168,7 +168,11 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
 
   let refused: string | undefined;
   const guard = <T>(f: () => Promise<T>): Promise<T> => (refused !== undefined ? Promise.reject(new Error(refused)) : f());
-  const ask = budgetedModel(capabilities, usage, (request: InferRequest, io?: InferIO) => model.infer(request, io));
+  const ask = budgetedModel<[InferRequest, InferIO?], InferReply>(capabilities, usage, (request, io) => model.infer(request, io), {
+    approve,
+    summary: (request) => `a model call to ${model.provider.name} (infer ${request.typeName})`,
+    pid: (request) => request.pid,
+  });
   const sinks: ((e: RunEvent) => void)[] = [];
   if (options.onEvent) sinks.push(options.onEvent);
   if (trace) sinks.push(trace.sink);
