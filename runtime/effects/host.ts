@@ -1,7 +1,7 @@
 // The host side of the VM's effect tools: performs `fs_read`, `http_request`, `env_get`, ... with
 // the run's capabilities and vault (see runtime/effects/tools.ts), and gates model calls by the
 // model budget. Shared by the CLI and the editor, which differ only in the vault and approval hook.
-import { check, record, type Capabilities, type Usage } from './capabilities.js';
+import { check, record, requireApproval, type ApprovalHook, type Capabilities, type Usage } from './capabilities.js';
 import { STD_TOOLS, ToolError, type Cancellable, type EffectToolContext } from './tools.js';
 import { EffectDenied } from './capabilities.js';
 import type { ToolRequest } from '../ports/host.js';
@@ -42,15 +42,25 @@ export function redactError(redactor: Redactor, e: unknown): unknown {
   return e;
 }
 
-/** Wraps a model call so it spends the `model` capability's call budget (refused past it). */
+/**
+ * Wraps a model call so it spends the `model` capability's call budget (refused past it) and, when
+ * the run needs approval for model calls (`--approve-effects model`), asks `approve` first: a
+ * refusal stops the call before any request leaves. Every run's host is built with this (the CLI,
+ * the panel, the debugger, the Restate worker: runtime/run/host.ts).
+ */
 export function budgetedModel<A extends unknown[], R>(
   capabilities: Capabilities,
   usage: Usage,
   call: (...args: A) => Promise<R>,
+  approval?: { approve: ApprovalHook | undefined; summary: (...args: A) => string; pid?: (...args: A) => number | undefined },
 ): (...args: A) => Promise<R> {
   return async (...args: A) => {
     const verdict = check(capabilities, { kind: 'model' }, usage);
     if (!verdict.ok) throw new EffectDenied(verdict.message);
+    if (verdict.approve) {
+      if (!approval) throw new EffectDenied('a model call needs approval, and this host cannot ask for it');
+      await requireApproval(true, { effect: 'model', summary: approval.summary(...args), pid: approval.pid?.(...args) }, approval.approve);
+    }
     record(usage, { kind: 'model' });
     return call(...args);
   };

@@ -479,6 +479,18 @@ function isIdentity(v: unknown): v is IdentityHandle {
     && IDENTITY_KINDS.includes((v as IdentityHandle).kind as never) && Object.keys(v).length === 2;
 }
 
+/** Whether a plain value holds an identity handle anywhere (iterative). */
+function holdsIdentity(v: unknown): boolean {
+  const pending = [v];
+  while (pending.length > 0) {
+    const x = pending.pop();
+    if (!x || typeof x !== 'object') continue;
+    if (isIdentity(x)) return true;
+    pending.push(...(Array.isArray(x) ? x : Object.values(x)));
+  }
+  return false;
+}
+
 /**
  * http_request(auth, method, url, options?) → {status, headers, body}
  * `auth`: an identity handle (sent as its kind says, under the process's network capability),
@@ -492,6 +504,14 @@ export async function httpRequest(ctx: EffectToolContext, auth: unknown, method:
   const capabilities = identity ? ctx.capabilities : callCapabilities(ctx, auth, 'http_request');
   const headers = (o.headers ?? {}) as Record<string, unknown>;
   const query = (o.query ?? {}) as Record<string, unknown>;
+  // a handle is the authority to use a secret, not data: it is sent only as `auth`, injected where
+  // its kind says; anywhere else in the request it is refused (it would go out as its kind and name)
+  for (const [where, value] of [['a header value', headers], ['a query parameter', query], ['the body', o.body]] as const) {
+    if (holdsIdentity(value)) throw new ToolError(`http_request: an identity handle cannot be sent as ${where}: pass it as the auth argument, which injects its secret where its kind says`);
+  }
+  for (const [k, v] of Object.entries(headers)) {
+    if (v !== null && typeof v === 'object') throw new ToolError(`http_request: the header ${k} must be a Str, not a ${Array.isArray(v) ? 'list' : 'map'}`);
+  }
   return performHttp(
     {
       method: str('http_request', method, 'method'),

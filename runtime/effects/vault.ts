@@ -307,10 +307,11 @@ export class Redactor {
   redact(text: string): string {
     if (this.secrets.size === 0 || !text) return text;
     if (!this.pattern) this.compile();
-    return text.replace(this.pattern!, (...m: unknown[]) => {
+    const whole = text.replace(this.pattern!, (...m: unknown[]) => {
       for (let i = 0; i < this.names.length; i++) if (m[i + 1] !== undefined) return `«redacted:${this.names[i]}»`;
       return '«redacted»';
     });
+    return this.redactPieces(whole);
   }
 
   private compile(): void {
@@ -319,8 +320,62 @@ export class Redactor {
       for (const f of secretForms(secret)) if (!forms.has(f)) forms.set(f, name);
     }
     const ordered = [...forms.keys()].sort((a, b) => b.length - a.length);
-    this.names = ordered.map((f) => forms.get(f)!);
-    this.pattern = new RegExp(ordered.map((f) => `(${flexiblePattern(f)})`).join('|'), 'g');
+    const secrets = [...this.secrets].sort(([a], [b]) => b.length - a.length);
+    // the secret as a list of its characters (`["g", "h", ...]`) is longer than any literal form
+    const alternatives: [string, string][] = [];
+    for (const [secret, name] of secrets) if ([...secret].length >= 2) alternatives.push([characterListPattern(secret), name]);
+    // percent-encoded whole, every byte as %XX in either case (not only those URLs must escape)
+    for (const [secret, name] of secrets) alternatives.push([[...Buffer.from(secret, 'utf8')].map((b) => `%${hexPattern(b, 2)}`).join(''), name]);
+    for (const f of ordered) alternatives.push([flexiblePattern(f), forms.get(f)!]);
+    this.names = alternatives.map(([, name]) => name);
+    this.pattern = new RegExp(alternatives.map(([p]) => `(${p})`).join('|'), 'g');
+    // pieces: any run of at least half a secret that starts or ends it contains its first or its
+    // last `half` characters; those are found, then the match is widened over the rest of the piece
+    this.pieces = [];
+    for (const [secret, name] of secrets) {
+      const chars = [...secret];
+      const half = Math.max(MIN_ENCODED, Math.ceil(chars.length / 2));
+      if (half >= chars.length) continue;
+      this.pieces.push({ head: chars.slice(0, half).join(''), tail: chars.slice(chars.length - half).join(''), secret, name });
+    }
+    this.piecePattern = this.pieces.length === 0 ? undefined : new RegExp(this.pieces.flatMap((p) => [`(${escapeRegExp(p.head)})`, `(${escapeRegExp(p.tail)})`]).join('|'), 'g');
+  }
+
+  private pieces: { head: string; tail: string; secret: string; name: string }[] = [];
+  private piecePattern: RegExp | undefined;
+
+  /** Redacts the pieces of secrets (at least half of one, from its start or to its end) left in `text`. */
+  private redactPieces(text: string): string {
+    const re = this.piecePattern;
+    if (!re) return text;
+    re.lastIndex = 0;
+    let out = '';
+    let done = 0; // text before this is in `out`
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      const g = m.slice(1).findIndex((x) => x !== undefined);
+      const piece = this.pieces[g >> 1];
+      let start = m.index;
+      let end = m.index + m[0].length;
+      if (g % 2 === 0) {
+        // a head: widen forward over the secret's next characters
+        let k = piece.head.length;
+        while (k < piece.secret.length && end < text.length && text[end] === piece.secret[k]) {
+          end++;
+          k++;
+        }
+      } else {
+        // a tail: widen backward over the secret's earlier characters (not into what was redacted)
+        let k = piece.secret.length - piece.tail.length - 1;
+        while (k >= 0 && start > done && text[start - 1] === piece.secret[k]) {
+          start--;
+          k--;
+        }
+      }
+      out += text.slice(done, start) + `«redacted:${piece.name}»`;
+      done = end;
+      re.lastIndex = end;
+    }
+    return out + text.slice(done);
   }
 
   /** Redacts every string inside a JSON-like value (keys too); returns a copy. */
@@ -355,6 +410,16 @@ export const MIN_ENCODED = 6;
 export function secretForms(secret: string): string[] {
   const forms = new Set<string>([secret]);
   const bytes = Buffer.from(secret, 'utf8');
+  const chars = [...secret];
+  // hexadecimal (either case) and reversed (the secret's pieces: Redactor.compile)
+  const hex = bytes.toString('hex');
+  if (hex.length >= MIN_ENCODED) {
+    forms.add(hex);
+    forms.add(hex.toUpperCase());
+  }
+  const reversed = chars.slice().reverse().join('');
+  if (chars.length >= 2 && reversed !== secret) forms.add(reversed);
+
   const urlSafe = (b64: string) => b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
   const add = (form: string) => {
     if (form.length >= MIN_ENCODED) forms.add(form);
@@ -415,6 +480,11 @@ export function flexiblePattern(literal: string): string {
     out += `(?:${alts.join('|')})`;
   }
   return out;
+}
+
+/** A regular expression source matching `secret` written as a list of its characters: `["a", "b"]`, `['a','b']`. */
+function characterListPattern(secret: string): string {
+  return [...secret].map((c) => `["']${flexiblePattern(c)}["']`).join('\\s*,\\s*');
 }
 
 function escapeRegExp(s: string): string {

@@ -198,8 +198,12 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     throw new RunSetupError('usage', `the self-consistency sample count must be a whole number from 1 to ${MAX_SAMPLES}, got ${consistency}`);
   }
   const sampling = runSampling(options);
-  // each sample of a self-consistent call is a model call of the budget
-  const budgeted = budgetedModel(capabilities, usage, (request: InferRequest, io?: InferIO) => model.infer(withSampling(request, sampling), io));
+  // each sample of a self-consistent call is a model call of the budget, and is approved like one
+  const budgeted = budgetedModel<[InferRequest, InferIO?], InferReply>(capabilities, usage, (request, io) => model.infer(withSampling(request, sampling), io), {
+    approve,
+    summary: (request) => `a model call to ${model.provider.name} (infer ${request.typeName})`,
+    pid: (request) => request.pid,
+  });
   const ask = selfConsistent((request, io) => budgeted(request, io), consistency);
   const sinks: ((e: RunEvent) => void)[] = [];
   if (options.onEvent) sinks.push(options.onEvent);
