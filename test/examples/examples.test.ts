@@ -42,8 +42,8 @@ test('every example says in its header how to run it and what it needs', () => {
   for (const name of names) {
     const h = header(name);
     assert.ok(
-      h.some((l) => l.includes(`npx turn run examples/${name}`)),
-      `${name}: the header has no \`npx turn run examples/${name}\` line`,
+      h.some((l) => l.includes(`node bin/turn.js run examples/${name}`)),
+      `${name}: the header has no \`node bin/turn.js run examples/${name}\` line`,
     );
     assert.notEqual(needs(name), '', `${name}: the header has no \`// needs: ...\` line`);
   }
@@ -58,7 +58,7 @@ test('the examples are formatted (turn fmt --check)', () => {
 for (const name of offline) {
   test(`${name}: every command in its header runs offline`, () => {
     const commands = header(name)
-      .map((l) => /^\/\/\s+npx turn (run .*?)\s*(?:\(.*)?$/.exec(l)?.[1])
+      .map((l) => /^\/\/\s+node bin\/turn\.js (run .*?)\s*(?:\(.*)?$/.exec(l)?.[1])
       .filter((c): c is string => c !== undefined);
     assert.ok(commands.length >= 1);
     for (const command of commands) {
