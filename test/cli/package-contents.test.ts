@@ -1,5 +1,5 @@
 // What `npm pack` ships (the package `npm install -g` installs): exactly the allow-list in
-// package.json's `files`, and enough of it that the packed `turn` runs a program on its own.
+// .npmignore, and enough of it that the packed `turn` runs a program on its own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
