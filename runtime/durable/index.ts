@@ -237,6 +237,8 @@ export class Durable implements DurableHooks {
   private waits = 0;
   private suspends = 0;
   private outputs = 0;
+  /** print lines the journal marks shown too (time travel's replay, which shows a run's output up to a step) */
+  printsShownOutput = false;
   /** lines a resume printed that the journal held but had not marked shown (a crash between the two) */
   reprinted = 0;
   /**
@@ -492,7 +494,11 @@ export class Durable implements DurableHooks {
     const e = this.take(key, 'output', 'echo', null);
     if (e === null) return;
     if (e) {
-      if (e.status === 'ok') return; // shown before the crash or the suspend
+      if (e.status === 'ok') {
+        // shown before the crash or the suspend; a time-travel replay shows the run's output as it was
+        if (this.printsShownOutput) real.output(typeof bytesJson(e.payload) === 'string' ? (bytesJson(e.payload) as string) : line);
+        return;
+      }
       const journaled = bytesJson(e.request ?? e.payload);
       this.show(real, e.seq, typeof journaled === 'string' ? journaled : line);
       this.reprinted++;

@@ -227,7 +227,9 @@ export async function stateAtStep(opts: { store: RunStore; runId: string; step: 
       vm.halt(END);
       return Promise.reject(new Error(END));
     };
-    const host: Host = { output: (line) => output.push(line), infer: refuse, tool: refuse };
+    const recording: Host = { output: (line) => output.push(line), infer: refuse, tool: refuse };
+    // output goes through the journal as in a resume (runtime/run/run.ts), so its entries count as replayed steps
+    const host: Host = { ...recording, output: (line) => durable.output(recording, line) };
     const shape = (record.meta.options ?? {}) as RecordedShape;
     const vm: VM = new VM(prepared.bundle, host, {
       seed: shape.seed,
@@ -236,7 +238,8 @@ export async function stateAtStep(opts: { store: RunStore; runId: string; step: 
       inferRetries: shape.inferRetries,
       ...(shape.context ? { context: shape.context } : {}),
     });
-    const durable = new Durable(vm, prepared.run, new JournalWriter(scratch, runId), prepared.entries);
+    const durable: Durable = new Durable(vm, prepared.run, new JournalWriter(scratch, runId), prepared.entries);
+    durable.printsShownOutput = true;
     vm.durable = durable;
     // the first step past the cut fails to write to the frozen copy: the replay stops at the next safe point
     scratch.freeze(END, () => vm.halt(END));

@@ -25,7 +25,9 @@ test('the conformance programs and examples that should compile have no diagnost
     for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.tn'))) {
       const file = path.join(dir, name);
       const text = fs.readFileSync(file, 'utf8');
-      const r = await checkSource(file, text);
+      // a program that lists a stdio MCP server's tools at compile time says which command in its header
+      const launch = [...text.matchAll(/^\/\/ needs:.*?--allow-run (\S+)/gm)].map((m) => m[1]);
+      const r = await checkSource(file, text, launch.length > 0 ? { launch } : {});
       const errors = r.diagnostics.filter((d) => d.severity === 'error');
       const wantsError = /^\/\/ exit: 2/m.test(text);
       assert.equal(errors.length > 0, wantsError, `${name}: ${errors.map((d) => d.message).join('; ')}`);
