@@ -34,7 +34,8 @@ describe('turn fmt', () => {
     const bad = path.join(dir, 'bad.tn');
     const r = turn(['fmt', bad]);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /bad\.tn:2:\d+: syntax errors/);
+    assert.match(r.stderr, /bad\.tn:2:\d+: syntax error: /);
+    assert.match(r.stderr, /bad\.tn: not formatted: fix the syntax errors first/);
     assert.equal(fs.readFileSync(bad, 'utf8'), 'let a = 1;\nlet = ;\n');
   });
 
