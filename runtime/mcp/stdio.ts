@@ -17,6 +17,9 @@ export class LaunchedStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private child: ChildProcess | undefined;
   private readonly buffer = new ReadBuffer();
+  /** messages read but not yet handed to the SDK */
+  private readonly inbox: JSONRPCMessage[] = [];
+  private delivering = false;
   private stderrTail = '';
   private exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
 
@@ -66,8 +69,9 @@ export class LaunchedStdioTransport implements Transport {
             continue;
           }
           if (message === null) break;
-          this.onmessage?.(message);
+          this.inbox.push(message);
         }
+        this.deliver();
       });
       child.stderr?.on('data', (chunk: Buffer) => {
         this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_KEPT);
@@ -98,5 +102,23 @@ export class LaunchedStdioTransport implements Transport {
     clearTimeout(term);
     clearTimeout(kill);
     this.buffer.clear();
+  }
+
+  /**
+   * Hands messages to the SDK one per turn of the event loop. The SDK runs a notification's handler
+   * a microtask later but a response's at once, so a progress notification and the reply that follows
+   * it in one chunk of output would lose the notification (the reply removes its progress handler
+   * first); a turn between them lets the notification's handler run.
+   */
+  private deliver(): void {
+    if (this.delivering) return;
+    const next = this.inbox.shift();
+    if (next === undefined) return;
+    this.delivering = true;
+    this.onmessage?.(next);
+    setImmediate(() => {
+      this.delivering = false;
+      this.deliver();
+    });
   }
 }
