@@ -3,6 +3,7 @@
 // also after incremental edits.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { checkSource } from '../../runtime/check/index.js';
 import { analyze } from '../../runtime/check/analyze.js';
@@ -11,7 +12,7 @@ import { toLspDiagnostics } from '../../language-server/diagnostics.js';
 import { documentDiagnostics } from '../../language-server/validate.js';
 import type { TurnDocument } from '../../language-server/document.js';
 import { allTurnFiles, uriOf, workspace } from './helpers.js';
-import { turn } from '../cli/run-cli.js';
+import { ROOT, turn } from '../cli/run-cli.js';
 
 async function expected(doc: TurnDocument) {
   const checked = await checkSource(doc.path, doc.text);
@@ -83,7 +84,9 @@ describe('diagnostics parity with turn check', () => {
           return `${file}:${line}:${column}: ${d.severity === 'error' ? '' : d.severity + ': '}${d.message}`;
         });
         const cli = turn(['check', file]);
-        const theirs = cli.stderr.split('\n').filter((l) => l.startsWith(file + ':'));
+        // the command names a file under its working directory (the clone's root) by its relative path
+        const shown = path.relative(ROOT, file);
+        const theirs = cli.stderr.split('\n').filter((l) => l.startsWith(shown + ':')).map((l) => file + l.slice(shown.length));
         assert.deepEqual(ours, theirs, file);
         assert.equal(cli.code, ours.length > 0 || cli.stderr.trim() ? cli.code : 0);
       } finally {
