@@ -117,8 +117,10 @@ test('suspend on one worker, resume from the CLI, finish on another; the output 
     assert.equal(inspect.code, 0, inspect.stderr);
     const i = JSON.parse(inspect.stdout) as { run: { status: string }; journal: { step: string; kind: string; key: string }[] };
     assert.equal(i.run.status, 'done');
-    assert.deepEqual(i.journal.map((e) => e.step), ['e1.1', 's1', 'e3.1']);
-    assert.deepEqual(i.journal.map((e) => e.key), ['e1.1', 's1', 'e3.1'].map((k) => `turn:${id}:${k}`));
+    // the model reply, the printed lines (o1, o2: journaled so a resume neither loses nor repeats one), the suspend
+    const steps = ['e1.1', 'o1', 's1', 'e3.1', 'o2'];
+    assert.deepEqual(i.journal.map((e) => e.step), steps);
+    assert.deepEqual(i.journal.map((e) => e.key), steps.map((k) => `turn:${id}:${k}`));
   } finally {
     await model.server.close();
   }
