@@ -18,7 +18,7 @@ async function complete(text: string) {
 describe('completion of protocols and policies', () => {
   it('offers every protocol the absorber supports after `schema::`, and the scope policies after `scope`', async () => {
     assert.deepEqual((await complete('let api = use schema::/*|*/')).map((i) => i.label), ['openapi', 'jsonschema', 'graphql', 'mcp']);
-    assert.deepEqual((await complete('let r = scope /*|*/')).map((i) => i.label), ['fail_fast', 'wait_all', 'first_success']);
+    assert.deepEqual((await complete('let r = scope /*|*/')).map((i) => i.label), ['fail_fast', 'wait_all', 'first_success', 'best_effort']);
   });
 });
 
