@@ -320,23 +320,22 @@ export function isolate(v: Value, memo: Map<object, unknown> = new Map()): Value
 }
 
 /**
- * The program's result as JSON (for `--json`). Identity handles never reveal a secret. Iterative;
- * a value nested more than MAX_JSON_DEPTH levels is a VMError (JSON.stringify would overflow).
+ * A Turn value as a plain JS tree: lists become arrays, maps and structs objects (a `__proto__` key
+ * is data, defined rather than assigned, as with Object.fromEntries), confidence is dropped, and every
+ * other value is what `leaf` makes of it. Iterative; a value nested more than MAX_JSON_DEPTH levels is
+ * a VMError (JSON.stringify would overflow). One walk for `--json` (toJson) and host tools' arguments.
  */
-export function toJson(v: Value): unknown {
-  const fill: [Value, unknown, number][] = []; // [value, its empty JSON container, depth]
+export function plainTree(v: Value, leaf: (x: Value) => unknown): unknown {
+  const fill: [Value, unknown, number][] = []; // [Turn container, its empty plain copy, depth]
   const convert = (x: Value, depth: number): unknown => {
-    if (x instanceof Uncertain) x = x.v;
-    if (x === null || typeof x !== 'object') return typeof x === 'number' && !Number.isFinite(x) ? null : x;
+    while (x instanceof Uncertain) x = x.v;
     if (Array.isArray(x) || x instanceof Map || x instanceof StructVal) {
       if (depth > MAX_JSON_DEPTH) throw new VMError(`a value nested more than ${MAX_JSON_DEPTH} levels deep cannot be converted to JSON`);
       const out = Array.isArray(x) ? [] : {};
       fill.push([x, out, depth]);
       return out;
     }
-    if (x instanceof VecVal) return x.items.slice();
-    if (x instanceof PidVal) return { pid: x.id };
-    return render(x);
+    return leaf(x);
   };
   const root = convert(v, 1);
   while (fill.length > 0) {
@@ -345,11 +344,21 @@ export function toJson(v: Value): unknown {
       for (const item of x) (out as unknown[]).push(convert(item, depth + 1));
     } else {
       for (const [k, item] of x instanceof StructVal ? x.fields : (x as Map<string, Value>)) {
-        (out as Record<string, unknown>)[k] = convert(item, depth + 1);
+        Object.defineProperty(out, k, { value: convert(item, depth + 1), enumerable: true, writable: true, configurable: true });
       }
     }
   }
   return root;
+}
+
+/** The program's result as JSON (for `--json`). Identity handles never reveal a secret. */
+export function toJson(v: Value): unknown {
+  return plainTree(v, (x) => {
+    if (x === null || typeof x !== 'object') return typeof x === 'number' && !Number.isFinite(x) ? null : x;
+    if (x instanceof VecVal) return x.items.slice();
+    if (x instanceof PidVal) return { pid: x.id };
+    return render(x);
+  });
 }
 
 /** A JSON-like JS value (e.g. `json_parse`) as a Turn value: objects become maps. Iterative. */

@@ -5,7 +5,7 @@
 import { STD_TOOLS } from '../effects/tools.js';
 import { plainCost } from './alloc.js';
 import type { Tool } from './tools.js';
-import { IdentityVal, MAX_JSON_DEPTH, PidVal, StructVal, Uncertain, VMError, VecVal, containsIdentity, fromPlain, render, type Value } from '../values/index.js';
+import { IdentityVal, PidVal, VMError, VecVal, containsIdentity, fromPlain, plainTree, render, type Value } from '../values/index.js';
 
 export type { ToolRequest } from '../ports/host.js';
 
@@ -17,38 +17,17 @@ export const EFFECT_TOOL_NAMES: ReadonlySet<string> = new Set(
 
 /**
  * A Turn value as a plain argument for a host tool. An identity stays a handle: kind and name only
- * (the host resolves it where a tool takes one). Iterative; a value nested more than MAX_JSON_DEPTH
- * levels is a VMError, as for json_stringify.
+ * (the host resolves it where a tool takes one). Nested more than MAX_JSON_DEPTH levels is a
+ * VMError, as for json_stringify (the walk is values' plainTree).
  */
 export function toHostArg(v: Value): unknown {
-  const fill: [Value, unknown, number][] = []; // [Turn container, its empty plain copy, depth]
-  const convert = (x: Value, depth: number): unknown => {
-    while (x instanceof Uncertain) x = x.v;
+  return plainTree(v, (x) => {
     if (x instanceof IdentityVal) return { kind: x.kind, name: x.name };
     if (x === null || typeof x === 'number' || typeof x === 'string' || typeof x === 'boolean') return x;
     if (x instanceof VecVal) return x.items.slice();
     if (x instanceof PidVal) return { pid: x.id };
-    if (Array.isArray(x) || x instanceof Map || x instanceof StructVal) {
-      if (depth > MAX_JSON_DEPTH) throw new VMError(`a value nested more than ${MAX_JSON_DEPTH} levels deep cannot be converted to JSON`);
-      const out = Array.isArray(x) ? [] : {};
-      fill.push([x, out, depth]);
-      return out;
-    }
     return render(x);
-  };
-  const root = convert(v, 1);
-  while (fill.length > 0) {
-    const [x, out, depth] = fill.pop()!;
-    if (Array.isArray(x)) {
-      for (const item of x) (out as unknown[]).push(convert(item, depth + 1));
-    } else {
-      for (const [k, item] of x instanceof StructVal ? x.fields : (x as Map<string, Value>)) {
-        // defined, not assigned: a `__proto__` key is data, as with Object.fromEntries
-        Object.defineProperty(out, k, { value: convert(item, depth + 1), enumerable: true, writable: true, configurable: true });
-      }
-    }
-  }
-  return root;
+  });
 }
 
 /** The pure standard-library tools, in the shape of the VM's inline tools. */
