@@ -8,6 +8,7 @@ import { SCOPE_POLICIES } from '../syntax/ast.js';
 import { forEachChild, walk } from '../syntax/walk.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { IDENTITY_KINDS, parseIdentity } from '../effects/identity.js';
+import { HANDLES_COMPARED } from '../values/index.js';
 import { suggest } from './spelling.js';
 import { unsupportedInferType } from './infer-types.js';
 import { schemaKey } from './schemas.js';
@@ -930,6 +931,10 @@ class Analyzer implements TypeResolver {
     if ((l.kind === 'Identity') !== (r.kind === 'Identity') && l.kind !== 'Any' && r.kind !== 'Any' && e.op !== 'and' && e.op !== 'or') {
       this.report(e.span, `an identity handle cannot be ${e.op === '+' ? 'concatenated' : 'used with `' + e.op + '`'}: its secret stays with the host`, 'identity-leak');
       return e.op === '+' ? ANY : BOOL;
+    }
+    if (l.kind === 'Identity' && r.kind === 'Identity' && (e.op === '==' || e.op === '!=')) {
+      this.report(e.span, HANDLES_COMPARED, 'identity-leak');
+      return BOOL;
     }
     switch (e.op) {
       case '+':

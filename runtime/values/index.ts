@@ -220,9 +220,9 @@ export function equals(a: Value, b: Value): boolean {
 
 /** Whether `a` and `b` can be equal; the pairs of their elements still to compare go on `pending`. */
 function shallowEquals(a: Value, b: Value, pending: Value[]): boolean {
-  if (a === b) return true;
   if (a instanceof Uncertain) a = a.v;
   if (b instanceof Uncertain) b = b.v;
+  if (a instanceof IdentityVal && b instanceof IdentityVal) throw new VMError(HANDLES_COMPARED);
   if (a === b) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   if (Array.isArray(a)) {
@@ -254,9 +254,16 @@ function shallowEquals(a: Value, b: Value, pending: Value[]): boolean {
     if (!(b instanceof VecVal) || a.items.length !== b.items.length) return false;
     return a.items.every((x, i) => x === b.items[i]);
   }
-  if (a instanceof IdentityVal) return b instanceof IdentityVal && a.kind === b.kind && a.name === b.name;
   return false;
 }
+
+/**
+ * Two identity handles are never compared (docs/authority.md, "Identities and the vault"): a
+ * handle is the authority to use a secret, not a value, so `==` on two of them, or a structure
+ * holding them, is a Turn error rather than a Bool.
+ */
+export const HANDLES_COMPARED =
+  'identity handles cannot be compared: a handle is the authority to use a secret, not a value (compare the names you grant instead)';
 
 /** Whether `v` holds an identity handle anywhere (closures' cells aside). Iterative. */
 export function containsIdentity(v: Value): boolean {

@@ -1068,15 +1068,15 @@ export class VM implements LifecycleRuntime, AgentRuntime {
             case 17 /* EQ */: {
               const b = stack[--sp];
               const a = stack[sp - 1];
-              // The same uncertain value on both sides keeps its confidence (comparisons take the minimum).
-              stack[sp - 1] = a === b && !(a instanceof Uncertain) ? true : binarySlow(Op.EQ, a, b);
+              // The same uncertain value on both sides keeps its confidence (comparisons take the minimum); a handle is never compared.
+              stack[sp - 1] = a === b && !(a instanceof Uncertain) && !(a instanceof IdentityVal) ? true : binarySlow(Op.EQ, a, b);
               break;
             }
             case 18 /* NE */: {
               const b = stack[--sp];
               const a = stack[sp - 1];
-              // The same uncertain value on both sides keeps its confidence (comparisons take the minimum).
-              stack[sp - 1] = a === b && !(a instanceof Uncertain) ? false : binarySlow(Op.NE, a, b);
+              // The same uncertain value on both sides keeps its confidence (comparisons take the minimum); a handle is never compared.
+              stack[sp - 1] = a === b && !(a instanceof Uncertain) && !(a instanceof IdentityVal) ? false : binarySlow(Op.NE, a, b);
               break;
             }
             case 16 /* DIV */: {

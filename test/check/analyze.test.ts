@@ -145,3 +145,8 @@ function byPosition(a: string, b: string): number {
   const pb = b.split(':').slice(1, 3).map(Number);
   return pa[0] - pb[0] || pa[1] - pb[1];
 }
+
+test('comparing two identity handles is reported where the analyzer sees both (issue 26, point 6)', async () => {
+  const m = await messages('let a = grant identity::bearer("x");\nlet b = grant identity::bearer("x");\nlet same = a == b;\n');
+  assert.deepEqual(m, ['a.tn:3:12: identity handles cannot be compared: a handle is the authority to use a secret, not a value (compare the names you grant instead)']);
+});
