@@ -539,7 +539,21 @@ export async function httpRequest(ctx: EffectToolContext, auth: unknown, method:
 // Registry for the lead: tool name → implementation and whether it is an effect.
 
 export type PureTool = { effect: false; run: (...args: unknown[]) => unknown };
-export type EffectTool = { effect: true; capability: string; run: (ctx: EffectToolContext, ...args: unknown[]) => unknown | Promise<unknown> };
+/** What an effect tool reaches: the capability category it is checked under (agents grant these by name). */
+export type EffectCategory = 'network' | 'files' | 'env' | 'clock' | 'random' | 'knowledge' | 'mcp';
+export const EFFECT_CATEGORIES: readonly EffectCategory[] = ['network', 'files', 'env', 'clock', 'random', 'knowledge', 'mcp'];
+
+export type EffectTool = {
+  effect: true;
+  capability: string;
+  category: EffectCategory;
+  /**
+   * The argument that may be an identity handle (itself, not inside a value): the authority the call
+   * uses. A handle anywhere else in an effect tool's arguments is refused by the VM before the effect.
+   */
+  credential?: 0;
+  run: (ctx: EffectToolContext, ...args: unknown[]) => unknown | Promise<unknown>;
+};
 
 export const STD_TOOLS: Record<string, PureTool | EffectTool> = {
   regex_match: { effect: false, run: regexMatch },
@@ -552,26 +566,26 @@ export const STD_TOOLS: Record<string, PureTool | EffectTool> = {
   ...Object.fromEntries(
     Object.entries(MATH1).map(([name, f]) => [name, { effect: false, run: (x: unknown) => f(num(name, x)) }]),
   ),
-  math_random: { effect: true, capability: 'none (random; journaled)', run: (ctx) => mathRandom(ctx) },
+  math_random: { effect: true, category: 'random', capability: 'none (random; journaled)', run: (ctx) => mathRandom(ctx) },
   json_pretty: { effect: false, run: jsonPretty },
   // the validator `infer` uses, for the replies of absorbed APIs (runtime/absorb/reply.ts)
   json_schema_issues: { effect: false, run: jsonSchemaIssues },
   // an absorbed operation's request body without the optional fields left out (runtime/absorb/request.ts)
   json_drop_nulls: { effect: false, run: jsonDropNulls },
-  time_now_ms: { effect: true, capability: 'none (clock; journaled)', run: (ctx) => timeNowMs(ctx) },
-  time_now_iso: { effect: true, capability: 'none (clock; journaled)', run: (ctx) => timeNowIso(ctx) },
+  time_now_ms: { effect: true, category: 'clock', capability: 'none (clock; journaled)', run: (ctx) => timeNowMs(ctx) },
+  time_now_iso: { effect: true, category: 'clock', capability: 'none (clock; journaled)', run: (ctx) => timeNowIso(ctx) },
   time_format_iso: { effect: false, run: timeFormatIso },
   time_parse_iso: { effect: false, run: timeParseIso },
-  env_get: { effect: true, capability: 'env', run: envGet },
-  fs_read: { effect: true, capability: 'files read', run: fsRead },
-  fs_write: { effect: true, capability: 'files write', run: fsWrite },
-  fs_append: { effect: true, capability: 'files write', run: fsAppend },
-  fs_list: { effect: true, capability: 'files read', run: fsList },
-  fs_exists: { effect: true, capability: 'files read', run: fsExists },
-  http_request: { effect: true, capability: 'network (+ identity)', run: httpRequest },
+  env_get: { effect: true, category: 'env', capability: 'env', run: envGet },
+  fs_read: { effect: true, category: 'files', credential: 0, capability: 'files read', run: fsRead },
+  fs_write: { effect: true, category: 'files', credential: 0, capability: 'files write', run: fsWrite },
+  fs_append: { effect: true, category: 'files', credential: 0, capability: 'files write', run: fsAppend },
+  fs_list: { effect: true, category: 'files', credential: 0, capability: 'files read', run: fsList },
+  fs_exists: { effect: true, category: 'files', credential: 0, capability: 'files read', run: fsExists },
+  http_request: { effect: true, category: 'network', credential: 0, capability: 'network (+ identity)', run: httpRequest },
   // Turn v1's tools: call("http_get", url), call("http_post", {"url", "body"})
-  http_get: { effect: true, capability: 'network', run: httpGetV1 },
-  http_post: { effect: true, capability: 'network', run: httpPostV1 },
+  http_get: { effect: true, category: 'network', capability: 'network', run: httpGetV1 },
+  http_post: { effect: true, category: 'network', capability: 'network', run: httpPostV1 },
   // MCP servers' tools and resources (runtime/mcp; absorbed with use schema::mcp(...))
   ...MCP_TOOLS,
   // std/knowledge: objects with provenance in the run's knowledge store (runtime/knowledge/)
@@ -580,6 +594,7 @@ export const STD_TOOLS: Record<string, PureTool | EffectTool> = {
       name,
       {
         effect: true,
+        category: 'knowledge',
         capability: 'knowledge store (files write on its folder)',
         run: async (ctx: EffectToolContext, ...args: unknown[]) => {
           await authorizeKnowledge(ctx, name);

@@ -98,8 +98,8 @@ export async function mcpRead(ctx: McpToolContext, auth: unknown, server: unknow
 
 /** The registry entries runtime/effects/tools.ts adds to the standard tools. */
 export const MCP_TOOLS = {
-  mcp_call: { effect: true, capability: 'run (stdio server) or network (HTTP server) (+ identity)', run: mcpCall },
-  mcp_tools: { effect: true, capability: 'run or network', run: mcpTools },
-  mcp_resources: { effect: true, capability: 'run or network', run: mcpResources },
-  mcp_read: { effect: true, capability: 'run or network', run: mcpRead },
+  mcp_call: { effect: true, category: 'mcp', credential: 0, capability: 'run (stdio server) or network (HTTP server) (+ identity)', run: mcpCall },
+  mcp_tools: { effect: true, category: 'mcp', credential: 0, capability: 'run or network', run: mcpTools },
+  mcp_resources: { effect: true, category: 'mcp', credential: 0, capability: 'run or network', run: mcpResources },
+  mcp_read: { effect: true, category: 'mcp', credential: 0, capability: 'run or network', run: mcpRead },
 } as const;

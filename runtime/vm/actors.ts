@@ -8,7 +8,7 @@
 // for work whose outcome no longer matters), so when several tasks could decide, which one does
 // depends on timing.
 import { DONE, FAILED, type Process, type ScopePolicy, type ScopeRecord, type Waiting } from './process.js';
-import { PidVal, StructVal, VMError, render, typeName, unwrap, type Value } from '../values/index.js';
+import { PidVal, StructVal, VMError, containsIdentity, render, typeName, unwrap, type Value } from '../values/index.js';
 import { Context } from '../context/index.js';
 import { limitsArg, limitsValue } from './budgets.js';
 
@@ -376,6 +376,8 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
   /** records a progress event on the caller's event stream (never in a model context) */
   emit(rt, p, args) {
     arity('emit', args, 1);
+    // events are shown (the trace, the panel, `turn inspect`): a handle is not data (docs/authority.md)
+    if (containsIdentity(args[0])) throw new VMError('an identity handle cannot be emitted as an event: it is the authority to use a secret, not a value');
     p.events.push(msg([
       ['type', 'Progress'],
       ['value', rt.copy(args[0])],

@@ -5,7 +5,7 @@
 import { STD_TOOLS } from '../effects/tools.js';
 import { plainCost } from './alloc.js';
 import type { Tool } from './tools.js';
-import { IdentityVal, PidVal, VMError, VecVal, containsIdentity, fromPlain, plainTree, render, type Value } from '../values/index.js';
+import { IdentityVal, PidVal, VMError, VecVal, containsIdentity, fromPlain, plainTree, render, unwrap, type Value } from '../values/index.js';
 
 export type { ToolRequest } from '../ports/host.js';
 
@@ -28,6 +28,23 @@ export function toHostArg(v: Value): unknown {
     if (x instanceof PidVal) return { pid: x.id };
     return render(x);
   });
+}
+
+/**
+ * Refuses an identity handle where an effect tool would send, store or show it as data (issue 26,
+ * point 6): a knowledge object's fields, an MCP tool's arguments, a file's content, a request's
+ * body. Only the tool's credential argument (`auth` of http_request and mcp_*, `cap` of fs_*) may be
+ * a handle, and only the handle itself.
+ */
+export function refuseHandleData(name: string, args: Value[]): void {
+  const tool = STD_TOOLS[name];
+  const credential = tool?.effect ? tool.credential : undefined;
+  for (let i = 0; i < args.length; i++) {
+    if (i === credential && unwrap(args[i]) instanceof IdentityVal) continue;
+    if (!containsIdentity(args[i])) continue;
+    const hint = credential === undefined ? `${name} takes no identity` : `only its first argument takes one, as itself`;
+    throw new VMError(`an identity handle cannot be sent as data to ${name} (argument ${i + 1}): it is the authority to use a secret, not a value; ${hint}`);
+  }
 }
 
 /** The pure standard-library tools, in the shape of the VM's inline tools. */

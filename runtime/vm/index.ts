@@ -16,7 +16,7 @@ import {
   type Failure, type Frame, type Site, type StackEntry, type SchedulerState, type SchedulerWaits,
 } from './process.js';
 import { TOOLS, toolArgs, type ToolEnv } from './tools.js';
-import { EFFECT_TOOL_NAMES, PURE_STD_TOOLS, toHostArg } from './host-tools.js';
+import { EFFECT_TOOL_NAMES, PURE_STD_TOOLS, refuseHandleData, toHostArg } from './host-tools.js';
 import { DEFAULT_MAX_ALLOC, PROCESS_COST, closureCost, copiedCost, listCost, mapCost, plainCost, textCost } from './alloc.js';
 import {
   BLOCK, PROCESS_TOOLS, ProcessFailed, SCOPE_POLICIES, abandonScopes, cancelledValue, gatheredValue, innermostScope,
@@ -1302,7 +1302,9 @@ export class VM implements LifecycleRuntime, AgentRuntime {
                   break;
                 }
                 if (EFFECT_TOOL_NAMES.has(target)) {
-                  const args = toolArgs(stack.slice(sp - argc, sp)).map(toHostArg);
+                  const values = toolArgs(stack.slice(sp - argc, sp));
+                  refuseHandleData(target, values);
+                  const args = values.map(toHostArg);
                   sp -= argc + 1;
                   p.effect = { kind: 'tool', request: { name: target, args, pid: p.id } };
                   frame.ip = ip;
