@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  bytesJson, defaultStoreDir, inspectRun, storeMessage, openStore, STORE_FILE, resumeRun, RunSetupError, settleUnknown, ResumeRefused, StoreError,
+  bytesJson, defaultStoreDir, describeGrant, inspectRun, storeMessage, openStore, STORE_FILE, resumeRun, RunSetupError, settleUnknown, ResumeRefused, StoreError,
   type RunInspection, type RunStatus, type RunStore,
 } from '../runtime/index.js';
 import { reportInterrupted, withInterrupts } from './interrupt.js';
@@ -169,6 +169,7 @@ export function inspectionText(i: RunInspection): string {
   for (const e of i.journal) {
     const conf = e.confidence ? `confidence ${Math.round(e.confidence.value * 1000) / 1000} (${e.confidence.source})  ` : '';
     out.push(`  ${String(e.seq).padStart(5)}  ${(e.step ?? '').padEnd(8)} ${e.kind.padEnd(8)} ${e.name.padEnd(14)} ${e.status.padEnd(7)} ${e.decision && e.status !== 'decided' ? `(settled: --${e.decision}) ` : ''}${conf}${text(e.payload)}`);
+    if (e.grant) out.push(`${' '.repeat(17)}granted by ${describeGrant(e.grant)}`);
   }
   return out.join('\n');
 }

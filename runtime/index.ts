@@ -41,6 +41,8 @@ export { Debugger, debugRender, type StopEvent, type FrameInfo, type StepMode, t
 // ---- Authority: vaults, approvals and redaction the editor supplies
 export { EnvVault, MemoryVault, SecretStorageVault, SECRET_STORAGE_PREFIX, Redactor, VaultError, type Vault, type VaultEntry, type SecretStorageLike } from './effects/vault.js';
 export type { ApprovalDecision, ApprovalHook, ApprovalRequest } from './effects/capabilities.js';
+export { describeGrant } from './effects/grants.js';
+export type { EffectGrant } from './ports/host.js';
 
 // ---- Stored (durable) runs
 export { openStore, defaultStoreDir, DEFAULT_STORE_DIR, STORE_FILE, StoreError, type RunRecord, type RunStatus, type JournalEntry, type RunStore } from './store/index.js';

@@ -452,7 +452,8 @@ export class Durable implements DurableHooks {
         output,
         infer: (request: InferRequest, io?: InferIO) => {
           const input = { typeName: request.typeName, schema: request.schema, prompt: request.prompt, context: request.context, attempt: request.attempt, feedback: request.feedback };
-          const summary = { typeName: request.typeName, prompt: request.prompt, attempt: request.attempt };
+          const grant = real.grantOf?.({ kind: 'infer' });
+          const summary = { typeName: request.typeName, prompt: request.prompt, attempt: request.attempt, ...(grant ? { grant } : {}) };
           return this.step(`e${n}.${++k}`, 'infer', request.typeName, p.id, input, summary, true, () => real.infer(request, io)) as Promise<InferReply>;
         },
       };
@@ -462,7 +463,9 @@ export class Durable implements DurableHooks {
       infer: real.infer,
       tool: (request: ToolRequest) => {
         const input = { name: request.name, args: request.args };
-        return this.step(`e${n}`, 'tool', request.name, p.id, input, input, toolIsIdempotent(request), () => {
+        // the intent records the grant that allows the effect (not hashed: a replay under other grants is no divergence)
+        const grant = real.grantOf?.({ kind: 'tool', request });
+        return this.step(`e${n}`, 'tool', request.name, p.id, input, grant ? { ...input, grant } : input, toolIsIdempotent(request), () => {
           if (!real.tool) throw new Error(`this host performs no effects (${request.name})`);
           // the journal's key travels with the effect (an HTTP Idempotency-Key), identical on a retry
           return real.tool({ ...request, idempotencyKey: this.keyOf(`e${n}`) });

@@ -10,6 +10,7 @@ import { currentHash, decisions, getRun, type Decision } from './runs.js';
 import { logicalKey } from './keys.js';
 import { replyConfidence } from '../infer/confidence.js';
 import type { InferReply } from '../infer/types.js';
+import type { EffectGrant } from '../ports/host.js';
 
 export interface JournalEntryView {
   seq: number;
@@ -25,6 +26,8 @@ export interface JournalEntryView {
   decision: Decision | null;
   idempotent: boolean;
   request: unknown;
+  /** the capability that allowed the effect (recorded in its intent since issue 26; null in older journals and for observations) */
+  grant: EffectGrant | null;
   payload: unknown;
   /** an `infer` step's reply: its confidence and where it came from (agreement, logprobs, reported, unreported) */
   confidence?: { value: number; source: string };
@@ -81,9 +84,18 @@ function entryView(runId: string, e: JournalEntry, decided: Map<number, Decision
     decision,
     idempotent: e.idempotent,
     request: decoded(e.request),
+    grant: grantOf(decoded(e.request)),
     payload: decoded(e.payload),
     ...(e.kind === 'infer' && e.status === 'ok' ? confidenceOf(e.payload) : {}),
   };
+}
+
+function grantOf(request: unknown): EffectGrant | null {
+  const g = request !== null && typeof request === 'object' ? (request as { grant?: unknown }).grant : undefined;
+  if (g === null || typeof g !== 'object') return null;
+  const { capability, scope, from, identity } = g as Record<string, unknown>;
+  if (typeof capability !== 'string' || typeof scope !== 'string' || typeof from !== 'string') return null;
+  return { capability, scope, from, ...(typeof identity === 'string' ? { identity } : {}) };
 }
 
 function confidenceOf(payload: Uint8Array | null | undefined): { confidence?: { value: number; source: string } } {

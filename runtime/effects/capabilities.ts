@@ -81,7 +81,8 @@ export function newUsage(): Usage {
   return { modelCalls: 0, modelTokens: 0, spawned: 0 };
 }
 
-export type CheckResult = { ok: true; approve: boolean } | { ok: false; message: string };
+/** `scope`: the part of the grant that allows the effect (the host pattern, root, name or budget), for the journal. */
+export type CheckResult = { ok: true; approve: boolean; scope: string } | { ok: false; message: string };
 
 export class CapabilityError extends Error {}
 
@@ -205,7 +206,7 @@ export function check(caps: Capabilities, effect: Effect, usage: Usage = newUsag
       const port = url.port || defaultPort(url.protocol);
       const shown = url.port ? `${host}:${url.port}` : host;
       const allowed = caps.network?.hosts ?? [];
-      const ok = allowed.some((p) => {
+      const granted = allowed.find((p) => {
         try {
           const hp = parseHostPattern(p);
           return hostMatches(hp.host, host) && (hp.port === '*' || hp.port === port);
@@ -213,8 +214,8 @@ export function check(caps: Capabilities, effect: Effect, usage: Usage = newUsag
           return false;
         }
       });
-      if (!ok) return { ok: false, message: `network access to ${shown} is not granted (allowed: ${list(allowed)})` };
-      return { ok: true, approve: !!caps.network?.approve };
+      if (granted === undefined) return { ok: false, message: `network access to ${shown} is not granted (allowed: ${list(allowed)})` };
+      return { ok: true, approve: !!caps.network?.approve, scope: granted };
     }
     case 'files': {
       const p = path.resolve(effect.path);
@@ -222,7 +223,7 @@ export function check(caps: Capabilities, effect: Effect, usage: Usage = newUsag
       if (!grant) {
         return { ok: false, message: `file ${effect.mode} access to ${p} is not granted (allowed: ${describeFiles(caps.files)})` };
       }
-      return { ok: true, approve: !!grant.approve };
+      return { ok: true, approve: !!grant.approve, scope: `${grant.mode} ${grant.roots.find((r) => within(path.resolve(r), p))}` };
     }
     case 'model': {
       const m = caps.model;
@@ -236,7 +237,8 @@ export function check(caps: Capabilities, effect: Effect, usage: Usage = newUsag
           message: `the model token budget would be exceeded (${usage.modelTokens} of ${m.tokens} tokens used, ${effect.tokens ?? 0} more requested)`,
         };
       }
-      return { ok: true, approve: !!m.approve };
+      const budget = [m.calls !== undefined ? `${m.calls} calls` : '', m.tokens !== undefined ? `${m.tokens} tokens` : ''].filter(Boolean).join(', ');
+      return { ok: true, approve: !!m.approve, scope: budget === '' ? 'no budget' : `budget ${budget}` };
     }
     case 'spawn': {
       const s = caps.spawn;
@@ -245,23 +247,24 @@ export function check(caps: Capabilities, effect: Effect, usage: Usage = newUsag
       if (s.max !== undefined && usage.spawned + n > s.max) {
         return { ok: false, message: `spawning ${n} more process${n === 1 ? '' : 'es'} would exceed the limit of ${s.max} (${usage.spawned} spawned)` };
       }
-      return { ok: true, approve: !!s.approve };
+      return { ok: true, approve: !!s.approve, scope: s.max === undefined ? 'spawn' : `spawn (at most ${s.max})` };
     }
     case 'run': {
       const commands = caps.run?.commands ?? [];
-      const ok = commands.some((c) => c === '*' || c === effect.command || (effect.resolved !== undefined && c === effect.resolved));
-      if (!ok) return { ok: false, message: `launching ${effect.command} is not granted (allowed: ${list(commands)}; grant it with --allow-run ${effect.command})` };
-      return { ok: true, approve: !!caps.run?.approve };
+      const granted = commands.find((c) => c === '*' || c === effect.command || (effect.resolved !== undefined && c === effect.resolved));
+      if (granted === undefined) return { ok: false, message: `launching ${effect.command} is not granted (allowed: ${list(commands)}; grant it with --allow-run ${effect.command})` };
+      return { ok: true, approve: !!caps.run?.approve, scope: granted };
     }
     case 'env': {
       if (effect.name.startsWith('TURN_SECRET_')) {
         return { ok: false, message: `${effect.name} holds a secret: use grant identity::... instead of reading it` };
       }
       const names = caps.env?.names ?? [];
-      if (!names.some((p) => envMatches(p, effect.name))) {
+      const granted = names.find((p) => envMatches(p, effect.name));
+      if (granted === undefined) {
         return { ok: false, message: `reading the environment variable ${effect.name} is not granted (allowed: ${list(names)})` };
       }
-      return { ok: true, approve: !!caps.env?.approve };
+      return { ok: true, approve: !!caps.env?.approve, scope: granted };
     }
   }
 }

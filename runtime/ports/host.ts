@@ -14,6 +14,20 @@ export interface ToolRequest {
   idempotencyKey?: string;
 }
 
+/**
+ * The capability that allows one effect, as its journal entry records it (issue 26, point 6):
+ * the category, the part of the grant that matched (a host pattern, a file root, a variable
+ * pattern, a command, a model budget), where that grant came from (a CLI flag, an editor setting,
+ * the host), and the identity the program granted, when the effect uses one. Never a secret.
+ */
+export interface EffectGrant {
+  capability: string;
+  scope: string;
+  from: string;
+  /** `identity::bearer("github")`, granted by the program's `grant` */
+  identity?: string;
+}
+
 export interface Host {
   /** `call("echo", x)`: print x as one line (already rendered to a string by the VM). */
   output(line: string): void;
@@ -36,4 +50,9 @@ export interface Host {
    * message the program sees; a host without it refuses every effect tool.
    */
   tool?(request: ToolRequest): Promise<unknown>;
+  /**
+   * The grant that allows this effect under the run's capabilities, asked before it runs so its
+   * journal entry records it (undefined: none allows it, and the effect will be refused).
+   */
+  grantOf?(effect: { kind: 'tool'; request: ToolRequest } | { kind: 'infer' }): EffectGrant | undefined;
 }

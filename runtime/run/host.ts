@@ -5,6 +5,7 @@
 import { budgetedModel, performTool, redactError } from '../effects/host.js';
 import { capabilitiesFromFlags, CapabilityError, cliApproval, newUsage, type ApprovalHook, type Capabilities, type Usage } from '../effects/capabilities.js';
 import type { EffectToolContext } from '../effects/tools.js';
+import { modelGrant, toolGrant, type GrantContext } from '../effects/grants.js';
 import { ChainVault, EnvVault, FileVault, RedactingVault, Redactor, VaultError, type Vault } from '../effects/vault.js';
 import { openTrace, type TraceSink } from '../events/trace.js';
 import type { RunEvent, RunEventBody } from '../events/index.js';
@@ -236,6 +237,11 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
         if (hold) await hold({ kind: 'effect', pid: request.pid, description: `waiting on an effect (${request.name})` });
         return toolTimeoutMs > 0 ? timed(effects, request, toolTimeoutMs) : performTool(effects, request);
       }),
+    // the grant each effect's journal entry records (runtime/effects/grants.ts)
+    grantOf: (effect) => {
+      const g: GrantContext = { capabilities, origin: a.grantedBy ?? 'flags', cwd, knowledgeGranted: a.allowKnowledge === true, knowledgeDir: knowledge.session.dir };
+      return effect.kind === 'infer' ? modelGrant(g) : toolGrant(g, effect.request);
+    },
     ...(sinks.length > 0
       ? {
           event: (event: RunEvent) => {

@@ -31,6 +31,8 @@ export interface AuthorityOptions {
   secretsFile?: string;
   /** std/knowledge may open its store (`.turn/knowledge.db`, or $TURN_STORE_DIR) without a write grant on its folder */
   allowKnowledge?: boolean;
+  /** who set these grants, as a journal entry names it: `turn run`'s flags (the default) or the editor's settings */
+  grantedBy?: 'flags' | 'settings';
 }
 
 /** A point where a process is about to wait on the host: the debugger may hold the run here. */
