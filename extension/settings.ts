@@ -88,6 +88,7 @@ export function runOptionsFromSettings(s: RunSettings, cwd: string, extra: Pick<
       allowRun: s.allowRun,
       approveEffects: s.approveEffects,
       ...(s.maxModelCalls !== undefined ? { maxModelCalls: s.maxModelCalls } : {}),
+      grantedBy: 'settings',
       ...extra,
     },
   };

@@ -3,7 +3,7 @@
 // journaled model reply or effect result with an edited value (runtime forkRun), continued by the
 // one resume (resumeRun), with both runs' outcomes and journals for the side-by-side view.
 import {
-  bytesJson, forkable, forkRun, resumeRun, stepValue,
+  bytesJson, describeGrant, forkable, forkRun, journalGrant, resumeRun, stepValue,
   type JournalEntry, type RunOptions, type RunRecord, type RunStore,
 } from '../../runtime/index.js';
 import type { JournalStepView, WhatIfSide, WhatIfView } from '../protocol/panel.js';
@@ -29,7 +29,13 @@ export function stepView(e: JournalEntry, origin: number): JournalStepView {
     at: Math.max(0, e.createdAt - origin),
     doneAt: e.completedAt === null ? null : Math.max(0, e.completedAt - origin),
     forkable: forkable(e) && (e.status === 'ok' || e.status === 'error'),
+    ...grantText(e),
   };
+}
+
+function grantText(e: JournalEntry): { grant?: string } {
+  const g = journalGrant(e);
+  return g ? { grant: describeGrant(g) } : {};
 }
 
 export function journalSteps(store: RunStore, runId: string): JournalStepView[] {

@@ -113,6 +113,8 @@ export interface JournalStepView {
   doneAt: number | null;
   /** a model reply or an effect's result: a what-if may edit it */
   forkable: boolean;
+  /** the capability that allowed the effect (`network api.x.com (--allow-net) with identity::bearer("gh")`); absent in older journals */
+  grant?: string;
 }
 
 /** One side of a what-if: a run's outcome and journal. */
@@ -303,6 +305,7 @@ const step = obj({
   at: num,
   doneAt: nullable(num),
   forkable: bool,
+  grant: optional(str),
 });
 const side = obj({ runId: str, status: str, output: arr(str), result: nullable(str), error: nullable(str), journal: arr(step) });
 const whatif = obj({ step: num, before: str, after: str, original: side, fork: side });

@@ -90,6 +90,11 @@ function entryView(runId: string, e: JournalEntry, decided: Map<number, Decision
   };
 }
 
+/** The grant a journal entry's intent recorded (null: an observation, or a journal older than the field). */
+export function journalGrant(e: Pick<JournalEntry, 'request'>): EffectGrant | null {
+  return grantOf(decoded(e.request));
+}
+
 function grantOf(request: unknown): EffectGrant | null {
   const g = request !== null && typeof request === 'object' ? (request as { grant?: unknown }).grant : undefined;
   if (g === null || typeof g !== 'object') return null;

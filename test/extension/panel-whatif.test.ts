@@ -64,6 +64,14 @@ describe('what-if from the panel', () => {
     assert.equal(stores.holds(s.storeDir), false, 'the store is let go after the read');
   });
 
+  test('each effect step carries the grant that allowed it (issue 26, point 6)', async () => {
+    const s = await stored();
+    const steps = await withStore(s.storeDir, (store) => journalSteps(store, s.runId), new SharedStores());
+    assert.equal(steps.find((x) => x.kind === 'tool' && x.name === 'math_random')?.grant, 'random random numbers (every run)');
+    assert.equal(steps.find((x) => x.kind === 'infer')?.grant, 'model no budget (every run)');
+    assert.ok(steps.filter((x) => x.kind === 'schedule').every((x) => x.grant === undefined), 'an observation has none');
+  });
+
   test('a fork at the plan reply runs with the edited value; both sides come back; the original is untouched', async () => {
     const s = await stored();
     const stores = new SharedStores();

@@ -27,7 +27,7 @@ describe('the turn.* settings, read once for the task, the panel and the debugge
     assert.deepEqual([o.maxAlloc, o.maxTimeMs, o.toolTimeoutMs], [5000, 7000, 2000]);
     assert.deepEqual(o.context, { working: 100, episodic: undefined });
     assert.deepEqual(o.authority, {
-      allowNet: ['127.0.0.1:*'], allowRead: ['/w/data', '/abs'], allowWrite: ['/w/out'], allowEnv: ['HOME'], allowRun: ['node'], approveEffects: ['network'], maxModelCalls: 3,
+      allowNet: ['127.0.0.1:*'], allowRead: ['/w/data', '/abs'], allowWrite: ['/w/out'], allowEnv: ['HOME'], allowRun: ['node'], approveEffects: ['network'], maxModelCalls: 3, grantedBy: 'settings',
     });
     assert.deepEqual(cliArgsFromSettings(s, '/w'), [
       '--model', 'script:a.json', '--allow-net', '127.0.0.1:*', '--allow-read', '/w/data,/abs', '--allow-write', '/w/out',

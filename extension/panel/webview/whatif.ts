@@ -40,7 +40,8 @@ export class JournalPicker {
       render: (s) => {
         const row = h('div', { class: `step kind-${s.kind} status-${s.status}${s.forkable ? ' forkable' : ''}${this.open === s.seq ? ' open' : ''}`, 'data-seq': String(s.seq), tabindex: '0' },
           h('span', { class: 'seq' }, `${s.seq}`), h('span', { class: 'what' }, stepWhat(s)), h('span', { class: 'muted pid' }, s.pid >= 0 ? `#${s.pid}` : ''),
-          h('code', { class: 'value', title: s.value }, s.value));
+          h('code', { class: 'value', title: s.value }, s.value),
+          s.grant ? h('span', { class: 'muted grant', title: `granted by ${s.grant}` }, s.grant) : null);
         row.addEventListener('click', () => this.show(s.seq));
         if (s.forkable) {
           const edit = h('button', { class: 'what-if secondary', title: 'Fork the run here with another value' }, 'What if…');
