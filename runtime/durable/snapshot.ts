@@ -6,7 +6,7 @@ import { SUSPEND_TOOL } from '../ports/durable.js';
 import type { ContextSnapshot, Json, ProcessSnapshot, SnapshotData, Slot } from '../store/serialize.js';
 import type { ClosureVal, Value } from '../values/index.js';
 import type { VM } from '../vm/index.js';
-import { EFFECT, Process, type Failure, type Frame, type SchedulerState, type SchedulerWaits, type ScopeRecord, type Site, type StackEntry, type Waiting } from '../vm/process.js';
+import { EFFECT, Process, type AgentGrants, type Failure, type Frame, type SchedulerState, type SchedulerWaits, type ScopeRecord, type Site, type StackEntry, type Waiting } from '../vm/process.js';
 
 const STATUS = ['ready', 'blocked', 'effect', 'done', 'failed'];
 
@@ -75,6 +75,7 @@ export function processSnapshot(p: Process): ProcessSnapshot {
     cancel: p.cancel,
     cancelReason: p.cancelReason,
     detached: p.detached,
+    ...(p.grants ? { grants: { agent: p.grants.agent, categories: [...p.grants.categories] } } : {}),
     gatherCursor: p.gatherCursor,
     watchers: p.watchers,
     loading: p.loading,
@@ -167,6 +168,14 @@ function need<T>(ok: boolean, what: string, v: T): T {
 const num = (v: unknown, what: string): number => need(typeof v === 'number', what, v as number);
 const nums = (v: unknown, what: string): number[] => need(Array.isArray(v) && v.every((x) => typeof x === 'number'), what, v as number[]);
 
+/** An agent's grants as a snapshot holds them (absent: none, and in snapshots older than agents' capabilities). */
+function grantsFrom(x: unknown): AgentGrants | null {
+  if (!x || typeof x !== 'object') return null;
+  const { agent, categories } = x as { agent?: unknown; categories?: unknown };
+  need(typeof agent === 'string' && Array.isArray(categories) && categories.every((c) => typeof c === 'string'), 'grants', 0);
+  return { agent: agent as string, categories: [...(categories as string[])] };
+}
+
 function restoreProcess(ps: ProcessSnapshot, suspended: number): Process {
   const st = ps.state as Record<string, unknown>;
   need(st !== null && typeof st === 'object', 'process state', st);
@@ -188,6 +197,7 @@ function restoreProcess(ps: ProcessSnapshot, suspended: number): Process {
   p.cancel = st.cancel as Process['cancel'];
   p.cancelReason = String(st.cancelReason ?? '');
   p.detached = st.detached === true;
+  p.grants = grantsFrom(st.grants);
   p.gatherCursor = num(st.gatherCursor, 'gatherCursor');
   p.watchers = nums(st.watchers, 'watchers');
   p.loading = nums(st.loading, 'loading');

@@ -6,9 +6,27 @@
 // replays), and a snapshot keeps the sharing (one object table, runtime/store/serialize.ts).
 // A computation receives the policy current when it started as its argument, so a policy update
 // reaches new computations while running ones keep theirs.
+//
+// Capabilities: the agent's `capabilities` name the effect categories its computations may use
+// (`network`, `files`, `env`, `clock`, `random`, `knowledge`, `mcp`, `model`). Every process the
+// agent or its computations start is bound by them; an effect outside them is a Turn error at its
+// line in the process that asks (so an uncaught one fails that computation, which its waiter sees
+// as a ChildError), before the host is asked. Within them the run's own grants still decide
+// (hosts, roots, budgets, approval): an agent can only narrow what the run has.
+import { EFFECT_CATEGORIES } from '../effects/tools.js';
 import { ClosureVal, PidVal, VMError, typeName, unwrap, type Value } from '../values/index.js';
 import type { ActorRuntime } from './actors.js';
-import type { Process } from './process.js';
+import type { AgentGrants, Process } from './process.js';
+
+/** What an agent may grant: the effect tools' categories and model calls. */
+export const AGENT_CAPABILITIES: readonly string[] = [...EFFECT_CATEGORIES, 'model'];
+
+/** Refuses an effect of `category` to a process bound by an agent's grants that lack it. */
+export function refuseUngranted(grants: AgentGrants, what: string, category: string): void {
+  if (grants.categories.includes(category)) return;
+  const has = grants.categories.length === 0 ? 'none' : grants.categories.join(', ');
+  throw new VMError(`${what} needs the "${category}" capability, which agent "${grants.agent}" was not granted (its capabilities: ${has})`);
+}
 
 /** The memory key an agent's record lives under (identity, policy and version, capabilities). */
 export const AGENT_KEY = '__agent';
@@ -46,14 +64,20 @@ export const AGENT_TOOLS: Record<string, AgentTool> = {
     if (typeof name !== 'string' || name === '') throw new VMError(`agent: "name" must be a non-empty Str, got ${typeName(name)}`);
     const caps = unwrap(settings.get('capabilities') ?? []);
     if (!Array.isArray(caps) || !caps.every((c) => typeof unwrap(c) === 'string')) throw new VMError('agent: "capabilities" must be a List of Str');
+    const categories = caps.map((c) => unwrap(c) as string);
+    for (const c of categories) {
+      if (!AGENT_CAPABILITIES.includes(c)) throw new VMError(`agent: unknown capability "${c}" (known: ${AGENT_CAPABILITIES.join(', ')})`);
+      if (p.grants !== null && !p.grants.categories.includes(c)) throw new VMError(`agent: cannot grant "${c}", which agent "${p.grants.agent}" starting it was not granted`);
+    }
     const handler = closureArg('agent', args[1]);
     const agent = rt.startProcess(p, rt.copy(handler) as ClosureVal, [], true);
+    agent.grants = { agent: name, categories };
     agent.memory = new Map<string, Value>([[AGENT_KEY, new Map<string, Value>([
       ['name', name],
       ['pid', new PidVal(agent.id)],
       ['policy', rt.copy(settings.get('policy') ?? null)],
       ['version', 1],
-      ['capabilities', caps.map((c) => unwrap(c))],
+      ['capabilities', [...categories]],
     ])]]);
     return new PidVal(agent.id);
   },

@@ -47,6 +47,12 @@ export function refuseHandleData(name: string, args: Value[]): void {
   }
 }
 
+/** The capability category an effect tool is checked under (agents grant these by name). */
+export function effectCategory(name: string): string {
+  const tool = STD_TOOLS[name];
+  return tool?.effect ? tool.category : 'effects';
+}
+
 /** The pure standard-library tools, in the shape of the VM's inline tools. */
 export const PURE_STD_TOOLS: Record<string, Tool> = Object.fromEntries(
   Object.entries(STD_TOOLS)

@@ -16,7 +16,7 @@ import {
   type Failure, type Frame, type Site, type StackEntry, type SchedulerState, type SchedulerWaits,
 } from './process.js';
 import { TOOLS, toolArgs, type ToolEnv } from './tools.js';
-import { EFFECT_TOOL_NAMES, PURE_STD_TOOLS, refuseHandleData, toHostArg } from './host-tools.js';
+import { EFFECT_TOOL_NAMES, PURE_STD_TOOLS, effectCategory, refuseHandleData, toHostArg } from './host-tools.js';
 import { DEFAULT_MAX_ALLOC, PROCESS_COST, closureCost, copiedCost, listCost, mapCost, plainCost, textCost } from './alloc.js';
 import {
   BLOCK, PROCESS_TOOLS, ProcessFailed, SCOPE_POLICIES, abandonScopes, cancelledValue, gatheredValue, innermostScope,
@@ -38,7 +38,7 @@ import { Timers } from './timers.js';
 import { MESSAGE_COST, budgetError, type BudgetKind, type Limits } from './budgets.js';
 import { Mailbox } from './mailbox.js';
 import { select } from './select.js';
-import { AGENT_TOOLS, type AgentRuntime } from './agents.js';
+import { AGENT_TOOLS, refuseUngranted, type AgentRuntime } from './agents.js';
 
 export * from '../values/index.js';
 export { render as renderValue } from '../values/index.js';
@@ -545,7 +545,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     this.charge(PROCESS_COST);
     // placement seam: a child placed elsewhere is a proxy waiting on one effect (ports/placement.ts);
     // a parent with a context keeps its children here (the context does not travel)
-    const placed = this.placement && !parent.hasContext() ? this.placement.place(closure, args, this.procs.nextPid) : null;
+    // and an agent's processes stay here too: a worker elsewhere would not hold them to its capabilities
+    const placed = this.placement && !parent.hasContext() && parent.grants === null ? this.placement.place(closure, args, this.procs.nextPid) : null;
     if (placed) {
       const proxy = this.newProcess(parent.id, linked);
       proxy.effect = { kind: 'tool', request: { ...placed, pid: proxy.id } };
@@ -554,6 +555,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
       return proxy;
     }
     const child = this.newProcess(parent.id, linked);
+    child.grants = parent.grants; // an agent's capabilities bind every process its computations start
     // a child starts from its parent's context as it is now, and owns its copy from then on
     if (parent.hasContext()) child.context = parent.context.snapshot();
     child.stack.push(closure, ...args);
@@ -1303,6 +1305,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
                 }
                 if (EFFECT_TOOL_NAMES.has(target)) {
                   const values = toolArgs(stack.slice(sp - argc, sp));
+                  if (p.grants !== null) refuseUngranted(p.grants, target, effectCategory(target));
                   refuseHandleData(target, values);
                   const args = values.map(toHostArg);
                   sp -= argc + 1;
@@ -1481,6 +1484,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
               const desc = consts[code[ip++]] as InferDesc;
               const prompt = stack[--sp];
               if (prompt instanceof IdentityVal) throw new VMError('an identity handle cannot be sent in a prompt');
+              if (p.grants !== null) refuseUngranted(p.grants, `infer ${desc.typeName}`, 'model');
               p.effect = {
                 kind: 'infer',
                 desc,

@@ -81,6 +81,12 @@ export interface ScopeRecord {
   taskLimits?: Limits;
 }
 
+/** What an agent allows its computations (and every process they start): effect categories by name. */
+export interface AgentGrants {
+  agent: string;
+  categories: readonly string[];
+}
+
 /** The rarely used lists of a process, read without making them through `Process.peek`. */
 export type RareList = 'invokes' | 'watchers' | 'loading' | 'monitors' | 'waiters' | 'scopes' | 'joining' | 'events';
 
@@ -103,6 +109,7 @@ class ProcessRare {
   deadline: number | null = null;
   timedOut = false;
   limits: Limits | null = null;
+  grants: AgentGrants | null = null;
   steps = 0;
   timeMs = 0;
   over: BudgetKind | null = null;
@@ -260,6 +267,14 @@ export class Process {
   }
   set timedOut(v: boolean) {
     if (v || this.rare) this.more.timedOut = v;
+  }
+  // ---- capabilities (runtime/vm/agents.ts)
+  /** the effect categories an agent granted this process and its descendants (null: the run's, unnarrowed) */
+  get grants(): AgentGrants | null {
+    return this.rare?.grants ?? null;
+  }
+  set grants(v: AgentGrants | null) {
+    if (v !== null || this.rare) this.more.grants = v;
   }
   // ---- budgets (runtime/vm/budgets.ts)
   /** its own limits, if any */

@@ -34,7 +34,7 @@ test("a computation's remember is the agent's: the agent and its other computati
 
 test('a policy update reaches new computations; a running one keeps the version it started with', async () => {
   const r = await runProgram(`
-    let a = call("agent", {"name": "pol", "policy": "v1", "capabilities": ["http"]}, turn() {
+    let a = call("agent", {"name": "pol", "policy": "v1", "capabilities": ["network"]}, turn() {
         let old = call("agent_spawn", turn(policy: Any) { let go = receive; return policy; });
         let version = call("agent_policy", "v2");
         let fresh = call("agent_spawn", turn(policy: Any) { return policy; });
@@ -44,7 +44,7 @@ test('a policy update reaches new computations; a running one keeps the version 
     });
     return call("wait", a);`);
   assert.ok(r.outcome.ok, JSON.stringify(!r.outcome.ok && r.outcome.error.message));
-  assert.deepEqual(r.outcome.json, ['v1', 'v2', 2, 'pol', ['http']]);
+  assert.deepEqual(r.outcome.json, ['v1', 'v2', 2, 'pol', ['network']]);
 });
 
 test('agent tools outside an agent are located Turn errors', async () => {
