@@ -74,3 +74,36 @@ test('a process outside any agent keeps the run\'s grants: Turn v1 programs are 
   const r = await runProgram('let s: Str = infer Str { "hi"; }; let k = spawn turn() { let t: Str = infer Str { "hi"; }; return t; }; return [s, call("wait", k)];');
   assert.ok(r.outcome.ok, JSON.stringify(!r.outcome.ok && r.outcome.error));
 });
+
+test('an agent stays bound by its capabilities after a suspend and a resume from the snapshot', { timeout: 120_000 }, async () => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { openStore, resumeRun, startRun } = await import('../../runtime/index.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-agent-caps-'));
+  fs.writeFileSync(path.join(dir, 'p.tn'), `
+let me = call("self");
+let a = call("agent", {"name": "bound", "policy": null, "capabilities": ["model"]}, turn() {
+    let go = receive;
+    let c = call("agent_spawn", turn(policy: Any) { return call("time_now_ms"); });
+    try { send go["from"], call("wait", c); } catch (e) { send go["from"], e["message"]; }
+});
+call("sleep", 5);
+suspend;
+send a, {"from": me};
+return receive;
+`);
+  const store = openStore(path.join(dir, 'st'));
+  try {
+    const first = await startRun({ file: path.join(dir, 'p.tn'), cwd: dir, model: 'mock', store, onOutput: () => {} });
+    assert.equal((await first.start()).kind, 'suspended');
+    const run = await resumeRun({ runId: first.id!, cwd: dir, store, onOutput: () => {} });
+    const result = await run.start();
+    assert.equal(result.kind, 'done', JSON.stringify(result));
+    assert.notEqual(run.resumedFromSnapshot, undefined, 'resumed from the snapshot, not by replay');
+    assert.match(String(result.kind === 'done' ? result.json : ''), /time_now_ms needs the "clock" capability, which agent "bound" was not granted \(its capabilities: model\)/);
+  } finally {
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
