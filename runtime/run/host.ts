@@ -240,7 +240,11 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     // the grant each effect's journal entry records (runtime/effects/grants.ts)
     grantOf: (effect) => {
       const g: GrantContext = { capabilities, origin: a.grantedBy ?? 'flags', cwd, knowledgeGranted: a.allowKnowledge === true, knowledgeDir: knowledge.session.dir };
-      return effect.kind === 'infer' ? modelGrant(g) : toolGrant(g, effect.request);
+      try {
+        return effect.kind === 'infer' ? modelGrant(g) : toolGrant(g, effect.request);
+      } catch {
+        return undefined; // arguments the tool itself will refuse, with its own message
+      }
     },
     ...(sinks.length > 0
       ? {

@@ -60,7 +60,8 @@ describe('serialize: values', () => {
     ];
     const back = roundTrip(v) as Value[];
     assert.ok(same(back, v));
-    assert.ok(equals(back, v));
+    // handles are never compared by `equals` (docs/authority.md): the handle is checked below
+    assert.ok(equals(back.slice(0, 10), v.slice(0, 10)));
     assert.deepEqual([...(back[1] as Map<string, Value>).keys()], ['z', 'a', 'm']);
     assert.ok(back[8] instanceof Uncertain && back[8].c === 0.42);
     assert.ok(back[10] instanceof IdentityVal && back[10].name === 'github' && back[10].kind === 'oauth');
