@@ -4,7 +4,7 @@
 //
 // The journal's key scheme is in keys.ts.
 import { createHash } from 'node:crypto';
-import { appendFileSync, cpSync } from 'node:fs';
+import { cpSync } from 'node:fs';
 import * as path from 'node:path';
 import { encodeSnapshot } from '../store/serialize.js';
 import { StoreError, type JournalAppend, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
@@ -139,11 +139,6 @@ export class JournalWriter {
   private open = false;
   private scheduled = false;
   private waiting: { resolve: () => void; reject: (e: unknown) => void }[] = [];
-  /**
-   * Test-only: `TURN_JOURNAL_TRACE=FILE` appends, at each commit, the number of journal writes made
-   * so far (the last write of each group): the crash harness picks its points from it.
-   */
-  private readonly trace = process.env.TURN_JOURNAL_TRACE;
   constructor(
     readonly store: RunStore,
     readonly runId: string,
@@ -200,7 +195,6 @@ export class JournalWriter {
       try {
         this.group!.commitGroup();
         this.commits++;
-        if (this.trace) appendFileSync(this.trace, `${this.writes}\n`);
         this.images?.take(`${this.writes}-after`);
         if (this.crashAtCommit) process.kill(process.pid, 'SIGKILL');
       } catch (e) {
