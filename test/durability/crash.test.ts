@@ -81,6 +81,7 @@ function journalOf(dir: string, id: string): { steps: string[]; replies: number;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-crash-read-'));
   try {
     fs.cpSync(path.join(dir, 'st'), scratch, { recursive: true });
+    dropLock(scratch);
     const store = openStoreFile(path.join(scratch, 'store.db'));
     try {
       const entries = store.readJournal(id);
@@ -102,10 +103,20 @@ const logIn = (dir: string): string => {
   return fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '';
 };
 
-/** Makes `dir` hold exactly what `image` holds. */
+/**
+ * Drops the lock folder a crashed writer leaves beside its store (runtime/store/writer-lock.ts). A
+ * writer takes over a lock whose note names a process that is gone, but an image is resumed minutes
+ * after the process it names ended, and a busy machine may have given its pid to another process by
+ * then (pid_max is 32768 here). The takeover itself is tested where a killed run is resumed at once
+ * (test/store/drivers.test.ts, output.test.ts).
+ */
+const dropLock = (store: string): void => fs.rmSync(path.join(store, 'store.db.lock'), { recursive: true, force: true });
+
+/** Makes `dir` hold exactly what `image` holds (but the dead writer's lock). */
 function restore(image: string, dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.cpSync(image, dir, { recursive: true });
+  dropLock(path.join(dir, 'st'));
 }
 
 // the drivers run side by side: each has its own folders and model servers, and its children are one at a time
