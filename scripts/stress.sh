@@ -15,8 +15,8 @@ done
 trap 'kill "${pids[@]}" 2>/dev/null' EXIT
 pass=0; fail=0
 for i in $(seq "$runs"); do
-  if node --import tsx --test --test-reporter=dot "$file" >"/tmp/stress-$i.log" 2>&1; then pass=$((pass+1)); rm -f "/tmp/stress-$i.log"
-  else fail=$((fail+1)); echo "run $i failed: /tmp/stress-$i.log"; fi
+  if node --import tsx --test --test-reporter=dot "$file" >"${TMPDIR:-/tmp}/stress-$$-$i.log" 2>&1; then pass=$((pass+1)); rm -f "${TMPDIR:-/tmp}/stress-$$-$i.log"
+  else fail=$((fail+1)); echo "run $i failed: ${TMPDIR:-/tmp}/stress-$$-$i.log"; fi
 done
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -4,7 +4,8 @@
 //
 // The journal's key scheme is in keys.ts.
 import { createHash } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
+import { cpSync } from 'node:fs';
+import * as path from 'node:path';
 import { encodeSnapshot } from '../store/serialize.js';
 import { StoreError, type JournalAppend, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
 import type { VM } from '../vm/index.js';
@@ -83,6 +84,32 @@ export function crashPointFromEnv(env: NodeJS.ProcessEnv = process.env): CrashPo
   return { at: Number(k), when: when === 'after' || when === 'uncommitted' ? when : 'before' };
 }
 
+/**
+ * Test-only: `TURN_CRASH_IMAGES=DIR` takes, at every point `TURN_CRASH_AT` can kill at, the image a
+ * SIGKILL there would leave, and goes on: a copy of the working directory (the store and the files
+ * the program wrote) in `DIR/<n>-<point>` (`3-before`, `3-uncommitted`, `4-after`, `done`; n counts
+ * the images). The copy is made synchronously from the files, which hold exactly what survives the
+ * process: no write is buffered in it. SQLite's `-shm` index is left out: the first opener after a
+ * writer died rebuilds it from the WAL. The crash harness resumes each image instead of re-running
+ * the program up to each point (test/durability/crash.test.ts). Reading the store's files from this
+ * process drops its POSIX locks on them, harmless in a test where no other process opens the store.
+ */
+export class CrashImages {
+  private n = 0;
+  constructor(
+    private readonly dir: string,
+    private readonly from: string = process.cwd(),
+  ) {}
+  take(point: string): void {
+    const dest = path.join(this.dir, `${++this.n}-${point}`);
+    const skip = path.resolve(this.dir);
+    cpSync(this.from, dest, { recursive: true, filter: (src) => !src.endsWith('-shm') && path.resolve(src) !== skip });
+  }
+}
+export function crashImagesFromEnv(env: NodeJS.ProcessEnv = process.env): CrashImages | undefined {
+  return env.TURN_CRASH_IMAGES ? new CrashImages(env.TURN_CRASH_IMAGES) : undefined;
+}
+
 /** A store that can commit several journal writes with one fsync (SqliteRunStore). */
 interface GroupCommit {
   beginGroup(): void;
@@ -112,15 +139,11 @@ export class JournalWriter {
   private open = false;
   private scheduled = false;
   private waiting: { resolve: () => void; reject: (e: unknown) => void }[] = [];
-  /**
-   * Test-only: `TURN_JOURNAL_TRACE=FILE` appends, at each commit, the number of journal writes made
-   * so far (the last write of each group): the crash harness picks its points from it.
-   */
-  private readonly trace = process.env.TURN_JOURNAL_TRACE;
   constructor(
     readonly store: RunStore,
     readonly runId: string,
     private readonly crash = crashPointFromEnv(),
+    private readonly images = crashImagesFromEnv(),
   ) {
     this.group = groupCommit(store);
   }
@@ -172,7 +195,7 @@ export class JournalWriter {
       try {
         this.group!.commitGroup();
         this.commits++;
-        if (this.trace) appendFileSync(this.trace, `${this.writes}\n`);
+        this.images?.take(`${this.writes}-after`);
         if (this.crashAtCommit) process.kill(process.pid, 'SIGKILL');
       } catch (e) {
         this.failed = e;
@@ -196,6 +219,8 @@ export class JournalWriter {
   private crashAtCommit = false;
 
   private point(when: 'before' | 'after'): void {
+    // an image: before write k; after it, committed (no group) or in the open group
+    this.images?.take(`${this.writes}-${when === 'before' ? 'before' : this.open ? 'uncommitted' : 'after'}`);
     const c = this.crash;
     if (!c || c.at !== this.writes) return;
     if (when === 'before' && c.when === 'before') process.kill(process.pid, 'SIGKILL');
@@ -205,6 +230,7 @@ export class JournalWriter {
 
   /** The run's completion is committed: the `done` crash point. */
   completed(): void {
+    this.images?.take('done');
     if (this.crash?.when === 'done') process.kill(process.pid, 'SIGKILL');
   }
 

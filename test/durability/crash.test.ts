@@ -1,33 +1,29 @@
 // The crash harness (issue 5): a program that uses `infer`, a tool (a non-idempotent append and an
-// idempotent read), `send`/`receive`, the clock and `suspend` is killed with SIGKILL at every
-// journal write k, before and after the write, in each of its two OS processes (the run up to
-// `suspend;`, then the resume). Each crashed run is resumed (an unknown append is settled the way
-// an operator would: by looking at the file) until it is done, and must end with the uncrashed
-// run's result, without a recorded model reply asked twice, and with the append run at most once.
-// Journal writes are group-committed (issue 17): "after" a write means once the commit that holds
-// it is durable, and a third point, "uncommitted", kills the process after the write joined the
-// open group but before its commit — the write is lost, so whatever it recorded must not have been
-// acted on (no effect run, no result delivered): the append still runs exactly once.
-// The harness runs once per store driver: the default one here (better-sqlite3 on Node 20) and
-// node-sqlite3-wasm, the packaged extension's on Node 20 (TURN_STORE_DRIVER names one to run alone).
-// Its cost (issue 28: six minutes per driver on a busy machine) is kept down without losing what
-// it proves. Crash points are chosen per driver from the commits of the uncrashed run
-// (TURN_JOURNAL_TRACE: the last write of each group commit): `after` a write is taken only at the
-// last write of its group, since `after` any write of a group kills at that group's commit, the same
-// moment; the default driver then takes `before` and `uncommitted` at every write, and another
-// driver only `uncommitted` at the last write of each group, and in phase 1 only, since what a
-// driver adds is whether a commit survives and an open transaction vanishes (the points between
-// writes exercise the journal protocol, which is the same code on every driver; phase 2's commits
-// are of the kinds phase 1 makes, and each phase-1 crash is finished by two resumes that read
-// them back). The phase-2 crashes share one
-// fixture: the run is taken to its `suspend;` once, and each crash resumes its own copy of that
-// store (with its own counting model, named on the resume), instead of running phase 1 again. No
-// sleeps: every wait is on a child process's exit.
-import { test } from 'node:test';
+// idempotent read), `send`/`receive`, the clock and `suspend` is crashed at every journal write k,
+// before it, after its commit and between the two (the write joined the open group commit, which
+// is lost: issue 17), in each of its two OS processes (the run up to `suspend;`, then the resume),
+// and once its completion is committed. Each crashed run is resumed (an unknown append is settled
+// the way an operator would: by looking at the file) until it is done, and must end with the
+// uncrashed run's result, asking the model exactly the prompts whose replies the crash left
+// unrecorded (so a recorded reply is never asked twice, and none more than once again), and with
+// the append run exactly once.
+//
+// Its cost (issue 28: once five minutes per driver, each crash point a run killed with SIGKILL and
+// re-run from the start): the uncrashed run takes, at every crash point, the image a SIGKILL there
+// would leave (`TURN_CRASH_IMAGES`, runtime/durable/index.ts: a copy of its working directory, the
+// store and the file it appends to), so crashing costs no process. Each image is put back where the
+// run lives (a run's grants resolve in the folder it started in) and resumed; byte-identical images
+// are resumed once (a resume sees nothing but these files and the model's answers, which depend on
+// the prompt alone). Every point is covered on every driver. That an image is what a real SIGKILL
+// leaves is checked at the points around the append, and at the resume's last commit, against a
+// run killed there by `TURN_CRASH_AT`. No sleeps: every wait is on a child process's exit.
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { openStoreFile } from '../../runtime/store/index.js';
 import { countingModel, runIdOf, turnAsync, type Run } from './helpers.js';
 
 const PROGRAM = `
@@ -45,138 +41,219 @@ let text = fs.read(null, "out/log.txt");
 return {"a": a, "b": b, "r": r, "log": text};
 `;
 
-interface Scenario {
-  phase: 1 | 2;
-  k: number;
-  when: 'before' | 'after' | 'uncommitted';
-}
-
 const DRIVERS = process.env.TURN_STORE_DRIVER ? [process.env.TURN_STORE_DRIVER] : ['', 'node-sqlite3-wasm'];
 
-for (const driver of DRIVERS) test(`crash at every journal write, before it, after its commit and between the two: the result is the uncrashed one, no reply asked twice, the append at most once (${driver || 'default driver'})`, { timeout: 1_200_000 }, async () => {
-  const outer = process.env.TURN_STORE_DRIVER;
-  process.env.TURN_STORE_DRIVER = driver; // every `turn` this test starts uses it
-  const model = await countingModel();
-  const started = Date.now();
-  const setup = (): string => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-crash-'));
-    fs.mkdirSync(path.join(dir, 'out'));
-    fs.writeFileSync(path.join(dir, 'p.tn'), PROGRAM);
-    return dir;
-  };
-  const flags = (dir: string) => ['--store', path.join(dir, 'st')];
-  const run = (dir: string, env: NodeJS.ProcessEnv = {}, spec = model.spec) =>
-    turnAsync(['run', 'p.tn', ...flags(dir), '--model', spec, '--allow-write', 'out', '--allow-read', 'out'], dir, env);
-  // a resume may name the model (it then overrides the one the run recorded): a copied fixture's run recorded the fixture's
-  const resume = (dir: string, id: string, env: NodeJS.ProcessEnv = {}, spec?: string) =>
-    turnAsync(['resume', id, ...flags(dir), '--json', ...(spec ? ['--model', spec] : [])], dir, env);
+/** One crash image: the OS process it was taken in (1: the run, 2: its resume), its point (`3-before`, `4-after`, `done`), its folder. */
+interface Image {
+  phase: 1 | 2;
+  point: string;
+  dir: string;
+}
 
-  /** Resumes until done; settles an unknown append by looking at the file. Returns the result and how many unknowns it saw. */
-  async function finish(dir: string, id: string, spec?: string, env: NodeJS.ProcessEnv = {}): Promise<{ result: unknown; unknown: number; last: Run }> {
-    let unknown = 0;
-    for (let i = 0; i < 6; i++) {
-      const r = await resume(dir, id, i === 0 ? env : {}, spec);
-      if (r.code === 3) {
-        unknown++;
-        const step = /unknown: step (\d+) \(tool `fs_append`/.exec(r.stderr);
-        assert.ok(step, `only the append may be unknown and waiting: ${r.stderr}`);
-        const log = path.join(dir, 'out', 'log.txt');
-        const ran = fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('A');
-        const settle = ran ? ['--ok', 'null'] : ['--retry'];
-        const s = await turnAsync(['resolve', id, step[1], ...settle, ...flags(dir)], dir);
-        assert.equal(s.code, 0, s.stderr);
-        continue;
-      }
-      assert.equal(r.code, 0, r.stderr);
-      if (/suspended: /.test(r.stderr)) continue;
-      return { result: JSON.parse(r.stdout.trim().split('\n').pop()!), unknown, last: r };
-    }
-    throw new Error('the run did not finish');
-  }
+/** The images of one process, in the order they were taken. */
+function imagesIn(dir: string, phase: 1 | 2): Image[] {
+  return fs
+    .readdirSync(dir)
+    .map((name) => ({ n: Number(name.split('-')[0]), name }))
+    .sort((x, y) => x.n - y.n)
+    .map(({ name }) => ({ phase, point: name.slice(name.indexOf('-') + 1), dir: path.join(dir, name) }));
+}
 
-  try {
-    // the uncrashed run, and how many journal writes each of its processes makes
-    const dir0 = setup();
-    const traces = [path.join(dir0, 'trace-1'), path.join(dir0, 'trace-2')];
-    const first = await run(dir0, { TURN_JOURNAL_TRACE: traces[0] });
-    assert.equal(first.code, 0, first.stderr);
-    const id0 = runIdOf(first.stderr);
-    const inspect1 = JSON.parse((await turnAsync(['inspect', id0, ...flags(dir0), '--json', '--tail', '1000'], dir0)).stdout) as { journal: { status: string; kind: string }[] };
-    const writes1 = inspect1.journal.reduce((n, e) => n + (e.kind === 'infer' || e.kind === 'tool' ? 2 : 1), 0);
-    const base = await finish(dir0, id0, undefined, { TURN_JOURNAL_TRACE: traces[1] });
-    const inspect2 = JSON.parse((await turnAsync(['inspect', id0, ...flags(dir0), '--json', '--tail', '1000'], dir0)).stdout) as { journal: { kind: string }[] };
-    const writes2 = inspect2.journal.reduce((n, e) => n + (e.kind === 'infer' || e.kind === 'tool' ? 2 : 1), 0) - writes1;
-    const asked0 = model.asked().length;
-    assert.equal(asked0, 2);
-    assert.deepEqual((base.result as { log: string }).log, 'A\n');
-    assert.ok(writes1 >= 5 && writes2 >= 4, `writes: ${writes1} + ${writes2}`);
-
-    // the last write of each group commit, per phase (the final group of a phase ends at its last write)
-    const groupEnds = [writes1, writes2].map((writes, i) => {
-      const ends = new Set(fs.readFileSync(traces[i], 'utf8').split('\n').filter(Boolean).map(Number));
-      ends.add(writes);
-      return ends;
+/** Every file under `dir`, relative path and bytes, in a stable order. */
+function filesOf(dir: string, base = dir): [string, Buffer][] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .sort((x, y) => (x.name < y.name ? -1 : 1))
+    .flatMap((e) => {
+      const full = path.join(dir, e.name);
+      return e.isDirectory() ? filesOf(full, base) : [[path.relative(base, full), fs.readFileSync(full)] as [string, Buffer]];
     });
-    const scenarios: Scenario[] = [];
-    // another driver crashes phase 1 only: its commits are the kinds phase 2 makes (an intent, an
-    // outcome), plus the snapshot's, and every phase-1 crash is finished by two resumes that read them
-    // (the first driver of the list is the thorough one: the default, or the one TURN_STORE_DRIVER names alone)
-    const thorough = driver === DRIVERS[0];
-    for (const phase of thorough ? ([1, 2] as const) : ([1] as const)) {
-      const ends = groupEnds[phase - 1];
-      for (let k = 1; k <= (phase === 1 ? writes1 : writes2); k++) {
-        if (thorough) scenarios.push({ phase, k, when: 'before' }, { phase, k, when: 'uncommitted' });
-        else if (ends.has(k)) scenarios.push({ phase, k, when: 'uncommitted' });
-        if (ends.has(k)) scenarios.push({ phase, k, when: 'after' });
-      }
+}
+
+function hashOf(dir: string): string {
+  const h = createHash('sha256');
+  for (const [name, bytes] of filesOf(dir)) h.update(`${name}\0${bytes.length}\0`).update(bytes);
+  return h.digest('hex');
+}
+
+/** What a crashed folder's store holds for the run, read from a copy (opening a store recovers its WAL: the folder stays as the crash left it). */
+function journalOf(dir: string, id: string): { steps: string[]; replies: number; status: string } {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-crash-read-'));
+  try {
+    fs.cpSync(path.join(dir, 'st'), scratch, { recursive: true });
+    dropLock(scratch);
+    const store = openStoreFile(path.join(scratch, 'store.db'));
+    try {
+      const entries = store.readJournal(id);
+      return {
+        steps: entries.map((e) => `${e.seq} ${e.kind} ${e.name} ${e.status}`),
+        replies: entries.filter((e) => e.kind === 'infer' && e.status === 'ok').length,
+        status: store.getRun(id)?.status ?? 'none',
+      };
+    } finally {
+      store.close();
     }
-    // the shared fixture of phase 2: a run at its suspend (its own model server, closed once it is there)
-    const fixture = setup();
-    const fixtureModel = await countingModel();
-    const suspended = await run(fixture, {}, fixtureModel.spec).finally(() => fixtureModel.server.close());
-    assert.equal(suspended.code, 0, suspended.stderr);
-    assert.match(suspended.stderr, /suspended: /);
-    const fixtureId = runIdOf(suspended.stderr);
-    const copyFixture = (): string => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-crash-'));
-      fs.cpSync(fixture, dir, { recursive: true });
-      return dir;
-    };
-    let unknowns = 0;
-    const one = async (s: Scenario): Promise<void> => {
-      const own = await countingModel(); // one model per scenario, to count its requests
-      const crash = { TURN_CRASH_AT: `${s.k}:${s.when}` };
-      let id: string;
-      let dir: string;
-      if (s.phase === 1) {
-        dir = setup();
-        const killed = await run(dir, crash, own.spec);
-        assert.equal(killed.signal, 'SIGKILL', `phase 1, write ${s.k} ${s.when}: ${killed.stderr}`);
-        id = runIdOf(killed.stderr);
-      } else {
-        dir = copyFixture();
-        id = fixtureId;
-        const killed = await resume(dir, id, crash, own.spec);
-        assert.equal(killed.signal, 'SIGKILL', `phase 2, write ${s.k} ${s.when}: ${killed.stderr}`);
-      }
-      const end = await finish(dir, id, own.spec).finally(() => own.server.close());
-      unknowns += end.unknown;
-      const what = `phase ${s.phase}, crash ${s.when} write ${s.k}`;
-      assert.deepEqual(end.result, base.result, `${what}: the same result as the uncrashed run`);
-      // every prompt is asked once, plus at most once more when the crash fell between its request and its recorded reply
-      const mine = own.server.received.length;
-      assert.ok(mine <= asked0 + 1, `${what}: ${mine} model requests`);
-      assert.equal(fs.readFileSync(path.join(dir, 'out', 'log.txt'), 'utf8'), 'A\n', `${what}: the append ran exactly once`);
-    };
-    // two scenarios at a time (the model server lives here; each scenario has its own store)
-    for (let i = 0; i < scenarios.length; i += 2) await Promise.all(scenarios.slice(i, i + 2).map(one));
-    assert.ok(unknowns >= 2, 'the crash points between the append and its recorded outcome surface as unknown');
-    process.stdout.write(
-      `# crash harness (${driver || 'default driver'}): ${scenarios.length} crash points (${writes1} + ${writes2} writes in ${groupEnds[0].size} + ${groupEnds[1].size} commits), ${unknowns} unknown outcomes settled, ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
-    );
   } finally {
-    await model.server.close();
-    if (outer === undefined) delete process.env.TURN_STORE_DRIVER;
-    else process.env.TURN_STORE_DRIVER = outer;
+    fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+const logIn = (dir: string): string => {
+  const log = path.join(dir, 'out', 'log.txt');
+  return fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '';
+};
+
+/**
+ * Drops the lock folder a crashed writer leaves beside its store (runtime/store/writer-lock.ts). A
+ * writer takes over a lock whose note names a process that is gone, but an image is resumed minutes
+ * after the process it names ended, and a busy machine may have given its pid to another process by
+ * then (pid_max is 32768 here). The takeover itself is tested where a killed run is resumed at once
+ * (test/store/drivers.test.ts, output.test.ts).
+ */
+const dropLock = (store: string): void => fs.rmSync(path.join(store, 'store.db.lock'), { recursive: true, force: true });
+
+/** Makes `dir` hold exactly what `image` holds (but the dead writer's lock). */
+function restore(image: string, dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.cpSync(image, dir, { recursive: true });
+  dropLock(path.join(dir, 'st'));
+}
+
+// the drivers run side by side: each has its own folders and model servers, and its children are one at a time
+describe('crash harness', { concurrency: true }, () => {
+  for (const driver of DRIVERS) test(`crash at every journal write, before it, after its commit and between the two: the result is the uncrashed one, exactly the unrecorded replies asked again, the append once (${driver || 'default driver'})`, { timeout: 1_200_000 }, async () => {
+    const started = Date.now();
+    const env = { TURN_STORE_DRIVER: driver }; // every `turn` this test starts uses it
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-crash-'));
+    const dir = path.join(scratch, 'run'); // where the run lives, and where every image is resumed
+    const fresh = (): void => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.mkdirSync(path.join(dir, 'out'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'p.tn'), PROGRAM);
+    };
+    fresh();
+    const flags = ['--store', path.join(dir, 'st')];
+    const run = (extra: NodeJS.ProcessEnv, spec: string) =>
+      turnAsync(['run', 'p.tn', ...flags, '--model', spec, '--allow-write', 'out', '--allow-read', 'out'], dir, { ...env, ...extra });
+    // a resume names its model (it overrides the one the run recorded): each crash is counted by its own
+    const resume = (id: string, spec: string, extra: NodeJS.ProcessEnv = {}) => turnAsync(['resume', id, ...flags, '--json', '--model', spec], dir, { ...env, ...extra });
+    const settled = { ran: 0, retried: 0 };
+
+    /** Resumes until done; settles an unknown append by looking at the file. */
+    async function finish(id: string, spec: string): Promise<{ result: unknown; last: Run }> {
+      for (let i = 0; i < 6; i++) {
+        const r = await resume(id, spec);
+        if (r.code === 3) {
+          const step = /unknown: step (\d+) \(tool `fs_append`/.exec(r.stderr);
+          assert.ok(step, `only the append may be unknown and waiting: ${r.stderr}`);
+          const ran = logIn(dir).includes('A');
+          if (ran) settled.ran++;
+          else settled.retried++;
+          const s = await turnAsync(['resolve', id, step[1], ...(ran ? ['--ok', 'null'] : ['--retry']), ...flags], dir, env);
+          assert.equal(s.code, 0, s.stderr);
+          continue;
+        }
+        assert.equal(r.code, 0, r.stderr);
+        if (/suspended: /.test(r.stderr)) continue;
+        return { result: JSON.parse(r.stdout.trim().split('\n').pop()!), last: r };
+      }
+      throw new Error('the run did not finish');
+    }
+
+    const model = await countingModel();
+    try {
+      // the uncrashed run, taking an image at every crash point of each of its two processes
+      const shots = [path.join(scratch, 'images-1'), path.join(scratch, 'images-2')];
+      const first = await run({ TURN_CRASH_IMAGES: shots[0] }, model.spec);
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(first.stderr, /suspended: /);
+      const id = runIdOf(first.stderr);
+      const suspended = path.join(scratch, 'suspended');
+      fs.cpSync(dir, suspended, { recursive: true });
+      const second = await resume(id, model.spec, { TURN_CRASH_IMAGES: shots[1] });
+      assert.equal(second.code, 0, second.stderr);
+      assert.doesNotMatch(second.stderr, /suspended: /);
+      const base = JSON.parse(second.stdout.trim().split('\n').pop()!) as { log: string };
+      const prompts = model.asked();
+      assert.equal(prompts.length, 2);
+      assert.equal(base.log, 'A\n');
+      const images = [...imagesIn(shots[0], 1), ...imagesIn(shots[1], 2)];
+      const points = (phase: 1 | 2) => images.filter((i) => i.phase === phase).map((i) => i.point);
+      // before and between at every write, after at each commit (the last write of its group), and the completion
+      for (const phase of [1, 2] as const) {
+        const writes = points(phase).filter((p) => p.endsWith('-before')).length;
+        assert.ok(writes >= (phase === 1 ? 5 : 4), `phase ${phase}: ${points(phase).join(' ')}`);
+        for (let k = 1; k <= writes; k++) {
+          assert.ok(points(phase).includes(`${k}-before`) && points(phase).includes(`${k}-uncommitted`), `phase ${phase}, write ${k}: ${points(phase).join(' ')}`);
+        }
+        assert.ok(points(phase).includes(`${writes}-after`), `phase ${phase} ends with a commit: ${points(phase).join(' ')}`);
+      }
+      assert.equal(points(2).at(-1), 'done');
+
+      // an image is what a SIGKILL there leaves: the journal's steps and the appended file match a run really killed
+      // there, at the three points around the append's outcome (the append ran, its outcome is not durable) and
+      // at the resume's last commit
+      const outcome = images.find((i) => i.phase === 1 && i.point.endsWith('-before') && logIn(i.dir).includes('A'));
+      assert.ok(outcome, 'an image holds the append done and its outcome not yet written');
+      const k = Number(outcome.point.split('-')[0]);
+      const commitOf = points(1).find((p) => p.endsWith('-after') && Number(p.split('-')[0]) >= k)!;
+      const kills: { image: Image; crash: string }[] = [
+        { image: outcome, crash: `${k}:before` },
+        { image: images.find((i) => i.phase === 1 && i.point === `${k}-uncommitted`)!, crash: `${k}:uncommitted` },
+        { image: images.find((i) => i.phase === 1 && i.point === commitOf)!, crash: `${k}:after` },
+        { image: images.filter((i) => i.phase === 2 && i.point.endsWith('-after')).at(-1)!, crash: `${points(2).filter((p) => p.endsWith('-after')).at(-1)!.split('-')[0]}:after` },
+      ];
+      for (const { image, crash } of kills) {
+        const own = await countingModel();
+        try {
+          let killed: Run;
+          if (image.phase === 1) {
+            fresh();
+            killed = await run({ TURN_CRASH_AT: crash }, own.spec);
+          } else {
+            restore(suspended, dir);
+            killed = await resume(id, own.spec, { TURN_CRASH_AT: crash });
+          }
+          assert.equal(killed.signal, 'SIGKILL', `phase ${image.phase}, ${crash}: ${killed.stderr}`);
+          const killedId = image.phase === 1 ? runIdOf(killed.stderr) : id;
+          const real = journalOf(dir, killedId);
+          const shot = journalOf(image.dir, id);
+          assert.deepEqual(real, shot, `phase ${image.phase}, ${crash}: the image ${image.point} holds what the kill left`);
+          assert.equal(logIn(dir), logIn(image.dir), `phase ${image.phase}, ${crash}: the appended file`);
+        } finally {
+          await own.server.close();
+        }
+      }
+
+      // resume each distinct image until done (byte-identical images: the first one stands for all)
+      const distinct = new Map<string, Image[]>();
+      for (const image of images) {
+        const h = hashOf(image.dir);
+        distinct.set(h, [...(distinct.get(h) ?? []), image]);
+      }
+      for (const [first, ...same] of distinct.values()) {
+        const what = `phase ${first.phase}, crash at ${first.point}${same.length ? ` (and ${same.map((i) => `${i.phase}:${i.point}`).join(', ')})` : ''}`;
+        const recorded = journalOf(first.dir, id).replies;
+        restore(first.dir, dir);
+        const own = await countingModel();
+        try {
+          const end = await finish(id, own.spec);
+          assert.deepEqual(end.result, base, `${what}: the same result as the uncrashed run`);
+          assert.deepEqual(own.asked(), prompts.slice(recorded), `${what}: asked exactly the prompts without a recorded reply (${recorded} recorded)`);
+          assert.equal(logIn(dir), 'A\n', `${what}: the append ran exactly once`);
+        } finally {
+          await own.server.close();
+        }
+      }
+      // the crash between the append and its durable outcome leaves it unknown, with the file saying it ran, and
+      // before the append ran, with an intent already durable, unknown with the file saying it did not
+      assert.ok(settled.ran >= 1 && settled.retried >= 1, `unknown appends settled: ${JSON.stringify(settled)}`);
+      process.stdout.write(
+        `# crash harness (${driver || 'default driver'}): ${images.length} crash points (${points(1).length} + ${points(2).length}), ${distinct.size} distinct images resumed, ${kills.length} real kills matched, unknown appends settled ${settled.ran} as done and ${settled.retried} retried, ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+      );
+    } finally {
+      await model.server.close();
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
+  });
 });

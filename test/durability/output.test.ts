@@ -36,7 +36,9 @@ test('kill trials: a durable run prints each line once, never loses one, and a r
 
   // the uncrashed run: its lines, and how many journal writes it makes (an output line is two: the line, then its mark)
   const dir0 = setup();
-  const first = await turnAsync(['run', 'p.tn', ...store(dir0)], dir0);
+  // (its crash images name the commits: `K-after` is taken at the commit whose last write is K)
+  const images = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-output-images-'));
+  const first = await turnAsync(['run', 'p.tn', ...store(dir0)], dir0, { TURN_CRASH_IMAGES: images });
   assert.equal(first.code, 0, first.stderr);
   assert.deepEqual(lines(first), LINES);
   const id0 = runIdOf(first.stderr);
@@ -46,8 +48,13 @@ test('kill trials: a durable run prints each line once, never loses one, and a r
   assert.ok(outputs.every((e) => e.status === 'ok'), 'every line of the finished run is marked shown');
   const writes = inspected.journal.length + outputs.length;
 
-  // a kill once the completion is committed, and at every write: before it, after its commit, between the two
-  const trials = ['done', ...Array.from({ length: writes }, (_, i) => ['before', 'after', 'uncommitted'].map((when) => `${i + 1}:${when}`)).flat()];
+  // a kill once the completion is committed, and at every write: before it, between it and its commit, after
+  // that commit (taken at the group's last write only: `after` any write of a group kills at that group's
+  // commit, the same moment)
+  const groupEnds = new Set(fs.readdirSync(images).map((name) => /^\d+-(\d+)-after$/.exec(name)?.[1]).filter((k) => k !== undefined).map(Number));
+  fs.rmSync(images, { recursive: true, force: true });
+  assert.ok(groupEnds.has(writes), `the last write ends a commit: ${[...groupEnds].join(' ')}`);
+  const trials = ['done', ...Array.from({ length: writes }, (_, i) => [`${i + 1}:before`, `${i + 1}:uncommitted`, ...(groupEnds.has(i + 1) ? [`${i + 1}:after`] : [])]).flat()];
   let repeats = 0;
 
   const one = async (crash: string): Promise<void> => {
@@ -87,5 +94,5 @@ test('kill trials: a durable run prints each line once, never loses one, and a r
   // two trials at a time: each is two short OS processes
   for (let i = 0; i < trials.length; i += 2) await Promise.all(trials.slice(i, i + 2).map(one));
   // (exactly once in the usual case: a repeat needs a kill between a line's print and its mark's commit)
-  process.stdout.write(`# output kill trials: ${trials.length} kills, ${repeats} line(s) printed twice (each announced by its resume)\n`);
+  process.stdout.write(`# output kill trials: ${trials.length} kills (${writes} writes in ${groupEnds.size} commits), ${repeats} line(s) printed twice (each announced by its resume)\n`);
 });
