@@ -43,11 +43,11 @@ export class ExchangeLog {
     const prompt = promptOf(e.prompt.task, e.type, wire);
     const feedback = this.feedback.get(e.id) ?? [];
     const seen: SeenRequest = {
-      fingerprint: fingerprint({ typeName: e.type, schema, prompt, context: [...e.prompt.P0, ...e.prompt.P2, ...e.prompt.P1], attempt: e.attempt, feedback }),
+      fingerprint: fingerprint({ typeName: e.type, schema, prompt, context: [...e.prompt.P0, ...e.prompt.P2, ...e.prompt.P1], attempt: e.attempt, feedback, ...(e.options ? { options: e.options } : {}) }),
       type: e.type,
       attempt: e.attempt,
       pid: e.pid,
-      request: { system: [...e.prompt.P0], context: [...e.prompt.P2, ...e.prompt.P1], prompt, feedback: feedback.slice() },
+      request: { system: [...e.prompt.P0], context: [...e.prompt.P2, ...e.prompt.P1], prompt, feedback: feedback.slice(), ...(e.options ? { options: { ...e.options } } : {}) },
       schema,
     };
     this.pending.set(`${e.id}/${e.attempt}`, seen);

@@ -21,7 +21,7 @@ export function exchangesOfRun(store: RunStore, runId: string): { run: RunRecord
   for (const e of store.readJournal(run.id)) {
     if (e.kind !== 'infer') continue;
     if (e.inputHash === null) continue;
-    const asked = (bytesJson(e.request) ?? {}) as { typeName?: string; prompt?: string; attempt?: number };
+    const asked = (bytesJson(e.request) ?? {}) as { typeName?: string; prompt?: string; attempt?: number; options?: Record<string, number> };
     let reply: RecordedReply;
     if (e.status === 'ok') {
       const r = (bytesJson(e.payload) ?? {}) as InferReply;
@@ -39,7 +39,7 @@ export function exchangesOfRun(store: RunStore, runId: string): { run: RunRecord
       fingerprint: e.inputHash,
       type: asked.typeName ?? e.name,
       attempt: asked.attempt ?? 1,
-      request: { system: null, context: null, prompt: asked.prompt ?? '', feedback: null },
+      request: { system: null, context: null, prompt: asked.prompt ?? '', feedback: null, ...(asked.options ? { options: asked.options } : {}) },
       schema: null,
       reply,
     });
