@@ -14,6 +14,7 @@ import { startRun } from '../../runtime/run/run.js';
 import type { RunEvent } from '../../runtime/events/index.js';
 import { openStore } from '../../runtime/store/index.js';
 import { inspectRun } from '../../runtime/durable/inspect.js';
+import { inspectionText } from '../../cli/runs.js';
 import { fingerprint } from '../../runtime/testing/cassette.js';
 import { compileFiles } from '../vm/harness.js';
 import { failure, okJson, runWith, script } from './helpers.js';
@@ -67,7 +68,12 @@ test('an infer\'s max_tokens, seed and temperature go on the wire over the run\'
   // the journal: the step's request holds them (turn inspect shows them), its reply what was sent
   const st = openStore(store);
   try {
-    const steps = inspectRun(st, st.listRuns()[0].id).journal.filter((e) => e.kind === 'infer');
+    const inspection = inspectRun(st, st.listRuns()[0].id);
+    const shown = inspectionText(inspection).split('\n').filter((l) => / infer /.test(l));
+    assert.equal(shown.length, 2);
+    assert.match(shown[0], / ok {6}with \{max_tokens: 120, temperature: 0\.5, seed: 3\} {2}confidence 0\.5 \(reported\)/);
+    assert.doesNotMatch(shown[1], /with \{/);
+    const steps = inspection.journal.filter((e) => e.kind === 'infer');
     assert.equal(steps.length, 2);
     assert.deepEqual((steps[0].request as { options?: unknown }).options, { max_tokens: 120, temperature: 0.5, seed: 3 });
     assert.equal((steps[1].request as { options?: unknown }).options, undefined);
