@@ -35,6 +35,8 @@ export type RecordedReply =
       logprobs?: (number | { token: string; logprob: number })[];
       usage?: { input?: number; output?: number };
       finish_reason?: string;
+      /** a self-consistent call (`consistency`): each valid-or-not sample's text that came back, in order; `text` is the one chosen */
+      samples?: string[];
     }
   | { error: string };
 
@@ -169,6 +171,7 @@ export function parseCassette(file: string, text: string): LoadedCassette {
       if (!('schema' in e)) bad('"schema" is missing (null when unknown)');
       const reply = e.reply;
       if (!isObject(reply) || (typeof reply.text !== 'string') === (typeof reply.error !== 'string')) bad('"reply" needs exactly one of "text" or "error" (a string)', 'reply');
+      if (reply.samples !== undefined && !isStrings(reply.samples)) bad('"reply.samples" must be a list of strings (the samples of a self-consistent call)', 'reply');
       const expected = expectedFingerprint(e as unknown as Exchange);
       if (expected !== null && expected !== e.fingerprint) {
         bad('the fingerprint does not match the recorded request (was the request edited by hand?); re-record it with `turn test --update`', 'fingerprint');
@@ -246,6 +249,7 @@ export function closestExchange(exchanges: Exchange[], now: { type: string; atte
         context: e.request.context === null ? null : now.request.context,
         prompt: now.request.prompt,
         feedback: e.request.feedback === null ? null : now.request.feedback,
+        ...(now.request.options ? { options: now.request.options } : {}),
       },
       e.schema === null ? null : now.schema,
     );

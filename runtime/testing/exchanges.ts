@@ -71,6 +71,8 @@ export class ExchangeLog {
         text.usage = { ...(e.usage.inputTokens !== undefined ? { input: e.usage.inputTokens } : {}), ...(e.usage.outputTokens !== undefined ? { output: e.usage.outputTokens } : {}) };
       }
       if (e.finishReason) text.finish_reason = e.finishReason;
+      const samples = sampleTexts(e.meta);
+      if (samples) text.samples = samples;
       reply = text;
       confidence = e.confidence?.value ?? null;
       valid = e.valid;
@@ -90,4 +92,11 @@ export class ExchangeLog {
   recorded(): Exchange[] {
     return this.exchanges.map(({ fingerprint: f, type, attempt, request, schema, reply }) => ({ fingerprint: f, type, attempt, request, schema, reply }));
   }
+}
+
+/** The samples' texts of a self-consistent reply (`meta.samples`, runtime/infer/consistency.ts), in order. */
+export function sampleTexts(meta: Record<string, unknown> | undefined): string[] | undefined {
+  const samples = meta?.samples;
+  if (!Array.isArray(samples) || samples.length === 0) return undefined;
+  return samples.map((s) => (s && typeof s === 'object' && typeof (s as { text?: unknown }).text === 'string' ? (s as { text: string }).text : ''));
 }

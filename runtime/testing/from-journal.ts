@@ -11,6 +11,7 @@ import type { InferReply } from '../infer/types.js';
 import type { RunRecord, RunStore } from '../store/types.js';
 import { CassetteError, cassettePath, readCassette, writeCassette, type Cassette, type Exchange, type RecordedReply } from './cassette.js';
 import { discoverTests } from './discover.js';
+import { sampleTexts } from './exchanges.js';
 
 export class RecordError extends Error {}
 
@@ -32,6 +33,8 @@ export function exchangesOfRun(store: RunStore, runId: string): { run: RunRecord
         out.usage = { ...(r.usage.inputTokens !== undefined ? { input: r.usage.inputTokens } : {}), ...(r.usage.outputTokens !== undefined ? { output: r.usage.outputTokens } : {}) };
       }
       if (r.finishReason) out.finish_reason = r.finishReason;
+      const samples = sampleTexts(r.meta);
+      if (samples) out.samples = samples;
       reply = out;
     } else if (e.status === 'error') reply = { error: String(bytesJson(e.payload)) };
     else continue; // no recorded outcome: nothing to replay
