@@ -56,12 +56,17 @@ export function selfConsistent(ask: AskModel, samples: number | ((request: Infer
   };
 }
 
-/** JSON with sorted object keys: equal values, equal text. */
+/**
+ * JSON with sorted object keys: equal values, equal text. A key whose value is null is left out:
+ * an optional field given as null and one left out are the same Turn value (both read as null), so
+ * two samples that differ only there agree.
+ */
 export function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+    const keys = Object.keys(o).filter((k) => o[k] !== null).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }

@@ -137,11 +137,11 @@ test('research_agent.tn with the mock model: checks every claim, commits, report
   assert.match(lines[3], /^report: /);
 });
 
-test('review_vote.tn with the mock model: five seeded samples agree 3 to 2; the run\'s seed reaches only the call without its own', () => {
+test('review_vote.tn with the mock model: five seeded samples agree 4 to 1; the run\'s seed reaches only the call without its own', () => {
   const plain = run(['run', 'examples/review_vote.tn']);
   assert.equal(plain.code, 0, plain.stderr);
   assert.deepEqual(plain.stdout.trimEnd().split('\n'), [
-    'verdict: approve, agreement 0.6',
+    'verdict: approve, agreement 0.8',
     'the samples disagree: a person reviews this change',
     'summary: mock',
   ]);

@@ -198,3 +198,19 @@ test('mock: an infer\'s own seed is over the run\'s', async () => {
   }
   assert.ok(new Set(bySeed.values()).size >= 2);
 });
+
+test('self-consistency: samples that differ only by an optional field given as null or left out agree', async () => {
+  const { selfConsistent } = await import('../../runtime/infer/consistency.js');
+  const schema = {
+    type: 'object',
+    properties: { decision: { enum: ['approve', 'reject'] }, note: { type: ['string', 'null'] } },
+    required: ['decision'],
+    additionalProperties: false,
+  };
+  const texts = [{ decision: 'approve', note: null }, { decision: 'reject' }, { decision: 'approve' }].map((value) => JSON.stringify({ value, confidence: 0.9 }));
+  let n = 0;
+  const ask = selfConsistent(async () => ({ text: texts[n++] }), 3);
+  const reply = await ask({ schema } as unknown as Parameters<typeof ask>[0], { emit: () => {} });
+  assert.deepEqual(reply.agreement, { samples: 3, agreeing: 2 });
+  assert.equal(reply.text, texts[0], 'the earliest of the agreeing samples');
+});
