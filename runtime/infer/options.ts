@@ -91,3 +91,10 @@ export function optionsRecord(options: InferOptions | undefined): Record<string,
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }
+
+/** Options as written in Turn (`optionsRecord`'s form) shown the way a program writes them: `with {seed: 7, consistency: 3}`; '' for none. */
+export function optionsText(options: unknown): string {
+  if (!options || typeof options !== 'object') return '';
+  const parts = Object.entries(options as Record<string, unknown>).map(([k, v]) => `${k}: ${String(v)}`);
+  return parts.length > 0 ? `with {${parts.join(', ')}}` : '';
+}
