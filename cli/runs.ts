@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  bytesJson, defaultStoreDir, describeGrant, inspectRun, storeMessage, openStore, STORE_FILE, resumeRun, RunSetupError, settleUnknown, ResumeRefused, StoreError,
+  bytesJson, defaultStoreDir, describeGrant, inferOptionsText, inspectRun, storeMessage, openStore, STORE_FILE, resumeRun, RunSetupError, settleUnknown, ResumeRefused, StoreError,
   type RunInspection, type RunStatus, type RunStore,
 } from '../runtime/index.js';
 import { reportInterrupted, withInterrupts } from './interrupt.js';
@@ -140,6 +140,12 @@ function clip(s: string, n = 100): string {
 
 const text = (v: unknown): string => (v === null || v === undefined ? '' : clip(typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v)));
 
+/** An infer step's own options (`with { seed: 7 }`), as written: `with {seed: 7}  `, or '' without any. */
+function stepOptionsText(request: unknown): string {
+  const shown = inferOptionsText(request && typeof request === 'object' ? (request as { options?: unknown }).options : undefined);
+  return shown ? `${shown}  ` : '';
+}
+
 /** The text view of an inspection (`--json` prints the same structure as JSON). */
 export function inspectionText(i: RunInspection): string {
   const { run } = i;
@@ -168,7 +174,8 @@ export function inspectionText(i: RunInspection): string {
   out.push(`journal (last ${i.journal.length} of ${i.journalLength}):`);
   for (const e of i.journal) {
     const conf = e.confidence ? `confidence ${Math.round(e.confidence.value * 1000) / 1000} (${e.confidence.source})  ` : '';
-    out.push(`  ${String(e.seq).padStart(5)}  ${(e.step ?? '').padEnd(8)} ${e.kind.padEnd(8)} ${e.name.padEnd(14)} ${e.status.padEnd(7)} ${e.decision && e.status !== 'decided' ? `(settled: --${e.decision}) ` : ''}${conf}${text(e.payload)}`);
+    const opts = e.kind === 'infer' ? stepOptionsText(e.request) : '';
+    out.push(`  ${String(e.seq).padStart(5)}  ${(e.step ?? '').padEnd(8)} ${e.kind.padEnd(8)} ${e.name.padEnd(14)} ${e.status.padEnd(7)} ${e.decision && e.status !== 'decided' ? `(settled: --${e.decision}) ` : ''}${opts}${conf}${text(e.payload)}`);
     if (e.grant) out.push(`${' '.repeat(17)}granted by ${describeGrant(e.grant)}`);
   }
   return out.join('\n');

@@ -286,7 +286,14 @@ module.exports = grammar({
     grant_expression: ($) =>
       seq('grant', 'identity', '::', field('kind', $.identifier), '(', field('name', $._expression), ')'),
 
-    infer_expression: ($) => seq('infer', field('type', $._type), field('body', $.block)),
+    // `infer T { prompt; }`, or `infer T with { max_tokens: 200, consistency: 3 } { prompt; }`: options
+    // of this one model call, over the run's (`--max-tokens`, `--seed`, ...); names are checked by the analyzer.
+    infer_expression: ($) =>
+      seq('infer', field('type', $._type), optional(seq('with', field('options', $.infer_options))), field('body', $.block)),
+
+    infer_options: ($) => seq('{', commaSep(field('option', $.infer_option)), '}'),
+
+    infer_option: ($) => seq(field('name', $.identifier), ':', field('value', $._expression)),
 
     confidence_expression: ($) => prec(PREC.unary, seq('confidence', field('operand', $._expression))),
 

@@ -5,7 +5,7 @@
 import { CompletionItemKind, InsertTextFormat, MarkupKind } from 'vscode-languageserver';
 import type { CompletionItem, CompletionList, CompletionParams } from 'vscode-languageserver';
 import { membersOf, visibleNames, type SymbolDef, type SymbolIndex } from '../runtime/index.js';
-import { BUILTIN_TYPE_NAMES, CHECK_DOCS, CHECK_NAMES, typeToString } from '../runtime/index.js';
+import { BUILTIN_TYPE_NAMES, CHECK_DOCS, CHECK_NAMES, INFER_OPTIONS, INFER_OPTION_NAMES, inferOptionExpectation, typeToString } from '../runtime/index.js';
 import { declarationDocs } from './hover.js';
 import { cursorContext, typeBeforeDot, type CursorContext } from './context.js';
 import type { TurnDocument } from './document.js';
@@ -215,8 +215,24 @@ export const general: CompletionProvider = (ctx) => {
   return items;
 };
 
+/** An option's name is due: right after `infer T with {`, or after a `,` among its options. */
+const OPTION_NAME_DUE = /\binfer\b[^;{}]*\bwith\s*\{(?:[^{};]*,)?\s*$/;
+
+/** In `infer T with { ... }` where an option's name goes: the options, each with what it does. */
+export const inferOptions: CompletionProvider = (ctx) => {
+  const head = ctx.doc.text.slice(Math.max(0, ctx.wordStart - 4000), ctx.wordStart).replace(/\/\*[\s\S]*?\*\//g, '');
+  if (!OPTION_NAME_DUE.test(head)) return undefined;
+  return INFER_OPTION_NAMES.map((name) => ({
+    label: name,
+    kind: CompletionItemKind.Property,
+    detail: `infer option: ${inferOptionExpectation(INFER_OPTIONS[name])}`,
+    documentation: { kind: MarkupKind.Markdown, value: INFER_OPTIONS[name].doc },
+  }));
+};
+
 export const DEFAULT_PROVIDERS: readonly CompletionProvider[] = [
   commentOrString,
+  inferOptions,
   identityKinds,
   schemaProtocols,
   contextOperations,

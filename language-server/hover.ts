@@ -3,7 +3,7 @@
 import { MarkupKind } from 'vscode-languageserver';
 import type { Hover, HoverParams } from 'vscode-languageserver';
 import { describeSymbol, refAt, type SymbolDef } from '../runtime/index.js';
-import { typeToSchema, SchemaError, PREDICATE_KEYWORD, CHECK_DOCS, type TypeEnv } from '../runtime/index.js';
+import { typeToSchema, SchemaError, PREDICATE_KEYWORD, CHECK_DOCS, INFER_OPTIONS, INFER_OPTION_NAMES, inferOptionExpectation, type TypeEnv } from '../runtime/index.js';
 import type { Ast as A } from '../runtime/index.js';
 import { walk } from '../runtime/index.js';
 import type { Analysis, TurnDocument } from './document.js';
@@ -37,14 +37,29 @@ export function schemaEnv(program: A.Program): TypeEnv {
   };
 }
 
-/** The `infer` expression whose keyword or type is under `offset` (not its prompt block). */
+/** The `infer` expression whose keyword or type is under `offset` (not its options, not its prompt block). */
 export function inferAt(program: A.Program, offset: number): A.InferExpr | undefined {
   let found: A.InferExpr | undefined;
   walk(program, (n) => {
-    if (n.kind === 'Infer' && n.span.start <= offset && offset < n.body.span.start) found = n;
+    if (n.kind === 'Infer' && n.span.start <= offset && offset < n.body.span.start && !(n.options ?? []).some((o) => o.span.start <= offset && offset < o.span.end)) found = n;
   });
   return found;
 }
+
+/** On an option's name in `infer T with { ... }`: what it does and what it takes. */
+export const inferOptionHover: HoverProvider = (_doc, analysis, offset) => {
+  let found: A.InferOption | undefined;
+  walk(analysis.program, (n) => {
+    if (n.kind === 'Infer') for (const o of n.options ?? []) if (o.name.span.start <= offset && offset < o.name.span.end) found = o;
+  });
+  if (!found) return undefined;
+  const name = found.name.name;
+  const spec = Object.hasOwn(INFER_OPTIONS, name) ? INFER_OPTIONS[name] : undefined;
+  const value = spec
+    ? `(infer option) \`${name}\`: ${inferOptionExpectation(spec)}\n\n${spec.doc}`
+    : `\`${name}\` is not an infer option; the options are ${INFER_OPTION_NAMES.map((n) => `\`${n}\``).join(', ')}`;
+  return { contents: { kind: MarkupKind.Markdown, value }, range: spanToRange(analysis.file, found.name.span.start, found.name.span.end) };
+};
 
 export const inferSchemaHover: HoverProvider = (doc, analysis, offset) => {
   const infer = inferAt(analysis.program, offset);
@@ -106,7 +121,7 @@ export const symbolHover: HoverProvider = (doc, analysis, offset) => {
   return { contents: { kind: MarkupKind.Markdown, value: symbolMarkdown(doc, ref.symbol) }, range: spanToRange(analysis.file, ref.span.start, ref.span.end) };
 };
 
-export const DEFAULT_HOVER_PROVIDERS: readonly HoverProvider[] = [inferSchemaHover, symbolHover];
+export const DEFAULT_HOVER_PROVIDERS: readonly HoverProvider[] = [inferOptionHover, inferSchemaHover, symbolHover];
 
 export function onHover(doc: TurnDocument, params: HoverParams, providers: readonly HoverProvider[] = DEFAULT_HOVER_PROVIDERS): Hover | null {
   const analysis = doc.analysis();

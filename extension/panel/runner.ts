@@ -10,7 +10,7 @@
 // view (extension/runs/panel-requests.ts, through RunPanel.openStored), the Runner resumes that
 // stored run, or shows it as stored, instead of starting the file afresh.
 import {
-  countTokens, DEFAULT_MODEL, formatDiagnostic, renderValue, resumeRun, RunSetupError, startRun,
+  countTokens, DEFAULT_MODEL, formatDiagnostic, inferOptionsText, renderValue, resumeRun, RunSetupError, startRun,
   type ProcessView, type Run, type RunEvent, type RunOptions, type RunResult, type RunStore,
 } from '../../runtime/index.js';
 import type { ActorView, ContextView, InferView, RunView, SiteView, TimelineItem } from '../protocol/panel.js';
@@ -245,7 +245,8 @@ export class Runner {
           valid: null,
           confidence: null,
         });
-        summary = `infer ${view.type} (attempt ${view.attempts.length})`;
+        const opts = inferOptionsText(e.options);
+        summary = `infer ${view.type}${opts ? ` ${opts}` : ''} (attempt ${view.attempts.length})`;
         state = 'pending';
         break;
       }

@@ -69,6 +69,7 @@
 [
   "let"
   "infer"
+  "with"
   "confidence"
   "grant"
   "remember"
@@ -168,6 +169,10 @@
 ; ---------------------------------------------------------------- fields, functions, parameters
 
 (field_identifier) @property
+
+; `infer T with { max_tokens: 200 }`: an option's name
+(infer_option
+  name: (identifier) @property)
 
 (parameter
   name: (identifier) @variable.parameter)

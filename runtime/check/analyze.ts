@@ -10,6 +10,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import { IDENTITY_KINDS, parseIdentity } from '../effects/identity.js';
 import { HANDLES_COMPARED } from '../values/index.js';
 import { suggest } from './spelling.js';
+import { expectation, INFER_OPTION_NAMES, INFER_OPTIONS, optionProblem } from '../infer/options.js';
 import { unsupportedInferType } from './infer-types.js';
 import { schemaKey } from './schemas.js';
 import { fieldCheckProblems } from './field-checks.js';
@@ -697,6 +698,7 @@ class Analyzer implements TypeResolver {
   }
 
   private infer(e: A.InferExpr, scope: FunctionScope): StaticType {
+    this.inferOptions(e, scope);
     this.checkTypeExpr(e.type);
     const t = resolveType(e.type, this);
     const bad = unsupportedInferType(t, this.structs);
@@ -715,6 +717,30 @@ class Analyzer implements TypeResolver {
     }
     if (!prompt) this.report(e.body.span, '`infer` needs a prompt: end its block with an expression such as "Summarise this";', 'infer-prompt');
     return t;
+  }
+
+  /** `with { name: value, ... }`: known names, each once, and values that can be what the option takes. */
+  private inferOptions(e: A.InferExpr, scope: FunctionScope): void {
+    const seen = new Set<string>();
+    for (const o of e.options ?? []) {
+      // evaluated in the enclosing scope, before the block
+      const t = this.expr(o.value, scope);
+      const name = o.name.name;
+      const spec = Object.hasOwn(INFER_OPTIONS, name) ? INFER_OPTIONS[name] : undefined;
+      if (!spec) {
+        this.report(o.name.span, `unknown infer option \`${name}\`${suggest(name, INFER_OPTION_NAMES)}; the options are ${INFER_OPTION_NAMES.join(', ')}`, 'infer-option');
+        continue;
+      }
+      if (seen.has(name)) this.report(o.name.span, `the infer option \`${name}\` is given twice`, 'infer-option');
+      seen.add(name);
+      const literal = literalValue(o.value);
+      if (literal !== NOT_LITERAL) {
+        const problem = optionProblem(name, literal);
+        if (problem) this.report(o.value.span, problem, 'infer-option');
+      } else if (!isAssignable(t, NUM)) {
+        this.report(o.value.span, `infer option ${name} needs ${expectation(spec)}, got a value of type ${typeToString(t)}`, 'infer-option');
+      }
+    }
   }
 
   private scopeBlock(e: A.ScopeExpr, scope: FunctionScope): StaticType {
@@ -1039,3 +1065,21 @@ function plural(n: number, word: string): string {
 }
 
 
+
+const NOT_LITERAL = Symbol('not a literal');
+
+/** The value of a literal (`3`, `-1`, `"x"`, `true`, `null`), else NOT_LITERAL. */
+function literalValue(e: A.Expr): unknown {
+  switch (e.kind) {
+    case 'Number':
+    case 'String':
+    case 'Bool':
+      return e.value;
+    case 'Null':
+      return null;
+    case 'Unary':
+      return e.op === '-' && e.operand.kind === 'Number' ? -e.operand.value : NOT_LITERAL;
+    default:
+      return NOT_LITERAL;
+  }
+}

@@ -30,7 +30,11 @@ export class Analyzer {
     // What this function binds: its `let`s and `catch` names, not those of nested functions.
     const declare: WalkVisitor = (n, role) => {
       if (role !== 'code' || n.kind === 'Closure' || n.kind === 'Impl') return false;
-      if (n.kind === 'Infer' && inferScope(n)) return false; // its own scope (below)
+      if (n.kind === 'Infer' && inferScope(n)) {
+        // its block is its own scope (below); its options are evaluated outside it
+        for (const o of n.options ?? []) walk(o.value, declare);
+        return false;
+      }
       if (n.kind === 'Let') info.declared.add(n.name.name);
       if (n.kind === 'Try') info.declared.add(n.param.name);
       return true;
@@ -57,6 +61,7 @@ export class Analyzer {
       if (n.kind === 'Infer') {
         const scope = inferScope(n);
         if (scope) {
+          for (const o of n.options ?? []) walk(o.value, visit);
           this.analyzeClosure(scope, null, inner, false);
           return false;
         }

@@ -57,6 +57,8 @@ export interface ImplDesc {
 export interface InferDesc {
   typeName: string;
   schema: JsonSchema;
+  /** names of the `with { ... }` options, whose values are on the stack under the prompt, in this order */
+  options?: string[];
 }
 
 export interface BundleUnit {

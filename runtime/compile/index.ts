@@ -749,6 +749,8 @@ class Compiler {
     const fs = this.fs;
     const at = e.span.start;
     const scope = inferScope(e);
+    // the options' values, in source order, under the prompt: INFER takes them with it
+    for (const o of e.options ?? []) this.expr(o.value);
     if (scope) {
       // the block's statements run in their own scope: a closure called here returns the prompt
       this.closure(scope, 'infer');
@@ -797,7 +799,9 @@ class Compiler {
       this.emit(at, Op.ERROR, fs.constant(`infer ${typeName}: ${err.message}`));
       return;
     }
-    const desc: InferDesc = { typeName, schema: schema as InferDesc['schema'] };
+    const options = (e.options ?? []).map((o) => o.name.name);
+    // without options the descriptor (so the bytecode and its hash) is what it always was
+    const desc: InferDesc = { typeName, schema: schema as InferDesc['schema'], ...(options.length > 0 ? { options } : {}) };
     this.emit(at, Op.INFER, fs.descriptor(desc));
   }
 }

@@ -12,6 +12,7 @@ import type { VM } from '../vm/index.js';
 import type { Host, ToolRequest } from '../ports/host.js';
 import type { PendingEffect, ProcessRef, Sleeper } from '../ports/effect.js';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
+import { optionsRecord } from '../infer/options.js';
 import { SUSPEND_TOOL, whenDurable, type DurableHooks } from '../ports/durable.js';
 import { REMOTE_CHILD_TOOL } from '../ports/placement.js';
 import { vmSnapshot, type Counters, type RestorePoint } from './snapshot.js';
@@ -477,9 +478,12 @@ export class Durable implements DurableHooks {
       return {
         output,
         infer: (request: InferRequest, io?: InferIO) => {
-          const input = { typeName: request.typeName, schema: request.schema, prompt: request.prompt, context: request.context, attempt: request.attempt, feedback: request.feedback };
+          // an infer's own options are part of what it asks (a replay with other options is a new question);
+          // without any, the input is what it always was, so stored runs and recordings keep their hashes
+          const options = optionsRecord(request.options);
+          const input = { typeName: request.typeName, schema: request.schema, prompt: request.prompt, context: request.context, attempt: request.attempt, feedback: request.feedback, ...(options ? { options } : {}) };
           const grant = real.grantOf?.({ kind: 'infer' });
-          const summary = { typeName: request.typeName, prompt: request.prompt, attempt: request.attempt, ...(grant ? { grant } : {}) };
+          const summary = { typeName: request.typeName, prompt: request.prompt, attempt: request.attempt, ...(options ? { options } : {}), ...(grant ? { grant } : {}) };
           return this.step(`e${n}.${++k}`, 'infer', request.typeName, p.id, input, summary, true, () => real.infer(request, io)) as Promise<InferReply>;
         },
       };

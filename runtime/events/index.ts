@@ -35,6 +35,8 @@ export type RunEventBody =
       prefix: { hash: string; bytes: { system: number; context: number } };
       /** the wire schema the model is asked to fill */
       schema: unknown;
+      /** the infer's own `with { ... }` options as written (`max_tokens`, `seed`, ...), when it has any */
+      options?: Record<string, number>;
     }
   | {
       kind: 'infer.reply';

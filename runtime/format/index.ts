@@ -40,7 +40,7 @@ const LINE_COMMENTS = new Set(['line_comment', 'doc_comment']);
 const OPENERS = new Set(['{', '[', '(', '<']);
 const CLOSERS = new Set(['}', ']', ')', '>']);
 const BLOCK_CONTAINERS = new Set(['block', 'impl_declaration']);
-const AUTO_CONTAINERS = new Set(['list', 'map', 'struct_literal', 'arguments', 'parameters', 'vec_literal']);
+const AUTO_CONTAINERS = new Set(['list', 'map', 'struct_literal', 'arguments', 'parameters', 'vec_literal', 'infer_options']);
 /** Parents whose `(` follows the word before it directly: `f(x)`, `turn(a)`, `recall(k)`. */
 const TIGHT_PARENS = new Set(['arguments', 'parameters', 'remember_expression', 'recall_expression', 'context_call', 'use_schema', 'grant_expression', 'receive']);
 const TYPE_BRACKETS = new Set(['type_arguments', 'type_parameters']);

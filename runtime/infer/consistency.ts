@@ -7,12 +7,17 @@
 // sample's reply goes back to the driver, which re-asks with its errors as usual.
 import { interpret, type AskModel } from './driver.js';
 import type { InferIO, InferReply, InferRequest } from './types.js';
+import { MAX_CONSISTENCY } from './options.js';
 
-export const MAX_SAMPLES = 16;
+export const MAX_SAMPLES = MAX_CONSISTENCY;
 
-export function selfConsistent(ask: AskModel, samples: number): AskModel {
-  if (samples <= 1) return ask;
+/** `ask`, answering each request with `samples` samples (a number, or one per request: an infer's own option over the run's). */
+export function selfConsistent(ask: AskModel, samples: number | ((request: InferRequest) => number)): AskModel {
+  if (typeof samples === 'number' && samples <= 1) return ask;
+  const count = typeof samples === 'number' ? () => samples : samples;
   return async (request: InferRequest, io: InferIO) => {
+    const samples = count(request);
+    if (samples <= 1) return ask(request, io);
     const asked = Array.from({ length: samples }, (_, i) => {
       const sample = i + 1;
       const sampleIO: InferIO = { ...io, emit: (e) => io.emit(e.kind === 'infer.delta' ? { ...e, sample } : e) };
@@ -51,12 +56,17 @@ export function selfConsistent(ask: AskModel, samples: number): AskModel {
   };
 }
 
-/** JSON with sorted object keys: equal values, equal text. */
+/**
+ * JSON with sorted object keys: equal values, equal text. A key whose value is null is left out:
+ * an optional field given as null and one left out are the same Turn value (both read as null), so
+ * two samples that differ only there agree.
+ */
 export function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+    const keys = Object.keys(o).filter((k) => o[k] !== null).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }

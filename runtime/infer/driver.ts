@@ -9,6 +9,7 @@ import { feedbackText, taskText, wireSchema } from './prompt.js';
 import { fillLiterals, parseReply } from './repair.js';
 import { resolve, validatorFor, withDefs } from './compiled.js';
 import type { JsonSchema } from './schema.js';
+import { optionsRecord, type InferOptions } from './options.js';
 import type { Feedback, InferIO, InferReply, InferRequest, ValidationIssue } from './types.js';
 import { formatIssue, issues as validationIssues } from './validate.js';
 import type { RunEventBody } from '../events/index.js';
@@ -23,6 +24,8 @@ export interface InferCall {
   prompt: string;
   pid: number;
   tiers: Tiers;
+  /** the infer's own `with { ... }` options (over the run's) */
+  options?: InferOptions;
 }
 
 export type InferOutcome =
@@ -164,7 +167,8 @@ function errorMessage(e: unknown): string {
 }
 
 export async function runInfer(call: InferCall, ask: AskModel, options: DriverOptions): Promise<InferOutcome> {
-  const retries = Math.max(0, options.retries ?? DEFAULT_INFER_RETRIES);
+  const retries = Math.max(0, call.options?.retries ?? options.retries ?? DEFAULT_INFER_RETRIES);
+  const written = optionsRecord(call.options);
   const emit = options.emit ?? (() => {});
   const wire = wireSchema(call.schema);
   const rendered = renderPrompt(call.tiers, taskText(call.prompt, call.typeName, wire));
@@ -186,6 +190,7 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
       attempt,
       feedback: feedback.slice(),
       maxTokens,
+      ...(call.options ? { options: call.options } : {}),
     };
     const io: InferIO = { emit: (event) => emit(event.kind === 'infer.delta' ? { ...event, id: options.id, pid: call.pid, attempt } : { ...event, id: options.id, pid: call.pid }) };
     emit({
@@ -198,6 +203,7 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
       feedback: feedback.map((f) => feedbackText(f)),
       prefix: { hash: rendered.prefixHash, bytes: rendered.prefixBytes },
       schema: wire,
+      ...(written ? { options: written } : {}),
     });
     const started = performance.now();
     let reply: InferReply;

@@ -3,6 +3,7 @@
 // nothing else. Repairs, validation, retries and confidence are the driver's, never the host's.
 import type { RenderedPrompt, Tiers } from '../context/render.js';
 import type { JsonSchema } from './schema.js';
+import type { InferOptions } from './options.js';
 
 export interface ValidationIssue {
   /** JSON Pointer into the reply envelope, e.g. `/value/score` ("" = the whole reply) */
@@ -41,6 +42,8 @@ export interface InferRequest {
   sampling?: Sampling;
   /** self-consistency: which of the attempt's k samples this is (1..k; absent when k = 1) */
   sample?: number;
+  /** the infer's own `with { ... }` options: the host and the transport take them over the run's */
+  options?: InferOptions;
 }
 
 /** Sampling parameters a provider sends where its API takes them (and records in the reply's `meta.sampling`). */

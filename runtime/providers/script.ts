@@ -2,11 +2,12 @@
 //   { "replies": [ { "match"?: REGEX, "type"?: NAME,
 //                    "value": V | "text": RAW | "error": MESSAGE,
 //                    "confidence"?: C, "logprobs"?: [..], "finish_reason"?: S,
-//                    "usage"?: {"input": N, "output": N}, "repeat"?: true }, .. ] }
+//                    "usage"?: {"input": N, "output": N}, "repeat"?: true, "sample"?: N }, .. ] }
 // Each request takes the first entry, in file order, that is not used up and whose `match` (a
 // regular expression tested against the prompt) and `type` (the infer's type name) fit; entries
 // without them are therefore taken in order. An entry is used up by the request it answers
-// (re-asks included) unless it says `"repeat": true`.
+// (re-asks included) unless it says `"repeat": true`. An entry with `"sample": N` answers only the
+// N-th sample of a self-consistent call (`consistency`), which is how `turn test` replays a call's samples.
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import type { InferReply, InferRequest, TokenLogprob } from '../infer/types.js';
@@ -23,6 +24,7 @@ interface Entry {
   finish_reason?: string;
   usage?: { input?: number; output?: number };
   repeat?: boolean;
+  sample?: number;
 }
 
 const ENTRY_SCHEMA = {
@@ -55,6 +57,7 @@ const ENTRY_SCHEMA = {
       additionalProperties: false,
     },
     repeat: { type: 'boolean' },
+    sample: { type: 'integer', minimum: 1 },
     comment: { type: 'string' },
   },
   additionalProperties: false,
@@ -132,7 +135,11 @@ export function scriptProvider(file: string, text: string): LocalProvider {
     name: `script:${file}`,
     answer(request: InferRequest): InferReply {
       const i = entries.findIndex(
-        (e, k) => !used[k] && (e.type === undefined || e.type === request.typeName) && (patterns[k] === null || patterns[k].test(request.prompt)),
+        (e, k) =>
+          !used[k] &&
+          (e.type === undefined || e.type === request.typeName) &&
+          (e.sample === undefined || e.sample === (request.sample ?? 1)) &&
+          (patterns[k] === null || patterns[k].test(request.prompt)),
       );
       if (i < 0) {
         const left = used.filter((u) => !u).length;

@@ -122,7 +122,20 @@ function gateFor(url: string, limit: number): Gate {
 
 // ---- one call
 
-async function httpExchange(provider: HttpProvider, request: InferRequest, opts: TransportOptions, secrets: SecretSource, dial: Dial, io?: CancellableIO): Promise<InferReply> {
+/** The transport's limits with an infer's own (`with { timeout_ms: 60000 }`) over the spec's. */
+function callOptions(opts: TransportOptions, request: InferRequest): TransportOptions {
+  const o = request.options;
+  if (!o) return opts;
+  const out = { ...opts };
+  if (o.connectTimeoutMs !== undefined) out.connectTimeoutMs = o.connectTimeoutMs;
+  if (o.firstByteTimeoutMs !== undefined) out.firstByteTimeoutMs = o.firstByteTimeoutMs;
+  if (o.idleTimeoutMs !== undefined) out.idleTimeoutMs = o.idleTimeoutMs;
+  if (o.timeoutMs !== undefined) out.totalTimeoutMs = o.timeoutMs;
+  return out;
+}
+
+async function httpExchange(provider: HttpProvider, request: InferRequest, specOpts: TransportOptions, secrets: SecretSource, dial: Dial, io?: CancellableIO): Promise<InferReply> {
+  const opts = callOptions(specOpts, request);
   const call = provider.encode(request);
   const headers = withSecret(call, secrets);
   const signal = io?.signal;

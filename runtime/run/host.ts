@@ -98,10 +98,17 @@ function runSampling(options: RunOptions): Sampling | undefined {
   return Object.keys(s).length > 0 ? s : undefined;
 }
 
-/** The request with the run's sampling; the samples of a self-consistent call get seeds seed, seed+1, ... so they differ yet replay. */
+/**
+ * The request with its sampling: the infer's own options (`with { seed: 7 }`) over the run's; the
+ * samples of a self-consistent call get seeds seed, seed+1, ... so they differ yet replay.
+ */
 function withSampling(request: InferRequest, sampling: Sampling | undefined): InferRequest {
-  if (!sampling) return request;
-  const s = { ...sampling };
+  const o = request.options;
+  const s: Sampling = { ...sampling };
+  if (o?.seed !== undefined) s.seed = o.seed;
+  if (o?.temperature !== undefined) s.temperature = o.temperature;
+  if (o?.maxTokens !== undefined) s.maxTokens = o.maxTokens;
+  if (Object.keys(s).length === 0) return request;
   if (s.seed !== undefined && request.sample !== undefined) s.seed += request.sample - 1;
   return { ...request, sampling: s };
 }
@@ -205,7 +212,8 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     summary: (request) => `a model call to ${model.provider.name} (infer ${request.typeName})`,
     pid: (request) => request.pid,
   });
-  const ask = selfConsistent((request, io) => budgeted(request, io), consistency);
+  // an infer's `with { consistency: k }` over the run's --consistency
+  const ask = selfConsistent((request, io) => budgeted(request, io), (request) => request.options?.consistency ?? consistency);
   const sinks: ((e: RunEvent) => void)[] = [];
   if (options.onEvent) sinks.push(options.onEvent);
   if (trace) sinks.push(trace.sink);

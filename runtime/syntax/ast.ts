@@ -363,11 +363,22 @@ export interface GrantExpr extends NodeBase {
   name: Expr;
 }
 
-/** `infer T { prompt; }` — the value of the block's last expression statement is the prompt. */
+/**
+ * `infer T { prompt; }` — the value of the block's last expression statement is the prompt.
+ * `infer T with { max_tokens: 200, seed: 7 } { ... }`: options of this model call (runtime/infer/options.ts).
+ */
 export interface InferExpr extends NodeBase {
   kind: 'Infer';
   type: TypeExpr;
+  /** the `with { ... }` options in source order (absent without `with`) */
+  options?: InferOption[];
   body: Block;
+}
+
+/** `name: value` in an infer's `with { ... }`; the value is any expression, evaluated before the prompt. */
+export interface InferOption extends NodeBase {
+  name: Identifier;
+  value: Expr;
 }
 
 export interface ConfidenceExpr extends NodeBase {

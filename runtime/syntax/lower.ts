@@ -701,13 +701,24 @@ class Lowerer {
           name: this.expr(node.childForFieldName('name'), node),
           span: s,
         };
-      case 'infer_expression':
+      case 'infer_expression': {
+        const opts = node.childForFieldName('options');
         return {
           kind: 'Infer',
           type: this.type(node.childForFieldName('type'), node),
+          ...(opts
+            ? {
+                options: fieldChildren(opts, 'option').map((o) => ({
+                  name: this.identifier(o.childForFieldName('name'), o),
+                  value: this.expr(o.childForFieldName('value'), o),
+                  span: span(o),
+                })),
+              }
+            : {}),
           body: this.block(node.childForFieldName('body'), node),
           span: s,
         };
+      }
       case 'confidence_expression':
         return { kind: 'Confidence', operand: this.expr(node.childForFieldName('operand'), node), span: s };
       case 'spawn_expression':

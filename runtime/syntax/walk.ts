@@ -169,6 +169,10 @@ export function forEachChild(node: Node, visit: ChildVisitor): void {
       return;
     case 'Infer':
       visit(node.type, 'type');
+      for (const o of node.options ?? []) {
+        visit(o.name, 'name');
+        visit(o.value, 'code');
+      }
       visit(node.body, 'code');
       return;
     case 'Spawn':

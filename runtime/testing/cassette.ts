@@ -25,6 +25,8 @@ export interface RecordedRequest {
   prompt: string;
   /** the rejected replies of earlier attempts of this infer, with their validation issues */
   feedback: Feedback[] | null;
+  /** the infer's own `with { ... }` options (`max_tokens`, `seed`, ...), absent when it has none */
+  options?: Record<string, number>;
 }
 
 export type RecordedReply =
@@ -33,6 +35,8 @@ export type RecordedReply =
       logprobs?: (number | { token: string; logprob: number })[];
       usage?: { input?: number; output?: number };
       finish_reason?: string;
+      /** a self-consistent call (`consistency`): each valid-or-not sample's text that came back, in order; `text` is the one chosen */
+      samples?: string[];
     }
   | { error: string };
 
@@ -73,9 +77,21 @@ export function cassettePath(testFile: string): string {
   return testFile.replace(/\.tn$/, '') + '.cassette.json';
 }
 
-/** The fingerprint of a request: sha-256 of the journal's `infer` input (runtime/durable/index.ts). */
-export function fingerprint(input: { typeName: string; schema: unknown; prompt: string; context: string[]; attempt: number; feedback: Feedback[] }): string {
-  const ordered = { typeName: input.typeName, schema: input.schema, prompt: input.prompt, context: input.context, attempt: input.attempt, feedback: input.feedback };
+/**
+ * The fingerprint of a request: sha-256 of the journal's `infer` input (runtime/durable/index.ts).
+ * An infer's own options are part of it (a recording made with other options is stale); without
+ * options it is what it was before options existed, so older recordings still match.
+ */
+export function fingerprint(input: { typeName: string; schema: unknown; prompt: string; context: string[]; attempt: number; feedback: Feedback[]; options?: Record<string, number> }): string {
+  const ordered = {
+    typeName: input.typeName,
+    schema: input.schema,
+    prompt: input.prompt,
+    context: input.context,
+    attempt: input.attempt,
+    feedback: input.feedback,
+    ...(input.options && Object.keys(input.options).length > 0 ? { options: input.options } : {}),
+  };
   return createHash('sha256').update(JSON.stringify(ordered)).digest('hex');
 }
 
@@ -83,7 +99,7 @@ export function fingerprint(input: { typeName: string; schema: unknown; prompt: 
 export function expectedFingerprint(e: Exchange): string | null {
   const r = e.request;
   if (r.system === null || r.context === null || r.feedback === null || e.schema === null) return null;
-  return fingerprint({ typeName: e.type, schema: e.schema, prompt: r.prompt, context: [...r.system, ...r.context], attempt: e.attempt, feedback: r.feedback });
+  return fingerprint({ typeName: e.type, schema: e.schema, prompt: r.prompt, context: [...r.system, ...r.context], attempt: e.attempt, feedback: r.feedback, ...(r.options ? { options: r.options } : {}) });
 }
 
 // ---- reading
@@ -151,9 +167,11 @@ export function parseCassette(file: string, text: string): LoadedCassette {
       if (!isObject(r) || typeof r.prompt !== 'string') bad('"request" must hold the "prompt" (a string)', 'request');
       for (const k of ['system', 'context'] as const) if (r[k] !== null && !isStrings(r[k])) bad(`"request.${k}" must be a list of strings or null`, 'request');
       if (r.feedback !== null && !Array.isArray(r.feedback)) bad('"request.feedback" must be a list or null', 'request');
+      if (r.options !== undefined && (!isObject(r.options) || !Object.values(r.options).every((v) => typeof v === 'number'))) bad('"request.options" must be an object of option name → number', 'request');
       if (!('schema' in e)) bad('"schema" is missing (null when unknown)');
       const reply = e.reply;
       if (!isObject(reply) || (typeof reply.text !== 'string') === (typeof reply.error !== 'string')) bad('"reply" needs exactly one of "text" or "error" (a string)', 'reply');
+      if (reply.samples !== undefined && !isStrings(reply.samples)) bad('"reply.samples" must be a list of strings (the samples of a self-consistent call)', 'reply');
       const expected = expectedFingerprint(e as unknown as Exchange);
       if (expected !== null && expected !== e.fingerprint) {
         bad('the fingerprint does not match the recorded request (was the request edited by hand?); re-record it with `turn test --update`', 'fingerprint');
@@ -198,6 +216,8 @@ export function requestLines(type: string, attempt: number, request: RecordedReq
   if (request.context === null) out.push('context: (not recorded: cut from a journal, which keeps only its hash)');
   else request.context.forEach((s) => block('context', s));
   block('prompt', request.prompt);
+  const options = Object.entries(request.options ?? {});
+  if (options.length > 0) out.push(`options: ${options.map(([k, v]) => `${k}: ${v}`).join(', ')}`);
   if (request.feedback === null) out.push('feedback: (not recorded)');
   else request.feedback.forEach((f) => block('rejected reply', f.reply));
   if (schema === null) out.push('schema: (not recorded)');
@@ -229,6 +249,7 @@ export function closestExchange(exchanges: Exchange[], now: { type: string; atte
         context: e.request.context === null ? null : now.request.context,
         prompt: now.request.prompt,
         feedback: e.request.feedback === null ? null : now.request.feedback,
+        ...(now.request.options ? { options: now.request.options } : {}),
       },
       e.schema === null ? null : now.schema,
     );

@@ -43,11 +43,11 @@ export class ExchangeLog {
     const prompt = promptOf(e.prompt.task, e.type, wire);
     const feedback = this.feedback.get(e.id) ?? [];
     const seen: SeenRequest = {
-      fingerprint: fingerprint({ typeName: e.type, schema, prompt, context: [...e.prompt.P0, ...e.prompt.P2, ...e.prompt.P1], attempt: e.attempt, feedback }),
+      fingerprint: fingerprint({ typeName: e.type, schema, prompt, context: [...e.prompt.P0, ...e.prompt.P2, ...e.prompt.P1], attempt: e.attempt, feedback, ...(e.options ? { options: e.options } : {}) }),
       type: e.type,
       attempt: e.attempt,
       pid: e.pid,
-      request: { system: [...e.prompt.P0], context: [...e.prompt.P2, ...e.prompt.P1], prompt, feedback: feedback.slice() },
+      request: { system: [...e.prompt.P0], context: [...e.prompt.P2, ...e.prompt.P1], prompt, feedback: feedback.slice(), ...(e.options ? { options: { ...e.options } } : {}) },
       schema,
     };
     this.pending.set(`${e.id}/${e.attempt}`, seen);
@@ -71,6 +71,8 @@ export class ExchangeLog {
         text.usage = { ...(e.usage.inputTokens !== undefined ? { input: e.usage.inputTokens } : {}), ...(e.usage.outputTokens !== undefined ? { output: e.usage.outputTokens } : {}) };
       }
       if (e.finishReason) text.finish_reason = e.finishReason;
+      const samples = sampleTexts(e.meta);
+      if (samples) text.samples = samples;
       reply = text;
       confidence = e.confidence?.value ?? null;
       valid = e.valid;
@@ -90,4 +92,11 @@ export class ExchangeLog {
   recorded(): Exchange[] {
     return this.exchanges.map(({ fingerprint: f, type, attempt, request, schema, reply }) => ({ fingerprint: f, type, attempt, request, schema, reply }));
   }
+}
+
+/** The samples' texts of a self-consistent reply (`meta.samples`, runtime/infer/consistency.ts), in order. */
+export function sampleTexts(meta: Record<string, unknown> | undefined): string[] | undefined {
+  const samples = meta?.samples;
+  if (!Array.isArray(samples) || samples.length === 0) return undefined;
+  return samples.map((s) => (s && typeof s === 'object' && typeof (s as { text?: unknown }).text === 'string' ? (s as { text: string }).text : ''));
 }

@@ -11,6 +11,7 @@ import type { InferReply } from '../infer/types.js';
 import type { RunRecord, RunStore } from '../store/types.js';
 import { CassetteError, cassettePath, readCassette, writeCassette, type Cassette, type Exchange, type RecordedReply } from './cassette.js';
 import { discoverTests } from './discover.js';
+import { sampleTexts } from './exchanges.js';
 
 export class RecordError extends Error {}
 
@@ -21,7 +22,7 @@ export function exchangesOfRun(store: RunStore, runId: string): { run: RunRecord
   for (const e of store.readJournal(run.id)) {
     if (e.kind !== 'infer') continue;
     if (e.inputHash === null) continue;
-    const asked = (bytesJson(e.request) ?? {}) as { typeName?: string; prompt?: string; attempt?: number };
+    const asked = (bytesJson(e.request) ?? {}) as { typeName?: string; prompt?: string; attempt?: number; options?: Record<string, number> };
     let reply: RecordedReply;
     if (e.status === 'ok') {
       const r = (bytesJson(e.payload) ?? {}) as InferReply;
@@ -32,6 +33,8 @@ export function exchangesOfRun(store: RunStore, runId: string): { run: RunRecord
         out.usage = { ...(r.usage.inputTokens !== undefined ? { input: r.usage.inputTokens } : {}), ...(r.usage.outputTokens !== undefined ? { output: r.usage.outputTokens } : {}) };
       }
       if (r.finishReason) out.finish_reason = r.finishReason;
+      const samples = sampleTexts(r.meta);
+      if (samples) out.samples = samples;
       reply = out;
     } else if (e.status === 'error') reply = { error: String(bytesJson(e.payload)) };
     else continue; // no recorded outcome: nothing to replay
@@ -39,7 +42,7 @@ export function exchangesOfRun(store: RunStore, runId: string): { run: RunRecord
       fingerprint: e.inputHash,
       type: asked.typeName ?? e.name,
       attempt: asked.attempt ?? 1,
-      request: { system: null, context: null, prompt: asked.prompt ?? '', feedback: null },
+      request: { system: null, context: null, prompt: asked.prompt ?? '', feedback: null, ...(asked.options ? { options: asked.options } : {}) },
       schema: null,
       reply,
     });

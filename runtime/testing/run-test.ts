@@ -125,9 +125,11 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\
 /** The script fixture (runtime/providers/script.ts) that gives the recorded replies, in recorded order. */
 function replyFixture(exchanges: Exchange[]): string {
   return JSON.stringify({
-    replies: exchanges.map((e) => {
+    replies: exchanges.flatMap((e) => {
       const entry: Record<string, unknown> = { type: e.type, match: `^${escapeRegExp(e.request.prompt)}$` };
       const r = e.reply;
+      // a self-consistent call: each sample answered by its own recorded text, so the agreement replays
+      if ('text' in r && r.samples) return r.samples.map((text, i) => ({ ...entry, sample: i + 1, text }));
       if ('error' in r) entry.error = r.error;
       else {
         entry.text = r.text;

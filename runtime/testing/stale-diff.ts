@@ -14,7 +14,7 @@ export interface StaleDiffOptions {
 /** The part of the request line `k` belongs to. */
 function sectionOf(lines: string[], k: number): string {
   for (let i = k; i >= 0; i--) {
-    const m = /^(system|context|prompt|rejected reply|feedback): /.exec(lines[i] ?? '');
+    const m = /^(system|context|prompt|options|rejected reply|feedback): /.exec(lines[i] ?? '');
     if (m) return m[1];
     if (/^schema[ :]/.test(lines[i] ?? '')) return 'schema';
     if (/^infer /.test(lines[i] ?? '')) return 'header';
@@ -22,7 +22,7 @@ function sectionOf(lines: string[], k: number): string {
   return 'header';
 }
 
-const SECTIONS = ['header', 'system', 'context', 'prompt', 'rejected reply', 'feedback', 'schema'];
+const SECTIONS = ['header', 'system', 'context', 'prompt', 'options', 'rejected reply', 'feedback', 'schema'];
 
 /** `text` cut into lines of at most `width` characters, the first after `first`, the rest after `rest`. */
 function wrap(first: string, rest: string, text: string, width: number): string[] {
@@ -41,7 +41,7 @@ function wrap(first: string, rest: string, text: string, width: number): string[
 
 /** A line as the diff shows it: the request's own label and indentation taken off. */
 function body(line: string): string {
-  return line.replace(/^(system|context|prompt|rejected reply|feedback): /, '').replace(/^schema ?/, '').replace(/^\s+/, '');
+  return line.replace(/^(system|context|prompt|options|rejected reply|feedback): /, '').replace(/^schema ?/, '').replace(/^\s+/, '');
 }
 
 /**

@@ -7,6 +7,7 @@ import { Op } from '../compile/opcodes.js';
 import { contextText, type ContextLimits } from '../context/index.js';
 import { EventLog } from '../events/index.js';
 import { inferErrorValue, inferredValue } from '../infer/effect.js';
+import { InferOptionError, readInferOptions, type InferOptions } from '../infer/options.js';
 import type { DebugHook } from '../ports/debug.js'; // debugger hook
 import type { Host, ToolRequest } from '../ports/host.js';
 import type { PendingEffect } from '../ports/effect.js';
@@ -1484,11 +1485,22 @@ export class VM implements LifecycleRuntime, AgentRuntime {
               const desc = consts[code[ip++]] as InferDesc;
               const prompt = stack[--sp];
               if (prompt instanceof IdentityVal) throw new VMError('an identity handle cannot be sent in a prompt');
+              let options: InferOptions | undefined;
+              if (desc.options) {
+                const n = desc.options.length;
+                sp -= n;
+                try {
+                  options = readInferOptions(desc.options, stack.slice(sp, sp + n).map(unwrap));
+                } catch (e) {
+                  if (e instanceof InferOptionError) throw new VMError(e.message);
+                  throw e;
+                }
+              }
               if (p.grants !== null) refuseUngranted(p.grants, `infer ${desc.typeName}`, 'model');
               p.effect = {
                 kind: 'infer',
                 desc,
-                request: { typeName: desc.typeName, schema: desc.schema, prompt: contextText(prompt), pid: p.id, tiers: p.context.tiers() },
+                request: { typeName: desc.typeName, schema: desc.schema, prompt: contextText(prompt), pid: p.id, tiers: p.context.tiers(), ...(options ? { options } : {}) },
               };
               frame.ip = ip;
               p.sp = sp;

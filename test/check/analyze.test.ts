@@ -150,3 +150,34 @@ test('comparing two identity handles is reported where the analyzer sees both (i
   const m = await messages('let a = grant identity::bearer("x");\nlet b = grant identity::bearer("x");\nlet same = a == b;\n');
   assert.deepEqual(m, ['a.tn:3:12: identity handles cannot be compared: a handle is the authority to use a secret, not a value (compare the names you grant instead)']);
 });
+
+test('infer options: unknown names (with a suggestion), repeats and values that cannot be the option are located errors', async () => {
+  const src = [
+    'let s = "x";',
+    'let a = infer Str with { max_token: 200, seed: -1, consistency: 40, temperature: "hot", retries: s, seed: 2 } { "x"; };',
+    'let b = infer Str with { timeout_ms: 1.5, max_tokens: 0, idle_timeout_ms: null } { "x"; };',
+  ].join('\n');
+  assert.deepEqual(await messages(src), [
+    'a.tn:2:26: unknown infer option `max_token` (did you mean `max_tokens`?); the options are max_tokens, temperature, seed, consistency, retries, timeout_ms, connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms',
+    'a.tn:2:48: infer option seed needs a whole number >= 0, got -1',
+    'a.tn:2:65: infer option consistency needs a whole number from 1 to 16, got 40',
+    'a.tn:2:82: infer option temperature needs a number from 0 to 2, got the Str "hot"',
+    'a.tn:2:98: infer option retries needs a whole number from 0 to 20, got a value of type Str',
+    'a.tn:2:101: the infer option `seed` is given twice',
+    'a.tn:3:38: infer option timeout_ms needs a whole number >= 0, got 1.5',
+    'a.tn:3:55: infer option max_tokens needs a whole number >= 1, got 0',
+    'a.tn:3:75: infer option idle_timeout_ms needs a whole number >= 0, got null',
+  ]);
+});
+
+test('infer options: good values, computed ones and names used by the options are accepted; `with` stays a usable name', async () => {
+  const src = [
+    'let k = 3;',
+    'let with = 0.2;',
+    'let f = turn(n: Num) -> Num { return n * 2; };',
+    'let a = infer Str with { consistency: k, temperature: with, max_tokens: f(100), seed: 0, retries: 0, timeout_ms: 0, connect_timeout_ms: 5000, first_byte_timeout_ms: 600000, idle_timeout_ms: 90000 } { "x"; };',
+    'let b = infer Str with {} { "y"; };',
+    'call("echo", [a, b]);',
+  ].join('\n');
+  assert.deepEqual(await messages(src), []);
+});

@@ -47,7 +47,7 @@ test('every example says in its header how to run it and what it needs', () => {
     );
     assert.notEqual(needs(name), '', `${name}: the header has no \`// needs: ...\` line`);
   }
-  assert.deepEqual(offline.sort(), ['agent_investigation.tn', 'hello.tn', 'research_agent.tn', 'triage_agent.tn']);
+  assert.deepEqual(offline.sort(), ['agent_investigation.tn', 'hello.tn', 'research_agent.tn', 'review_vote.tn', 'triage_agent.tn']);
 });
 
 test('the examples are formatted (turn fmt --check)', () => {
@@ -135,4 +135,20 @@ test('research_agent.tn with the mock model: checks every claim, commits, report
   for (const line of lines.slice(0, 2)) assert.match(line, /^claim\/\d+: (accepted|rejected) by date_in_source@1 \{"claim":/);
   assert.match(lines[2], /^committed \d+, kept as drafts \d+$/);
   assert.match(lines[3], /^report: /);
+});
+
+test('review_vote.tn with the mock model: five seeded samples agree 4 to 1; the run\'s seed reaches only the call without its own', () => {
+  const plain = run(['run', 'examples/review_vote.tn']);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.deepEqual(plain.stdout.trimEnd().split('\n'), [
+    'verdict: approve, agreement 0.8',
+    'the samples disagree: a person reviews this change',
+    'summary: mock',
+  ]);
+  const seeded = run(['run', 'examples/review_vote.tn', '--seed', '3']);
+  assert.equal(seeded.code, 0, seeded.stderr);
+  const lines = seeded.stdout.trimEnd().split('\n');
+  assert.deepEqual(lines.slice(0, 2), plain.stdout.trimEnd().split('\n').slice(0, 2), 'the verdict has its own seed');
+  assert.notEqual(lines[2], 'summary: mock', 'the summary takes --seed 3');
+  assert.deepEqual(run(['run', 'examples/review_vote.tn', '--seed', '3']).stdout, seeded.stdout, 'one seed, one answer');
 });

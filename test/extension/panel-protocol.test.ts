@@ -77,6 +77,13 @@ describe('runner', () => {
     assert.ok(views.length >= 1);
   });
 
+  test('an infer\'s own options show on its timeline item, as the program writes them', async () => {
+    const view = await new Runner({ file: join(ROOT, 'examples/review_vote.tn'), options: { model: 'mock', cwd: ROOT, authority: { vault: new MemoryVault({}) } }, publish: () => {} }).start();
+    assert.equal(view.status, 'done', JSON.stringify(view.error));
+    const asked = view.timeline.filter((t) => t.kind === 'infer.request').map((t) => t.summary);
+    assert.deepEqual(asked, ['infer Verdict with {temperature: 0.8, seed: 11, consistency: 5} (attempt 1)', 'infer Str with {max_tokens: 60, retries: 0} (attempt 1)']);
+  });
+
   test('a supervisor restarting a crashing child shows its restarts; the crashes are failed actors', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'turn-panel-'));
     writeFileSync(join(dir, 'sup.tn'), `let supervisor = use "std/supervisor";

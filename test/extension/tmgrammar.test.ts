@@ -75,6 +75,13 @@ describe('Turn TextMate grammar', () => {
     assert.ok(plain.length > 0 && plain.every((t) => t.scopes.includes('comment.line.double-slash.turn')), 'four slashes are a plain comment');
   });
 
+  it('scopes `with` before an infer\'s options as a keyword, and a variable named with as no keyword', () => {
+    const tokens = tokenize('let v = infer Verdict with { seed: 7 } { "x"; };\nlet with = 1;');
+    assert.equal(scopeOf(tokens.filter((t) => t.line === 0), 'with'), 'keyword.other.agent.turn');
+    const named = tokens.filter((t) => t.line === 1 && t.text.includes('with'));
+    assert.ok(named.length === 1 && !named[0].scopes.some((s) => s.startsWith('keyword')), JSON.stringify(named));
+  });
+
   it('has the scope name package.json registers', () => {
     assert.equal(JSON.parse(grammarText).scopeName, 'source.turn');
   });

@@ -140,6 +140,16 @@ describe('formatter', () => {
     });
   }
 
+  it('prints an infer\'s options like a struct literal: inline, or one per line when the source breaks after `{`', async () => {
+    const inline = 'let v = infer Str with {max_tokens:200,seed :7} { "x"; };\n';
+    assert.equal(await fmt(inline), 'let v = infer Str with { max_tokens: 200, seed: 7 } {\n    "x";\n};\n');
+    const multi = 'let v = infer Str with {\nconsistency: 3,\n  timeout_ms: k * 1000,\n} { "x"; };\n';
+    const out = await fmt(multi);
+    assert.equal(out, 'let v = infer Str with {\n    consistency: 3,\n    timeout_ms: k * 1000,\n} {\n    "x";\n};\n');
+    assert.equal(await fmt(out), out);
+    assert.deepEqual(await tokens(out), await tokens(multi));
+  });
+
   it('refuses a file with syntax errors and says where', async () => {
     const r = await formatSource('let a = 1;\nlet = 2;\n');
     assert.equal(r.ok, false);

@@ -51,4 +51,23 @@ describe('descriptions and checks', () => {
     const text = (h?.contents as MarkupContent).value;
     assert.match(text, /"x-turn-checks": \[\s*"@check\(\\"even\\"\)"\s*\]/);
   });
+
+  it('infer options: completion offers them after `with {` and after a comma, with what each takes; hover explains one', async () => {
+    const d = await openText('let v = infer Str with { /*|*/ } { "x"; };');
+    const items = onCompletion(d, { ...doc(d.uri), position: at(d) }).items;
+    assert.deepEqual(items.map((i) => i.label).slice(0, 4), ['max_tokens', 'temperature', 'seed', 'consistency']);
+    assert.equal(items.find((i) => i.label === 'consistency')?.detail, 'infer option: a whole number from 1 to 16');
+    const next = await openText('let v = infer Str with {\n    seed: 7,\n    /*|*/\n} { "x"; };');
+    assert.ok(onCompletion(next, { ...doc(next.uri), position: at(next) }).items.some((i) => i.label === 'timeout_ms'));
+    // a value position is not a name position
+    const value = await openText('let k = 1;\nlet v = infer Str with { seed: /*|*/ } { "x"; };');
+    assert.ok(!onCompletion(value, { ...doc(value.uri), position: at(value) }).items.some((i) => i.label === 'max_tokens'));
+    const h = await openText('let v = infer Str with { /*|*/consistency: 3 } { "x"; };');
+    const text = (onHover(h, { ...doc(h.uri), position: at(h) })?.contents as MarkupContent).value;
+    assert.match(text, /\(infer option\) `consistency`: a whole number from 1 to 16/);
+    assert.match(text, /self-consistency/);
+    // on the type, still the schema
+    const t = await openText('let v = infer /*|*/Str with { seed: 1 } { "x"; };');
+    assert.match((onHover(t, { ...doc(t.uri), position: at(t) })?.contents as MarkupContent).value, /JSON Schema/);
+  });
 });

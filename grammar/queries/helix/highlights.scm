@@ -63,6 +63,7 @@
 [
   "let"
   "infer"
+  "with"
   "confidence"
   "grant"
   "remember"
@@ -162,6 +163,10 @@
 ; ---------------------------------------------------------------- fields, functions, parameters
 
 (field_identifier) @variable.other.member
+
+; `infer T with { max_tokens: 200 }`: an option's name
+(infer_option
+  name: (identifier) @variable.other.member)
 
 (parameter
   name: (identifier) @variable.parameter)
