@@ -30,8 +30,12 @@ test('the legacy OpenAI-shaped reply: content, finish reason and usage (either n
   const a = driverReply({ choices: [{ message: { content: '{"name": "c"}' }, finish_reason: 'max_tokens' }], usage: { input_tokens: 3, output_tokens: 4 } });
   assert.equal(a.finishReason, 'length');
   assert.deepEqual(a.usage, { inputTokens: 3, outputTokens: 4 });
+  // Turn v1's Ollama, Anthropic and Grok drivers report only {"total_tokens": N}, the one count
+  // Turn v1's host reads
+  assert.deepEqual(driverReply({ choices: [{ message: { content: 'x' } }], usage: { total_tokens: 17 } }).usage, { totalTokens: 17 });
   // no usage at all is fine
   assert.equal(driverReply({ choices: [{ message: { content: 'x' } }] }).usage, undefined);
+  assert.equal(driverReply({ choices: [{ message: { content: 'x' } }], usage: { total_tokens: -1 } }).usage, undefined);
 });
 
 test('malformed replies are refused with a message that names the shapes', () => {
