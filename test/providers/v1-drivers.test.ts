@@ -251,3 +251,24 @@ for (const [name, c] of Object.entries(CASES) as [V1Driver, Case][]) {
     assert.ok(!JSON.stringify(r.events).includes(KEY), 'the key is in no event');
   });
 }
+
+test("a Turn v1 driver's error for a refused key fails the infer with the service's message, the key removed", { skip, timeout: 20 * 60_000 }, async () => {
+  const file = drivers().anthropic;
+  const fake = await fakeServer((req) => ({
+    status: 401,
+    body: { type: 'error', error: { type: 'authentication_error', message: `invalid x-api-key: ${String(req.headers['x-api-key'])}` } },
+  }));
+  servers.push(fake);
+  const model = createModel(`wasm:${file}?secret=ANTHROPIC_API_KEY&retries=0`, { ANTHROPIC_API_KEY: KEY }, {
+    capabilities: { network: { hosts: ['api.anthropic.com'] } },
+    dial: (url) => fake.url + new URL(url).pathname,
+  });
+  const r = await runWith('struct Verdict { approved: Bool, note: Str };\ntry { return infer Verdict { "Should we approve?"; }; } catch (e) { return e; }\n', (req, io) => model.infer(req, io));
+  await model.driver?.close();
+  const e = okJson(r) as { type: string; reason: string; status: number; message: string };
+  assert.equal(e.type, 'InferError');
+  assert.equal(e.reason, 'provider');
+  assert.equal(e.status, 401);
+  assert.match(e.message, /Wasm driver .*turn_provider_anthropic\.wasm reported an error: HTTP 401: .*authentication_error.*invalid x-api-key: \[secret ANTHROPIC_API_KEY\]/);
+  assert.ok(!JSON.stringify(r.events).includes(KEY));
+});
