@@ -48,7 +48,7 @@ export type RunEventBody =
       errors: ValidationIssue[];
       valid: boolean;
       confidence: ConfidenceInfo | null;
-      usage: { inputTokens?: number; outputTokens?: number; cachedTokens?: number } | null;
+      usage: { inputTokens?: number; outputTokens?: number; cachedTokens?: number; totalTokens?: number } | null;
       finishReason: string | null;
       latencyMs: number;
       meta?: Record<string, unknown>;

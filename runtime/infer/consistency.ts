@@ -74,12 +74,14 @@ export function canonical(v: unknown): string {
 function sumUsage(replies: InferReply[]): InferReply['usage'] {
   let any = false;
   const u = { inputTokens: 0, outputTokens: 0, cachedTokens: 0 };
+  let total: number | undefined;
   for (const r of replies) {
     if (!r.usage) continue;
     any = true;
     u.inputTokens += r.usage.inputTokens ?? 0;
     u.outputTokens += r.usage.outputTokens ?? 0;
     u.cachedTokens += r.usage.cachedTokens ?? 0;
+    if (r.usage.totalTokens !== undefined) total = (total ?? 0) + r.usage.totalTokens;
   }
-  return any ? u : undefined;
+  return any ? { ...u, ...(total !== undefined ? { totalTokens: total } : {}) } : undefined;
 }

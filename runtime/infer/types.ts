@@ -67,7 +67,8 @@ export interface InferReply {
   /** a confidence the model reported outside the text */
   confidence?: number;
   logprobs?: TokenLogprob[];
-  usage?: { inputTokens?: number; outputTokens?: number; cachedTokens?: number };
+  /** tokens in and out; `totalTokens` alone where a provider reports only a sum (Turn v1's legacy driver reply) */
+  usage?: { inputTokens?: number; outputTokens?: number; cachedTokens?: number; totalTokens?: number };
   /** `length` when the reply was cut off at the output token limit */
   finishReason?: string;
   /** provider-specific facts for the trace (model, HTTP status, request id, `sampling`, self-consistency `samples`) — never a secret */

@@ -637,7 +637,8 @@ function errorText(e: unknown): string {
 
 /** transform_request, its result checked and its templates filled. */
 async function driverRequest(ctx: CallContext, request: InferRequest, id: number, filled: Map<string, string>): Promise<HttpCall> {
-  const r = await callDriver(ctx, 'transform_request', inferEnvelope(request, id));
+  const envelope = inferEnvelope(request, id);
+  const r = await callDriver(ctx, 'transform_request', envelope);
   if (r.error !== undefined && r.error !== null && r.url === undefined) throw new DriverCallError(`transform_request refused the request: ${errorText(r.error)}`);
   if (typeof r.url !== 'string') throw new DriverCallError('transform_request returned no "url" (it returns {"url", "method", "headers", "body"})');
   const method = r.method === undefined ? 'POST' : r.method;
@@ -652,7 +653,7 @@ async function driverRequest(ctx: CallContext, request: InferRequest, id: number
       if (/[\r\n\0]/.test(headers[k.toLowerCase()])) throw new DriverCallError(`the header ${k} holds a line break or NUL`);
     }
   }
-  const body = r.body === undefined || r.body === null ? '' : typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
+  const body = r.body === undefined || r.body === null ? '' : typeof r.body === 'string' ? r.body : JSON.stringify(await fillBody(ctx, r.body, requestStrings(envelope), filled));
   const url = await fillTemplates(ctx, r.url, 'the url', filled);
   let parsed: URL;
   try {
@@ -664,14 +665,51 @@ async function driverRequest(ctx: CallContext, request: InferRequest, id: number
   return { method: 'POST', url: parsed.href, headers, body };
 }
 
+/** Every string in the request envelope, at any depth: the program's text, never the driver's. */
+function requestStrings(envelope: unknown): Set<string> {
+  const out = new Set<string>();
+  const stack = [envelope];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') out.add(v);
+    else if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) stack.push(k, x);
+  }
+  return out;
+}
+
+/**
+ * Fills the templates of a JSON body (Turn v1's drivers write `"model": "$env:OPENAI_MODEL:gpt-4o"`):
+ * only a string value that is one template as a whole, and only one the driver wrote, not a
+ * string of the request (a prompt or a context entry that says `$env:HOME` stays text).
+ */
+async function fillBody(ctx: CallContext, body: unknown, fromRequest: Set<string>, filled: Map<string, string>, at = ''): Promise<unknown> {
+  if (typeof body === 'string') return WHOLE_TEMPLATE.test(body) && !fromRequest.has(body) ? fillTemplates(ctx, body, `the body's ${at || '/'}`, filled) : body;
+  if (Array.isArray(body)) {
+    const out: unknown[] = [];
+    for (let i = 0; i < body.length; i++) out.push(await fillBody(ctx, body[i], fromRequest, filled, `${at}/${i}`));
+    return out;
+  }
+  if (body && typeof body === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(body)) Object.defineProperty(out, k, { value: await fillBody(ctx, v, fromRequest, filled, `${at}/${k}`), enumerable: true, writable: true, configurable: true });
+    return out;
+  }
+  return body;
+}
+
+const WHOLE_TEMPLATE = /^\$env:([A-Za-z0-9_]+)(?::([\s\S]*))?$/;
+
 /**
  * Fills `$env:NAME` and `$env:NAME:DEFAULT` (Turn v1's syntax: NAME and DEFAULT are letters,
- * digits and `_`; the template ends at the first other character). NAME is read only when the
- * spec allows it (`secret=NAME`): from the vault (TURN_SECRET_NAME...) or the variable NAME.
- * Otherwise DEFAULT is used when given, and the call fails when not.
+ * digits and `_`; the template ends at the first other character). A text that is one template
+ * as a whole takes everything after `NAME:` as its DEFAULT (`$env:OPENAI_MODEL:gpt-4o`, where
+ * Turn v1 would keep `-4o` after the value). NAME is read only when the spec allows it
+ * (`secret=NAME`): from the vault (TURN_SECRET_NAME...) or the variable NAME. Otherwise DEFAULT
+ * is used when given, and the call fails when not.
  */
 async function fillTemplates(ctx: CallContext, text: string, where: string, filled: Map<string, string>): Promise<string> {
-  const re = /\$env:([A-Za-z0-9_]+)(?::([A-Za-z0-9_:]*))?/g;
+  const re = WHOLE_TEMPLATE.test(text) ? new RegExp(WHOLE_TEMPLATE.source, 'g') : /\$env:([A-Za-z0-9_]+)(?::([A-Za-z0-9_:]*))?/g;
   let out = '';
   let last = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
@@ -751,11 +789,17 @@ export function driverReply(r: Record<string, unknown>, meta: Record<string, unk
     if (content === undefined) throw new DriverCallError('transform_response returned "choices" without choices[0].message.content');
     const reply: InferReply = { text: typeof content === 'string' ? content : JSON.stringify(content) ?? 'null', meta };
     if (typeof choice?.finish_reason === 'string') reply.finishReason = choice.finish_reason === 'max_tokens' ? 'length' : choice.finish_reason;
-    const u = r.usage as { prompt_tokens?: unknown; completion_tokens?: unknown; input_tokens?: unknown; output_tokens?: unknown } | undefined;
+    const u = r.usage as { prompt_tokens?: unknown; completion_tokens?: unknown; input_tokens?: unknown; output_tokens?: unknown; total_tokens?: unknown } | undefined;
     if (u && typeof u === 'object') {
-      const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
-      const usage = { inputTokens: n(u.prompt_tokens) ?? n(u.input_tokens), outputTokens: n(u.completion_tokens) ?? n(u.output_tokens) };
-      if (usage.inputTokens !== undefined || usage.outputTokens !== undefined) reply.usage = usage;
+      const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : undefined);
+      const usage: NonNullable<InferReply['usage']> = {};
+      const input = n(u.prompt_tokens) ?? n(u.input_tokens);
+      const output = n(u.completion_tokens) ?? n(u.output_tokens);
+      if (input !== undefined) usage.inputTokens = input;
+      if (output !== undefined) usage.outputTokens = output;
+      // Turn v1's Ollama, Anthropic and Grok drivers report only the sum (Turn v1's host reads no other)
+      if (input === undefined && output === undefined && n(u.total_tokens) !== undefined) usage.totalTokens = n(u.total_tokens);
+      if (Object.keys(usage).length > 0) reply.usage = usage;
     }
     return reply;
   }

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { check, requireApproval, type ApprovalHook, type Capabilities } from '../effects/capabilities.js';
 import { EnvVault, type Vault } from '../effects/vault.js';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
-import { createProvider, exchangeFor, MAX_DRIVER_BYTES, ModelConfigError, type DriverAccess, type Provider, type WasmDriver } from '../providers/index.js';
+import { createProvider, exchangeFor, MAX_DRIVER_BYTES, ModelConfigError, type Dial, type DriverAccess, type Provider, type WasmDriver } from '../providers/index.js';
 
 export type { InferRequest };
 
@@ -39,6 +39,12 @@ export interface ModelAccess {
   vault?: Vault;
   /** where a relative driver path resolves (default: the process's working directory) */
   cwd?: string;
+  /**
+   * Tests only: where a driver's calls are sent. Maps a driver's fixed hosted origin (Turn v1's
+   * drivers name `https://api.openai.com`) to a fake on 127.0.0.1; the network capability is still
+   * checked against the URL the driver asked for. No flag or setting reaches it.
+   */
+  dial?: Dial;
 }
 
 export function createModel(spec: string, env: Record<string, string | undefined> = process.env, access: ModelAccess = {}): Model {
@@ -80,6 +86,7 @@ export function createModel(spec: string, env: Record<string, string | undefined
 function driverAccess(driver: WasmDriver, env: Record<string, string | undefined>, access: ModelAccess): DriverAccess {
   const vault = access.vault ?? new EnvVault(env);
   return {
+    ...(access.dial ? { dial: access.dial } : {}),
     async authorize(url, method, shown) {
       const verdict = check(access.capabilities ?? {}, { kind: 'network', url, method });
       if (!verdict.ok) throw new Error(`${verdict.message}; grant the driver's host with --allow-net (the turn.run.allowNet setting in the editor)`);

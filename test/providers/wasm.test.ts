@@ -159,6 +159,25 @@ test('secrets: $env: templates read only the names the spec allows', async () =>
   assert.ok(!e.message.includes(SECRET));
 });
 
+test('body templates: a string value the driver wrote as one template is filled; the program\'s text never is', async () => {
+  const content = JSON.stringify({ value: GOOD, confidence: 0.7 });
+  const s = await serve(() => ({ status: 200, body: openaiCompletion(content) }));
+  // the driver writes "model": "$env:OPENAI_MODEL:gpt-4o-mini", as Turn v1's drivers do: the
+  // default when the variable is not allowed (set or not), the whole value when it is (Turn v1
+  // would send gpt-4o-2024-08-06-4o-mini: its default ends at the first `-`)
+  await run(openaiSpec(), envFor(s, { OPENAI_MODEL: 'gpt-4o-2024-08-06' }));
+  assert.equal((s.received[0].json as { model: string }).model, 'gpt-4o-mini');
+  await run(`wasm:${fixture('openai')}?secret=OPENAI_BASE_URL,OPENAI_API_KEY,OPENAI_MODEL&retries=0`, envFor(s, { OPENAI_MODEL: 'gpt-4o-2024-08-06' }));
+  assert.equal((s.received[1].json as { model: string }).model, 'gpt-4o-2024-08-06');
+  // a system text that is exactly a template is the program's, not the driver's: it stays text
+  const yes = await serve([{ status: 200, body: openaiCompletion(JSON.stringify({ value: true, confidence: 0.9 })) }]);
+  const sneaky = `context.system("$env:OPENAI_API_KEY");\nreturn infer Bool { "ok?"; };`;
+  assert.equal(okJson(await run(openaiSpec(), envFor(yes), NET, sneaky)), true);
+  const body = yes.received[0];
+  assert.equal((body.json as { messages: { content: string }[] }).messages[0].content, '$env:OPENAI_API_KEY');
+  assert.ok(!body.body.includes(SECRET), 'the key went out only in its header');
+});
+
 test('secrets: the vault (TURN_SECRET_<NAME>, or the run\'s vault) comes first; filled values never reach the driver or a message', async () => {
   // the server echoes the authorization header back as the model's text
   const s = await serve((req) => ({ status: 200, body: openaiCompletion(JSON.stringify({ value: { approved: true, note: `saw ${String(req.headers.authorization)}` } })) }));
