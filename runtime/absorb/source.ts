@@ -1,6 +1,6 @@
 // Loading a spec (file or URL with an on-disk cache) and parsing JSON/YAML with positions, so a
 // diagnostic can name a JSON pointer and the line/column it is at.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { selfPathReason } from '../effects/fs.js';
@@ -25,7 +25,7 @@ export function isUrl(source: string): boolean {
 }
 
 export function cacheFileFor(cacheDir: string, url: string): string {
-  return path.join(cacheDir, createHash('sha256').update(url).digest('hex') + '.spec');
+  return path.join(cacheDir, sha256Hex(url) + '.spec');
 }
 
 /** Reads a file (relative to baseDir) or a URL (through options.fetch, cached). Never throws. */

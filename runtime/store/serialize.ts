@@ -8,8 +8,8 @@
 // sharing and cycles come back as they were — and numbers keep -0, NaN and ±Infinity.
 // Identity handles are written as their kind and name: the VM never holds a secret, and the
 // encoding has no way to carry one. See docs/durability.md ("Snapshot format").
-import { createHash } from 'node:crypto';
-import * as zlib from 'node:zlib';
+import { sha256Hex } from '../hash.js';
+import type * as Zlib from 'node:zlib';
 import { Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, type Value } from '../values/index.js';
 
 /** Bump when the byte format changes; a decoder refuses formats it does not know. */
@@ -580,7 +580,7 @@ export function decodeValue(bytes: Uint8Array): Slot {
 
 /** SHA-256 (hex) of a value's encoding: the `inputHash` of a journal entry. */
 export function valueHash(v: Slot): string {
-  return createHash('sha256').update(encodeValue(v)).digest('hex');
+  return sha256Hex(encodeValue(v));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -636,6 +636,7 @@ function writeContext(w: Writer, c: ContextSnapshot): void {
 export function encodeSnapshot(s: SnapshotData): Uint8Array {
   const plain = encodePlainSnapshot(s);
   if (plain.length <= COMPRESS_ABOVE) return plain;
+  const zlib = loadZlib();
   const body = zlib.brotliCompressSync(plain.subarray(SNAPSHOT_MAGIC.length + 1), {
     params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: plain.length },
   });
@@ -679,7 +680,7 @@ export function decodeSnapshot(bytes: Uint8Array): SnapshotData {
   if (bytes.length > head && bytes[head] === SNAPSHOT_FORMAT && SNAPSHOT_MAGIC.every((m, i) => bytes[i] === m)) {
     let plain: Buffer;
     try {
-      plain = zlib.brotliDecompressSync(bytes.subarray(head + 1), { maxOutputLength: MAX_SNAPSHOT_BYTES });
+      plain = loadZlib().brotliDecompressSync(bytes.subarray(head + 1), { maxOutputLength: MAX_SNAPSHOT_BYTES });
     } catch (e) {
       throw new SerializeError(`corrupt snapshot: its compressed body does not decompress (${e instanceof Error ? e.message : String(e)})`);
     }
@@ -721,4 +722,11 @@ function decodeSnapshotBody(r: Reader): SnapshotData {
   }
   r.end();
   return { bytecodeHash, semanticsVersion, seq, scheduler, processes };
+}
+
+let zlibModule: typeof Zlib | undefined;
+/** node:zlib, required by the first compressed snapshot (it is not in Node's start-up snapshot). */
+function loadZlib(): typeof Zlib {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (zlibModule ??= require('node:zlib') as typeof Zlib);
 }

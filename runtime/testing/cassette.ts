@@ -5,7 +5,7 @@
 // step (runtime/durable/index.ts), so a recording cut from a stored run's journal (`turn record`)
 // matches the same requests a test records.
 import * as fs from 'node:fs';
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash.js';
 import { diffLines, diffSize, formatDiff } from './diff.js';
 import { JsonSyntaxError, lineColumn, parseLocated } from './json-positions.js';
 
@@ -76,7 +76,7 @@ export function cassettePath(testFile: string): string {
 /** The fingerprint of a request: sha-256 of the journal's `infer` input (runtime/durable/index.ts). */
 export function fingerprint(input: { typeName: string; schema: unknown; prompt: string; context: string[]; attempt: number; feedback: Feedback[] }): string {
   const ordered = { typeName: input.typeName, schema: input.schema, prompt: input.prompt, context: input.context, attempt: input.attempt, feedback: input.feedback };
-  return createHash('sha256').update(JSON.stringify(ordered)).digest('hex');
+  return sha256Hex(JSON.stringify(ordered));
 }
 
 /** The fingerprint a complete recorded request must have (null when the request is partial). */
