@@ -311,6 +311,8 @@ class Reader {
   private strings: string[] = [];
   private objects: object[] = [];
   private readonly buf: Buffer;
+  /** The bytes as latin1 text, made on the first short string: one per byte, so ASCII text at [a, b) is its substring. */
+  private text: string | undefined;
 
   constructor(
     bytes: Uint8Array,
@@ -370,7 +372,7 @@ class Reader {
       // short ASCII text (names, keys, small values): built here, without a call into the runtime's decoder
       const buf = this.buf;
       for (let i = start; i < start + len; i++) if (buf[i] >= 0x80) return buf.toString('utf8', start, start + len);
-      return buf.toString('latin1', start, start + len);
+      return this.ascii(start, start + len);
     }
     return this.buf.toString('utf8', start, start + len);
   }
@@ -417,11 +419,22 @@ class Reader {
     const end = start + len;
     if (len > 32 || end > buf.length) return undefined;
     for (let i = start; i < end; i++) if (buf[i] >= 0x80) return undefined;
-    // one flat string from the bytes (a `+=` loop builds a rope that every Map lookup then flattens)
-    const s = buf.toString('latin1', start, end);
+    const s = this.ascii(start, end);
     this.pos = end;
     if (tag === Tag.STR) this.strings.push(s);
     return s;
+  }
+
+  /**
+   * The ASCII bytes [start, end) as one flat string (a `+=` loop builds a rope that every Map lookup
+   * then flattens). Below 13 characters, a substring of the body decoded once: V8 copies a substring
+   * that short (a longer one would be a slice keeping the whole body alive), and it costs a fraction
+   * of a `toString` call per string — a 5,000-entry memory has 10,000 of them.
+   */
+  private ascii(start: number, end: number): string {
+    if (end - start >= 13) return this.buf.toString('latin1', start, end);
+    this.text ??= this.buf.toString('latin1');
+    return this.text.substring(start, end);
   }
 
   value(): Slot {
