@@ -43,6 +43,35 @@ const lazyBundles = {
   },
 };
 
+// Node modules that the language server's libraries require at load but use only for transports
+// `turn lsp` does not take (child_process and net for IPC, pipes and sockets; crypto for a pipe's
+// random name): each becomes an object that requires the real module on first use, so starting the
+// server does not load them (issue 29, docs/performance.md, *Cold start*).
+const LAZY_BUILTINS = /^(node:)?(child_process|crypto|net)$/;
+const LAZY_BUILTIN_IMPORTERS = /node_modules[\\/]vscode-(languageserver|jsonrpc)[\\/]/;
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: LAZY_BUILTINS }, (args) =>
+      LAZY_BUILTIN_IMPORTERS.test(args.importer) ? { path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
+      loader: 'js',
+      contents: `let m;
+const load = () => (m ??= require('node:${args.path}'));
+module.exports = new Proxy({}, {
+  get: (_, k) => load()[k],
+  has: (_, k) => k in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, k) => {
+    const d = Reflect.getOwnPropertyDescriptor(load(), k);
+    return d && { ...d, configurable: true };
+  },
+});`,
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -75,8 +104,8 @@ for (const name of readdirSync('runtime/std')) if (name.endsWith('.tn')) copyFil
 await Promise.all([
   // The CLI is minified in every build (its source map kept): `turn` reads and V8 deserializes
   // this file at each start, and 2 MB cost less than 4.4 (docs/performance.md, *Cold start*).
-  build({ ...common, minify: true, plugins: [lazyBundles], entryPoints: ['cli/main.ts'], outfile: 'dist/cli.js' }),
-  build({ ...common, plugins: [lazyBundles], entryPoints: ['language-server/server.ts'], outfile: 'dist/server.js' }),
+  build({ ...common, minify: true, plugins: [lazyBundles, lazyBuiltins], entryPoints: ['cli/main.ts'], outfile: 'dist/cli.js' }),
+  build({ ...common, plugins: [lazyBundles, lazyBuiltins], entryPoints: ['language-server/server.ts'], outfile: 'dist/server.js' }),
   build({ ...common, plugins: [lazyBundles], entryPoints: ['extension/extension.ts'], outfile: 'dist/extension.js' }),
   build({ ...common, plugins: [lazyBundles], entryPoints: ['extension/debug/adapter-main.ts'], outfile: 'dist/debug-adapter.js' }),
   // third-party code, minified even in development: half the size to parse when it does load
