@@ -39,6 +39,43 @@ test('turn run of a hello program loads neither the Restate SDK nor the tokenize
   assert.ok(!r.loaded.includes(TOKENIZER), 'dist/tokenizer.js was loaded');
 });
 
+// Node's own modules that are not in its start-up snapshot and that a plain run does not use: each
+// was loaded at start-up by a static import somewhere in the bundle (issue 29: the MCP server SDK,
+// whose HTTP server installs Node's fetch globals, loaded undici, http2 and streams; crypto, zlib,
+// http, https, worker_threads were top-level imports of modules a hello run never calls into).
+const UNUSED_BY_HELLO = ['crypto', 'zlib', 'http', 'https', 'http2', 'tls', 'worker_threads', 'child_process', 'internal/deps/undici/undici', 'readline'];
+const BUILTINS_HOOK = path.join(tmp, 'builtins-hook.js');
+fs.writeFileSync(BUILTINS_HOOK, "process.on('exit', () => require('node:fs').writeFileSync(process.env.TURN_LOADED_OUT, JSON.stringify(process.moduleLoadList)));\n");
+
+/** The Node modules (`NativeModule x` entries of process.moduleLoadList) a process of `node -r BUILTINS_HOOK ARGS` had loaded at exit. */
+function builtinsLoaded(args: string[], input?: string): { code: number | null; stderr: string; modules: string[] } {
+  const out = path.join(tmp, `builtins-${++n}.json`);
+  const r = spawnSync(process.execPath, ['-r', BUILTINS_HOOK, ...args], { cwd: ROOT, encoding: 'utf8', input, env: { ...process.env, TURN_LOADED_OUT: out, TURN_CACHE_DIR: tmp }, timeout: 60_000 });
+  const list = JSON.parse(fs.readFileSync(out, 'utf8')) as string[];
+  return { code: r.status, stderr: r.stderr, modules: list.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length)) };
+}
+
+test('turn run of a hello program loads none of the Node modules it does not use', () => {
+  const r = builtinsLoaded([BIN, 'run', path.join(ROOT, 'examples', 'hello.tn')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(r.modules.includes('vm'), `the hook saw the launcher load node:vm: ${r.modules.join(', ')}`);
+  assert.deepEqual(UNUSED_BY_HELLO.filter((m) => r.modules.includes(m)), []);
+});
+
+test('turn lsp to its first diagnostics loads neither child_process nor crypto (the language server libraries require them for other transports)', () => {
+  const messages = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { processId: null, rootUri: null, capabilities: {} } },
+    { jsonrpc: '2.0', method: 'initialized', params: {} },
+    { jsonrpc: '2.0', method: 'textDocument/didOpen', params: { textDocument: { uri: 'file:///tmp/x.tn', languageId: 'turn', version: 1, text: 'let x = ;' } } },
+    { jsonrpc: '2.0', id: 2, method: 'shutdown' },
+    { jsonrpc: '2.0', method: 'exit' },
+  ];
+  const input = messages.map((m) => JSON.stringify(m)).map((body) => `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`).join('');
+  const r = builtinsLoaded([BIN, 'lsp', '--stdio'], input);
+  assert.ok(r.modules.includes('vm'), `the hook saw the launcher load node:vm: ${r.modules.join(', ')} (${r.stderr})`);
+  assert.deepEqual(['child_process', 'crypto', 'http', 'zlib'].filter((m) => r.modules.includes(m)), []);
+});
+
 test('a run whose context outgrows its budget loads the tokenizer, and counts real tokens', () => {
   const p = path.join(tmp, 'ctx.tn');
   fs.writeFileSync(p, 'context.append("the quick brown fox");\ncontext.append("the quick brown fox");\ncall("echo", "ok");\n');
