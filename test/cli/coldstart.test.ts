@@ -43,8 +43,9 @@ test('turn run of a hello program loads neither the Restate SDK nor the tokenize
 // was loaded at start-up by a static import somewhere in the bundle (issue 29: the MCP server SDK,
 // whose HTTP server installs Node's fetch globals, loaded undici, http2 and streams; crypto, zlib,
 // http, https, worker_threads were top-level imports of modules a hello run never calls into;
-// perf_hooks came with the first `performance.now()`, runtime/monotonic.ts says why).
-const UNUSED_BY_HELLO = ['crypto', 'zlib', 'http', 'https', 'http2', 'tls', 'worker_threads', 'child_process', 'internal/deps/undici/undici', 'readline', 'perf_hooks'];
+// perf_hooks came with the first `performance.now()`, runtime/monotonic.ts says why; fs/promises
+// with web-tree-sitter reading the grammar from a path).
+const UNUSED_BY_HELLO = ['crypto', 'zlib', 'http', 'https', 'http2', 'tls', 'worker_threads', 'child_process', 'internal/deps/undici/undici', 'readline', 'perf_hooks', 'fs/promises'];
 const BUILTINS_HOOK = path.join(tmp, 'builtins-hook.js');
 fs.writeFileSync(BUILTINS_HOOK, "process.on('exit', () => require('node:fs').writeFileSync(process.env.TURN_LOADED_OUT, JSON.stringify(process.moduleLoadList)));\n");
 
