@@ -200,6 +200,19 @@ test('a bundle without a fitting cache writes one at exit, uses it next time, an
   assert.match(cached(bundle, cacheDir, ['e']).stderr, /code cache: hit /);
 });
 
+test('a bundle with non-ASCII text is read as UTF-8 (an ASCII one as latin1), from the cache and without it', () => {
+  const dist = fs.mkdtempSync(path.join(tmp, 'dist-'));
+  const cacheDir = fs.mkdtempSync(path.join(tmp, 'user-cache-'));
+  const bundle = path.join(dist, 'cli.js');
+  // a regular expression literal keeps its character as it is, as esbuild leaves it
+  fs.writeFileSync(bundle, "exports.main = (args) => { process.stdout.write(String(/^é — ✓$/.test(args[0])) + ' é — ✓\\n'); };\n");
+  fs.writeFileSync(path.join(dist, 'build-id'), 'build-utf8\n');
+  for (let i = 0; i < 2; i++) {
+    const r = cached(bundle, cacheDir, ['é — ✓']);
+    assert.equal(r.stdout, 'true é — ✓\n', r.stderr);
+  }
+});
+
 test('TURN_CODE_CACHE=off loads the bundle with a plain require', () => {
   const r = spawnSync(process.execPath, [BIN, 'version'], { encoding: 'utf8', env: { ...process.env, TURN_CODE_CACHE: 'off', TURN_CODE_CACHE_DEBUG: '1' }, timeout: 60_000 });
   assert.equal(r.status, 0, r.stderr);
