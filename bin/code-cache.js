@@ -26,6 +26,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
 const Module = require('node:module');
+const { isAscii } = require('node:buffer');
 
 const FORMAT = 1;
 const KINDS = new Set(['run', 'lsp', 'check', 'test', 'fmt', 'resume', 'eval']);
@@ -101,6 +102,15 @@ function pruneCaches(dir, kind, keep) {
 }
 
 /**
+ * The text of `file`: an ASCII file (the build makes dist/cli.js one) as latin1, which is the same
+ * text and decodes about three times faster than UTF-8; any other file as UTF-8.
+ */
+function readSource(file) {
+  const bytes = fs.readFileSync(file);
+  return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
+}
+
+/**
  * Loads the CommonJS module `file` (its `module.exports`), compiled from a code cache when one fits,
  * and schedules writing one at exit when none did. `command` picks the cache (see cacheKind).
  */
@@ -109,17 +119,19 @@ function loadCached(file, command) {
   const debug = process.env.TURN_CODE_CACHE_DEBUG ? (msg) => process.stderr.write(`turn: code cache: ${msg}\n`) : () => {};
   const kind = cacheKind(command);
   const tag = cacheTag(file, kind);
-  const candidates = [path.join(path.dirname(file), 'code-cache', `${kind}.bin`), path.join(userCacheDir(), `${kind}-${shortHash(tag)}.bin`)];
+  // the user's folder is looked up only when the build's cache does not fit (node:os is not loaded otherwise)
+  const candidates = [() => path.join(path.dirname(file), 'code-cache', `${kind}.bin`), () => path.join(userCacheDir(), `${kind}-${shortHash(tag)}.bin`)];
   let used;
   let cachedData;
   for (const candidate of candidates) {
-    cachedData = readCache(candidate, tag);
+    const where = candidate();
+    cachedData = readCache(where, tag);
     if (cachedData) {
-      used = candidate;
+      used = where;
       break;
     }
   }
-  const source = fs.readFileSync(file, 'utf8');
+  const source = readSource(file);
   const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
   const rejected = cachedData !== undefined && script.cachedDataRejected === true;
   debug(used ? `${rejected ? 'rejected' : 'hit'} ${used}` : `miss (${kind})`);
@@ -134,7 +146,7 @@ function loadCached(file, command) {
 
   const forced = process.env.TURN_CODE_CACHE_WRITE;
   if (forced || !used || rejected) {
-    const target = forced ? path.join(forced, `${kind}.bin`) : candidates[1];
+    const target = forced ? path.join(forced, `${kind}.bin`) : candidates[1]();
     process.once('exit', () => {
       // what this run compiled, the bundle's top level and every function it called
       if (writeCache(target, tag, script.createCachedData())) {

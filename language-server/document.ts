@@ -8,7 +8,7 @@ import type { Range, TextDocumentContentChangeEvent } from 'vscode-languageserve
 import { Edit, type Parser, type Point, type Tree } from 'web-tree-sitter';
 import type { Diagnostic } from '../runtime/index.js';
 import type { Program, UseExpr, UseSchemaExpr } from '../runtime/index.js';
-import { LoweringCache, lowerProgram } from '../runtime/index.js';
+import { LoweringCache, lowerProgram, nowMs } from '../runtime/index.js';
 import { SourceFile } from '../runtime/index.js';
 import { checkParsed } from '../runtime/index.js';
 import { absorbSchemas, schemaKey, type AbsorbedSchemas, type SchemaFetching } from '../runtime/index.js';
@@ -48,8 +48,8 @@ export interface Analysis {
 
 /** Parses `text`, reusing `oldTree` (already edited) when given; null when the time cap ran out. */
 export function parseWithCap(parser: Parser, text: string, oldTree: Tree | null, capMs = PARSE_TIME_CAP_MS): Tree | null {
-  const deadline = performance.now() + capMs;
-  const tree = parser.parse(text, oldTree, { progressCallback: () => performance.now() > deadline });
+  const deadline = nowMs() + capMs;
+  const tree = parser.parse(text, oldTree, { progressCallback: () => nowMs() > deadline });
   if (!tree) parser.reset();
   return tree;
 }

@@ -64,6 +64,7 @@ export {
 } from './restate/index.js';
 export { sourcesOf } from './durable/runs.js';
 export { SEMANTICS_VERSION } from './durable/index.js';
+export { nowMs } from './monotonic.js';
 
 // ---- MCP (docs/mcp.md): serving a program's closures as MCP tools (`turn mcp`)
 export { serveMcp, discoverServedTools, callServedTool, ServeError, type ServedTool, type ServeOptions, type Serving } from './mcp/serve.js';

@@ -21,7 +21,8 @@
 // runs where the importing module first runs (inside esbuild's lazy wrapper of a dynamic import, or
 // inside the function that calls `require`). So the CLI's start-up neither compiles nor runs them.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { isAscii } from 'node:buffer';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { writeCodeCaches } from './code-cache.mjs';
@@ -39,6 +40,35 @@ const lazyBundles = {
   setup(b) {
     const filter = new RegExp(`^(${Object.keys(LAZY).map((k) => k.replace(/[/.-]/g, '\\$&')).join('|')})$`);
     b.onResolve({ filter }, (args) => ({ path: `./${LAZY[args.path]}`, external: true }));
+  },
+};
+
+// Node modules that the language server's libraries require at load but use only for transports
+// `turn lsp` does not take (child_process and net for IPC, pipes and sockets; crypto for a pipe's
+// random name): each becomes an object that requires the real module on first use, so starting the
+// server does not load them (issue 29, docs/performance.md, *Cold start*).
+const LAZY_BUILTINS = /^(node:)?(child_process|crypto|net)$/;
+const LAZY_BUILTIN_IMPORTERS = /node_modules[\\/]vscode-(languageserver|jsonrpc)[\\/]/;
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: LAZY_BUILTINS }, (args) =>
+      LAZY_BUILTIN_IMPORTERS.test(args.importer) ? { path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
+      loader: 'js',
+      contents: `let m;
+const load = () => (m ??= require('node:${args.path}'));
+module.exports = new Proxy({}, {
+  get: (_, k) => load()[k],
+  has: (_, k) => k in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, k) => {
+    const d = Reflect.getOwnPropertyDescriptor(load(), k);
+    return d && { ...d, configurable: true };
+  },
+});`,
+    }));
   },
 };
 
@@ -72,8 +102,10 @@ mkdirSync('dist/runtime/std', { recursive: true });
 for (const name of readdirSync('runtime/std')) if (name.endsWith('.tn')) copyFileSync(`runtime/std/${name}`, `dist/runtime/std/${name}`);
 
 await Promise.all([
-  build({ ...common, plugins: [lazyBundles], entryPoints: ['cli/main.ts'], outfile: 'dist/cli.js' }),
-  build({ ...common, plugins: [lazyBundles], entryPoints: ['language-server/server.ts'], outfile: 'dist/server.js' }),
+  // The CLI is minified in every build (its source map kept): `turn` reads and V8 deserializes
+  // this file at each start, and 2 MB cost less than 4.4 (docs/performance.md, *Cold start*).
+  build({ ...common, minify: true, plugins: [lazyBundles, lazyBuiltins], entryPoints: ['cli/main.ts'], outfile: 'dist/cli.js' }),
+  build({ ...common, plugins: [lazyBundles, lazyBuiltins], entryPoints: ['language-server/server.ts'], outfile: 'dist/server.js' }),
   build({ ...common, plugins: [lazyBundles], entryPoints: ['extension/extension.ts'], outfile: 'dist/extension.js' }),
   build({ ...common, plugins: [lazyBundles], entryPoints: ['extension/debug/adapter-main.ts'], outfile: 'dist/debug-adapter.js' }),
   // third-party code, minified even in development: half the size to parse when it does load
@@ -89,6 +121,9 @@ await Promise.all([
   }),
 ]);
 copyFileSync('extension/panel/webview/panel.css', 'dist/webview/panel.css');
+// bin/code-cache.js reads an ASCII bundle as latin1, three times faster than UTF-8 decoding; esbuild
+// escapes non-ASCII in strings but not in regular expression literals, so one there is said here
+if (!isAscii(readFileSync('dist/cli.js'))) process.stderr.write('build: dist/cli.js is not ASCII (a non-ASCII character in a regular expression literal? write it as \\uXXXX); `turn` starts slower\n');
 // the CLI's V8 code caches, tagged with the bundle's hash (bin/code-cache.js); a failure here only
 // means the first run of each command writes its own cache into the user's cache folder
 try {

@@ -1,10 +1,18 @@
 // Loading a spec (file or URL with an on-disk cache) and parsing JSON/YAML with positions, so a
 // diagnostic can name a JSON pointer and the line/column it is at.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { selfPathReason } from '../effects/fs.js';
-import { LineCounter, parseDocument, isMap, isSeq, isScalar, isPair, type Node as YamlNode } from 'yaml';
+import type { Node as YamlNode } from 'yaml';
+
+type Yaml = typeof import('yaml');
+let yamlModule: Yaml | undefined;
+/** The YAML parser, required by the first spec read (this module is imported by every start of the CLI). */
+function yaml(): Yaml {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (yamlModule ??= require('yaml') as Yaml);
+}
 import type { AbsorbOptions, SpecDiagnostic } from './types.js';
 
 export interface LoadedSource {
@@ -25,7 +33,7 @@ export function isUrl(source: string): boolean {
 }
 
 export function cacheFileFor(cacheDir: string, url: string): string {
-  return path.join(cacheDir, createHash('sha256').update(url).digest('hex') + '.spec');
+  return path.join(cacheDir, sha256Hex(url) + '.spec');
 }
 
 /** Reads a file (relative to baseDir) or a URL (through options.fetch, cached). Never throws. */
@@ -163,6 +171,7 @@ function parseText(text: string, display: string, formatHint: string, diags: Spe
     } catch (e) {
       const msg = (e as Error).message;
       const at = /position (\d+)/.exec(msg);
+      const { LineCounter, parseDocument } = yaml();
       const lineCounter = new LineCounter();
       const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
       const pos = at ? lineCounter.linePos(Number(at[1])) : undefined;
@@ -188,6 +197,7 @@ function parseText(text: string, display: string, formatHint: string, diags: Spe
       },
     };
   }
+  const { LineCounter, parseDocument, isMap, isSeq, isScalar, isPair } = yaml();
   const lineCounter = new LineCounter();
   let data: unknown;
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });

@@ -2,8 +2,8 @@
 // generated Turn module into the schema cache (`.turn/schemas/` in the working directory, or
 // TURN_SCHEMA_DIR), and hands back what the checker needs: where the module is, its struct
 // declarations (so the importing file can name absorbed types), and the spec's diagnostics.
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import { sha256Hex } from '../hash.js';
 import * as path from 'node:path';
 import type { ApiShape } from './types.js';
 import type { Diagnostic } from '../diagnostics.js';
@@ -112,7 +112,7 @@ export async function absorbSchemas(filePath: string, program: Program, options:
     // The generated module is correct by construction (runtime/absorb/module.ts); the parse below
     // is a guard that turns a generator bug into a diagnostic instead of a failing `use`.
     const source = absorbedModuleSource(absorbed, node.protocol.name, sourceText);
-    const file = path.join(cacheDir, `${createHash('sha256').update(source).digest('hex').slice(0, 16)}.tn`);
+    const file = path.join(cacheDir, `${sha256Hex(source).slice(0, 16)}.tn`);
     try {
       fs.mkdirSync(cacheDir, { recursive: true });
       const ignore = path.join(path.dirname(cacheDir), '.gitignore');
@@ -147,3 +147,4 @@ export function bindSchemas(program: Program, schemas: AbsorbedSchemas | undefin
   }
   return { uses, diagnostics };
 }
+

@@ -1,5 +1,5 @@
 // Compiles the AST of every unit of a program into a Bundle of function prototypes.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash.js';
 import * as path from 'node:path';
 import { stdDirectory } from '../check/index.js';
 import type {
@@ -835,9 +835,12 @@ export function compileBundle(units: SourceUnit[], entryPath: string): Bundle {
     structs,
     functions: c.functions.map((f) => ({ ...f, code: Array.from(f.code), spans: Array.from(f.spans) })),
   });
-  const version = createHash('sha256').update(canonical).digest('hex');
+  let version: string | undefined;
   return {
-    version,
+    // hashed when first read (a durable run, a snapshot), so a plain run never loads node:crypto
+    get version(): string {
+      return (version ??= sha256Hex(canonical));
+    },
     units: units.map((u, i) => ({ path: u.path, file: u.file, main: mains[i] })),
     entry,
     functions: c.functions,

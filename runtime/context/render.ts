@@ -2,7 +2,7 @@
 // added (strings as they are; other values as canonical text with map keys sorted and no
 // timestamps), and a prompt is its entries in tier order, so the bytes of an unchanged prefix
 // never change: a provider's prompt cache (or a KV cache) can reuse them.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash.js';
 import type { Value } from '../values/index.js';
 import { ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, VMError } from '../values/index.js';
 
@@ -78,7 +78,7 @@ export function renderPrompt(tiers: Tiers, task: string): RenderedPrompt {
 }
 
 export function prefixHash(system: string, context: string): string {
-  return createHash('sha256').update(system).update('\u0000').update(context).digest('hex');
+  return sha256Hex(system, '\u0000', context);
 }
 
 /** The user message: the context, then the task. */

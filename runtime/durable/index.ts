@@ -3,9 +3,9 @@
 // feeding every recorded result, detect divergence, and stop at `suspend;`.
 //
 // The journal's key scheme is in keys.ts.
-import { createHash } from 'node:crypto';
 import { cpSync } from 'node:fs';
 import * as path from 'node:path';
+import { sha256Hex } from '../hash.js';
 import { encodeSnapshot } from '../store/serialize.js';
 import { StoreError, type JournalAppend, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
 import type { VM } from '../vm/index.js';
@@ -66,7 +66,7 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 export const jsonBytes = (v: unknown): Uint8Array => enc.encode(JSON.stringify(v === undefined ? null : v));
 export const bytesJson = (b: Uint8Array | null): unknown => (b === null ? null : JSON.parse(dec.decode(b)));
-const sha = (v: unknown): string => createHash('sha256').update(JSON.stringify(v)).digest('hex');
+const sha = (v: unknown): string => sha256Hex(JSON.stringify(v));
 const short = (h: string | null): string => (h ? h.slice(0, 12) : '-');
 
 /**

@@ -1,7 +1,7 @@
 // What a durable run is between OS processes: its stored sources, whether and how it may resume,
 // how a person settles an effect whose outcome is unknown, and how it moves to new code. The CLI,
 // the editor and the debugger all go through here (via runtime/run), so they cannot drift apart.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash.js';
 import { checkSource } from '../check/index.js';
 import type { Bundle } from '../compile/bundle.js';
 import { compileBundle, localPath, portablePath, type SourceUnit } from '../compile/index.js';
@@ -25,7 +25,7 @@ interface StoredSources {
   digest?: string;
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const sha256 = (text: string): string => sha256Hex(text);
 const digestOf = (entryPath: string, units: { path: string; text: string }[]): string => sha256(JSON.stringify([entryPath, units.map((u) => [u.path, u.text])]));
 
 export function sourcesOf(units: SourceUnit[], entryPath: string): Uint8Array {

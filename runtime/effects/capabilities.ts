@@ -481,11 +481,12 @@ export interface CliApprovalOptions {
  */
 export function cliApproval(options: CliApprovalOptions = {}): ApprovalHook {
   const mode = options.mode ?? 'ask';
-  const input = options.input ?? process.stdin;
   const output = options.output ?? process.stderr;
   return async (request) => {
     if (mode === 'all') return 'approve';
     if (mode === 'none') return 'deny';
+    // process.stdin is a getter that sets up the stream (and its modules): read only when asked
+    const input = options.input ?? process.stdin;
     if (!input.isTTY) {
       output.write(`turn: approval needed for ${request.summary}; denied (no terminal to ask on; pass --approve all to allow)\n`);
       return 'deny';

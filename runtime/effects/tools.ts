@@ -12,7 +12,7 @@ import { KNOWLEDGE_TOOLS } from '../knowledge/tools.js';
 import { jsonSchemaIssues } from '../absorb/reply.js';
 import { jsonDropNulls } from '../absorb/request.js';
 import type { KnowledgeSession } from '../knowledge/store.js';
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 import { MCP_TOOLS } from '../mcp/tools.js';
 import type { McpSessions } from '../mcp/sessions.js';
 
@@ -95,6 +95,12 @@ const MAX_MATCHING_MS = 5_000;
 
 /** recently compiled patterns (few: each may hold a lazy DFA's state cache, up to 8 MB) */
 const compiled = new Map<string, RE2JS>();
+let re2Class: typeof RE2JS | undefined;
+/** re2js, required by the first regular expression (it costs about 6 ms to initialise at every start). */
+function re2(): typeof RE2JS {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (re2Class ??= (require('re2js') as typeof import('re2js')).RE2JS);
+}
 const COMPILED_KEPT = 16;
 
 /** What a pattern uses that a linear-time engine cannot have, outside character classes. */
@@ -136,8 +142,9 @@ function regex(tool: string, pattern: unknown, flags: unknown): RE2JS {
   }
   let re: RE2JS;
   try {
-    const bits = (f.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | (f.includes('m') ? RE2JS.MULTILINE : 0) | (f.includes('s') ? RE2JS.DOTALL : 0);
-    re = RE2JS.compile(RE2JS.translateRegExp(p), bits);
+    const RE2 = re2();
+    const bits = (f.includes('i') ? RE2.CASE_INSENSITIVE : 0) | (f.includes('m') ? RE2.MULTILINE : 0) | (f.includes('s') ? RE2.DOTALL : 0);
+    re = RE2.compile(RE2.translateRegExp(p), bits);
   } catch (e) {
     const message = (e as Error).message.replace(/^error parsing regexp: /, '');
     throw new ToolError(`${tool}: invalid pattern: ${message}`);

@@ -3,6 +3,7 @@
 // stay in the runtime — nothing here ever enters a model context; a program's context holds only
 // what the program appended. The trace (`turn run --trace`), the run panel and the debugger all
 // read this one union.
+import { nowMs } from '../monotonic.js';
 import type { ConfidenceInfo } from '../infer/confidence.js';
 import type { HttpRetry, InferDelta, ValidationIssue } from '../infer/types.js';
 
@@ -87,7 +88,7 @@ export type EventSink = (event: RunEvent) => void;
 export class EventLog {
   readonly events: RunEvent[] = [];
   private seq = 0;
-  private readonly start = performance.now();
+  private readonly start = nowMs();
 
   constructor(
     private readonly sink?: EventSink,
@@ -102,7 +103,7 @@ export class EventLog {
 
   emit(body: RunEventBody): RunEvent | undefined {
     if (!this.keep && !this.sink) return undefined;
-    const event = { seq: ++this.seq, ms: Math.round((performance.now() - this.start) * 1000) / 1000, ...body };
+    const event = { seq: ++this.seq, ms: Math.round((nowMs() - this.start) * 1000) / 1000, ...body };
     if (this.keep) this.events.push(event);
     if (this.sink) {
       try {

@@ -3,7 +3,7 @@
 // refreshed with --refresh-schemas). The editor never launches or contacts a server on its own:
 // an uncached server is a diagnostic whose quick fix lists it. A stdio server is launched for the
 // listing only when the command is granted (`--allow-run`), with the environment rules of a run.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Capabilities } from '../effects/capabilities.js';
@@ -23,7 +23,7 @@ export interface ListingOptions {
 export type Listing = { ok: true; text: string; file: string; cached: boolean; warning?: string } | { ok: false; message: string };
 
 export function listingCacheFile(cacheDir: string, spec: McpServerSpec): string {
-  return path.join(cacheDir, createHash('sha256').update('mcp\u0000' + serverKey(spec)).digest('hex') + '.tools.json');
+  return path.join(cacheDir, sha256Hex('mcp\u0000' + serverKey(spec)) + '.tools.json');
 }
 
 /** The server's `tools/list` result as JSON text: from the cache, or listed now. Never throws. */

@@ -4,16 +4,16 @@
 // is a tool, its input schema made from the closure's parameter types and its output schema from
 // its return type (runtime/infer/schema.ts, the schemas `infer` uses). Each `tools/call` is one
 // run of the program (runtime/run), with the capabilities the command line gave.
-import { randomUUID } from 'node:crypto';
+//
+// The SDK's server side and node:http are loaded when serving starts (loadServerSdk): the runtime
+// is one bundle with the CLI, and loading them at every start of `turn run` cost about a third of
+// its start-up (the SDK's HTTP server installs Node's fetch globals, which loads undici).
 import * as fs from 'node:fs';
-import * as http from 'node:http';
+import type * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { checkSource } from '../check/index.js';
 import { formatDiagnostic } from '../diagnostics.js';
@@ -177,8 +177,34 @@ export interface ServeOptions {
   version?: string;
 }
 
+/** The parts of the MCP SDK (and of Node) that serving uses, loaded on the first serve. */
+async function loadServerSdk() {
+  const [server, stdio, streamable, types, http, crypto] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('node:http'),
+    import('node:crypto'),
+  ]);
+  return {
+    Server: server.Server,
+    StdioServerTransport: stdio.StdioServerTransport,
+    StreamableHTTPServerTransport: streamable.StreamableHTTPServerTransport,
+    CallToolRequestSchema: types.CallToolRequestSchema,
+    ListToolsRequestSchema: types.ListToolsRequestSchema,
+    isInitializeRequest: types.isInitializeRequest,
+    createServer: http.createServer,
+    randomUUID: crypto.randomUUID,
+  };
+}
+type ServerSdk = Awaited<ReturnType<typeof loadServerSdk>>;
+type Server = InstanceType<ServerSdk['Server']>;
+type StreamableHTTPServerTransport = InstanceType<ServerSdk['StreamableHTTPServerTransport']>;
+
 /** One MCP server (the SDK's) answering `tools/list` and `tools/call` for `tools`. */
-function toolServer(file: string, tools: ServedTool[], options: ServeOptions): Server {
+function toolServer(sdk: ServerSdk, file: string, tools: ServedTool[], options: ServeOptions): Server {
+  const { Server, ListToolsRequestSchema, CallToolRequestSchema } = sdk;
   const byName = new Map(tools.map((t) => [t.name, t]));
   // logging: what a call's run prints is sent to the client as log messages as it is printed
   const server = new Server({ name: `turn:${path.basename(file)}`, version: options.version ?? '1.0.0' }, { capabilities: { tools: {}, logging: {} } });
@@ -208,23 +234,25 @@ export interface Serving {
 /** Serves `file`'s closures over MCP. Throws ServeError or InputError before serving. */
 export async function serveMcp(file: string, options: ServeOptions): Promise<Serving> {
   const tools = await discoverServedTools(file);
-  if (options.port !== undefined) return serveHttp(file, tools, options, options.port);
-  const server = toolServer(file, tools, options);
+  const sdk = await loadServerSdk();
+  if (options.port !== undefined) return serveHttp(sdk, file, tools, options, options.port);
+  const server = toolServer(sdk, file, tools, options);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });
-  await server.connect(options.transport ?? new StdioServerTransport());
+  await server.connect(options.transport ?? new sdk.StdioServerTransport());
   return { tools, closed, close: () => server.close() };
 }
 
 /** Streamable HTTP on 127.0.0.1 (a session per client, DNS rebinding protection on). */
-async function serveHttp(file: string, tools: ServedTool[], options: ServeOptions, port: number): Promise<Serving> {
+async function serveHttp(sdk: ServerSdk, file: string, tools: ServedTool[], options: ServeOptions, port: number): Promise<Serving> {
+  const { StreamableHTTPServerTransport, isInitializeRequest, randomUUID } = sdk;
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   let allowedHosts: string[] = [];
   const reply = (res: http.ServerResponse, status: number, message: string): void => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
   };
-  const httpServer = http.createServer((req, res) => {
+  const httpServer = sdk.createServer((req, res) => {
     void (async () => {
       if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') return reply(res, 404, 'the MCP endpoint is /mcp');
       const id = req.headers['mcp-session-id'];
@@ -253,7 +281,7 @@ async function serveHttp(file: string, tools: ServedTool[], options: ServeOption
       transport.onclose = () => {
         if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
       };
-      await toolServer(file, tools, options).connect(transport);
+      await toolServer(sdk, file, tools, options).connect(transport);
       await transport.handleRequest(req, res, body);
     })().catch(() => {
       if (!res.headersSent) reply(res, 500, 'internal error');

@@ -7,8 +7,7 @@
 // NDJSON, providers' `stream`) is read chunk by chunk, its text reported as `infer.delta` events,
 // and decoded when complete. Calls to one server wait in the host's queue (`concurrency`), where no
 // clock runs. Every way it can fail ends in a ProviderError with a message, never a hang.
-import * as http from 'node:http';
-import * as https from 'node:https';
+import type * as http from 'node:http';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 import { readFrames } from './frames.js';
 import { DEFAULT_TRANSPORT, ProviderError, type HttpCall, type HttpProvider, type HttpResult, type Provider, type StreamDecoder, type TransportOptions } from './types.js';
@@ -237,7 +236,9 @@ function send(
       reject(new ProviderError(`cannot send to ${url}: not a URL`));
       return;
     }
-    const lib = target.protocol === 'https:' ? https : http;
+    // node:http and node:https (with net and tls) are required on the first call, not at every start
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const lib = (target.protocol === 'https:' ? require('node:https') : require('node:http')) as typeof http;
     const body = Buffer.from(call.body, 'utf8');
     const t0 = performance.now();
     let answered = false; // response headers came back: the server has the request

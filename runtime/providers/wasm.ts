@@ -18,7 +18,7 @@
 //  - `$env:NAME` / `$env:NAME:DEFAULT` templates in the URL and the header values are filled only
 //    from the secrets the spec allows (`secret=NAME,...`); a value filled in is removed from the
 //    response handed back to the driver and from every error message.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 import { feedbackText } from '../infer/prompt.js';
 import { httpError } from './http-errors.js';
@@ -492,7 +492,10 @@ class DriverRunner {
 
   private start(): Promise<Worker> {
     if (this.ready) return this.ready;
-    const worker = new Worker(WORKER_SOURCE, {
+    // node:worker_threads is required when a driver first starts, not at every start of the CLI
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Worker: WorkerThread } = require('node:worker_threads') as typeof import('node:worker_threads');
+    const worker = new WorkerThread(WORKER_SOURCE, {
       eval: true,
       workerData: { module: this.module, capBytes: MEMORY_CAP_BYTES, maxOutput: MAX_IO_BYTES },
       env: {},

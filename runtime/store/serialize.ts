@@ -8,8 +8,8 @@
 // sharing and cycles come back as they were — and numbers keep -0, NaN and ±Infinity.
 // Identity handles are written as their kind and name: the VM never holds a secret, and the
 // encoding has no way to carry one. See docs/durability.md ("Snapshot format").
-import { createHash } from 'node:crypto';
-import * as zlib from 'node:zlib';
+import { sha256Hex } from '../hash.js';
+import type * as Zlib from 'node:zlib';
 import { Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, type Value } from '../values/index.js';
 
 /** Bump when the byte format changes; a decoder refuses formats it does not know. */
@@ -311,6 +311,8 @@ class Reader {
   private strings: string[] = [];
   private objects: object[] = [];
   private readonly buf: Buffer;
+  /** The bytes as latin1 text, made on the first short string: one per byte, so ASCII text at [a, b) is its substring. */
+  private text: string | undefined;
 
   constructor(
     bytes: Uint8Array,
@@ -370,7 +372,7 @@ class Reader {
       // short ASCII text (names, keys, small values): built here, without a call into the runtime's decoder
       const buf = this.buf;
       for (let i = start; i < start + len; i++) if (buf[i] >= 0x80) return buf.toString('utf8', start, start + len);
-      return buf.toString('latin1', start, start + len);
+      return this.ascii(start, start + len);
     }
     return this.buf.toString('utf8', start, start + len);
   }
@@ -417,11 +419,22 @@ class Reader {
     const end = start + len;
     if (len > 32 || end > buf.length) return undefined;
     for (let i = start; i < end; i++) if (buf[i] >= 0x80) return undefined;
-    // one flat string from the bytes (a `+=` loop builds a rope that every Map lookup then flattens)
-    const s = buf.toString('latin1', start, end);
+    const s = this.ascii(start, end);
     this.pos = end;
     if (tag === Tag.STR) this.strings.push(s);
     return s;
+  }
+
+  /**
+   * The ASCII bytes [start, end) as one flat string (a `+=` loop builds a rope that every Map lookup
+   * then flattens). Below 13 characters, a substring of the body decoded once: V8 copies a substring
+   * that short (a longer one would be a slice keeping the whole body alive), and it costs a fraction
+   * of a `toString` call per string — a 5,000-entry memory has 10,000 of them.
+   */
+  private ascii(start: number, end: number): string {
+    if (end - start >= 13) return this.buf.toString('latin1', start, end);
+    this.text ??= this.buf.toString('latin1');
+    return this.text.substring(start, end);
   }
 
   value(): Slot {
@@ -580,7 +593,7 @@ export function decodeValue(bytes: Uint8Array): Slot {
 
 /** SHA-256 (hex) of a value's encoding: the `inputHash` of a journal entry. */
 export function valueHash(v: Slot): string {
-  return createHash('sha256').update(encodeValue(v)).digest('hex');
+  return sha256Hex(encodeValue(v));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -636,6 +649,7 @@ function writeContext(w: Writer, c: ContextSnapshot): void {
 export function encodeSnapshot(s: SnapshotData): Uint8Array {
   const plain = encodePlainSnapshot(s);
   if (plain.length <= COMPRESS_ABOVE) return plain;
+  const zlib = loadZlib();
   const body = zlib.brotliCompressSync(plain.subarray(SNAPSHOT_MAGIC.length + 1), {
     params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: plain.length },
   });
@@ -679,7 +693,7 @@ export function decodeSnapshot(bytes: Uint8Array): SnapshotData {
   if (bytes.length > head && bytes[head] === SNAPSHOT_FORMAT && SNAPSHOT_MAGIC.every((m, i) => bytes[i] === m)) {
     let plain: Buffer;
     try {
-      plain = zlib.brotliDecompressSync(bytes.subarray(head + 1), { maxOutputLength: MAX_SNAPSHOT_BYTES });
+      plain = loadZlib().brotliDecompressSync(bytes.subarray(head + 1), { maxOutputLength: MAX_SNAPSHOT_BYTES });
     } catch (e) {
       throw new SerializeError(`corrupt snapshot: its compressed body does not decompress (${e instanceof Error ? e.message : String(e)})`);
     }
@@ -721,4 +735,11 @@ function decodeSnapshotBody(r: Reader): SnapshotData {
   }
   r.end();
   return { bytecodeHash, semanticsVersion, seq, scheduler, processes };
+}
+
+let zlibModule: typeof Zlib | undefined;
+/** node:zlib, required by the first compressed snapshot (it is not in Node's start-up snapshot). */
+function loadZlib(): typeof Zlib {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (zlibModule ??= require('node:zlib') as typeof Zlib);
 }

@@ -3,7 +3,7 @@
 // they open a connection). See docs/durability.md for the schema explained.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../hash.js';
 import {
   RUN_STATUSES, StoreError, defaultIdempotencyKey,
   type JournalAppend, type JournalEntry, type JournalStatus, type NewRun, type RunRecord, type RunStatus, type RunStore,
@@ -267,7 +267,7 @@ let lastId = '';
 /** Time-ordered, unique within the process and practically unique across processes. */
 export function newRunId(): string {
   for (;;) {
-    const id = `${Date.now().toString(36).padStart(9, '0')}-${randomBytes(5).toString('hex')}`;
+    const id = `${Date.now().toString(36).padStart(9, '0')}-${randomHex(5)}`;
     if (id !== lastId) return (lastId = id);
   }
 }

@@ -30,7 +30,9 @@ export function loadTurnLanguage(): Promise<Language> {
   languagePromise ??= (async () => {
     keepWasmOnBaselineTier(); // before the grammar's WebAssembly is compiled (wasm-tiering.ts)
     await Parser.init();
-    return Language.load(grammarWasmPath());
+    // the bytes, not the path: given a path, web-tree-sitter reads it through node:fs/promises, which
+    // loads a dozen modules outside Node's start-up snapshot (docs/performance.md, *Cold start*)
+    return Language.load(fs.readFileSync(grammarWasmPath()));
   })();
   return languagePromise;
 }

@@ -5,7 +5,7 @@
 // step (runtime/durable/index.ts), so a recording cut from a stored run's journal (`turn record`)
 // matches the same requests a test records.
 import * as fs from 'node:fs';
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash.js';
 import { diffLines, diffSize, formatDiff } from './diff.js';
 import { JsonSyntaxError, lineColumn, parseLocated } from './json-positions.js';
 
@@ -92,7 +92,7 @@ export function fingerprint(input: { typeName: string; schema: unknown; prompt: 
     feedback: input.feedback,
     ...(input.options && Object.keys(input.options).length > 0 ? { options: input.options } : {}),
   };
-  return createHash('sha256').update(JSON.stringify(ordered)).digest('hex');
+  return sha256Hex(JSON.stringify(ordered));
 }
 
 /** The fingerprint a complete recorded request must have (null when the request is partial). */

@@ -2,6 +2,7 @@
 // deterministic round-robin scheduler, effects (`infer`) as yield points the scheduler awaits.
 // The interpreter loop never awaits: a process that needs an effect returns to the scheduler
 // with its state saved in plain data, and is resumed with the effect's result.
+import { nowMs } from '../monotonic.js';
 import type { Bundle, FunctionProto, ImplDesc, InferDesc, StructDesc } from '../compile/bundle.js';
 import { Op } from '../compile/opcodes.js';
 import { contextText, type ContextLimits } from '../context/index.js';
@@ -131,7 +132,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
   /** budget left when `exec` returned */
   private left = 0;
   private readonly toolEnv: ToolEnv;
-  private startedAt = performance.now(); // moved back by `restoreState` (issue 17)
+  private startedAt = nowMs(); // moved back by `restoreState` (issue 17)
   /** the run's event stream (requests, replies, retries, tier demotions, invokes, spawns, exits) */
   readonly events: EventLog;
   private readonly contextLimits: ContextLimits | undefined;
@@ -261,15 +262,15 @@ export class VM implements LifecycleRuntime, AgentRuntime {
       main.sp = this.enter(main, entry.closure, entry.args.length, 1, 0);
       this.queue.push(main);
     }
-    let lastYield = performance.now();
+    let lastYield = nowMs();
     let slices = 0;
     for (;;) {
       while (!this.queue.empty) {
         if (this.debug !== undefined && this.debug.paused !== null) await this.debug.paused; // debugger hook
-        if ((++slices & 63) === 0 && performance.now() - lastYield > YIELD_EVERY_MS) {
+        if ((++slices & 63) === 0 && nowMs() - lastYield > YIELD_EVERY_MS) {
           // a long computation lets the host's event loop run (a Stop button, a debugger's pause)
           await new Promise((resolve) => setImmediate(resolve));
-          lastYield = performance.now();
+          lastYield = nowMs();
         }
         if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
         if (this.allocLeft < 0 || this.overBudget.length > 0) {
@@ -295,7 +296,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
         if (slice <= 0) return this.budgetExhausted(p);
         const limits = p.limits;
         if (limits !== null && limits.steps > 0) slice = Math.min(slice, Math.max(1, limits.steps - p.steps));
-        const started = limits !== null && limits.timeMs > 0 ? performance.now() : 0;
+        const started = limits !== null && limits.timeMs > 0 ? nowMs() : 0;
         this.current = p;
         this.inExec = true;
         const st = this.exec(p, slice);
@@ -433,7 +434,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
   /** After a slice of `p`, which has limits of its own: its steps and time. */
   private spendOwn(p: Process, limits: Limits, steps: number, started: number, st: number): void {
     p.steps += steps;
-    if (limits.timeMs > 0) p.timeMs += performance.now() - started;
+    if (limits.timeMs > 0) p.timeMs += nowMs() - started;
     if (st === DONE || st === FAILED || p.over !== null) return;
     const over: BudgetKind | null = limits.steps > 0 && p.steps >= limits.steps ? 'steps' : limits.timeMs > 0 && p.timeMs >= limits.timeMs ? 'time' : null;
     if (over) {
@@ -492,7 +493,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
   }
 
   now(): number {
-    return performance.now() - this.startedAt;
+    return nowMs() - this.startedAt;
   }
 
   // ---- durable restore (issue 17; runtime/durable/snapshot.ts): the scheduler's state at a safe point
@@ -525,7 +526,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     this.used = s.used;
     this.allocLeft = s.allocLeft;
     this.effects.inferSeq = s.inferSeq;
-    this.startedAt = performance.now() - s.now;
+    this.startedAt = nowMs() - s.now;
     for (const id of s.sleeping) this.timers.add(this.procs.get(id)!);
     for (const [k, v] of s.methods) this.methods.set(k, v);
     for (const [k, v] of s.moduleCache) this.moduleCache.set(k, v);

@@ -39,6 +39,45 @@ test('turn run of a hello program loads neither the Restate SDK nor the tokenize
   assert.ok(!r.loaded.includes(TOKENIZER), 'dist/tokenizer.js was loaded');
 });
 
+// Node's own modules that are not in its start-up snapshot and that a plain run does not use: each
+// was loaded at start-up by a static import somewhere in the bundle (issue 29: the MCP server SDK,
+// whose HTTP server installs Node's fetch globals, loaded undici, http2 and streams; crypto, zlib,
+// http, https, worker_threads were top-level imports of modules a hello run never calls into;
+// perf_hooks came with the first `performance.now()`, runtime/monotonic.ts says why; fs/promises
+// with web-tree-sitter reading the grammar from a path).
+const UNUSED_BY_HELLO = ['crypto', 'zlib', 'http', 'https', 'http2', 'tls', 'worker_threads', 'child_process', 'internal/deps/undici/undici', 'readline', 'perf_hooks', 'fs/promises'];
+const BUILTINS_HOOK = path.join(tmp, 'builtins-hook.js');
+fs.writeFileSync(BUILTINS_HOOK, "process.on('exit', () => require('node:fs').writeFileSync(process.env.TURN_LOADED_OUT, JSON.stringify(process.moduleLoadList)));\n");
+
+/** The Node modules (`NativeModule x` entries of process.moduleLoadList) a process of `node -r BUILTINS_HOOK ARGS` had loaded at exit. */
+function builtinsLoaded(args: string[], input?: string): { code: number | null; stderr: string; modules: string[] } {
+  const out = path.join(tmp, `builtins-${++n}.json`);
+  const r = spawnSync(process.execPath, ['-r', BUILTINS_HOOK, ...args], { cwd: ROOT, encoding: 'utf8', input, env: { ...process.env, TURN_LOADED_OUT: out, TURN_CACHE_DIR: tmp }, timeout: 60_000 });
+  const list = JSON.parse(fs.readFileSync(out, 'utf8')) as string[];
+  return { code: r.status, stderr: r.stderr, modules: list.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length)) };
+}
+
+test('turn run of a hello program loads none of the Node modules it does not use', () => {
+  const r = builtinsLoaded([BIN, 'run', path.join(ROOT, 'examples', 'hello.tn')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(r.modules.includes('vm'), `the hook saw the launcher load node:vm: ${r.modules.join(', ')}`);
+  assert.deepEqual(UNUSED_BY_HELLO.filter((m) => r.modules.includes(m)), []);
+});
+
+test('turn lsp to its first diagnostics loads neither child_process nor crypto (the language server libraries require them for other transports)', () => {
+  const messages = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { processId: null, rootUri: null, capabilities: {} } },
+    { jsonrpc: '2.0', method: 'initialized', params: {} },
+    { jsonrpc: '2.0', method: 'textDocument/didOpen', params: { textDocument: { uri: 'file:///tmp/x.tn', languageId: 'turn', version: 1, text: 'let x = ;' } } },
+    { jsonrpc: '2.0', id: 2, method: 'shutdown' },
+    { jsonrpc: '2.0', method: 'exit' },
+  ];
+  const input = messages.map((m) => JSON.stringify(m)).map((body) => `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`).join('');
+  const r = builtinsLoaded([BIN, 'lsp', '--stdio'], input);
+  assert.ok(r.modules.includes('vm'), `the hook saw the launcher load node:vm: ${r.modules.join(', ')} (${r.stderr})`);
+  assert.deepEqual(['child_process', 'crypto', 'http', 'zlib', 'perf_hooks'].filter((m) => r.modules.includes(m)), []);
+});
+
 test('a run whose context outgrows its budget loads the tokenizer, and counts real tokens', () => {
   const p = path.join(tmp, 'ctx.tn');
   fs.writeFileSync(p, 'context.append("the quick brown fox");\ncontext.append("the quick brown fox");\ncall("echo", "ok");\n');
@@ -159,6 +198,19 @@ test('a bundle without a fitting cache writes one at exit, uses it next time, an
   assert.match(fourth.stderr, /code cache: rejected /);
   assert.match(fourth.stderr, /code cache: wrote /);
   assert.match(cached(bundle, cacheDir, ['e']).stderr, /code cache: hit /);
+});
+
+test('a bundle with non-ASCII text is read as UTF-8 (an ASCII one as latin1), from the cache and without it', () => {
+  const dist = fs.mkdtempSync(path.join(tmp, 'dist-'));
+  const cacheDir = fs.mkdtempSync(path.join(tmp, 'user-cache-'));
+  const bundle = path.join(dist, 'cli.js');
+  // a regular expression literal keeps its character as it is, as esbuild leaves it
+  fs.writeFileSync(bundle, "exports.main = (args) => { process.stdout.write(String(/^é — ✓$/.test(args[0])) + ' é — ✓\\n'); };\n");
+  fs.writeFileSync(path.join(dist, 'build-id'), 'build-utf8\n');
+  for (let i = 0; i < 2; i++) {
+    const r = cached(bundle, cacheDir, ['é — ✓']);
+    assert.equal(r.stdout, 'true é — ✓\n', r.stderr);
+  }
 });
 
 test('TURN_CODE_CACHE=off loads the bundle with a plain require', () => {

@@ -30,6 +30,25 @@ function same(a: unknown, b: unknown, seen = new Map<unknown, unknown>()): boole
 }
 
 describe('serialize: values', () => {
+  test('short strings read from the body around the 13-character line, ASCII or not, as keys and values', () => {
+    // the reader takes ASCII strings under 13 characters as substrings of the body decoded once, and
+    // the others through the UTF-8 decoder: each length on both sides of that line must come back
+    const m = new Map<string, Value>();
+    const list: Value[] = [];
+    for (let n = 0; n <= 40; n++) {
+      const ascii = 'k'.repeat(n);
+      const other = 'é'.repeat(n);
+      m.set(`a${ascii}`, ascii);
+      m.set(`u${other}`, other);
+      list.push(ascii, other, `${ascii}✓`);
+    }
+    const back = decodeValue(encodeValue([m, list]));
+    assert.ok(equals(back as Value, [m, list] as Value));
+    const [bm] = back as [Map<string, Value>, Value[]];
+    assert.equal(bm.get('a' + 'k'.repeat(12)), 'k'.repeat(12));
+    assert.equal(bm.get('u' + 'é'.repeat(13)), 'é'.repeat(13));
+  });
+
   test('every scalar kind round-trips exactly', () => {
     const values: Slot[] = [
       null, true, false, 0, 1, -1, 127, 128, -129, 2 ** 31, -(2 ** 40), 2 ** 52, -(2 ** 52), 2 ** 53, Number.MAX_SAFE_INTEGER,
