@@ -47,6 +47,11 @@ export interface RestateServer {
   stop(): Promise<void>;
 }
 
+/**
+ * A restate-server on free ports. Its log (`TURN_RESTATE_LOG_FILTER`, default `warn`) is copied to
+ * the file named by `TURN_RESTATE_KEEP_LOG` when it stops: `warn,restate_invoker=info` shows every
+ * retried invocation and its cause.
+ */
 export async function startRestateServer(): Promise<RestateServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-restate-'));
   const [ingress, admin, node] = [await freePort(), await freePort(), await freePort()];
