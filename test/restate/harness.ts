@@ -47,6 +47,11 @@ export interface RestateServer {
   stop(): Promise<void>;
 }
 
+/**
+ * A restate-server on free ports. Its log (`TURN_RESTATE_LOG_FILTER`, default `warn`) is copied to
+ * the file named by `TURN_RESTATE_KEEP_LOG` when it stops: `warn,restate_invoker=info` shows every
+ * retried invocation and its cause.
+ */
 export async function startRestateServer(): Promise<RestateServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-restate-'));
   const [ingress, admin, node] = [await freePort(), await freePort(), await freePort()];
@@ -62,7 +67,7 @@ export async function startRestateServer(): Promise<RestateServer> {
       RESTATE_DEFAULT_RETRY_POLICY__INITIAL_INTERVAL: '100ms',
       RESTATE_DEFAULT_RETRY_POLICY__MAX_INTERVAL: '1s',
       RESTATE_DEFAULT_RETRY_POLICY__MAX_ATTEMPTS: '1000',
-      RESTATE_LOG_FILTER: 'warn',
+      RESTATE_LOG_FILTER: process.env.TURN_RESTATE_LOG_FILTER ?? 'warn',
     },
     stdio: ['ignore', 'ignore', fs.openSync(path.join(dir, 'server.log'), 'a')],
   });
@@ -76,6 +81,7 @@ export async function startRestateServer(): Promise<RestateServer> {
     async stop() {
       child.kill('SIGTERM');
       await exited;
+      if (process.env.TURN_RESTATE_KEEP_LOG) fs.copyFileSync(path.join(dir, 'server.log'), process.env.TURN_RESTATE_KEEP_LOG);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
