@@ -107,8 +107,9 @@ describe('Turn debug adapter: stops while waiting on a model reply', { timeout: 
       dc.configurationSequence(),
       dc.launch({ program: INFER, stopOnEffects: true }),
     ]);
-    assert.equal(stopped.body.reason, 'waiting on a model reply');
-    assert.match(stopped.body.description, /infer Verdict/);
+    assert.equal(stopped.body.reason, 'model reply');
+    assert.match(stopped.body.description, /^waiting on a model reply/);
+    assert.match(stopped.body.text, /infer Verdict/);
     const frame = (await dc.stackTraceRequest({ threadId: 1 })).body.stackFrames[0];
     assert.equal(frame.line, 5);
     const ctx = await dc.evaluateRequest({ expression: 'context.P0', frameId: frame.id });
@@ -133,7 +134,7 @@ describe('Turn debug adapter: resume a suspended durable run', { timeout: 60_000
     // stop on line 5, in the replayed part: `v` holds the recorded reply
     const firstStop = dc.waitForEvent('stopped');
     await dc.hitBreakpoint({ program: DURABLE, resume: id, store }, { path: DURABLE, line: 5 });
-    assert.match((await firstStop).body.description, /replaying the journal/);
+    assert.match((await firstStop).body.text, /replaying the journal/);
     const frame = (await dc.stackTraceRequest({ threadId: 1 })).body.stackFrames[0];
     const v = await dc.evaluateRequest({ expression: 'v.note', frameId: frame.id });
     assert.equal(v.body.result, 'mock');
