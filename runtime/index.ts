@@ -48,7 +48,7 @@ export { settleUnknown, blockingUnknowns, currentHash, getRun, ResumeRefused, ty
 export { inspectRun, type RunInspection } from './durable/inspect.js';
 export { bytesJson, storeMessage } from './durable/index.js';
 export { stateAtStep, MemoryRunStore, type StepState } from './durable/travel.js';
-export { forkRun, forkable, stepValue, ForkRefused, type ForkEdit, type ForkOptions, type Forked } from './durable/fork.js';
+export { forkRun, forkable, stepValue, ForkRefused, EDITED_CONFIDENCE, type ForkEdit, type ForkOptions, type Forked } from './durable/fork.js';
 
 // ---- Testing agent programs (docs/testing.md)
 export * from './testing/index.js';
