@@ -35,7 +35,7 @@ export type { ValidationIssue } from './infer/types.js';
 export type { ConfidenceInfo } from './infer/confidence.js';
 export { countTokens } from './context/index.js';
 export type { ContextLimits } from './context/index.js';
-export { render as renderValue, type Value } from './values/index.js';
+export { render as renderValue, StructVal, Uncertain, type Value } from './values/index.js';
 export { Debugger, debugRender, type StopEvent, type FrameInfo, type StepMode, type BreakpointSpec, type BoundBreakpoint, type DebuggerOptions, type ExceptionFilter } from './vm/debug.js';
 
 // ---- Authority: vaults, approvals and redaction the editor supplies

@@ -17,8 +17,9 @@ import {
   Breakpoint, InitializedEvent, LoggingDebugSession, OutputEvent, Scope, Source, StackFrame, StoppedEvent, TerminatedEvent, ExitedEvent, Thread,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import { children, row, type Expand, type Row } from './variables.js';
 import {
-  Debugger, DEFAULT_MODEL, debugRender, countTokens, formatDiagnostic, MemoryRunStore, resumeRun, RunSetupError, startRun,
+  Debugger, DEFAULT_MODEL, countTokens, formatDiagnostic, MemoryRunStore, resumeRun, RunSetupError, startRun,
   type ApprovalHook, type AuthorityOptions, type BreakpointSpec, type EffectWait, type ExceptionFilter, type Run, type RunOptions, type RunResult,
   type RunStore, type StopEvent, type Value, type Vault,
 } from '../../runtime/index.js';
@@ -50,7 +51,7 @@ export interface AdapterOptions {
   approve?: ApprovalHook;
 }
 
-type VarRef = { kind: 'locals'; pid: number; frame: number } | { kind: 'context'; pid: number } | { kind: 'memory'; pid: number } | { kind: 'value'; value: Value };
+type VarRef = { kind: 'locals'; pid: number; frame: number } | { kind: 'context'; pid: number } | { kind: 'memory'; pid: number } | Expand;
 
 // DAP `reason`s stay short words: VS Code's Call Stack shows a stopped thread's `description`
 // beside its name, and a long one there leaves no room for the name (the actor's). So the
@@ -335,8 +336,11 @@ export class TurnDebugSession extends LoggingDebugSession {
   }
 
   private variable(name: string, value: Value): DebugProtocol.Variable {
-    const nested = Array.isArray(value) || value instanceof Map || (typeof value === 'object' && value !== null && 'fields' in (value as object));
-    return { name, value: debugRender(value), variablesReference: nested ? this.ref({ kind: 'value', value }) : 0 };
+    return this.dapRow(row(name, value));
+  }
+
+  private dapRow(r: Row): DebugProtocol.Variable {
+    return { name: r.name, value: r.value, ...(r.type ? { type: r.type } : {}), variablesReference: r.expand ? this.ref(r.expand) : 0 };
   }
 
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
@@ -355,14 +359,7 @@ export class TurnDebugSession extends LoggingDebugSession {
           variables = [tier('P0 system', p.context.P0), tier('P1 working', p.context.P1), tier('P2 episodic', p.context.P2)];
         }
       } else {
-        const v = r.value;
-        if (Array.isArray(v)) variables = v.map((x, i) => this.variable(`[${i}]`, x));
-        else if (v instanceof Map) variables = [...v].map(([k, x]) => this.variable(String(k), x));
-        else if (typeof v === 'object' && v !== null && 'fields' in v) {
-          const fields = (v as unknown as { fields: Map<string, Value> | Record<string, Value> }).fields;
-          const entries = fields instanceof Map ? [...fields] : Object.entries(fields);
-          variables = entries.map(([k, x]) => this.variable(k, x));
-        }
+        variables = children(r).map((c) => this.dapRow(c));
       }
     }
     response.body = { variables };
