@@ -60,7 +60,15 @@ export interface InferAttemptView {
   valid: boolean | null;
   confidence: number | null;
   /** the reply's text so far while a model streams it (an `infer.delta` event's sum), with its chunks and time */
-  streamed?: { text: string; tokens: number; elapsedMs: number } | null;
+  streamed?: { text: string; tokens: number; elapsedMs: number; partial?: PartialValueView | null } | null;
+}
+
+/** The structured value a streaming reply holds so far (extension/panel/partial-json.ts). */
+export interface PartialValueView {
+  /** JSON text of the complete part: a struct's complete fields, a list's complete items */
+  value: string;
+  /** the field being written (a JSON pointer into the value) and its text so far, clipped */
+  writing: { path: string; text: string } | null;
 }
 
 export interface InferView {
@@ -273,7 +281,7 @@ const attempt = obj({
   errors: arr(str),
   valid: nullable(bool),
   confidence: nullable(num),
-  streamed: optional(nullable(obj({ text: str, tokens: num, elapsedMs: num }))),
+  streamed: optional(nullable(obj({ text: str, tokens: num, elapsedMs: num, partial: optional(nullable(obj({ value: str, writing: nullable(obj({ path: str, text: str })) }))) }))),
 });
 const infer = obj({ id: str, pid: num, type: str, site: nullable(site), attempts: arr(attempt), state: oneOf('pending', 'ok', 'failed') });
 const timeline = obj({
