@@ -127,17 +127,11 @@ export async function runWhatIf(request: WhatIfRequest): Promise<WhatIfView> {
       step: request.step,
       before: clip(json(forked.before.value)),
       after: clip(json(edited)),
-      confidence: forkConfidence(forked.run.meta),
+      confidence: forked.confidence,
       original: originalSide,
       fork,
     };
   }, stores);
   stores.changed(request.storeDir); // the Runs view lists the fork
   return view;
-}
-
-/** The confidence forkRun journaled the edited reply with (its run's `forkOf`), null for an effect's result. */
-function forkConfidence(meta: Record<string, unknown>): number | null {
-  const of = meta.forkOf as { confidence?: unknown } | undefined;
-  return typeof of?.confidence === 'number' ? of.confidence : null;
 }

@@ -37,6 +37,8 @@ export interface Forked {
   copied: number;
   /** the step's outcome before the edit, decoded (null when it was unknown) */
   before: { status: JournalEntry['status']; value: unknown };
+  /** the confidence the edited model reply was journaled with (null: an effect's result, or an error) */
+  confidence: number | null;
 }
 
 /** A fork the journal does not allow, with the reason as one line for a person. */
@@ -103,7 +105,7 @@ export function forkRun(options: ForkOptions): Forked {
       copied++;
     }
     store.setRunStatus(run.id, 'suspended');
-    return { run: getRun(store, run.id), copied, before: { status: at.status, value: stepValue(at) } };
+    return { run: getRun(store, run.id), copied, before: { status: at.status, value: stepValue(at) }, confidence: confidence ?? null };
   } catch (e) {
     try {
       store.setRunStatus(run.id, 'failed', jsonBytes({ message: `the fork of ${runId} at step ${step} did not complete` }));

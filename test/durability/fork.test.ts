@@ -70,6 +70,7 @@ test('a fork at a model reply continues from the edited value; the original jour
     assert.equal(forked.run.status, 'suspended');
     assert.deepEqual(forked.run.meta.forkOf, { runId: id, step: first.seq, confidence: 1 });
     assert.deepEqual(forked.before, { status: 'ok', value: 'alpha' });
+    assert.equal(forked.confidence, 1);
     assert.equal(forked.copied, first.seq - 1);
 
     const fork = await resume(dir, store, forked.run.id);
