@@ -40,7 +40,8 @@ export function partialReplyValue(text: string): PartialJson | null {
   const v = p.value;
   if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.prototype.hasOwnProperty.call(v, 'value')) {
     const inner = (v as { value: unknown }).value;
-    const writing = p.writing && p.writing.path.startsWith('/value') ? { path: p.writing.path.slice('/value'.length) || '/', text: p.writing.text } : null;
+    const w = p.writing;
+    const writing = w && (w.path === '/value' || w.path.startsWith('/value/')) ? { path: w.path.slice('/value'.length) || '/', text: w.text } : null;
     return { value: inner, done: p.done || 'confidence' in v, writing };
   }
   if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0 && p.writing?.path === '/value') {

@@ -35,6 +35,7 @@ describe('readPartialJson', () => {
     assert.deepEqual(readPartialJson('Sure! ```json\n{"a": "x\\u00e9y", "b": "c\\u00')!, { value: { a: 'xéy' }, done: false, writing: { path: '/b', text: 'c' } });
     assert.equal(readPartialJson('Thinking about it'), null);
     assert.deepEqual(partialReplyValue('{"value": "hal'), { value: null, done: false, writing: { path: '/', text: 'hal' } });
+    assert.deepEqual(partialReplyValue('{"value": {"a": 1}, "values": "x'), { value: { a: 1 }, done: false, writing: null }, 'a member after the value is not in it');
   });
 
   test('a member named __proto__ is a member; text that stops being JSON stops the reading', () => {
