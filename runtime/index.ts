@@ -36,7 +36,7 @@ export type { ValidationIssue } from './infer/types.js';
 export type { ConfidenceInfo } from './infer/confidence.js';
 export { countTokens } from './context/index.js';
 export type { ContextLimits } from './context/index.js';
-export { render as renderValue, type Value } from './values/index.js';
+export { render as renderValue, StructVal, Uncertain, type Value } from './values/index.js';
 export { Debugger, debugRender, type StopEvent, type FrameInfo, type StepMode, type BreakpointSpec, type BoundBreakpoint, type DebuggerOptions, type ExceptionFilter } from './vm/debug.js';
 
 // ---- Authority: vaults, approvals and redaction the editor supplies
@@ -51,7 +51,7 @@ export { settleUnknown, blockingUnknowns, currentHash, getRun, ResumeRefused, ty
 export { inspectRun, journalGrant, type RunInspection } from './durable/inspect.js';
 export { bytesJson, storeMessage } from './durable/index.js';
 export { stateAtStep, MemoryRunStore, type StepState } from './durable/travel.js';
-export { forkRun, forkable, stepValue, ForkRefused, type ForkEdit, type ForkOptions, type Forked } from './durable/fork.js';
+export { forkRun, forkable, stepValue, ForkRefused, EDITED_CONFIDENCE, type ForkEdit, type ForkOptions, type Forked } from './durable/fork.js';
 
 // ---- Testing agent programs (docs/testing.md)
 export * from './testing/index.js';

@@ -17,8 +17,9 @@ import {
   Breakpoint, InitializedEvent, LoggingDebugSession, OutputEvent, Scope, Source, StackFrame, StoppedEvent, TerminatedEvent, ExitedEvent, Thread,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import { children, row, type Expand, type Row } from './variables.js';
 import {
-  Debugger, DEFAULT_MODEL, debugRender, countTokens, formatDiagnostic, MemoryRunStore, resumeRun, RunSetupError, startRun,
+  Debugger, DEFAULT_MODEL, countTokens, formatDiagnostic, MemoryRunStore, resumeRun, RunSetupError, startRun,
   type ApprovalHook, type AuthorityOptions, type BreakpointSpec, type EffectWait, type ExceptionFilter, type Run, type RunOptions, type RunResult,
   type RunStore, type StopEvent, type Value, type Vault,
 } from '../../runtime/index.js';
@@ -50,12 +51,24 @@ export interface AdapterOptions {
   approve?: ApprovalHook;
 }
 
-type VarRef = { kind: 'locals'; pid: number; frame: number } | { kind: 'context'; pid: number } | { kind: 'memory'; pid: number } | { kind: 'value'; value: Value };
+type VarRef = { kind: 'locals'; pid: number; frame: number } | { kind: 'context'; pid: number } | { kind: 'memory'; pid: number } | Expand;
 
+// DAP `reason`s stay short words: VS Code's Call Stack shows a stopped thread's `description`
+// beside its name, and a long one there leaves no room for the name (the actor's). So the
+// description is a short label and the whole story (a long approval summary, an error message,
+// how a step back got there) goes in `text`.
 const STOP_REASONS: Record<StopEvent['reason'], string> = {
   entry: 'entry', breakpoint: 'breakpoint', step: 'step', pause: 'pause', goto: 'step', exception: 'exception',
-  model: 'waiting on a model reply', effect: 'waiting on an effect', approval: 'waiting on an approval',
+  model: 'model reply', effect: 'effect', approval: 'approval',
 };
+/** The longest stop description shown beside a thread's name; longer ones are cut (whole in `text`). */
+export const STOP_LABEL_MAX = 40;
+
+/** A stop's short label (the event's `description`) and its full text. */
+export function stopLabel(label: string, detail?: string): { description: string; text: string } {
+  const description = label.length > STOP_LABEL_MAX ? `${label.slice(0, STOP_LABEL_MAX - 1).trimEnd()}…` : label;
+  return { description, text: detail ? `${label} (${detail})` : label };
+}
 
 const EXCEPTION_FILTERS: DebugProtocol.ExceptionBreakpointsFilter[] = [
   { filter: 'uncaught', label: 'Uncaught Errors', description: 'Stop where an error ends the actor that raised it (no `catch` takes it)', default: true },
@@ -225,11 +238,12 @@ export class TurnDebugSession extends LoggingDebugSession {
       const reason = entry ? 'entry' : e.reason === 'goto' && options.reason ? STOP_REASONS[options.reason] : STOP_REASONS[e.reason];
       const back = options.reason === 'breakpoint' ? `breakpoint (back at step ${e.tick})` : options.reason === 'entry' ? 'back at the start' : `stepped back to step ${e.tick}`;
       const ev: DebugProtocol.StoppedEvent = new StoppedEvent(reason, e.pid);
-      ev.body.description =
-        e.reason === 'goto' ? `${back} (the run re-executed from its start with the journal's recorded results)`
-        : run.replaying ? `${e.description} (replaying the journal: recorded results)`
-        : e.description;
-      if (e.reason === 'exception') ev.body.text = dbg.errorStop?.message;
+      const { description, text } =
+        e.reason === 'goto' ? stopLabel(back, "the run re-executed from its start with the journal's recorded results")
+        : run.replaying ? stopLabel(e.description, 'replaying the journal: recorded results')
+        : stopLabel(e.description);
+      ev.body.description = description;
+      ev.body.text = text;
       // one scheduler runs every actor: when one stops, all do, and Continue resumes them all
       ev.body.allThreadsStopped = true;
       // the step the run stands on (time travel; tests compare states by it)
@@ -322,8 +336,11 @@ export class TurnDebugSession extends LoggingDebugSession {
   }
 
   private variable(name: string, value: Value): DebugProtocol.Variable {
-    const nested = Array.isArray(value) || value instanceof Map || (typeof value === 'object' && value !== null && 'fields' in (value as object));
-    return { name, value: debugRender(value), variablesReference: nested ? this.ref({ kind: 'value', value }) : 0 };
+    return this.dapRow(row(name, value));
+  }
+
+  private dapRow(r: Row): DebugProtocol.Variable {
+    return { name: r.name, value: r.value, ...(r.type ? { type: r.type } : {}), variablesReference: r.expand ? this.ref(r.expand) : 0 };
   }
 
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
@@ -342,14 +359,7 @@ export class TurnDebugSession extends LoggingDebugSession {
           variables = [tier('P0 system', p.context.P0), tier('P1 working', p.context.P1), tier('P2 episodic', p.context.P2)];
         }
       } else {
-        const v = r.value;
-        if (Array.isArray(v)) variables = v.map((x, i) => this.variable(`[${i}]`, x));
-        else if (v instanceof Map) variables = [...v].map(([k, x]) => this.variable(String(k), x));
-        else if (typeof v === 'object' && v !== null && 'fields' in v) {
-          const fields = (v as unknown as { fields: Map<string, Value> | Record<string, Value> }).fields;
-          const entries = fields instanceof Map ? [...fields] : Object.entries(fields);
-          variables = entries.map(([k, x]) => this.variable(k, x));
-        }
+        variables = children(r).map((c) => this.dapRow(c));
       }
     }
     response.body = { variables };

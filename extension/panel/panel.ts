@@ -95,7 +95,7 @@ export class RunPanel {
         void reveal(m.path, m.line);
         return;
       case 'fork':
-        void this.fork(m.runId, m.step, m.value);
+        void this.fork(m.runId, m.step, m.value, m.confidence);
         return;
       case 'scrub':
         void this.scrub(m.runId, m.step);
@@ -136,11 +136,11 @@ export class RunPanel {
     }
   }
 
-  private async fork(runId: string, step: number, value: string): Promise<void> {
+  private async fork(runId: string, step: number, value: string, confidence?: number): Promise<void> {
     const view = this.lastView;
     if (!view?.stored || view.stored.runId !== runId || !view.file) return this.notice(`run ${runId} is not the run this panel shows`);
     try {
-      const whatif = await runWhatIf({ storeDir: view.stored.storeDir, runId, step, value, options: this.optionsFor(view.file), originalOutput: view.output });
+      const whatif = await runWhatIf({ storeDir: view.stored.storeDir, runId, step, value, ...(confidence !== undefined ? { confidence } : {}), options: this.optionsFor(view.file), originalOutput: view.output });
       this.post({ type: 'whatif', v: PROTOCOL_VERSION, view: whatif });
     } catch (e) {
       this.notice(e);

@@ -13,12 +13,13 @@ import {
   countTokens, DEFAULT_MODEL, formatDiagnostic, inferOptionsText, renderValue, resumeRun, RunSetupError, startRun,
   type ProcessView, type Run, type RunEvent, type RunOptions, type RunResult, type RunStore,
 } from '../../runtime/index.js';
-import type { ActorView, ContextView, InferView, RunView, SiteView, TimelineItem } from '../protocol/panel.js';
+import type { ActorView, ContextView, InferAttemptView, InferView, RunView, SiteView, TimelineItem } from '../protocol/panel.js';
 import { emptyRun } from '../protocol/panel.js';
 import { WaitTracker } from './waits.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
 import { sharedStores } from '../runs/shared-store.js';
 import { journalTimeline, storedRunView } from '../runs/stored-view.js';
+import { partialReplyValue } from './partial-json.js';
 
 export interface RunnerOptions {
   file: string;
@@ -34,8 +35,10 @@ export interface RunnerOptions {
 
 const MAX_TEXT = 4_000;
 const clip = (s: string): string => (s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) + ` … (${s.length - MAX_TEXT} more characters)` : s);
-/** how much of a streaming reply the panel keeps (its end) */
+/** how much of a streaming reply the panel shows (its end) */
 const MAX_STREAMED = 4_000;
+/** how much of a streaming reply is read for its partial value (past it, the value shown stays as it was) */
+const MAX_PARTIAL_SOURCE = 1_000_000;
 
 export class Runner {
   readonly view: RunView;
@@ -46,6 +49,9 @@ export class Runner {
   private offsetMs = 0;
   /** per infer attempt, the timeline item that follows its streamed reply */
   private readonly streaming = new Map<string, TimelineItem>();
+  /** per streaming attempt, its whole text so far, and the attempts whose partial value is to be read again at the next publish */
+  private readonly streamedText = new WeakMap<InferAttemptView, string>();
+  private readonly partialDue = new Set<InferAttemptView>();
   private readonly tally = new Map<number, { demoted: { entries: number; tokens: number }; dropped: { entries: number; tokens: number } }>();
   /** per supervisor: children it spawned again after one of its children failed */
   private readonly restarts = new Map<number, number>();
@@ -198,7 +204,12 @@ export class Runner {
     const a = view?.attempts[view.attempts.length - 1];
     if (!view || !a) return;
     const text = (a.streamed?.text ?? '') + e.delta;
-    a.streamed = { text: text.length > MAX_STREAMED ? `…${text.slice(-MAX_STREAMED)}` : text, tokens: e.tokens, elapsedMs: e.elapsedMs };
+    a.streamed = { text: text.length > MAX_STREAMED ? `…${text.slice(-MAX_STREAMED)}` : text, tokens: e.tokens, elapsedMs: e.elapsedMs, partial: a.streamed?.partial ?? null };
+    const whole = (this.streamedText.get(a) ?? '') + e.delta;
+    if (whole.length <= MAX_PARTIAL_SOURCE) {
+      this.streamedText.set(a, whole);
+      this.partialDue.add(a);
+    }
     const ms = (e.ms ?? this.timeline[this.timeline.length - 1]?.ms ?? 0) + (e.ms === undefined ? 0 : this.offsetMs);
     const key = `${e.id}#${a.attempt}`;
     let item = this.streaming.get(key);
@@ -258,6 +269,8 @@ export class Runner {
           if (e.kind === 'infer.reply') {
             a.raw = clip(e.raw);
             a.streamed = null;
+            this.partialDue.delete(a);
+            this.streamedText.delete(a);
             a.repairs = e.repairs.slice();
             a.errors = e.errors.map((i) => `${i.path || '/'}: ${i.message}`);
             a.valid = e.valid;
@@ -378,6 +391,14 @@ export class Runner {
   }
 
   private snapshot(): RunView {
+    // the partial values of the replies streamed since the last publish (read once per publish, not per chunk)
+    for (const a of this.partialDue) {
+      const p = a.streamed ? partialReplyValue(this.streamedText.get(a) ?? '') : null;
+      if (a.streamed && p) {
+        a.streamed.partial = { value: clip(JSON.stringify(p.value) ?? 'null'), writing: p.writing ? { path: p.writing.path, text: p.writing.text.length > 200 ? `…${p.writing.text.slice(-200)}` : p.writing.text } : null };
+      }
+    }
+    this.partialDue.clear();
     this.view.actors = this.actors();
     this.view.infers = [...this.infers.values()];
     this.view.timeline = this.timeline.slice(-2_000);

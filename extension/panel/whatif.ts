@@ -89,6 +89,8 @@ export interface WhatIfRequest {
   step: number;
   /** the edited value, as JSON text */
   value: string;
+  /** a model reply's confidence, 0–1 (default: the runtime's EDITED_CONFIDENCE, 1) */
+  confidence?: number;
   /** how the fork runs: the editor's settings (vault, approvals); the store and run id are set here */
   options: RunOptions;
   /** what the original run printed, when the panel saw it run */
@@ -116,7 +118,7 @@ export async function runWhatIf(request: WhatIfRequest): Promise<WhatIfView> {
     const original = store.getRun(request.runId);
     if (!original) throw new Error(`no run ${request.runId} in the store ${request.storeDir}`);
     const edited = parseEdited(request.value);
-    const forked = forkRun({ store, runId: request.runId, step: request.step, edit: { value: edited } });
+    const forked = forkRun({ store, runId: request.runId, step: request.step, edit: { value: edited, ...(request.confidence !== undefined ? { confidence: request.confidence } : {}) } });
     const output: string[] = [];
     const run = await resumeRun({ ...request.options, store, runId: forked.run.id, onOutput: (line) => output.push(line) });
     const result = await run.start();
@@ -131,6 +133,7 @@ export async function runWhatIf(request: WhatIfRequest): Promise<WhatIfView> {
       step: request.step,
       before: clip(json(forked.before.value)),
       after: clip(json(edited)),
+      confidence: forked.confidence,
       original: originalSide,
       fork,
     };

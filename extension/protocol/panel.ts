@@ -60,7 +60,15 @@ export interface InferAttemptView {
   valid: boolean | null;
   confidence: number | null;
   /** the reply's text so far while a model streams it (an `infer.delta` event's sum), with its chunks and time */
-  streamed?: { text: string; tokens: number; elapsedMs: number } | null;
+  streamed?: { text: string; tokens: number; elapsedMs: number; partial?: PartialValueView | null } | null;
+}
+
+/** The structured value a streaming reply holds so far (extension/panel/partial-json.ts). */
+export interface PartialValueView {
+  /** JSON text of the complete part: a struct's complete fields, a list's complete items */
+  value: string;
+  /** the field being written (a JSON pointer into the value) and its text so far, clipped */
+  writing: { path: string; text: string } | null;
 }
 
 export interface InferView {
@@ -127,11 +135,16 @@ export interface WhatIfSide {
   journal: JournalStepView[];
 }
 
+/** The confidence the fork form starts at for an edited model reply: the runtime's EDITED_CONFIDENCE (a test holds them equal). */
+export const FORK_DEFAULT_CONFIDENCE = 1;
+
 /** A what-if fork and the run it was forked from, side by side. */
 export interface WhatIfView {
   step: number;
   before: string;
   after: string;
+  /** the confidence the edited model reply was journaled with (null: the step is an effect's result) */
+  confidence: number | null;
   original: WhatIfSide;
   fork: WhatIfSide;
 }
@@ -181,8 +194,8 @@ export type WebviewMessage =
   | { type: 'start'; v: 1; file: string | null }
   | { type: 'stop'; v: 1 }
   | { type: 'reveal'; v: 1; path: string; line: number }
-  /** fork stored run `runId` at `step` with `value` (JSON text) and run the fork */
-  | { type: 'fork'; v: 1; runId: string; step: number; value: string }
+  /** fork stored run `runId` at `step` with `value` (JSON text) and run the fork; a model reply's `confidence` (0–1; default 1) */
+  | { type: 'fork'; v: 1; runId: string; step: number; value: string; confidence?: number }
   /** the state of every process at journal step `step` */
   | { type: 'scrub'; v: 1; runId: string; step: number }
   /** run a command the panel offers (only the ones in PANEL_COMMANDS) */
@@ -270,7 +283,7 @@ const attempt = obj({
   errors: arr(str),
   valid: nullable(bool),
   confidence: nullable(num),
-  streamed: optional(nullable(obj({ text: str, tokens: num, elapsedMs: num }))),
+  streamed: optional(nullable(obj({ text: str, tokens: num, elapsedMs: num, partial: optional(nullable(obj({ value: str, writing: nullable(obj({ path: str, text: str })) }))) }))),
 });
 const infer = obj({ id: str, pid: num, type: str, site: nullable(site), attempts: arr(attempt), state: oneOf('pending', 'ok', 'failed') });
 const timeline = obj({
@@ -308,7 +321,7 @@ const step = obj({
   grant: optional(str),
 });
 const side = obj({ runId: str, status: str, output: arr(str), result: nullable(str), error: nullable(str), journal: arr(step) });
-const whatif = obj({ step: num, before: str, after: str, original: side, fork: side });
+const whatif = obj({ step: num, before: str, after: str, confidence: nullable(num), original: side, fork: side });
 const scrub = obj({ runId: str, asked: num, step: num, steps: num, actors: arr(actor), output: arr(str) });
 const vaultEntry = obj({ name: str, source: str });
 
@@ -349,7 +362,8 @@ export function isWebviewMessage(m: unknown): m is WebviewMessage {
     case 'reveal':
       return str(m.path) && num(m.line) && (m.line as number) >= 1;
     case 'fork':
-      return str(m.runId) && num(m.step) && (m.step as number) >= 1 && str(m.value);
+      return str(m.runId) && num(m.step) && (m.step as number) >= 1 && str(m.value)
+        && (m.confidence === undefined || (num(m.confidence) && (m.confidence as number) >= 0 && (m.confidence as number) <= 1));
     case 'scrub':
       return str(m.runId) && num(m.step) && (m.step as number) >= 0;
     case 'command':

@@ -9,8 +9,15 @@ import { bytesJson, jsonBytes } from './index.js';
 import { getRun } from './runs.js';
 import { journalKey, logicalKey } from './keys.js';
 
-/** The edited outcome of the forked step: a value (a model reply's value, an effect's result) or an error. */
-export type ForkEdit = { value: unknown } | { error: string };
+/**
+ * The edited outcome of the forked step: a value (a model reply's value, an effect's result) or an
+ * error. A model reply's edited value carries `confidence` (in [0, 1]); without one it is
+ * EDITED_CONFIDENCE: a person wrote it, so it is as certain as a value the program computed.
+ */
+export type ForkEdit = { value: unknown; confidence?: number } | { error: string };
+
+/** The confidence of an edited model reply when the person gives none. */
+export const EDITED_CONFIDENCE = 1;
 
 export interface ForkOptions {
   store: RunStore;
@@ -30,6 +37,8 @@ export interface Forked {
   copied: number;
   /** the step's outcome before the edit, decoded (null when it was unknown) */
   before: { status: JournalEntry['status']; value: unknown };
+  /** the confidence the edited model reply was journaled with (null: an effect's result, or an error) */
+  confidence: number | null;
 }
 
 /** A fork the journal does not allow, with the reason as one line for a person. */
@@ -70,6 +79,7 @@ export function forkRun(options: ForkOptions): Forked {
   if (!forkable(at)) {
     throw new ForkRefused(`step ${step} of run ${runId} is a ${at.kind} step (${at.name}); a fork edits a model reply (infer) or an effect's result (tool)`);
   }
+  const confidence = 'value' in edit ? editedConfidence(at, step, edit.confidence) : undefined;
   const run = store.createRun({
     ...(options.newId ? { id: options.newId } : {}),
     entry: source.entry,
@@ -77,7 +87,7 @@ export function forkRun(options: ForkOptions): Forked {
     bytecodeHash: source.bytecodeHash,
     semanticsVersion: source.semanticsVersion,
     policies: source.policies,
-    meta: { ...source.meta, forkOf: { runId, step } },
+    meta: { ...source.meta, forkOf: { runId, step, ...(confidence !== undefined ? { confidence } : {}) } },
   });
   try {
     let copied = 0;
@@ -88,14 +98,14 @@ export function forkRun(options: ForkOptions): Forked {
       if (e.seq === step) {
         const seq = store.appendJournal(run.id, { ...base, status: 'intent', payload: e.request });
         if ('error' in edit) store.completeJournal(run.id, seq, 'error', jsonBytes(edit.error));
-        else store.completeJournal(run.id, seq, 'ok', jsonBytes(e.kind === 'infer' ? { value: edit.value } : edit.value));
+        else store.completeJournal(run.id, seq, 'ok', jsonBytes(e.kind === 'infer' ? { value: edit.value, confidence } : edit.value));
         break;
       }
       copy(store, run.id, e, base);
       copied++;
     }
     store.setRunStatus(run.id, 'suspended');
-    return { run: getRun(store, run.id), copied, before: { status: at.status, value: stepValue(at) } };
+    return { run: getRun(store, run.id), copied, before: { status: at.status, value: stepValue(at) }, confidence: confidence ?? null };
   } catch (e) {
     try {
       store.setRunStatus(run.id, 'failed', jsonBytes({ message: `the fork of ${runId} at step ${step} did not complete` }));
@@ -104,6 +114,19 @@ export function forkRun(options: ForkOptions): Forked {
     }
     throw e;
   }
+}
+
+/** The confidence an edited model reply is journaled with: the one given (checked), else EDITED_CONFIDENCE; none for an effect. */
+function editedConfidence(at: JournalEntry, step: number, given: number | undefined): number | undefined {
+  if (at.kind !== 'infer') {
+    if (given !== undefined) throw new ForkRefused(`step ${step} is an effect's result (${at.name}): only a model reply has a confidence`);
+    return undefined;
+  }
+  if (given === undefined) return EDITED_CONFIDENCE;
+  if (typeof given !== 'number' || !Number.isFinite(given) || given < 0 || given > 1) {
+    throw new ForkRefused(`the confidence of the edited reply must be a number from 0 to 1, not ${JSON.stringify(given)}`);
+  }
+  return given;
 }
 
 /** An entry's key in the new run: `turn:<old>:<k>` becomes `turn:<new>:<k>` (decision keys keep their seq: seqs are the same). */

@@ -96,6 +96,30 @@ describe('Turn debug adapter: pause, step in, stop on entry', { timeout: 60_000 
   });
 });
 
+describe('Turn debug adapter: values as trees', { timeout: 60_000 }, () => {
+  let dc!: DebugClient;
+  adapterHooks((c) => (dc = c));
+
+  test('a struct by its type with its fields, a 250-item list in ranges of 100, a string of two lines expanded whole', async () => {
+    const TREES = path.join(FIX, 'trees.tn');
+    await dc.hitBreakpoint({ program: TREES }, { path: TREES, line: 8 });
+    const frame = (await dc.stackTraceRequest({ threadId: 1 })).body.stackFrames[0];
+    const scopes = (await dc.scopesRequest({ frameId: frame.id })).body.scopes;
+    const locals = (await dc.variablesRequest({ variablesReference: scopes[0].variablesReference })).body.variables;
+    const get = (name: string) => locals.find((v) => v.name === name)!;
+    const under = async (ref: number) => (await dc.variablesRequest({ variablesReference: ref })).body.variables;
+    assert.equal(get('plan').type, 'Plan');
+    assert.match(get('plan').value, /^Plan \{ title: "trip"/);
+    assert.deepEqual((await under(get('plan').variablesReference)).map((v) => v.name), ['title', 'steps']);
+    const ranges = await under(get('xs').variablesReference);
+    assert.deepEqual(ranges.map((v) => v.name), ['[0…99]', '[100…199]', '[200…249]']);
+    const last = await under(ranges[2].variablesReference);
+    assert.deepEqual([last.length, last[0].name, last[0].value], [50, '[200]', '200']);
+    assert.deepEqual((await under(get('note').variablesReference)).map((v) => v.value), ['line one', 'line two']);
+    await Promise.all([dc.continueRequest({ threadId: 1 }), dc.waitForEvent('terminated')]);
+  });
+});
+
 describe('Turn debug adapter: stops while waiting on a model reply', { timeout: 60_000 }, () => {
   let dc!: DebugClient;
   adapterHooks((c) => (dc = c));
@@ -107,8 +131,9 @@ describe('Turn debug adapter: stops while waiting on a model reply', { timeout: 
       dc.configurationSequence(),
       dc.launch({ program: INFER, stopOnEffects: true }),
     ]);
-    assert.equal(stopped.body.reason, 'waiting on a model reply');
-    assert.match(stopped.body.description, /infer Verdict/);
+    assert.equal(stopped.body.reason, 'model reply');
+    assert.match(stopped.body.description, /^waiting on a model reply/);
+    assert.match(stopped.body.text, /infer Verdict/);
     const frame = (await dc.stackTraceRequest({ threadId: 1 })).body.stackFrames[0];
     assert.equal(frame.line, 5);
     const ctx = await dc.evaluateRequest({ expression: 'context.P0', frameId: frame.id });
@@ -133,10 +158,10 @@ describe('Turn debug adapter: resume a suspended durable run', { timeout: 60_000
     // stop on line 5, in the replayed part: `v` holds the recorded reply
     const firstStop = dc.waitForEvent('stopped');
     await dc.hitBreakpoint({ program: DURABLE, resume: id, store }, { path: DURABLE, line: 5 });
-    assert.match((await firstStop).body.description, /replaying the journal/);
+    assert.match((await firstStop).body.text, /replaying the journal/);
     const frame = (await dc.stackTraceRequest({ threadId: 1 })).body.stackFrames[0];
     const v = await dc.evaluateRequest({ expression: 'v.note', frameId: frame.id });
-    assert.equal(v.body.result, 'mock');
+    assert.equal(v.body.result, 'mock (confidence 0.9)', 'an inferred value shows its confidence');
     // then past `suspend;`: line 8 runs live and prints
     await dc.setBreakpointsRequest({ source: { path: DURABLE }, breakpoints: [{ line: 8 }] });
     await Promise.all([dc.continueRequest({ threadId: 1 }), dc.assertStoppedLocation('breakpoint', { path: DURABLE, line: 8 })]);

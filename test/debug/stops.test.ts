@@ -5,12 +5,14 @@ import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import { STOP_LABEL_MAX } from '../../extension/debug/adapter.js';
 import { FIX, adapterHooks } from './dap.js';
 
 const THREE = path.join(FIX, 'three_actors.tn');
 const ERRORS = path.join(FIX, 'errors.tn');
 const COUNTING = path.join(FIX, 'counting.tn');
 const LOOP = path.join(FIX, 'loop.tn');
+const LONG_ERROR = path.join(FIX, 'long_error.tn');
 
 /** Collects the adapter's output by category while `fn` runs. */
 async function collecting<T>(dc: DebugClient, fn: () => Promise<T>): Promise<{ value: T; out: Record<string, string> }> {
@@ -90,7 +92,7 @@ describe('exception breakpoints', { timeout: 90_000 }, () => {
       await launch(dc, ERRORS, () => dc.setExceptionBreakpointsRequest({ filters: ['uncaught'] }));
       const e = (await stopped) as DebugProtocol.StoppedEvent;
       assert.equal(e.body.reason, 'exception');
-      assert.match(e.body.description ?? '', /uncaught error: cannot apply \* to Null and Num/);
+      assert.match(e.body.text ?? '', /uncaught error: cannot apply \* to Null and Num/);
       const frame = await topFrame(dc, 1);
       assert.equal(frame.line, 15);
       const locals = await localsOf(dc, frame.id);
@@ -111,6 +113,7 @@ describe('exception breakpoints', { timeout: 90_000 }, () => {
     const e = (await first) as DebugProtocol.StoppedEvent;
     assert.equal(e.body.reason, 'exception');
     assert.match(e.body.description ?? '', /^error: too big: 5/);
+    assert.match(e.body.text ?? '', /^error: too big: 5/);
     const stack = (await dc.stackTraceRequest({ threadId: 1 })).body.stackFrames;
     assert.deepEqual(stack.map((f) => [f.name, f.line]), [['risky', 3], ['main', 10]]);
     assert.equal((await dc.exceptionInfoRequest({ threadId: 1 })).body.breakMode, 'always');
@@ -119,6 +122,19 @@ describe('exception breakpoints', { timeout: 90_000 }, () => {
     await dc.continueRequest({ threadId: 1 });
     assert.equal(((await second) as DebugProtocol.StoppedEvent).body.reason, 'exception');
     assert.equal((await topFrame(dc, 1)).line, 15);
+    await Promise.all([dc.continueRequest({ threadId: 1 }), dc.waitForEvent('terminated')]);
+  });
+
+  test('a long error: the stop\'s description is a short label (the Call Stack shows it beside the thread\'s name), the whole message is its text', async () => {
+    const stopped = dc.waitForEvent('stopped');
+    await launch(dc, LONG_ERROR, () => dc.setExceptionBreakpointsRequest({ filters: ['uncaught'] }));
+    const e = (await stopped) as DebugProtocol.StoppedEvent;
+    assert.equal(e.body.reason, 'exception');
+    assert.ok((e.body.description ?? '').length <= STOP_LABEL_MAX, e.body.description);
+    assert.match(e.body.description ?? '', /^uncaught error: the ledger/);
+    assert.match(e.body.text ?? '', /uncaught error: the ledger .* and the last entry was never written$/);
+    const threads = (await dc.threadsRequest()).body.threads;
+    assert.match(threads.find((t) => t.id === 1)!.name, /^#1 main \(\w+( on \w+)?\)$/);
     await Promise.all([dc.continueRequest({ threadId: 1 }), dc.waitForEvent('terminated')]);
   });
 

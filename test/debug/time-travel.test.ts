@@ -86,7 +86,7 @@ describe('time travel', { timeout: 240_000 }, () => {
       const s = ev as Stop;
       assert.equal(s.body.turnStep, order[i], `back to step ${order[i]}`);
       assert.equal(s.body.reason, 'breakpoint');
-      assert.match(s.body.description ?? '', /re-executed from its start with the journal's recorded results/);
+      assert.match(s.body.text ?? '', /re-executed from its start with the journal's recorded results/);
       assert.equal(await snapshot(dc), recorded.get(order[i]), `the state at step ${order[i]}, stepped back`);
     }
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { forkRun, ForkRefused, openStore, resumeRun, startRun, stepValue, type RunStore } from '../../runtime/index.js';
+import { EDITED_CONFIDENCE, forkRun, ForkRefused, openStore, resumeRun, startRun, stepValue, type RunStore } from '../../runtime/index.js';
 
 // Two model calls and an effect between them; what comes after each depends on its value.
 const PROGRAM = `
@@ -68,8 +68,9 @@ test('a fork at a model reply continues from the edited value; the original jour
     const forked = forkRun({ store, runId: id, step: first.seq, edit: { value: 'EDITED' } });
     assert.notEqual(forked.run.id, id);
     assert.equal(forked.run.status, 'suspended');
-    assert.deepEqual(forked.run.meta.forkOf, { runId: id, step: first.seq });
+    assert.deepEqual(forked.run.meta.forkOf, { runId: id, step: first.seq, confidence: 1 });
     assert.deepEqual(forked.before, { status: 'ok', value: 'alpha' });
+    assert.equal(forked.confidence, 1);
     assert.equal(forked.copied, first.seq - 1);
 
     const fork = await resume(dir, store, forked.run.id);
@@ -119,6 +120,37 @@ test('a fork is refused at a step that is not a model reply or an effect, and at
     assert.throws(() => forkRun({ store, runId: id, step: 999, edit: { value: 1 } }), (e) => e instanceof ForkRefused && /has no step 999/.test(e.message));
     const clock = store.readJournal(id).find((e) => e.kind === 'clock')!;
     assert.throws(() => forkRun({ store, runId: id, step: clock.seq, edit: { value: 1 } }), (e) => e instanceof ForkRefused && /a clock step/.test(e.message));
+    assert.equal(store.listRuns().length, runs, 'a refused fork makes no run');
+  } finally {
+    store.close();
+  }
+});
+
+test("an edited model reply is certain (confidence 1) unless the fork gives its confidence; a bad one, or one for an effect, is refused", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-fork-conf-'));
+  fs.writeFileSync(path.join(dir, 'c.tn'), 'let r = call("math_random");\nlet a = infer Str { "question"; };\nreturn {"a": a, "c": confidence a};\n');
+  fs.writeFileSync(path.join(dir, 'replies.json'), JSON.stringify({ replies: [{ match: '^question', value: 'model', confidence: 0.25, repeat: true }] }));
+  const store = openStore(path.join(dir, 'st'));
+  try {
+    const run = await startRun({ file: path.join(dir, 'c.tn'), cwd: dir, model: `script:${path.join(dir, 'replies.json')}`, store });
+    const result = await run.start();
+    assert.equal(result.kind, 'done', JSON.stringify(result));
+    assert.deepEqual(result.kind === 'done' ? result.json : null, { a: 'model', c: 0.25 });
+    const id = run.id!;
+    const reply = store.readJournal(id).find((e) => e.kind === 'infer')!;
+    const effect = store.readJournal(id).find((e) => e.kind === 'tool')!;
+    const forkedWith = async (edit: { value: unknown; confidence?: number }) => {
+      const forked = forkRun({ store, runId: id, step: reply.seq, edit });
+      return (await resume(dir, store, forked.run.id)).json;
+    };
+    assert.deepEqual(await forkedWith({ value: 'person' }), { a: 'person', c: EDITED_CONFIDENCE });
+    assert.equal(EDITED_CONFIDENCE, 1);
+    assert.deepEqual(await forkedWith({ value: 'guess', confidence: 0.3 }), { a: 'guess', c: 0.3 });
+    const runs = store.listRuns().length;
+    for (const bad of [1.5, -0.1, Number.NaN]) {
+      assert.throws(() => forkRun({ store, runId: id, step: reply.seq, edit: { value: 'x', confidence: bad } }), (e) => e instanceof ForkRefused && /must be a number from 0 to 1/.test(e.message));
+    }
+    assert.throws(() => forkRun({ store, runId: id, step: effect.seq, edit: { value: 2, confidence: 0.5 } }), (e) => e instanceof ForkRefused && /only a model reply has a confidence/.test(e.message));
     assert.equal(store.listRuns().length, runs, 'a refused fork makes no run');
   } finally {
     store.close();

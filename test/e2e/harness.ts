@@ -5,7 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium, type BrowserContext, type Frame, type Page } from 'playwright-core';
 
@@ -48,6 +48,8 @@ export interface Session {
 export interface StartOptions {
   /** replaces `__PORT__` in the workspace files */
   substitutions?: Record<string, string>;
+  /** more files for the workspace (path relative to it → content), written before code-server starts */
+  files?: Record<string, string>;
 }
 
 /** Installs the .vsix into a fresh code-server, starts it on 127.0.0.1 and opens the workspace in chromium. */
@@ -63,6 +65,10 @@ export async function startCodeServer(options: StartOptions = {}): Promise<Sessi
     if (!name.endsWith('.tn')) continue;
     let text = readFileSync(join(workspace, name), 'utf8');
     for (const [k, v] of Object.entries(options.substitutions ?? {})) text = text.split(k).join(v);
+    writeFileSync(join(workspace, name), text);
+  }
+  for (const [name, text] of Object.entries(options.files ?? {})) {
+    mkdirSync(dirname(join(workspace, name)), { recursive: true });
     writeFileSync(join(workspace, name), text);
   }
   mkdirSync(join(userData, 'User'), { recursive: true });

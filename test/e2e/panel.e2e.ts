@@ -76,12 +76,17 @@ describe('the run panel in code-server: timeline, what-if, scrubber', { timeout:
     await plan.locator('button.what-if').click();
     const edit = panel.locator('#journal textarea.edit');
     await edit.fill('{"topics": ["timelines"], "tone": "sober"}');
+    // a model reply's edited value has a confidence: 1 unless one says otherwise
+    const confidence = panel.locator('#journal input.edit-confidence');
+    assert.equal(await confidence.inputValue(), '1');
+    await confidence.fill('0.9');
     await panel.locator('#journal button.fork-run').click();
     const fork = panel.locator('#whatif .side-fork');
     await fork.waitFor({ timeout: 60_000 });
     await fork.locator('.result', { hasText: 'sober' }).waitFor({ timeout: 10_000 });
     assert.match(await fork.locator('.result').innerText(), /timelines: /);
     assert.match(await fork.locator('.output').innerText(), /plan: 1 topics, tone sober/);
+    assert.match(await panel.locator('#whatif').innerText(), /\(confidence 0\.9\)/, 'the fork says which confidence it used');
     const original = panel.locator('#whatif .side-original');
     assert.match(await original.locator('.result').innerText(), /upbeat/);
     assert.match(await original.locator('.output').innerText(), /plan: 3 topics, tone upbeat/);

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findEntryBlocks } from '../../extension/entries.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findEntryBlocks, lensPlaces } from '../../extension/entries.js';
 
 const lines = async (text: string) => (await findEntryBlocks(text)).map((e) => [e.line, e.character]);
 
@@ -50,5 +52,21 @@ describe('findEntryBlocks', () => {
     assert.deepEqual(await lines('/* never closed turn {'), []);
     assert.deepEqual(await lines('let s = "never closed; turn {'), []);
     assert.deepEqual(await lines(''), []);
+  });
+});
+
+describe('lensPlaces', () => {
+  it('a file whose entry is far down (research_agent.tn: line 67) also gets its Run/Debug lenses above its first line', async () => {
+    const text = readFileSync(join(__dirname, '../../examples/research_agent.tn'), 'utf8');
+    const places = lensPlaces(await findEntryBlocks(text));
+    assert.deepEqual(places, [
+      { line: 0, character: 0, entryLine: 66 },
+      { line: 66, character: 0, entryLine: 66 },
+    ]);
+  });
+
+  it('an entry near the top gets its lenses only above itself', async () => {
+    assert.deepEqual(lensPlaces(await findEntryBlocks('let f = turn() { return 1; };\nturn {\n  f();\n}\n')), [{ line: 1, character: 0, entryLine: 1 }]);
+    assert.deepEqual(lensPlaces([]), []);
   });
 });

@@ -129,7 +129,7 @@ describe('a streamed reply (infer.delta events)', () => {
     feed.onEvent({ kind: 'infer.delta', seq: 2, ms: 50, id: 'i1', pid: 1, attempt: 1, delta: '{"value": "he', tokens: 3, elapsedMs: 40 });
     feed.onEvent({ kind: 'infer.delta', seq: 3, ms: 90, id: 'i1', pid: 1, attempt: 1, delta: 'llo"', tokens: 5, elapsedMs: 80 });
     const view = feed.snapshot();
-    assert.deepEqual(view.infers[0].attempts[0].streamed, { text: '{"value": "hello"', tokens: 5, elapsedMs: 80 });
+    assert.deepEqual(view.infers[0].attempts[0].streamed, { text: '{"value": "hello"', tokens: 5, elapsedMs: 80, partial: { value: '"hello"', writing: null } });
     assert.equal(view.timeline.filter((t) => t.kind === 'infer.delta').length, 1, 'one item per attempt, moved along');
     const { lanes, end } = lanesFromEvents({ ...view, status: 'running' });
     assert.equal(end, 90, 'the timeline reaches the latest chunk');
@@ -137,5 +137,25 @@ describe('a streamed reply (infer.delta events)', () => {
     assert.deepEqual([bar.kind, bar.state, bar.start, bar.end], ['model', 'pending', 10, 90], 'the bar grows with the stream');
     assert.match(bar.label, /streaming: 5 tokens in 0\.1 s$/);
     assert.ok(published === undefined || published.runId === 1);
+  });
+
+  test("a struct's complete fields show as they arrive, with the field being written; the reply replaces them", () => {
+    const runner = new Runner({ file: '/p.tn', options: {}, runId: 1, throttleMs: 1, publish: () => {} });
+    const feed = runner as unknown as { onEvent(e: unknown): void; snapshot(): RunView };
+    const prompt = { P0: [], P1: [], P2: [], task: 'Plan.' };
+    feed.onEvent({ kind: 'infer.request', seq: 1, ms: 10, id: 'i1', pid: 1, type: 'Plan', attempt: 1, prompt, feedback: [], schema: { type: 'object' } });
+    const chunks = ['{"value": {"tit', 'le": "Trip", "steps": ["pack", "dr', 'ive"], "note": "a long ', 'way'];
+    const partials = chunks.map((delta, i) => {
+      feed.onEvent({ kind: 'infer.delta', seq: 2 + i, ms: 20 + i, id: 'i1', pid: 1, attempt: 1, delta, tokens: i + 1, elapsedMs: 10 * i });
+      return feed.snapshot().infers[0].attempts[0].streamed!.partial;
+    });
+    assert.deepEqual(partials, [
+      { value: '{}', writing: null },
+      { value: '{"title":"Trip","steps":["pack"]}', writing: { path: '/steps/1', text: 'dr' } },
+      { value: '{"title":"Trip","steps":["pack","drive"]}', writing: { path: '/note', text: 'a long ' } },
+      { value: '{"title":"Trip","steps":["pack","drive"]}', writing: { path: '/note', text: 'a long way' } },
+    ]);
+    feed.onEvent({ kind: 'infer.reply', seq: 9, ms: 40, id: 'i1', pid: 1, attempt: 1, raw: '{"value": {"title": "Trip"}}', repairs: [], errors: [], valid: true, confidence: { value: 1, source: 'reported' } });
+    assert.equal(feed.snapshot().infers[0].attempts[0].streamed, null);
   });
 });

@@ -5,11 +5,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { isHostMessage, isWebviewMessage, missingCredential, type JournalStepView } from '../../extension/protocol/panel.js';
+import { FORK_DEFAULT_CONFIDENCE, isHostMessage, isWebviewMessage, missingCredential, type JournalStepView } from '../../extension/protocol/panel.js';
+import { parseConfidence } from '../../extension/panel/webview/values.js';
 import { journalSteps, onOriginalClock, parseEdited, runWhatIf, withStore } from '../../extension/panel/whatif.js';
 import { scrubAt } from '../../extension/panel/scrub.js';
 import { SharedStores } from '../../extension/runs/shared-store.js';
-import { startRun, type RunStore } from '../../runtime/index.js';
+import { EDITED_CONFIDENCE, startRun, type RunStore } from '../../runtime/index.js';
 
 const PROGRAM = `
 let worker = turn(topic: Str) -> Str {
@@ -83,6 +84,7 @@ describe('what-if from the panel', () => {
     assert.equal(view.step, plan.seq);
     assert.equal(view.before, '["a","b"]');
     assert.equal(view.after, '["only"]');
+    assert.equal(view.confidence, FORK_DEFAULT_CONFIDENCE, 'an edited reply is certain unless the form says otherwise');
     assert.equal(view.original.status, 'done');
     assert.equal(view.original.result, '["summary", "summary"]');
     assert.deepEqual(view.original.output, ['topics: 2']);
@@ -95,6 +97,18 @@ describe('what-if from the panel', () => {
     assert.equal(await withStore(s.storeDir, (store) => dump(store, s.runId), stores), before, "the original's journal is byte-identical");
     assert.equal(changed, 1, 'the Runs view hears of the new run');
     assert.equal(stores.holds(s.storeDir), false);
+  });
+
+  test("the fork form's confidence reaches the journal; the form's default is the runtime's", async () => {
+    assert.equal(FORK_DEFAULT_CONFIDENCE, EDITED_CONFIDENCE);
+    const s = await stored();
+    const stores = new SharedStores();
+    const plan = (await withStore(s.storeDir, (store) => journalSteps(store, s.runId), stores)).find((x) => x.kind === 'infer')!;
+    const view = await runWhatIf({ storeDir: s.storeDir, runId: s.runId, step: plan.seq, value: '["only"]', confidence: 0.2, options: { cwd: s.dir, model: s.model }, stores });
+    assert.equal(view.confidence, 0.2);
+    const reply = await withStore(s.storeDir, (store) => store.readJournal(view.fork.runId).find((e) => e.seq === plan.seq)!, stores);
+    assert.deepEqual(JSON.parse(Buffer.from(reply.payload!).toString('utf8')), { value: ['only'], confidence: 0.2 });
+    assert.deepEqual([parseConfidence(''), parseConfidence('0.4'), parseConfidence('1.2'), parseConfidence('x')], [undefined, 0.4, null, null]);
   });
 
   test('a refused fork (a step that is not a reply or result) leaves no run behind and says why', async () => {
@@ -145,12 +159,14 @@ describe('the scrubber', () => {
 describe('protocol', () => {
   test('what-if, journal, scrub and notice messages validate; commands are limited to the list', () => {
     const side = { runId: 'r', status: 'done', output: [], result: null, error: null, journal: [] };
-    assert.ok(isHostMessage({ type: 'whatif', v: 1, view: { step: 1, before: '1', after: '2', original: side, fork: side } }));
+    assert.ok(isHostMessage({ type: 'whatif', v: 1, view: { step: 1, before: '1', after: '2', confidence: null, original: side, fork: side } }));
     assert.ok(isHostMessage({ type: 'journal', v: 1, runId: 'r', steps: [{ seq: 1, kind: 'infer', name: 'S', pid: 1, status: 'ok', value: '1', at: 0, doneAt: 1, forkable: true }] }));
     assert.ok(isHostMessage({ type: 'scrub', v: 1, view: { runId: 'r', asked: 0, step: 0, steps: 3, actors: [], output: [] } }));
     assert.ok(isHostMessage({ type: 'notice', v: 1, message: 'no' }));
     assert.equal(isHostMessage({ type: 'journal', v: 1, runId: 'r', steps: [{ seq: 1 }] }), false);
     assert.ok(isWebviewMessage({ type: 'fork', v: 1, runId: 'r', step: 2, value: '"x"' }));
+    assert.ok(isWebviewMessage({ type: 'fork', v: 1, runId: 'r', step: 2, value: '"x"', confidence: 0.5 }));
+    assert.equal(isWebviewMessage({ type: 'fork', v: 1, runId: 'r', step: 2, value: '"x"', confidence: 2 }), false);
     assert.ok(isWebviewMessage({ type: 'scrub', v: 1, runId: 'r', step: 0 }));
     assert.ok(isWebviewMessage({ type: 'command', v: 1, command: 'turn.vault.add' }));
     for (const m of [{ type: 'fork', v: 1, runId: 'r', step: 0, value: '1' }, { type: 'fork', v: 1, runId: 'r', step: 1 }, { type: 'scrub', v: 1, runId: 'r', step: -1 },

@@ -8,8 +8,8 @@ export interface State {
   search: string;
   /** the journal of the shown stored run */
   journal: { runId: string; steps: JournalStepView[] } | null;
-  /** the step being edited for a what-if, with the text typed so far */
-  editing: { step: number; text: string } | null;
+  /** the step being edited for a what-if, with the text typed so far (and, for a model reply, its confidence) */
+  editing: { step: number; text: string; confidence: string } | null;
   /** a fork is running */
   forking: boolean;
   whatif: WhatIfView | null;

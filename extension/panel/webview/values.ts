@@ -199,3 +199,10 @@ export function preview(v: ValueNode, max = 80): string {
   else text = leaf(v);
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/** The confidence typed in the fork form: a number in [0, 1], undefined when left empty, null when it is not one. */
+export function parseConfidence(text: string): number | undefined | null {
+  if (text.trim() === '') return undefined;
+  const c = Number(text);
+  return Number.isFinite(c) && c >= 0 && c <= 1 ? c : null;
+}

@@ -1,12 +1,13 @@
 /// <reference lib="dom" />
 // What-if: pick a journaled model reply or effect result of the stored run, edit its value and
 // fork; then the original and the fork side by side (outcome, output, journal, timeline).
-import { PROTOCOL_VERSION, type ActorView, type JournalStepView, type WhatIfSide, type WhatIfView } from '../../protocol/panel.js';
+import { FORK_DEFAULT_CONFIDENCE, PROTOCOL_VERSION, type ActorView, type JournalStepView, type WhatIfSide, type WhatIfView } from '../../protocol/panel.js';
 import { post } from './api.js';
 import { h, section } from './dom.js';
 import { lanesFromJournal } from './lanes.js';
 import type { State } from './state.js';
 import { timelineSvg } from './timeline.js';
+import { parseConfidence } from './values.js';
 import { valueTree } from './valuetree.js';
 import { VirtualList } from './virtual.js';
 
@@ -47,7 +48,7 @@ export class JournalPicker {
           const edit = h('button', { class: 'what-if secondary', title: 'Fork the run here with another value' }, 'What if…');
           edit.addEventListener('click', (e) => {
             e.stopPropagation();
-            this.state.editing = { step: s.seq, text: s.value };
+            this.state.editing = { step: s.seq, text: s.value, confidence: String(FORK_DEFAULT_CONFIDENCE) };
             this.open = s.seq;
             this.rerender();
           });
@@ -94,13 +95,27 @@ export class JournalPicker {
     area.addEventListener('input', () => {
       if (this.state.editing) this.state.editing.text = area.value;
     });
+    // a model reply's edited value has a confidence (what `confidence x` gives the program); an effect's result has none
+    const confidence = s.kind === 'infer' ? h('input', { class: 'edit-confidence', type: 'number', min: '0', max: '1', step: '0.05', 'aria-label': `confidence of the new value for step ${s.seq}` }) : null;
+    if (confidence) {
+      confidence.value = this.state.editing.confidence;
+      confidence.addEventListener('input', () => {
+        if (this.state.editing) this.state.editing.confidence = confidence.value;
+      });
+    }
     const go = h('button', { class: 'fork-run' }, this.state.forking ? 'Forking…' : 'Fork and run');
     if (this.state.forking) go.setAttribute('disabled', '');
     go.addEventListener('click', () => {
       if (!this.state.editing) return;
+      const c = confidence ? parseConfidence(confidence.value) : undefined;
+      if (c === null) {
+        this.state.notice = `the confidence must be a number from 0 to 1, not "${confidence!.value}"`;
+        this.rerender();
+        return;
+      }
       this.state.forking = true;
       this.state.notice = null;
-      post({ type: 'fork', v: PROTOCOL_VERSION, runId: this.runId, step: s.seq, value: area.value });
+      post({ type: 'fork', v: PROTOCOL_VERSION, runId: this.runId, step: s.seq, value: area.value, ...(c !== undefined ? { confidence: c } : {}) });
       this.rerender();
     });
     const cancel = h('button', { class: 'secondary' }, 'Cancel');
@@ -108,7 +123,9 @@ export class JournalPicker {
       this.state.editing = null;
       this.rerender();
     });
-    box.append(h('div', { class: 'editor' }, h('p', { class: 'muted' }, `What if step ${s.seq} had answered this instead? The new value, as JSON (plain text is taken as a string):`), area, go, cancel));
+    box.append(h('div', { class: 'editor' }, h('p', { class: 'muted' }, `What if step ${s.seq} had answered this instead? The new value, as JSON (plain text is taken as a string):`), area,
+      confidence ? h('label', { class: 'confidence-field' }, 'Confidence ', confidence, h('span', { class: 'muted' }, ` 0–1; ${FORK_DEFAULT_CONFIDENCE} (the default): you are sure of it, as of a value the program computed`)) : null,
+      go, cancel));
     return box;
   }
 }
@@ -139,6 +156,6 @@ export function whatIfResult(view: WhatIfView, width: number, close: () => void,
   dismiss.addEventListener('click', close);
   const half = Math.max(360, Math.floor(width / 2) - 12);
   return section('whatif', `What if step ${view.step} had been ${view.after}?`,
-    h('p', { class: 'muted' }, `Forked at step ${view.step}: ${view.before} → ${view.after}. The original run is untouched. `, dismiss),
+    h('p', { class: 'muted' }, `Forked at step ${view.step}: ${view.before} → ${view.after}${typeof view.confidence === 'number' ? ` (confidence ${view.confidence})` : ''}. The original run is untouched. `, dismiss),
     h('div', { class: 'sides' }, sideView('Original', view.original, view.step, half, view.fork, actors), sideView('Fork', view.fork, view.step, half, view.original, actors)));
 }
