@@ -367,7 +367,10 @@ test('the keyword list matches the grammar', () => {
     }
   };
   visit(grammar.rules);
-  for (const k of keywords) assert.ok(TURN_KEYWORDS.has(k), `\`${k}\` is a keyword of the grammar`);
+  // `with` is a keyword only right after an infer's type (`infer T with { ... }`); everywhere else it
+  // is a name (`let with = 1;`, a field `with`), so an absorbed name `with` needs no renaming
+  const contextual = new Set(['with']);
+  for (const k of keywords) assert.ok(TURN_KEYWORDS.has(k) || contextual.has(k), `\`${k}\` is a keyword of the grammar`);
 });
 
 test('an unwritable schema cache is a diagnostic on the `use`, not an exception', async () => {
