@@ -487,6 +487,10 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     return this.procs.values();
   }
 
+  linkedChildren(pid: number): readonly number[] {
+    return this.procs.linkedChildren(pid);
+  }
+
   /** Every process with its state, parent, links and mailbox size: the editor's actor tree. */
   inspectProcesses(): ProcessInfo[] {
     return [...this.procs.values()].map(inspect);
@@ -560,7 +564,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     child.grants = parent.grants; // an agent's capabilities bind every process its computations start
     // a child starts from its parent's context as it is now, and owns its copy from then on
     if (parent.hasContext()) child.context = parent.context.snapshot();
-    child.stack.push(closure, ...args);
+    child.stack.push(closure);
+    for (let i = 0; i < args.length; i++) child.stack.push(args[i]);
     child.sp = this.enter(child, closure, args.length, 1, 0);
     this.queue.push(child);
     return child;

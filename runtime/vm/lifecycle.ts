@@ -8,23 +8,35 @@ import { PidVal, type Value } from '../values/index.js';
 import { cancelScopeTasks, processEnded, requestCancel, taskFinished, type ActorRuntime } from './actors.js';
 import { DONE, FAILED, Process } from './process.js';
 
+const NO_PIDS: readonly number[] = Object.freeze([]);
+
 export class ProcessTable {
-  private readonly procs = new Map<number, Process>();
+  /** processes by pid (pids are handed out in order, so this is also creation order); holes are pids never used here */
+  private readonly byPid: (Process | undefined)[] = [undefined];
+  /** detached processes found so far, and how far `byPid` has been searched for them */
+  private readonly detachedOnes: Process[] = [];
+  private searchedTo = 1;
+  /** pids of each parent's linked children, in spawn order: a failing parent takes them down without a search */
+  private readonly linkedTo = new Map<number, number[]>();
   nextPid = 1;
 
   get(id: number): Process | undefined {
-    return this.procs.get(id);
+    return this.byPid[id];
   }
 
   /** every process, in creation order */
-  values(): IterableIterator<Process> {
-    return this.procs.values();
+  *values(): IterableIterator<Process> {
+    const all = this.byPid;
+    for (let i = 1; i < all.length; i++) {
+      const p = all[i];
+      if (p !== undefined) yield p;
+    }
   }
 
   /** A new process (READY, no frames yet). */
   create(parent: number, linked: boolean, contextLimits: ContextLimits | undefined, events: EventLog): Process {
     const p = new Process(this.nextPid++, parent, linked);
-    this.procs.set(p.id, p);
+    this.put(p);
     if (contextLimits) p.context.limits = contextLimits;
     if (events.active) events.emit({ kind: 'process.spawn', pid: p.id, parent });
     return p;
@@ -32,25 +44,82 @@ export class ProcessTable {
 
   /** A restored run's process (issue 17). */
   restore(p: Process): void {
-    this.procs.set(p.id, p);
+    this.put(p);
   }
 
+  private put(p: Process): void {
+    const all = this.byPid;
+    while (all.length < p.id) all.push(undefined);
+    all[p.id] = p;
+    if (p.linked) {
+      const siblings = this.linkedTo.get(p.parent);
+      if (siblings === undefined) this.linkedTo.set(p.parent, [p.id]);
+      else siblings.push(p.id);
+    }
+  }
+
+  /** pids of the processes `pid` spawned linked, in spawn order */
+  linkedChildren(pid: number): readonly number[] {
+    return this.linkedTo.get(pid) ?? NO_PIDS;
+  }
+
+  /**
+   * Whether a detached process is still running. A process is detached as it starts (before the
+   * scheduler next looks), so each process is searched once, not at every call.
+   */
   hasLiveDetached(): boolean {
-    for (const p of this.procs.values()) if (p.detached && !p.finished) return true;
+    const all = this.byPid;
+    for (; this.searchedTo < all.length; this.searchedTo++) {
+      const p = all[this.searchedTo];
+      if (p !== undefined && p.detached) this.detachedOnes.push(p);
+    }
+    const ones = this.detachedOnes;
+    while (ones.length > 0 && ones[ones.length - 1].finished) ones.pop();
+    for (const p of ones) if (!p.finished) return true;
     return false;
   }
 }
 
 export interface LifecycleRuntime extends ActorRuntime {
   readonly events: EventLog;
+  /** pids of the processes `pid` spawned linked, in spawn order */
+  linkedChildren(pid: number): readonly number[];
 }
+
+/** A finished process's stack: it runs no more, so it holds nothing (frozen: nothing may write it). */
+const NO_STACK = Object.freeze([]) as unknown as Value[];
 
 /** `p` ended with `st` (DONE or FAILED): everyone who depends on it is told. */
 export function finishProcess(rt: LifecycleRuntime, p: Process, st: number): void {
   p.status = st;
   if (rt.events.active) rt.events.emit({ kind: 'process.exit', pid: p.id, status: st === DONE ? 'done' : 'failed' });
-  p.stack = [];
+  p.stack = NO_STACK;
   p.sp = 0;
+  // scopes, owners, monitors, waiters and gatherers are rare fields: a process that never had one
+  // (most workers) has nobody of theirs to tell
+  if (p.hasRare()) endRareTies(rt, p);
+  // a link binds both ways: a parent that fails (or is cancelled) takes its linked children down
+  if (st === FAILED) {
+    for (const id of rt.linkedChildren(p.id)) {
+      const q = rt.process(id);
+      if (q !== undefined && !q.finished) requestCancel(rt, q, `cancelled: its linked parent #${p.id} failed`);
+    }
+  }
+  if (p.linked) {
+    const parent = rt.process(p.parent);
+    if (parent && !parent.finished) {
+      const signal = new Map<string, Value>();
+      signal.set('type', 'ExitSignal');
+      signal.set('pid', new PidVal(p.id));
+      if (st === DONE) signal.set('result', rt.copy(p.result));
+      else signal.set('reason', rt.copy(p.failure!.value));
+      rt.deliver(parent, signal);
+    }
+  }
+}
+
+/** The ties kept in a process's rare fields, undone as it ends. */
+function endRareTies(rt: LifecycleRuntime, p: Process): void {
   p.loading = [];
   // No orphans: a process that ends with scopes still open cancels their tasks.
   while (p.peek('scopes').length > 0) cancelScopeTasks(rt, p.scopes.pop()!, 'cancelled: the process that owns its scope ended');
@@ -61,22 +130,4 @@ export function finishProcess(rt: LifecycleRuntime, p: Process, st: number): voi
     if (w && w.waiting === 'gather') rt.wake(w);
   }
   p.watchers = [];
-  // a link binds both ways: a parent that fails (or is cancelled) takes its linked children down
-  if (st === FAILED) {
-    for (const q of rt.processes()) {
-      if (q.parent === p.id && q.linked && !q.finished) requestCancel(rt, q, `cancelled: its linked parent #${p.id} failed`);
-    }
-  }
-  if (p.linked) {
-    const parent = rt.process(p.parent);
-    if (parent && !parent.finished) {
-      const signal = new Map<string, Value>([
-        ['type', 'ExitSignal'],
-        ['pid', new PidVal(p.id)],
-      ]);
-      if (st === DONE) signal.set('result', rt.copy(p.result));
-      else signal.set('reason', rt.copy(p.failure!.value));
-      rt.deliver(parent, signal);
-    }
-  }
 }

@@ -13,10 +13,12 @@ const HOLE: unique symbol = Symbol('taken');
 type Slot = Value | typeof HOLE | undefined;
 
 const FIRST_CAPACITY = 4;
+/** The ring of every mailbox that has not had a message yet (most workers never get one): never written, as `push` makes a ring of its own first. */
+const NO_RING: Slot[] = [];
 
 export class Mailbox {
   /** the ring; its length is a power of two (or 0 before the first message) */
-  private ring: Slot[] = [];
+  private ring: Slot[] = NO_RING;
   /** index of the oldest slot */
   private head = 0;
   /** slots in use from head (live messages and holes) */

@@ -172,6 +172,10 @@ export class Process {
   private get more(): ProcessRare {
     return (this.rare ??= new ProcessRare());
   }
+  /** whether any rare field was ever written (false for most workers: lifecycle.ts then skips them all) */
+  hasRare(): boolean {
+    return this.rare !== undefined;
+  }
   /** a rare list as it is, or an empty frozen one when the process never used it (nothing is made) */
   peek<K extends RareList>(list: K): Readonly<NonNullable<ProcessRare[K]>> {
     return (this.rare?.[list] ?? NONE) as Readonly<NonNullable<ProcessRare[K]>>;
