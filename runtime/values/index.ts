@@ -267,6 +267,7 @@ export const HANDLES_COMPARED =
 
 /** Whether `v` holds an identity handle anywhere (closures' cells aside). Iterative. */
 export function containsIdentity(v: Value): boolean {
+  if (v === null || typeof v !== 'object') return false; // a number, a string: most messages
   const pending: Value[] = [v];
   while (pending.length > 0) {
     const x = pending.pop()!;

@@ -241,7 +241,7 @@ export function inspect(p: Process): ProcessInfo {
     linked: p.linked,
     detached: p.detached,
     monitors: [...p.monitors],
-    mailbox: p.inbox.size,
+    mailbox: p.messageCount,
     scopes: p.scopes.length,
     cancel: p.cancel,
   };

@@ -71,7 +71,7 @@ export class ProcessTable {
     const all = this.byPid;
     for (; this.searchedTo < all.length; this.searchedTo++) {
       const p = all[this.searchedTo];
-      if (p !== undefined && p.detached) this.detachedOnes.push(p);
+      if (p !== undefined && p.hasRare() && p.detached) this.detachedOnes.push(p);
     }
     const ones = this.detachedOnes;
     while (ones.length > 0 && ones[ones.length - 1].finished) ones.pop();

@@ -145,13 +145,24 @@ export class Process {
   hasContext(): boolean {
     return this.contextTiers !== undefined;
   }
+  // The mailbox is made when first used (a message, a receive): a worker that only returns never has one.
+  private box: Mailbox | undefined = undefined;
   /** the messages waiting, oldest first (mailbox.ts: O(1) enqueue and dequeue) */
-  inbox = new Mailbox();
+  get inbox(): Mailbox {
+    return (this.box ??= new Mailbox());
+  }
+  set inbox(m: Mailbox) {
+    this.box = m;
+  }
+  /** how many messages wait (without making a mailbox) */
+  get messageCount(): number {
+    return this.box === undefined ? 0 : this.box.size;
+  }
   /** allocation cells charged to this process: what it made, and the messages it was sent (budgets.ts) */
   spent = 0;
   /** the waiting messages as a new list (a copy: for snapshots and inspection; pushing to it sends nothing) */
   get mailbox(): Value[] {
-    return this.inbox.toArray();
+    return this.box === undefined ? [] : this.box.toArray();
   }
   set mailbox(messages: readonly Value[]) {
     this.inbox = Mailbox.from(messages);
