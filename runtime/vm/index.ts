@@ -810,6 +810,13 @@ export class VM implements LifecycleRuntime, AgentRuntime {
    * piece by piece costs its final length, not the square of it.
    */
   private addSlow(a: Value, b: Value): Value {
+    // a text joined with a text or a number (`"k" + i`): what binarySlow would make, as JavaScript's
+    // own `+` renders a number exactly as `render` does, charged the same
+    if (typeof a === 'string' ? typeof b === 'string' || typeof b === 'number' : typeof a === 'number' && typeof b === 'string') {
+      const r = (a as string) + (b as string);
+      this.charge(textCost(r.length - Math.max(typeof a === 'string' ? a.length : 0, typeof b === 'string' ? b.length : 0)));
+      return r;
+    }
     const x = unwrap(a);
     const y = unwrap(b);
     if (Array.isArray(x) && Array.isArray(y)) this.charge(listCost(x.length + y.length));
