@@ -6,7 +6,7 @@ import type { ContextLimits } from '../context/index.js';
 import type { EventLog } from '../events/index.js';
 import { PidVal, type Value } from '../values/index.js';
 import { cancelScopeTasks, processEnded, requestCancel, taskFinished, type ActorRuntime } from './actors.js';
-import { DONE, FAILED, Process } from './process.js';
+import { DONE, FAILED, Process, type Frame } from './process.js';
 
 const NO_PIDS: readonly number[] = Object.freeze([]);
 
@@ -86,8 +86,12 @@ export interface LifecycleRuntime extends ActorRuntime {
   linkedChildren(pid: number): readonly number[];
 }
 
+// What a finished process no longer needs is let go (its record stays: its pid can still be asked
+// about), so the ten thousand records of a spawning loop are smaller for the collector to move.
 /** A finished process's stack: it runs no more, so it holds nothing (frozen: nothing may write it). */
 const NO_STACK = Object.freeze([]) as unknown as Value[];
+/** A returned process's frames (all popped by its return; a failed one keeps its own, for its stack trace and name). */
+const NO_FRAMES = Object.freeze([]) as unknown as Frame[];
 
 /** `p` ended with `st` (DONE or FAILED): everyone who depends on it is told. */
 export function finishProcess(rt: LifecycleRuntime, p: Process, st: number): void {
@@ -95,6 +99,7 @@ export function finishProcess(rt: LifecycleRuntime, p: Process, st: number): voi
   if (rt.events.active) rt.events.emit({ kind: 'process.exit', pid: p.id, status: st === DONE ? 'done' : 'failed' });
   p.stack = NO_STACK;
   p.sp = 0;
+  if (st === DONE && p.frames.length === 0) p.frames = NO_FRAMES;
   // scopes, owners, monitors, waiters and gatherers are rare fields: a process that never had one
   // (most workers) has nobody of theirs to tell
   if (p.hasRare()) endRareTies(rt, p);
