@@ -12,10 +12,8 @@ import { VM } from '../../runtime/vm/index.js';
 import { mockReply } from '../../runtime/infer/mock.js';
 import { compileFiles } from './harness.js';
 
-const host = { output: () => {}, infer: async (r: { schema: unknown }) => mockReply(r.schema as never) };
-
 async function runVM(source: string): Promise<VM> {
-  const vm = new VM(await compileFiles({ 'main.tn': source }), host as never, {});
+  const vm = new VM(await compileFiles({ 'main.tn': source }), { output: () => {}, infer: async (r) => mockReply(r.schema) }, {});
   const outcome = await vm.run();
   assert.ok(outcome.ok, JSON.stringify(!outcome.ok && outcome.error.message));
   return vm;
