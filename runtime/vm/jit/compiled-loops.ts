@@ -46,6 +46,8 @@ export const HOT_LOOP_AFTER = 50;
 /** Entries refused by the type check before a loop is given up on (its locals' types changed for good). */
 const MAX_MISSES = 16;
 
+/** `compile`'s answer when a local the loop uses holds no number or boolean yet */
+const LATER = Symbol('later');
 const COMPILED = -1;
 const GIVEN_UP = -2;
 
@@ -63,6 +65,12 @@ interface Sites {
  */
 const shared = new WeakMap<Int32Array, Map<string, CompiledLoop | null>>();
 
+/** Compiled-loop entries of every VM in this process (for tests that run programs through the run API). */
+let entriesInProcess = 0;
+export function compiledLoopEntries(): number {
+  return entriesInProcess;
+}
+
 export class CompiledLoops {
   /** times a compiled loop was entered (and ran): tests assert on it so compilation cannot silently stop */
   entries = 0;
@@ -73,7 +81,7 @@ export class CompiledLoops {
 
   constructor(
     private readonly fns: FunctionProto[],
-    private readonly hotAfter = HOT_LOOP_AFTER,
+    private readonly hotAfter = hotAfterByDefault(),
   ) {}
 
   /**
@@ -96,6 +104,11 @@ export class CompiledLoops {
         return -1;
       }
       const loop = this.compile(proto, head, edge, stack, bp);
+      if (loop === LATER) {
+        // counted as a miss, and tried again after as many back edges
+        sites.state[head] = ++sites.misses[head] >= MAX_MISSES ? GIVEN_UP : 0;
+        return -1;
+      }
       if (loop === null) {
         sites.state[head] = GIVEN_UP;
         return -1;
@@ -110,10 +123,11 @@ export class CompiledLoops {
       return -1;
     }
     this.entries++;
+    entriesInProcess++;
     return to;
   }
 
-  private compile(proto: number, head: number, edge: number, stack: Value[], bp: number): CompiledLoop | null {
+  private compile(proto: number, head: number, edge: number, stack: Value[], bp: number): CompiledLoop | null | typeof LATER {
     const fn = this.fns[proto];
     const types: LocalTypes = [];
     for (let s = 0; s < fn.nslots; s++) {
@@ -125,8 +139,9 @@ export class CompiledLoops {
     if (byLoop === undefined) shared.set(fn.code, (byLoop = new Map()));
     const known = byLoop.get(key);
     if (known !== undefined) return known;
-    const source = loopSource(fn, head, edge, types);
-    const loop = source === null ? null : (new Function(source)() as CompiledLoop);
+    const t = translate(fn, head, edge, types);
+    if ('refused' in t && t.later) return LATER;
+    const loop = 'source' in t ? (new Function(t.source)() as CompiledLoop) : null;
     byLoop.set(key, loop);
     return loop;
   }
@@ -143,11 +158,22 @@ type LocalTypes = (Ty | null)[];
 /** What the stack holds before an instruction: the types of the values pushed since the loop head. */
 type StackState = Ty[];
 
-class NotCompilable extends Error {}
-
-function refuse(why: string): never {
-  throw new NotCompilable(why);
+class NotCompilable extends Error {
+  constructor(
+    why: string,
+    /** the loop may compile later: a local it uses does not hold a number or a boolean yet */
+    readonly later = false,
+  ) {
+    super(why);
+  }
 }
+
+function refuse(why: string, later = false): never {
+  throw new NotCompilable(why, later);
+}
+
+/** A loop's translation, or why there is none (and whether to try again at a later back edge). */
+type Translation = { source: string } | { refused: string; later: boolean };
 
 /** A number as a JavaScript literal that reads back as the same number (-0, NaN, Infinity included). */
 function numberLiteral(v: number): string {
@@ -165,10 +191,15 @@ const BINARY: Record<number, string> = { [Op.ADD]: '+', [Op.SUB]: '-', [Op.MUL]:
  * `edge`, or null when the loop holds anything outside the compiled set.
  */
 export function loopSource(fn: FunctionProto, head: number, edge: number, types: LocalTypes): string | null {
+  const t = translate(fn, head, edge, types);
+  return 'source' in t ? t.source : null;
+}
+
+function translate(fn: FunctionProto, head: number, edge: number, types: LocalTypes): Translation {
   try {
-    return new LoopTranslator(fn, head, edge, types).source();
+    return { source: new LoopTranslator(fn, head, edge, types).source() };
   } catch (e) {
-    if (e instanceof NotCompilable) return null;
+    if (e instanceof NotCompilable) return { refused: e.message, later: e.later };
     throw e;
   }
 }
@@ -209,7 +240,8 @@ class LoopTranslator {
 
   private local(slot: number): Ty {
     const t = this.types[slot];
-    if (t === undefined || t === null) refuse(`slot ${slot} holds neither a number nor a boolean`);
+    // (null: perhaps a `let` of the body the loop has not reached yet, when the test comes first)
+    if (t === undefined || t === null) refuse(`slot ${slot} holds neither a number nor a boolean`, t === null);
     this.used.add(slot);
     return t;
   }
@@ -524,4 +556,13 @@ function truthy(t: Ty, v: string): string {
 /** Loops are compiled unless TURN_NO_JIT=1 is in the environment (a VM option overrides it). */
 export function compileLoopsByDefault(): boolean {
   return typeof process === 'undefined' || process.env.TURN_NO_JIT !== '1';
+}
+
+/**
+ * HOT_LOOP_AFTER, or TURN_JIT_HOT_AFTER from the environment: with 1, every loop that can be is
+ * compiled at its first back edge (how the test suites are run against the compiled path).
+ */
+function hotAfterByDefault(): number {
+  const n = typeof process === 'undefined' ? NaN : Number(process.env.TURN_JIT_HOT_AFTER);
+  return Number.isInteger(n) && n >= 1 ? n : HOT_LOOP_AFTER;
 }
