@@ -5,6 +5,7 @@
 // so a change that silently stops compiling fails here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,6 +15,8 @@ import { Debugger } from '../../runtime/vm/debug.js';
 import { compiledLoopEntries, loopSource } from '../../runtime/vm/jit/compiled-loops.js';
 import { openStore, resumeRun, startRun } from '../../runtime/index.js';
 import type { Bundle } from '../../runtime/compile/index.js';
+
+const ROOT = path.resolve(__dirname, '../..');
 
 interface Ran {
   outcome: RunOutcome;
@@ -279,5 +282,26 @@ test('TURN_NO_JIT=1 turns compilation off for VMs that do not choose', async () 
   } finally {
     if (saved === undefined) delete process.env.TURN_NO_JIT;
     else process.env.TURN_NO_JIT = saved;
+  }
+});
+
+test('where Node refuses code from strings, loops are interpreted and the run is unchanged', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-jit-'));
+  try {
+    const file = path.join(dir, 'run.ts');
+    fs.writeFileSync(file, [
+      `import { compileFiles } from ${JSON.stringify(path.join(ROOT, 'test/vm/harness.ts'))};`,
+      `import { VM } from ${JSON.stringify(path.join(ROOT, 'runtime/vm/index.ts'))};`,
+      'void (async () => {',
+      "  const bundle = await compileFiles({ 'main.tn': 'let i = 0; let t = 0; while i < 5000 { let t = t + i; let i = i + 1; } return t;' });",
+      '  const vm = new VM(bundle, { output: () => {}, infer: async () => ({ value: null, confidence: 1 }) }, { compileLoops: true, hotLoopAfter: 1 });',
+      '  const o = await vm.run();',
+      '  console.log(JSON.stringify([o.ok && o.json, vm.compiledLoops!.entries]));',
+      '})();',
+    ].join('\n'));
+    const out = execFileSync(process.execPath, ['--disallow-code-generation-from-strings', '--import', 'tsx', file], { cwd: ROOT, encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(out.trim()), [12497500, 0]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -141,9 +141,19 @@ export class CompiledLoops {
     if (known !== undefined) return known;
     const t = translate(fn, head, edge, types);
     if ('refused' in t && t.later) return LATER;
-    const loop = 'source' in t ? (new Function(t.source)() as CompiledLoop) : null;
+    const loop = 'source' in t ? build(t.source) : null;
     byLoop.set(key, loop);
     return loop;
+  }
+}
+
+/** The function a translation's source makes; null where Node refuses code from strings (`--disallow-code-generation-from-strings`). */
+function build(source: string): CompiledLoop | null {
+  try {
+    return new Function(source)() as CompiledLoop;
+  } catch (e) {
+    if (e instanceof EvalError) return null;
+    throw e;
   }
 }
 
