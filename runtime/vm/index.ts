@@ -41,6 +41,7 @@ import { MESSAGE_COST, budgetError, type BudgetKind, type Limits } from './budge
 import { Mailbox } from './mailbox.js';
 import { select } from './select.js';
 import { AGENT_TOOLS, refuseUngranted, type AgentRuntime } from './agents.js';
+import { CompiledLoops, compileLoopsByDefault } from './jit/compiled-loops.js';
 
 export * from '../values/index.js';
 export { render as renderValue } from '../values/index.js';
@@ -70,6 +71,13 @@ export interface RunOptions {
   inferRetries?: number;
   /** token budgets of every process's context tiers */
   context?: Partial<ContextLimits>;
+  /**
+   * compile hot effect-free loops to JavaScript (runtime/vm/jit/compiled-loops.ts); default on,
+   * off with TURN_NO_JIT=1 in the environment
+   */
+  compileLoops?: boolean;
+  /** times a loop head is reached by a back edge before its loop is compiled (default 50) */
+  hotLoopAfter?: number;
 }
 
 export type RunOutcome =
@@ -131,6 +139,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
   private blamed: Process | undefined;
   /** budget left when `exec` returned */
   private left = 0;
+  /** hot effect-free loops run as JavaScript (null: interpreted only); entered at back edges */
+  readonly compiledLoops: CompiledLoops | null;
   private readonly toolEnv: ToolEnv;
   private startedAt = nowMs(); // moved back by `restoreState` (issue 17)
   /** the run's event stream (requests, replies, retries, tier demotions, invokes, spawns, exits) */
@@ -160,6 +170,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     options: RunOptions = {},
   ) {
     this.fns = bundle.functions;
+    this.compiledLoops = (options.compileLoops ?? compileLoopsByDefault()) ? new CompiledLoops(this.fns, options.hotLoopAfter) : null;
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     this.maxAlloc = options.maxAlloc ?? DEFAULT_MAX_ALLOC;
     this.allocStart = this.allocLeft = this.maxAlloc > 0 ? this.maxAlloc : Number.MAX_SAFE_INTEGER;
@@ -843,6 +854,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     let ip = frame.ip;
     let bp = frame.bp;
     let sp = p.sp;
+    let to = 0; // where a compiled loop left off
     for (;;) {
       try {
         for (;;) {
@@ -885,12 +897,25 @@ export class VM implements LifecycleRuntime, AgentRuntime {
                 ip += 8;
                 break;
               }
+              const edge = ip + 3; // the LOOP_CMP_LC after it
               ip = code[ip + 7];
               if (--budget <= 0) {
                 frame.ip = ip;
                 p.sp = sp;
                 this.left = 0;
                 return YIELD;
+              }
+              // a hot effect-free loop runs as JavaScript from here (runtime/vm/jit); never under a debugger
+              if (this.compiledLoops !== null && this.debug === undefined && (to = this.compiledLoops.enter(frame.proto, ip, edge, stack, bp, sp, budget)) >= 0) {
+                ip = to;
+                sp += this.compiledLoops.out.depth;
+                budget = this.compiledLoops.out.budget;
+                if (budget <= 0) {
+                  frame.ip = ip;
+                  p.sp = sp;
+                  this.left = 0;
+                  return YIELD;
+                }
               }
               break;
             }
@@ -910,12 +935,25 @@ export class VM implements LifecycleRuntime, AgentRuntime {
                 ip += 4;
                 break;
               }
+              const edge = ip - 1;
               ip = code[ip + 3];
               if (--budget <= 0) {
                 frame.ip = ip;
                 p.sp = sp;
                 this.left = 0;
                 return YIELD;
+              }
+              // a hot effect-free loop runs as JavaScript from here (runtime/vm/jit); never under a debugger
+              if (this.compiledLoops !== null && this.debug === undefined && (to = this.compiledLoops.enter(frame.proto, ip, edge, stack, bp, sp, budget)) >= 0) {
+                ip = to;
+                sp += this.compiledLoops.out.depth;
+                budget = this.compiledLoops.out.budget;
+                if (budget <= 0) {
+                  frame.ip = ip;
+                  p.sp = sp;
+                  this.left = 0;
+                  return YIELD;
+                }
               }
               break;
             }
@@ -935,12 +973,25 @@ export class VM implements LifecycleRuntime, AgentRuntime {
                 ip += 4;
                 break;
               }
+              const edge = ip - 1;
               ip = code[ip + 3];
               if (--budget <= 0) {
                 frame.ip = ip;
                 p.sp = sp;
                 this.left = 0;
                 return YIELD;
+              }
+              // a hot effect-free loop runs as JavaScript from here (runtime/vm/jit); never under a debugger
+              if (this.compiledLoops !== null && this.debug === undefined && (to = this.compiledLoops.enter(frame.proto, ip, edge, stack, bp, sp, budget)) >= 0) {
+                ip = to;
+                sp += this.compiledLoops.out.depth;
+                budget = this.compiledLoops.out.budget;
+                if (budget <= 0) {
+                  frame.ip = ip;
+                  p.sp = sp;
+                  this.left = 0;
+                  return YIELD;
+                }
               }
               break;
             }
@@ -950,12 +1001,25 @@ export class VM implements LifecycleRuntime, AgentRuntime {
                 ip++;
                 break;
               }
+              const edge = ip - 1;
               ip = code[ip];
               if (--budget <= 0) {
                 frame.ip = ip;
                 p.sp = sp;
                 this.left = 0;
                 return YIELD;
+              }
+              // a hot effect-free loop runs as JavaScript from here (runtime/vm/jit); never under a debugger
+              if (this.compiledLoops !== null && this.debug === undefined && (to = this.compiledLoops.enter(frame.proto, ip, edge, stack, bp, sp, budget)) >= 0) {
+                ip = to;
+                sp += this.compiledLoops.out.depth;
+                budget = this.compiledLoops.out.budget;
+                if (budget <= 0) {
+                  frame.ip = ip;
+                  p.sp = sp;
+                  this.left = 0;
+                  return YIELD;
+                }
               }
               break;
             }
@@ -1003,7 +1067,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
               ip += 3;
               break;
             }
-            case 32 /* LOOP */:
+            case 32 /* LOOP */: {
+              const edge = ip - 1;
               ip = code[ip];
               if (--budget <= 0) {
                 frame.ip = ip;
@@ -1011,7 +1076,20 @@ export class VM implements LifecycleRuntime, AgentRuntime {
                 this.left = 0;
                 return YIELD;
               }
+              // a hot effect-free loop runs as JavaScript from here (runtime/vm/jit); never under a debugger
+              if (this.compiledLoops !== null && this.debug === undefined && (to = this.compiledLoops.enter(frame.proto, ip, edge, stack, bp, sp, budget)) >= 0) {
+                ip = to;
+                sp += this.compiledLoops.out.depth;
+                budget = this.compiledLoops.out.budget;
+                if (budget <= 0) {
+                  frame.ip = ip;
+                  p.sp = sp;
+                  this.left = 0;
+                  return YIELD;
+                }
+              }
               break;
+            }
             case 6 /* LOAD_LOCAL */:
               stack[sp++] = stack[bp + code[ip++]];
               break;

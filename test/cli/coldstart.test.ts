@@ -26,7 +26,7 @@ let n = 0;
 /** `node -r HOOK bin/turn.js ARGS` (synchronously): its result and the files it had loaded. */
 function turnLoading(args: string[]): { code: number | null; stdout: string; stderr: string; loaded: string[] } {
   const out = path.join(tmp, `loaded-${++n}.json`);
-  const r = spawnSync(process.execPath, ['-r', HOOK, BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TURN_LOADED_OUT: out }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['-r', HOOK, BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TURN_LOADED_OUT: out }, timeout: 300_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, loaded: JSON.parse(fs.readFileSync(out, 'utf8')) as string[] };
 }
 
@@ -52,7 +52,7 @@ fs.writeFileSync(BUILTINS_HOOK, "process.on('exit', () => require('node:fs').wri
 /** The Node modules (`NativeModule x` entries of process.moduleLoadList) a process of `node -r BUILTINS_HOOK ARGS` had loaded at exit. */
 function builtinsLoaded(args: string[], input?: string): { code: number | null; stderr: string; modules: string[] } {
   const out = path.join(tmp, `builtins-${++n}.json`);
-  const r = spawnSync(process.execPath, ['-r', BUILTINS_HOOK, ...args], { cwd: ROOT, encoding: 'utf8', input, env: { ...process.env, TURN_LOADED_OUT: out, TURN_CACHE_DIR: tmp }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['-r', BUILTINS_HOOK, ...args], { cwd: ROOT, encoding: 'utf8', input, env: { ...process.env, TURN_LOADED_OUT: out, TURN_CACHE_DIR: tmp }, timeout: 300_000 });
   const list = JSON.parse(fs.readFileSync(out, 'utf8')) as string[];
   return { code: r.status, stderr: r.stderr, modules: list.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length)) };
 }
@@ -143,7 +143,7 @@ function cached(script: string, cacheDir: string, args: string[] = []): { code: 
   const r = spawnSync(process.execPath, [LAUNCH, script, ...args], {
     encoding: 'utf8',
     env: { ...process.env, TURN_CACHE_DIR: cacheDir, TURN_CODE_CACHE_DEBUG: '1', TURN_CODE_CACHE: '', TURN_CODE_CACHE_WRITE: '' },
-    timeout: 60_000,
+    timeout: 300_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -154,7 +154,7 @@ test('the built CLI starts from the code cache the build wrote', () => {
     cwd: ROOT,
     encoding: 'utf8',
     env: { ...process.env, TURN_CACHE_DIR: cacheDir, TURN_CODE_CACHE_DEBUG: '1', TURN_CODE_CACHE: '', TURN_CODE_CACHE_WRITE: '' },
-    timeout: 60_000,
+    timeout: 300_000,
   });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, 'Hello, Turn!\n');
@@ -214,7 +214,7 @@ test('a bundle with non-ASCII text is read as UTF-8 (an ASCII one as latin1), fr
 });
 
 test('TURN_CODE_CACHE=off loads the bundle with a plain require', () => {
-  const r = spawnSync(process.execPath, [BIN, 'version'], { encoding: 'utf8', env: { ...process.env, TURN_CODE_CACHE: 'off', TURN_CODE_CACHE_DEBUG: '1' }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [BIN, 'version'], { encoding: 'utf8', env: { ...process.env, TURN_CODE_CACHE: 'off', TURN_CODE_CACHE_DEBUG: '1' }, timeout: 300_000 });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^turn /);
   assert.doesNotMatch(r.stderr, /code cache/);

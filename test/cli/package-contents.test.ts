@@ -15,8 +15,9 @@ interface PackResult {
 
 function pack(destination: string): PackResult {
   // --ignore-scripts: `prepare` (the build) already ran in `npm test`; the bundles in dist/ are packed as they are.
-  const r = spawnSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
-  assert.equal(r.status, 0, r.stderr);
+  // the timeout only stops a hung npm; a busy machine must never reach it (npm pack takes seconds)
+  const r = spawnSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], { cwd: ROOT, encoding: 'utf8', timeout: 900_000 });
+  assert.equal(r.status, 0, r.signal ? `npm pack was stopped by ${r.signal}` : r.stderr);
   return (JSON.parse(r.stdout) as PackResult[])[0];
 }
 
@@ -42,7 +43,7 @@ test('the packed turn runs a program that uses a standard module, from outside t
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(unpacked, 'package', 'node_modules'), 'dir');
   const program = path.join(tmp, 'program.tn');
   fs.writeFileSync(program, 'let json = use "std/json";\ncall("echo", json.pretty({"packed": true}));\n');
-  const r = spawnSync(process.execPath, [path.join(unpacked, 'package', 'bin', 'turn.js'), 'run', program], { cwd: tmp, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [path.join(unpacked, 'package', 'bin', 'turn.js'), 'run', program], { cwd: tmp, encoding: 'utf8', timeout: 600_000 });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /"packed": true/);
 });

@@ -18,7 +18,7 @@ export function turn(args: string[], options: { cwd?: string; input?: string; en
     input: options.input ?? '',
     encoding: 'utf8',
     env: { ...process.env, ...options.env },
-    timeout: 60_000,
+    timeout: 300_000,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }

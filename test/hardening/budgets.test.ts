@@ -41,12 +41,12 @@ function program(source: string): string {
   return file;
 }
 
-/** `turn run FILE ARGS` from source, in a child with a `heapMb` heap; killed after 60 s (a hang fails the test). */
+/** `turn run FILE ARGS` from source, in a child with a `heapMb` heap; killed after 5 min (only a hang reaches that). */
 function turnRun(file: string, args: string[] = [], heapMb = 512): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', path.join(ROOT, 'cli', 'main.ts'), 'run', file, ...args], {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: 300_000,
     env: { ...process.env, TURN_MODEL: 'mock' },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };

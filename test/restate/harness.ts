@@ -129,6 +129,21 @@ export class Cluster {
     await w.exited;
   }
 
+  /**
+   * What Restate holds of every invocation not yet completed, one line each (status, retries, the
+   * last failure): what a test prints when its runs stop making progress, so a hang names its cause.
+   */
+  async openInvocations(): Promise<string> {
+    const query = "SELECT id, target, status, retry_count, last_failure, last_attempt_deployment_id, modified_at FROM sys_invocation WHERE status != 'completed'";
+    const res = await fetch(`${this.server.admin}/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ query }),
+    });
+    const rows = ((await res.json()) as { rows?: Record<string, unknown>[] }).rows ?? [];
+    return rows.map((r) => Object.entries(r).map(([k, v]) => `${k}=${String(v).slice(0, 200)}`).join(' ')).join('\n') || '(none)';
+  }
+
   /** A temporary folder holding `program` as p.tn. */
   workdir(program: string, prefix = 'turn-restate-run-'): string {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));

@@ -95,6 +95,24 @@ test(`${RUNS} runs on three workers, workers SIGKILLed ${KILLS} times: every run
 
     for (let i = 0; i < 3; i++) await addWorker();
     const started = Date.now();
+    // progress = model calls answered + runs ended; when it stands still for two minutes, say what
+    // Restate holds open and what the live workers last printed (the test's timeout still decides)
+    let ended = 0;
+    let lastProgress = { count: -1, at: Date.now() };
+    const watchdog = setInterval(() => {
+      const count = model.server.received.length + ended;
+      if (count !== lastProgress.count) lastProgress = { count, at: Date.now() };
+      else if (Date.now() - lastProgress.at > 120_000) {
+        lastProgress.at = Date.now();
+        void cluster.openInvocations().then(
+          (open) => console.error(`no progress for 2 min: ${ended}/${RUNS} runs ended, ${model.server.received.length} model calls; open invocations:\n${open}\n` +
+            live.map((w) => `worker ${w.url}:\n${w.stderr().slice(-2000)}`).join('\n')),
+          (e) => console.error(`no progress for 2 min; the admin API did not answer: ${String(e)}`),
+        );
+      }
+    }, 5_000);
+    watchdog.unref();
+    t.after(() => clearInterval(watchdog));
     const ids: string[] = [];
     for (let n = 0; n < RUNS; n++) {
       const code = await compileProgram(files[n]);
@@ -132,6 +150,7 @@ test(`${RUNS} runs on three workers, workers SIGKILLed ${KILLS} times: every run
         s = await waitForRun(server.ingress, id, 100, s.wait!.promise);
       }
       results.push(s);
+      ended++;
     }
     const seconds = (Date.now() - started) / 1000;
 
