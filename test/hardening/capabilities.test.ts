@@ -35,18 +35,24 @@ function layout(): { root: string; outside: string } {
  *  - `file`: between a regular file holding `text` and a symlink to `outside` (atomic renames);
  *  - `dir`: between the folder it is and a symlink to the folder `outside`.
  */
-function swapper(swap: { mode: 'file' | 'dir'; target: string; outside: string; text?: string }): () => Promise<number> {
-  const flag = new SharedArrayBuffer(4);
+interface Swapper {
+  /** swaps done so far (read while it runs: the callers work until both they and it did enough) */
+  count(): number;
+  stop(): Promise<number>;
+}
+
+function swapper(swap: { mode: 'file' | 'dir'; target: string; outside: string; text?: string }): Swapper {
+  const flag = new SharedArrayBuffer(8); // [0]: stop, [1]: swaps done
   const worker = new Worker(
     `
     const { workerData, parentPort } = require('node:worker_threads');
     const fs = require('node:fs');
-    const stop = new Int32Array(workerData.flag);
+    const shared = new Int32Array(workerData.flag);
     const { mode, target, outside, text } = workerData;
     const tmp = target + '.swap';
     const stash = target + '.stash';
     let n = 0;
-    while (Atomics.load(stop, 0) === 0) {
+    while (Atomics.load(shared, 0) === 0) {
       try {
         if (mode === 'file') {
           fs.rmSync(tmp, { force: true });
@@ -62,6 +68,7 @@ function swapper(swap: { mode: 'file' | 'dir'; target: string; outside: string; 
         }
       } catch {}
       n++;
+      Atomics.store(shared, 1, n);
     }
     if (mode === 'dir' && fs.existsSync(stash)) {
       fs.unlinkSync(target);
@@ -75,13 +82,20 @@ function swapper(swap: { mode: 'file' | 'dir'; target: string; outside: string; 
     worker.once('message', resolve);
     worker.once('error', reject);
   });
-  return async () => {
-    Atomics.store(new Int32Array(flag), 0, 1);
-    const n = await swapped;
-    await worker.terminate();
-    return n;
+  const shared = new Int32Array(flag);
+  return {
+    count: () => Atomics.load(shared, 1),
+    stop: async () => {
+      Atomics.store(shared, 0, 1);
+      const n = await swapped;
+      await worker.terminate();
+      return n;
+    },
   };
 }
+
+/** Swaps the callers wait for before they stop (the swapper is a thread: on a busy machine it may start late). */
+const ENOUGH_SWAPS = 200;
 
 /** `promise`, or a failure after `ms` (calling `unblock` so nothing stays stuck). */
 async function within<T>(promise: Promise<T>, ms: number, unblock: () => void): Promise<T> {
@@ -105,11 +119,13 @@ test('a file swapped for a symlink out of the root while 2,000 reads run: no rea
   const target = path.join(root, 'f.txt');
   fs.writeFileSync(target, 'INSIDE');
   const ctx = { capabilities: { files: [{ roots: [root], mode: 'read' as const }] }, cwd: root };
-  const stop = swapper({ mode: 'file', target, outside: path.join(outside, 'secret.txt'), text: 'INSIDE' });
+  const swaps = swapper({ mode: 'file', target, outside: path.join(outside, 'secret.txt'), text: 'INSIDE' });
   let escapes = 0;
   let inside = 0;
+  let reads = 0;
   try {
-    for (let i = 0; i < 2000; i++) {
+    // at least 2,000 reads, and on until the swapper has swapped enough times while they ran
+    for (; reads < 2000 || swaps.count() < ENOUGH_SWAPS; reads++) {
       try {
         const text = await readFileEffect('f.txt', ctx);
         if (text.includes('OUTSIDE')) escapes++;
@@ -119,10 +135,10 @@ test('a file swapped for a symlink out of the root while 2,000 reads run: no rea
       }
     }
   } finally {
-    const swaps = await stop();
-    assert.ok(swaps > 100, `the swapper ran (${swaps} swaps)`);
+    const n = await swaps.stop();
+    assert.ok(n >= ENOUGH_SWAPS, `the swapper ran (${n} swaps)`);
   }
-  assert.equal(escapes, 0, `${escapes} of 2000 reads returned the file outside the root`);
+  assert.equal(escapes, 0, `${escapes} of ${reads} reads returned the file outside the root`);
   assert.ok(inside > 0, 'some reads saw the file inside');
 });
 
@@ -133,11 +149,11 @@ test('an intermediate folder swapped for a symlink out of the root while 1,000 w
   fs.writeFileSync(path.join(sub, 'data.txt'), 'INSIDE');
   fs.writeFileSync(path.join(outside, 'data.txt'), 'OUTSIDE');
   const ctx = { capabilities: { files: [{ roots: [root], mode: 'write' as const }] }, cwd: root };
-  const stop = swapper({ mode: 'dir', target: sub, outside });
+  const swaps = swapper({ mode: 'dir', target: sub, outside });
   let readEscapes = 0;
   let written = 0;
   try {
-    for (let i = 0; i < 1000; i++) {
+    for (let i = 0; i < 1000 || swaps.count() < ENOUGH_SWAPS; i++) {
       try {
         await writeFileEffect('sub/out.txt', `write ${i}`, ctx);
         written++;
@@ -151,8 +167,8 @@ test('an intermediate folder swapped for a symlink out of the root while 1,000 w
       }
     }
   } finally {
-    const swaps = await stop();
-    assert.ok(swaps > 100, `the swapper ran (${swaps} swaps)`);
+    const n = await swaps.stop();
+    assert.ok(n >= ENOUGH_SWAPS, `the swapper ran (${n} swaps)`);
   }
   const landed = path.join(outside, 'out.txt');
   assert.equal(fs.existsSync(landed), false, `a write landed outside the root: ${fs.existsSync(landed) ? fs.readFileSync(landed, 'utf8') : ''}`);
