@@ -64,6 +64,38 @@ test('turn run of a hello program loads none of the Node modules it does not use
   assert.deepEqual(UNUSED_BY_HELLO.filter((m) => r.modules.includes(m)), []);
 });
 
+// The JSON Schema validator (ajv) is initialised on first use (scripts/build.mjs, `lazyClasses`):
+// its stand-in lists what it loaded under Symbol.for('turn.lazyLoaded'), which this hook writes out.
+const LAZY_HOOK = path.join(tmp, 'lazy-hook.js');
+fs.writeFileSync(LAZY_HOOK, "process.on('exit', () => require('node:fs').writeFileSync(process.env.TURN_LOADED_OUT, JSON.stringify(globalThis[Symbol.for('turn.lazyLoaded')] ?? [])));\n");
+
+function lazyLoaded(args: string[]): { code: number | null; stdout: string; stderr: string; lazy: string[] } {
+  const out = path.join(tmp, `lazy-${++n}.json`);
+  const r = spawnSync(process.execPath, ['-r', LAZY_HOOK, BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TURN_LOADED_OUT: out }, timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, lazy: JSON.parse(fs.readFileSync(out, 'utf8')) as string[] };
+}
+
+test('turn run of a hello program never initialises the JSON Schema validator; a run that validates loads it and its messages', () => {
+  const hello = lazyLoaded(['run', path.join(ROOT, 'examples', 'hello.tn')]);
+  assert.equal(hello.code, 0, hello.stderr);
+  assert.equal(hello.stdout, 'Hello, Turn!\n');
+  assert.deepEqual(hello.lazy, []);
+  // a script model's fixture is checked against its JSON Schema with ajv: a stray key is its message
+  const fixture = path.join(tmp, 'replies.json');
+  fs.writeFileSync(fixture, JSON.stringify({ replies: [{ value: 4, colour: 'red' }] }));
+  const prog = path.join(tmp, 'ask.tn');
+  fs.writeFileSync(prog, 'let n = infer Num { "2 + 2?"; };\ncall("echo", n);\n');
+  const bad = lazyLoaded(['run', '--model', `script:${fixture}`, prog]);
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /replies\[0\]: must NOT have additional properties \("colour"\)/);
+  assert.ok(bad.lazy.some((m) => m.startsWith('ajv')), `ajv was not loaded: ${JSON.stringify(bad.lazy)}`);
+  // and a good fixture's answer is validated against the type and printed
+  fs.writeFileSync(fixture, JSON.stringify({ replies: [{ value: 4 }] }));
+  const good = lazyLoaded(['run', '--model', `script:${fixture}`, prog]);
+  assert.equal(good.code, 0, good.stderr);
+  assert.equal(good.stdout, '4\n');
+});
+
 test('turn lsp to its first diagnostics loads neither child_process nor crypto (the language server libraries require them for other transports)', () => {
   const messages = [
     { jsonrpc: '2.0', id: 1, method: 'initialize', params: { processId: null, rootUri: null, capabilities: {} } },
