@@ -142,7 +142,10 @@ for (const name of readdirSync('runtime/std')) if (name.endsWith('.tn')) copyFil
 await Promise.all([
   // The CLI is minified in every build (its source map kept): `turn` reads and V8 deserializes
   // this file at each start, and 2 MB cost less than 4.4 (docs/performance.md, *Cold start*).
-  build({ ...common, minify: true, plugins: [lazyBundles, lazyBuiltins, lazyClasses], entryPoints: ['cli/main.ts'], outfile: 'dist/cli.js' }),
+  // better-sqlite3's JavaScript is bundled into the CLI (compiled from its code cache with the rest,
+  // not from a dozen files in node_modules at a durable run's start); its native module stays in
+  // node_modules, where runtime/store/better-sqlite3.ts finds it and hands it over (`nativeBinding`).
+  build({ ...common, external: common.external.filter((e) => e !== 'better-sqlite3'), minify: true, plugins: [lazyBundles, lazyBuiltins, lazyClasses], entryPoints: ['cli/main.ts'], outfile: 'dist/cli.js' }),
   build({ ...common, plugins: [lazyBundles, lazyBuiltins], entryPoints: ['language-server/server.ts'], outfile: 'dist/server.js' }),
   build({ ...common, plugins: [lazyBundles], entryPoints: ['extension/extension.ts'], outfile: 'dist/extension.js' }),
   build({ ...common, plugins: [lazyBundles], entryPoints: ['extension/debug/adapter-main.ts'], outfile: 'dist/debug-adapter.js' }),

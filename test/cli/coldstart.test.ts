@@ -39,6 +39,17 @@ test('turn run of a hello program loads neither the Restate SDK nor the tokenize
   assert.ok(!r.loaded.includes(TOKENIZER), 'dist/tokenizer.js was loaded');
 });
 
+test("a durable run takes better-sqlite3's JavaScript from the CLI bundle and only its native module from node_modules", () => {
+  const dir = fs.mkdtempSync(path.join(tmp, 'durable-'));
+  const r = turnLoading(['run', '--store', dir, path.join(ROOT, 'examples', 'hello.tn')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'Hello, Turn!\n');
+  assert.ok(fs.existsSync(path.join(dir, 'store.db')), 'the run was stored');
+  const fromPackage = r.loaded.filter((f) => f.split(path.sep).includes('better-sqlite3'));
+  assert.ok(fromPackage.some((f) => f.endsWith('.node')), `its native module was loaded: ${r.loaded.join(', ')}`);
+  assert.deepEqual(fromPackage.filter((f) => f.endsWith('.js')), [], 'no JavaScript file of the package was loaded from node_modules');
+});
+
 // Node's own modules that are not in its start-up snapshot and that a plain run does not use: each
 // was loaded at start-up by a static import somewhere in the bundle (issue 29: the MCP server SDK,
 // whose HTTP server installs Node's fetch globals, loaded undici, http2 and streams; crypto, zlib,
