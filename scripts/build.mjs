@@ -83,9 +83,15 @@ const LAZY_CLASSES = /^ajv(\/dist\/2020(\.js)?)?$/;
 const lazyClasses = {
   name: 'lazy-classes',
   setup(b) {
-    b.onResolve({ filter: LAZY_CLASSES }, (args) =>
-      args.namespace === 'file' && !/node_modules/.test(args.importer) ? { path: args.path, namespace: 'lazy-class' } : undefined,
-    );
+    b.onResolve({ filter: LAZY_CLASSES }, (args) => {
+      if (args.namespace !== 'file' || /node_modules/.test(args.importer)) return undefined;
+      // the stand-in has no named exports: `import { X } from 'ajv'` would give undefined
+      const named = new RegExp(`import\\s*(\\w+\\s*,\\s*)?\\{[^}]*\\}\\s*from\\s*['"]${args.path.replace(/[/.]/g, '\\$&')}['"]`);
+      if (named.test(readFileSync(args.importer, 'utf8'))) {
+        return { errors: [{ text: `${args.importer}: import ${args.path} as a default import (scripts/build.mjs loads it on first use, through a stand-in without named exports)` }] };
+      }
+      return { path: args.path, namespace: 'lazy-class' };
+    });
     b.onLoad({ filter: /.*/, namespace: 'lazy-class' }, (args) => ({
       loader: 'js',
       resolveDir: process.cwd(),
