@@ -3,7 +3,10 @@
 // 0 success (or suspended), 1 the program failed at run time, 2 it cannot be compiled (or read),
 // 3 a durable run waits for a decision, 64 the command line itself is wrong, 130/143 interrupted.
 import packageJson from '../package.json';
-import { compileProgram, RunSetupError } from '../runtime/index.js';
+// The run API itself, not runtime/index.ts: what the library index also exports (the debugger, the
+// test runner, the MCP server, the knowledge store ...) is then initialised only by the commands
+// that use it, not at every start (docs/performance.md, *Cold start, third pass*).
+import { compileProgram, RunSetupError } from '../runtime/run/index.js';
 import { AUTHORITY_USAGE } from './run-options.js';
 import { EXIT, UsageError, parse } from './usage.js';
 import { turnFiles } from './files.js';

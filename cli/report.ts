@@ -1,6 +1,9 @@
 // How the command line tells a person what a run did: setup errors and diagnostics, a program's
 // located run-time error, a suspended or waiting durable run; each with its exit code.
-import { formatDiagnostic, RunSetupError, type FileDiagnostic, type JournalEntry, type Run, type RunResult } from '../runtime/index.js';
+import { formatDiagnostic } from '../runtime/diagnostics.js';
+import type { FileDiagnostic } from '../runtime/load.js';
+import { RunSetupError, type Run, type RunResult } from '../runtime/run/index.js';
+import type { JournalEntry } from '../runtime/store/types.js';
 import type { StdoutLines } from './output.js';
 import * as path from 'node:path';
 import { EXIT, UsageError, err } from './usage.js';

@@ -1,6 +1,7 @@
 // `turn run FILE [--store DIR | --durable]`: a plain or durable run through the run API. A program
 // that contains `suspend;` always runs durable (in the default store without --store), as in Turn v1.
-import { defaultStoreDir, RunSetupError, startRun } from '../runtime/index.js';
+import { RunSetupError, startRun } from '../runtime/run/index.js';
+import { defaultStoreDir } from '../runtime/store/open.js';
 import { reportInterrupted, withInterrupts } from './interrupt.js';
 import { StdoutLines } from './output.js';
 import { ProgressLine } from './progress.js';

@@ -3,6 +3,8 @@
 export interface Debouncer<K> {
   /** (Re)starts the timer for `key`; `run(key)` fires `delayMs` after the last call for that key. */
   schedule(key: K): void;
+  /** Runs `run(key)` now, dropping a pending run for it (a document just opened: no burst to wait for). */
+  runNow(key: K): void;
   /** Forgets a pending run (e.g. when the document closes). */
   cancel(key: K): void;
   /** Whether a run is pending for `key`. */
@@ -27,6 +29,10 @@ export function createDebouncer<K>(delayMs: number, run: (key: K) => void): Debo
           run(key);
         }, delayMs),
       );
+    },
+    runNow(key) {
+      cancel(key);
+      run(key);
     },
     cancel,
     pending: (key) => timers.has(key),

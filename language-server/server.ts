@@ -157,7 +157,9 @@ export function startServer(connection: Connection = createDefaultConnection(), 
     notification('textDocument/didOpen', P.didOpenParams, ({ textDocument: d }) =>
       inOrder((ws) => {
         ws.openDocument(d.uri, d.text, d.version);
-        debouncer.schedule(d.uri);
+        // checked at once: the debounce coalesces a burst of edits, and an open is not one (it was
+        // 150 ms of the time `turn lsp` took to its first diagnostics)
+        debouncer.runNow(d.uri);
       }),
     ),
   );

@@ -72,6 +72,50 @@ module.exports = new Proxy({}, {
   },
 };
 
+// JSON Schema validators (ajv) that Turn's own modules import at load but use only to check a
+// model's answer, a tool's structured reply or a script provider's file: each import from Turn's
+// source becomes a stand-in that loads the real package on first use (`new`, a call or a property),
+// so a run that validates nothing never initialises ajv (a third of the bundle's start-up work
+// before a hello run's code; docs/performance.md, *Cold start, third pass*). The stand-in is a
+// constructor: `import X from 'ajv'` then `X.default ?? X` (what the importers do) gives the
+// stand-in itself, and `new` on it constructs the real class.
+const LAZY_CLASSES = /^ajv(\/dist\/2020(\.js)?)?$/;
+const lazyClasses = {
+  name: 'lazy-classes',
+  setup(b) {
+    b.onResolve({ filter: LAZY_CLASSES }, (args) => {
+      if (args.namespace !== 'file' || /node_modules/.test(args.importer)) return undefined;
+      // the stand-in has no named exports: `import { X } from 'ajv'` would give undefined
+      const named = new RegExp(`import\\s*(\\w+\\s*,\\s*)?\\{[^}]*\\}\\s*from\\s*['"]${args.path.replace(/[/.]/g, '\\$&')}['"]`);
+      if (named.test(readFileSync(args.importer, 'utf8'))) {
+        return { errors: [{ text: `${args.importer}: import ${args.path} as a default import (scripts/build.mjs loads it on first use, through a stand-in without named exports)` }] };
+      }
+      return { path: args.path, namespace: 'lazy-class' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'lazy-class' }, (args) => ({
+      loader: 'js',
+      resolveDir: process.cwd(),
+      // each package loaded is listed under Symbol.for('turn.lazyLoaded') (test/cli/coldstart.test.ts)
+      contents: `let m;
+const real = () => {
+  if (!m) {
+    m = require(${JSON.stringify(args.path)});
+    (globalThis[Symbol.for('turn.lazyLoaded')] ??= []).push(${JSON.stringify(args.path)});
+  }
+  return m.default ?? m;
+};
+const target = function () {};
+const lazy = new Proxy(target, {
+  construct: (_, argv) => Reflect.construct(real(), argv),
+  apply: (_, self, argv) => Reflect.apply(real(), self, argv),
+  get: (_, k) => (k === 'default' ? lazy : k === '__esModule' ? undefined : real()[k]),
+  has: (_, k) => k === 'default' || k in real(),
+});
+module.exports = lazy;`,
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -104,7 +148,10 @@ for (const name of readdirSync('runtime/std')) if (name.endsWith('.tn')) copyFil
 await Promise.all([
   // The CLI is minified in every build (its source map kept): `turn` reads and V8 deserializes
   // this file at each start, and 2 MB cost less than 4.4 (docs/performance.md, *Cold start*).
-  build({ ...common, minify: true, plugins: [lazyBundles, lazyBuiltins], entryPoints: ['cli/main.ts'], outfile: 'dist/cli.js' }),
+  // better-sqlite3's JavaScript is bundled into the CLI (compiled from its code cache with the rest,
+  // not from a dozen files in node_modules at a durable run's start); its native module stays in
+  // node_modules, where runtime/store/better-sqlite3.ts finds it and hands it over (`nativeBinding`).
+  build({ ...common, external: common.external.filter((e) => e !== 'better-sqlite3'), minify: true, plugins: [lazyBundles, lazyBuiltins, lazyClasses], entryPoints: ['cli/main.ts'], outfile: 'dist/cli.js' }),
   build({ ...common, plugins: [lazyBundles, lazyBuiltins], entryPoints: ['language-server/server.ts'], outfile: 'dist/server.js' }),
   build({ ...common, plugins: [lazyBundles], entryPoints: ['extension/extension.ts'], outfile: 'dist/extension.js' }),
   build({ ...common, plugins: [lazyBundles], entryPoints: ['extension/debug/adapter-main.ts'], outfile: 'dist/debug-adapter.js' }),

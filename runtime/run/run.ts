@@ -14,7 +14,7 @@ import { InputError, loadProgram, type FileDiagnostic } from '../load.js';
 import type { Host } from '../ports/host.js';
 import { REMOTE_CHILD_TOOL } from '../ports/placement.js';
 import { openStore, defaultStoreDir } from '../store/open.js';
-import { newRunId } from '../store/sqlite-schema.js';
+import { createRunWithBundle, newRunId } from '../store/sqlite-schema.js';
 import { StoreError, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
 import type { Value } from '../values/index.js';
 import { Debugger, type DebuggerOptions } from '../vm/debug.js';
@@ -427,14 +427,18 @@ export async function startRun(options: RunOptions & { file: string; meta?: RunM
   if (storeOption !== undefined) {
     const { store, ownsStore } = openRunStore(storeOption, cwd);
     try {
-      store.putBundle(code.bundle.version, sourcesOf(code.units, code.entryPath));
-      const record = store.createRun({
-        entry: options.file,
-        bytecodeHash: code.bundle.version,
-        semanticsVersion: SEMANTICS_VERSION,
-        policies: POLICY_VERSIONS,
-        meta: { cwd, pid: process.pid, options: recordable(options), ...(options.meta ?? {}) },
-      });
+      // the bundle and the run in one commit (one fsync)
+      const record = createRunWithBundle(
+        store,
+        {
+          entry: options.file,
+          bytecodeHash: code.bundle.version,
+          semanticsVersion: SEMANTICS_VERSION,
+          policies: POLICY_VERSIONS,
+          meta: { cwd, pid: process.pid, options: recordable(options), ...(options.meta ?? {}) },
+        },
+        { hash: code.bundle.version, bytes: sourcesOf(code.units, code.entryPath) },
+      );
       runId = record.id;
       durability = { store, ownsStore, record, entries: [] };
     } catch (e) {

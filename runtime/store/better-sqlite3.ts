@@ -12,14 +12,35 @@ export const BETTER_SQLITE3 = 'better-sqlite3';
 type DatabaseCtor = typeof BetterSqlite3;
 let ctor: DatabaseCtor | null | undefined;
 let loadError = '';
+/** what every database is opened with: the native module itself, once found */
+let openOptions: BetterSqlite3.Options = {};
+
+/**
+ * better-sqlite3's native module, found where the package is installed. The CLI bundles the
+ * package's JavaScript (scripts/build.mjs: compiled from the CLI's code cache, not from
+ * node_modules at every start), and a bundled copy cannot find its native module by itself (the
+ * `bindings` package looks beside the calling file). Undefined: the package finds it as usual.
+ */
+function nativeModule(): object | undefined {
+  let file: string;
+  try {
+    file = require.resolve('better-sqlite3/build/Release/better_sqlite3.node');
+  } catch {
+    return undefined;
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(file) as object;
+}
 
 function load(): DatabaseCtor | null {
   if (ctor === undefined) {
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const c = require('better-sqlite3') as DatabaseCtor;
+      const addon = nativeModule();
+      openOptions = addon ? { nativeBinding: addon as unknown as string } : {};
       // The native binary loads with the first database: built for another Node, it fails here.
-      new c(':memory:').close();
+      new c(':memory:', openOptions).close();
       ctor = c;
     } catch (e) {
       ctor = null;
@@ -43,7 +64,7 @@ function bind(params: SqlParam[]): unknown[] {
 export function betterSqlite3Connection(file: string): SqlConnection {
   const Database = load();
   if (!Database) throw new StoreError('unavailable', `cannot open the Turn store ${file}: ${loadError}`, file);
-  const db = new Database(file);
+  const db = new Database(file, openOptions);
   return {
     exec: (sql) => void db.exec(sql),
     prepare(sql) {

@@ -4,7 +4,7 @@ export { openStore, openStoreFile, pickDriver, defaultStoreDir, DEFAULT_STORE_DI
 export { openBetterSqlite3Store, betterSqlite3Available, BETTER_SQLITE3 } from './better-sqlite3.js';
 export { openNodeSqliteStore, nodeSqliteAvailable, NODE_SQLITE } from './node-sqlite.js';
 export { openNodeSqlite3WasmStore, nodeSqlite3WasmAvailable, NODE_SQLITE3_WASM } from './node-sqlite3-wasm.js';
-export { SCHEMA_VERSION, APPLICATION_ID, SCHEMA_V1, SqliteRunStore, newRunId, type SqlConnection, type SqliteOptions } from './sqlite-schema.js';
+export { SCHEMA_VERSION, APPLICATION_ID, SCHEMA_V1, SqliteRunStore, createRunWithBundle, newRunId, type SqlConnection, type SqliteOptions } from './sqlite-schema.js';
 export {
   encodeValue, decodeValue, valueHash, encodeSnapshot, decodeSnapshot, SerializeError, VALUE_FORMAT, SNAPSHOT_FORMAT,
   type Slot, type Json, type SnapshotData, type ProcessSnapshot, type ContextSnapshot,

@@ -516,13 +516,18 @@ export class SqliteRunStore implements RunStore {
     };
   }
 
-  createRun(run: NewRun): RunRecord {
+  /**
+   * Records a new run. With `bundle`, its program's bytes are stored (as `putBundle` would) in the
+   * same commit: one fsync for both, and never a run without its bundle.
+   */
+  createRun(run: NewRun, bundle?: { hash: string; bytes: Uint8Array }): RunRecord {
     if (!run.entry || !run.bytecodeHash || !run.semanticsVersion) {
       throw new StoreError('invalid', 'a run needs an entry, a bytecode hash and a semantics version', this.file);
     }
     const id = run.id ?? newRunId();
     const now = Date.now();
     return this.tx('create a run', () => {
+      if (bundle) this.st.putBundle.run(bundle.hash, bundle.bytes, now);
       if (this.st.getRun.get(id)) throw new StoreError('conflict', `run ${id} already exists in the Turn store ${this.file}`, this.file);
       this.st.insertRun.run(
         id, run.entry, run.bytecodeHash, run.semanticsVersion,
@@ -723,4 +728,14 @@ function migrate(db: SqlConnection, file: string, driver: string): void {
     }
     throw e;
   }
+}
+
+/**
+ * Stores a program's bundle and records a run of it: in one commit in a SQLite store, else (another
+ * RunStore) as `putBundle` then `createRun`.
+ */
+export function createRunWithBundle(store: RunStore, run: NewRun, bundle: { hash: string; bytes: Uint8Array }): RunRecord {
+  if (store instanceof SqliteRunStore) return store.createRun(run, bundle);
+  store.putBundle(bundle.hash, bundle.bytes);
+  return store.createRun(run);
 }

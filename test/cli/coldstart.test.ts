@@ -39,6 +39,17 @@ test('turn run of a hello program loads neither the Restate SDK nor the tokenize
   assert.ok(!r.loaded.includes(TOKENIZER), 'dist/tokenizer.js was loaded');
 });
 
+test("a durable run takes better-sqlite3's JavaScript from the CLI bundle and only its native module from node_modules", () => {
+  const dir = fs.mkdtempSync(path.join(tmp, 'durable-'));
+  const r = turnLoading(['run', '--store', dir, path.join(ROOT, 'examples', 'hello.tn')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'Hello, Turn!\n');
+  assert.ok(fs.existsSync(path.join(dir, 'store.db')), 'the run was stored');
+  const fromPackage = r.loaded.filter((f) => f.split(path.sep).includes('better-sqlite3'));
+  assert.ok(fromPackage.some((f) => f.endsWith('.node')), `its native module was loaded: ${r.loaded.join(', ')}`);
+  assert.deepEqual(fromPackage.filter((f) => f.endsWith('.js')), [], 'no JavaScript file of the package was loaded from node_modules');
+});
+
 // Node's own modules that are not in its start-up snapshot and that a plain run does not use: each
 // was loaded at start-up by a static import somewhere in the bundle (issue 29: the MCP server SDK,
 // whose HTTP server installs Node's fetch globals, loaded undici, http2 and streams; crypto, zlib,
@@ -62,6 +73,38 @@ test('turn run of a hello program loads none of the Node modules it does not use
   assert.equal(r.code, 0, r.stderr);
   assert.ok(r.modules.includes('vm'), `the hook saw the launcher load node:vm: ${r.modules.join(', ')}`);
   assert.deepEqual(UNUSED_BY_HELLO.filter((m) => r.modules.includes(m)), []);
+});
+
+// The JSON Schema validator (ajv) is initialised on first use (scripts/build.mjs, `lazyClasses`):
+// its stand-in lists what it loaded under Symbol.for('turn.lazyLoaded'), which this hook writes out.
+const LAZY_HOOK = path.join(tmp, 'lazy-hook.js');
+fs.writeFileSync(LAZY_HOOK, "process.on('exit', () => require('node:fs').writeFileSync(process.env.TURN_LOADED_OUT, JSON.stringify(globalThis[Symbol.for('turn.lazyLoaded')] ?? [])));\n");
+
+function lazyLoaded(args: string[]): { code: number | null; stdout: string; stderr: string; lazy: string[] } {
+  const out = path.join(tmp, `lazy-${++n}.json`);
+  const r = spawnSync(process.execPath, ['-r', LAZY_HOOK, BIN, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TURN_LOADED_OUT: out }, timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, lazy: JSON.parse(fs.readFileSync(out, 'utf8')) as string[] };
+}
+
+test('turn run of a hello program never initialises the JSON Schema validator; a run that validates loads it and its messages', () => {
+  const hello = lazyLoaded(['run', path.join(ROOT, 'examples', 'hello.tn')]);
+  assert.equal(hello.code, 0, hello.stderr);
+  assert.equal(hello.stdout, 'Hello, Turn!\n');
+  assert.deepEqual(hello.lazy, []);
+  // a script model's fixture is checked against its JSON Schema with ajv: a stray key is its message
+  const fixture = path.join(tmp, 'replies.json');
+  fs.writeFileSync(fixture, JSON.stringify({ replies: [{ value: 4, colour: 'red' }] }));
+  const prog = path.join(tmp, 'ask.tn');
+  fs.writeFileSync(prog, 'let n = infer Num { "2 + 2?"; };\ncall("echo", n);\n');
+  const bad = lazyLoaded(['run', '--model', `script:${fixture}`, prog]);
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /replies\[0\]: must NOT have additional properties \("colour"\)/);
+  assert.ok(bad.lazy.some((m) => m.startsWith('ajv')), `ajv was not loaded: ${JSON.stringify(bad.lazy)}`);
+  // and a good fixture's answer is validated against the type and printed
+  fs.writeFileSync(fixture, JSON.stringify({ replies: [{ value: 4 }] }));
+  const good = lazyLoaded(['run', '--model', `script:${fixture}`, prog]);
+  assert.equal(good.code, 0, good.stderr);
+  assert.equal(good.stdout, '4\n');
 });
 
 test('turn lsp to its first diagnostics loads neither child_process nor crypto (the language server libraries require them for other transports)', () => {

@@ -41,4 +41,22 @@ describe('createDebouncer', () => {
       mock.timers.reset();
     }
   });
+
+  it('runNow runs at once and drops the pending run of that key only', () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const runs: string[] = [];
+      const d = createDebouncer<string>(150, (k) => runs.push(k));
+      d.schedule('a');
+      d.schedule('b');
+      d.runNow('a');
+      assert.deepEqual(runs, ['a']);
+      assert.ok(!d.pending('a'));
+      assert.ok(d.pending('b'));
+      mock.timers.tick(200);
+      assert.deepEqual(runs, ['a', 'b']);
+    } finally {
+      mock.timers.reset();
+    }
+  });
 });

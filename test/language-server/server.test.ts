@@ -127,6 +127,49 @@ describe('startServer', () => {
   });
 });
 
+describe('startServer, opening a document', () => {
+  it('publishes its diagnostics at once, without waiting for the edit debounce', async () => {
+    const server = await loadServer();
+    assert.ok(server);
+    const c2s = new PassThrough();
+    const s2c = new PassThrough();
+    const checked: string[] = [];
+    const check: CheckFn = async (path, text) => {
+      checked.push(text);
+      return { file: new SourceFile(path, text), diagnostics: [] };
+    };
+    const serverConnection = createConnection(ProposedFeatures.all, new StreamMessageReader(c2s), new StreamMessageWriter(s2c));
+    // a debounce no test waits out: a publish that arrives came from the open itself
+    server.startServer(serverConnection, { check, debounceMs: 10 * 60_000 });
+    const client = createProtocolConnection(new StreamMessageReader(s2c), new StreamMessageWriter(c2s));
+    const published = new Promise<PublishDiagnosticsParams>((resolve) =>
+      client.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => resolve(p)),
+    );
+    client.listen();
+    let guard: ReturnType<typeof setTimeout> | undefined;
+    try {
+      await client.sendRequest('initialize', { processId: null, rootUri: null, capabilities: {} });
+      await client.sendNotification('initialized', {});
+      const uri = 'file:///tmp/opened.tn';
+      await client.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'turn', version: 3, text: 'let a = 1;' } });
+      const p = await Promise.race([
+        published,
+        new Promise<never>((_, reject) => {
+          guard = setTimeout(() => reject(new Error('no diagnostics for an opened document: the open waited for the debounce')), 60_000);
+        }),
+      ]);
+      assert.equal(p.uri, uri);
+      assert.equal(p.version, 3);
+      assert.deepEqual(checked, ['let a = 1;']);
+    } finally {
+      clearTimeout(guard);
+      await client.sendRequest('shutdown').catch(() => {});
+      client.dispose();
+      serverConnection.dispose();
+    }
+  });
+});
+
 describe('startServer, every feature over the protocol', () => {
   it('syncs incremental edits and answers completion, hover, definition, symbols, tokens and formatting', async () => {
     const server = await loadServer();

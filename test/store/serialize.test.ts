@@ -281,6 +281,35 @@ describe('serialize: snapshots', () => {
     assert.equal(encodeSnapshot({ ...data, processes: [processWith(0, 3)] })[3], 1);
   });
 
+  test("a large map's keys are written in full in a snapshot, and still mix with remembered names", () => {
+    const big = new Map<string, Value>();
+    for (let i = 0; i < 200; i++) big.set(`key_${i}`, i % 2 ? `value_${i}` : new StructVal('Fact', new Map<string, Value>([['key_1', i]])));
+    const small = new Map<string, Value>([['key_1', 'again'], ['key_199', big]]);
+    // `key_7` is a name (an object key of the process's state) written before the big map
+    const p = { ...processWith(0, 0), state: { key_7: 1 }, memory: big, values: { small, after: 'key_3' } };
+    const data: SnapshotData = { bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: {}, processes: [p] };
+    const plain = Buffer.from(encodePlainSnapshot(data));
+    // a string in full is its length byte then its text: `\x05key_7` is `key_7` itself, not `key_70`
+    const inFull = (s: string) => plain.toString('latin1').split(String.fromCharCode(s.length) + s).length - 1;
+    assert.equal(inFull('key_7'), 2, 'the big map writes key_7 in full although the name was written before');
+    assert.equal(inFull('key_1'), 2, "the big map's key_1, then the struct field name key_1 (remembered once)");
+    for (const bytes of [plain, encodeSnapshot(data)]) {
+      const back = decodeSnapshot(bytes).processes[0];
+      assert.ok(same(back.memory, big));
+      assert.equal((back.values.small as Map<string, Value>).get('key_199'), back.memory, 'sharing survives');
+      assert.equal((back.values.small as Map<string, Value>).get('key_1'), 'again');
+      assert.equal(back.values.after, 'key_3');
+      assert.deepEqual(back.state, { key_7: 1 });
+    }
+  });
+
+  test("a value's bytes do not change with the snapshot's encoding: a large map's keys stay remembered in valueHash", () => {
+    // pinned: an effect's inputHash recorded by an earlier Turn must match on replay
+    const m = new Map<string, Value>();
+    for (let i = 0; i < 100; i++) m.set(`k${i}`, i % 3 ? `v${i}` : [`k${i}`, i]);
+    assert.equal(valueHash(m), '9076662f98884e30e6b1c2aecc61ccc44821af66218415a33c34675ec8cb98d7');
+  });
+
   test('a damaged compressed body and a newer format are clear SerializeErrors', () => {
     const packed = Buffer.from(encodeSnapshot({ bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: {}, processes: [processWith(0, 5000)] }));
     const damaged = Buffer.from(packed);
