@@ -390,6 +390,7 @@ class LoopTranslator {
         push('b');
         return [[next, st]];
       case Op.JUMP:
+      case Op.LOOP:
         jump(c[ip + 1]);
         return [[c[ip + 1], st]];
       case Op.JUMP_IF_FALSE:
@@ -409,9 +410,6 @@ class LoopTranslator {
         pop('b');
         push('b');
         return [[next, st]];
-      case Op.LOOP:
-        jump(c[ip + 1]);
-        return [[c[ip + 1], st]];
       case Op.JCMP_LC:
       case Op.LOOP_CMP_LC:
         if (this.local(c[ip + 2]) !== 'n') refuse('a comparison of a boolean');
