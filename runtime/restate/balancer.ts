@@ -12,7 +12,16 @@ export interface Balancer {
   url: string;
   /** the worker URLs it spreads over (may be changed while it runs) */
   workers: string[];
+  /** the streams it is forwarding now, one line each (what a test prints when runs stop making progress) */
+  forwarding(): string[];
   close(): Promise<void>;
+}
+
+interface Forwarded {
+  target: string;
+  path: string;
+  since: number;
+  answered: boolean;
 }
 
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'host']);
@@ -20,6 +29,7 @@ const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade',
 export async function startBalancer(workers: string[], options: { port?: number; host?: string } = {}): Promise<Balancer> {
   const sessions = new Map<string, http2.ClientHttp2Session>();
   const inbound = new Set<http2.ServerHttp2Session>();
+  const open = new Set<Forwarded>();
   let next = 0;
   const session = (url: string): http2.ClientHttp2Session => {
     let s = sessions.get(url);
@@ -36,7 +46,12 @@ export async function startBalancer(workers: string[], options: { port?: number;
     }
     return s;
   };
-  const balancer: Balancer = { url: '', workers: [...workers], close: async () => {} };
+  const balancer: Balancer = {
+    url: '',
+    workers: [...workers],
+    forwarding: () => [...open].map((f) => `${f.path} -> ${f.target}, ${f.answered ? 'answered' : 'not answered'}, open ${((Date.now() - f.since) / 1000).toFixed(0)} s`),
+    close: async () => {},
+  };
   const server = http2.createServer();
   server.on('session', (s) => {
     inbound.add(s);
@@ -61,24 +76,33 @@ export async function startBalancer(workers: string[], options: { port?: number;
       front.close(http2.constants.NGHTTP2_REFUSED_STREAM);
       return;
     }
+    const forwarded: Forwarded = { target, path: String(headers[':path']), since: Date.now(), answered: false };
+    open.add(forwarded);
+    front.on('close', () => open.delete(forwarded));
     back.on('response', (h) => {
+      forwarded.answered = true;
       const r: http2.OutgoingHttpHeaders = {};
       for (const [k, v] of Object.entries(h)) if (!HOP.has(k)) r[k] = v;
-      if (!front.closed && !front.headersSent) front.respond(r);
+      if (front.closed || front.headersSent) return;
+      front.respond(r);
+      back.pipe(front);
     });
     back.on('error', () => {
       if (!front.closed) front.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
     });
     back.on('close', () => {
-      // the worker went away (or reset the stream) before its answer ended: reset the front stream
-      // too, so Restate retries the invocation at once instead of waiting for its inactivity timeout
-      if (!back.readableEnded && !front.closed) front.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+      // Unless the worker answered and ended its answer, reset the front stream too, so Restate
+      // retries the invocation at once instead of waiting out its inactivity and abort timeouts
+      // (11 minutes by default). A stream that never got an answer can close without an error: a
+      // worker killed after its kernel accepted the connection but before it read the preface closes
+      // it cleanly, and the stream still pending on it is cancelled with its readable side ended.
+      const completed = forwarded.answered && back.readableEnded && back.rstCode === http2.constants.NGHTTP2_NO_ERROR;
+      if (!completed && !front.closed) front.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
     });
     front.on('close', () => {
       if (!back.closed) back.close(front.rstCode ?? http2.constants.NGHTTP2_CANCEL);
     });
     front.pipe(back);
-    back.pipe(front);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
