@@ -15,7 +15,10 @@ export async function serveCommand(args: string[]): Promise<number> {
   if (port !== undefined && port > 65535) throw new UsageError(`--port needs a port number (0-65535), got \`${values.port}\``);
   let worker;
   try {
-    worker = await startRestateWorker({ admin, port, ...(values.host ? { host: values.host } : {}), ...(values.advertise ? { advertise: values.advertise } : {}), ...(values.ingress ? { ingress: values.ingress } : {}) });
+    // said as soon as it listens: whoever balances over workers (--advertise) adds it then, before
+    // Restate's discovery of the advertised URL, so a worker started with --port 0 can be balanced
+    const onListening = (url: string) => err(`turn serve: serving on ${url}`);
+    worker = await startRestateWorker({ admin, port, onListening, ...(values.host ? { host: values.host } : {}), ...(values.advertise ? { advertise: values.advertise } : {}), ...(values.ingress ? { ingress: values.ingress } : {}) });
   } catch (e) {
     if (e instanceof RestateError) {
       err(`turn: ${e.message}`);
@@ -28,7 +31,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     }
     throw e;
   }
-  // the handlers are in place before the lines that say the worker is up
+  // the handlers are in place before the line that says the worker is registered (up)
   const stopped = new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       err(`turn serve: ${signal}: stopping (runs in flight continue on another worker)`);
@@ -37,7 +40,6 @@ export async function serveCommand(args: string[]): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
-  err(`turn serve: serving on ${worker.url}`);
   err(`turn serve: registered ${worker.registered} with the Restate admin API at ${admin}`);
   return stopped;
 }

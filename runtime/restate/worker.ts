@@ -33,6 +33,12 @@ export interface WorkerOptions {
   ingress?: string;
   /** the SDK's log lines (default: errors only, on standard error; TURN_DEBUG=1 shows everything) */
   log?: restate.LoggerTransport;
+  /**
+   * called with the worker's own URL once it listens, before it registers: a balancer in front of it
+   * (--advertise) must route to it by then, since Restate's discovery of the advertised URL reaches
+   * the workers through that balancer
+   */
+  onListening?: (url: string) => void;
 }
 
 /** The SDK's errors on standard error; its info and warnings (a 404 answered, a replay) only with TURN_DEBUG. */
@@ -69,6 +75,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<Worker> 
     });
   });
   const url = `http://${host}:${(server.address() as AddressInfo).port}`;
+  options.onListening?.(url);
   const close = () =>
     new Promise<void>((resolve) => {
       for (const s of sessions) s.destroy();

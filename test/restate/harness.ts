@@ -105,19 +105,23 @@ export class Cluster {
   }
 
   /**
-   * A worker behind the balancer: it registers the balancer's address, so the balancer must reach it
-   * first. It stays in the balancer's rotation (a failed start leaves the rotation as it was).
+   * A worker behind the balancer, on a port of its own choosing (a port picked here and bound later
+   * could be taken in between: by another test's server, or as the source port of any outgoing
+   * connection). It registers the balancer's address, and Restate's discovery of that address goes
+   * through the balancer, so the worker joins the rotation as soon as it says where it listens, before
+   * it registers. A failed start leaves the rotation as it was.
    */
   async addWorker(env: NodeJS.ProcessEnv = {}): Promise<WorkerProcess> {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    this.balancer.workers = [...this.balancer.workers, url];
+    let joined: string | undefined;
     try {
-      const w = await startWorkerProcess(['--restate-admin', this.server.admin, '--advertise', this.balancer.url, '--port', String(port)], env);
+      const w = await startWorkerProcess(['--restate-admin', this.server.admin, '--advertise', this.balancer.url, '--port', '0'], env, (url) => {
+        joined = url;
+        this.balancer.workers = [...this.balancer.workers, url];
+      });
       this.workers.push(w);
       return w;
     } catch (e) {
-      this.balancer.workers = this.balancer.workers.filter((u) => u !== url);
+      if (joined) this.balancer.workers = this.balancer.workers.filter((u) => u !== joined);
       throw e;
     }
   }
@@ -168,16 +172,26 @@ export interface WorkerProcess {
   stderr(): string;
 }
 
-/** `turn serve` as a child process; resolves once it says where it serves. */
-export function startWorkerProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<WorkerProcess> {
+/**
+ * `turn serve` as a child process; resolves once it has registered. `onListening` is called with its
+ * URL as soon as it says where it serves (before it registers).
+ */
+export function startWorkerProcess(args: string[], env: NodeJS.ProcessEnv = {}, onListening?: (url: string) => void): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: { ...process.env, TURN_TEST_KEY: 'k', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
+  let url: string | undefined;
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   return new Promise((resolve, reject) => {
     child.stderr.on('data', (d: Buffer) => {
       err += d.toString();
-      const m = /registered .* with the Restate admin API/.test(err) ? /serving on (http:\/\/\S+)/.exec(err) : null;
-      if (m) resolve({ child, url: m[1], exited, stderr: () => err });
+      if (url === undefined) {
+        const m = /serving on (http:\/\/\S+)/.exec(err);
+        if (m) {
+          url = m[1];
+          onListening?.(url);
+        }
+      }
+      if (url !== undefined && /registered .* with the Restate admin API/.test(err)) resolve({ child, url, exited, stderr: () => err });
     });
     child.stdout.resume();
     child.once('exit', (code) => reject(new Error(`turn serve exited (${code}): ${err}`)));
