@@ -19,7 +19,7 @@ import { countingModel } from '../durability/helpers.js';
 import { Cluster, NO_SERVER, type RestateServer, type WorkerProcess } from './harness.js';
 
 const RUNS = Number(process.env.TURN_RESTATE_RUNS ?? 200);
-const KILLS = 4;
+const KILLS = Number(process.env.TURN_RESTATE_KILLS ?? 4);
 
 let cluster: Cluster;
 let server: RestateServer;
@@ -105,7 +105,8 @@ test(`${RUNS} runs on three workers, workers SIGKILLed ${KILLS} times: every run
       else if (Date.now() - lastProgress.at > 120_000) {
         lastProgress.at = Date.now();
         void cluster.openInvocations().then(
-          (open) => console.error(`no progress for 2 min: ${ended}/${RUNS} runs ended, ${model.server.received.length} model calls; open invocations:\n${open}\n` +
+          (open) => console.error(`no progress for 2 min: ${ended}/${RUNS} runs ended, ${model.server.received.length} model calls, waiting on ${ids[ended]}; open invocations:\n${open}\n` +
+            `the balancer forwards:\n${cluster.balancer.forwarding().join('\n') || '(nothing)'}\n` +
             live.map((w) => `worker ${w.url}:\n${w.stderr().slice(-2000)}`).join('\n')),
           (e) => console.error(`no progress for 2 min; the admin API did not answer: ${String(e)}`),
         );
