@@ -4,6 +4,7 @@ import { RunSetupError, startRun } from '../runtime/run/index.js';
 import { defaultStoreDir } from '../runtime/store/open.js';
 import { reportInterrupted, withInterrupts } from './interrupt.js';
 import { StdoutLines } from './output.js';
+import { enableParseCache } from './parse-cache.js';
 import { ProgressLine } from './progress.js';
 import { printSetupError, reportResult } from './report.js';
 import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
@@ -14,6 +15,7 @@ export const STORE_OPTIONS = { store: { type: 'string' }, durable: { type: 'bool
 export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { ...RUN_OPTIONS, ...STORE_OPTIONS });
   const file = singleFile(positionals, 'run');
+  enableParseCache();
   const durable = values.durable === true || values.store !== undefined;
   const progress = ProgressLine.wanted(values.json === true) ? new ProgressLine() : undefined;
   const stdout = new StdoutLines(undefined, progress);

@@ -18,7 +18,7 @@ export async function writeCodeCaches() {
   writeFileSync(join(ROOT, 'dist', 'build-id'), createHash('sha256').update(readFileSync(join(ROOT, 'dist', 'cli.js'))).digest('hex').slice(0, 32) + '\n');
   rmSync(DIR, { recursive: true, force: true });
   mkdirSync(DIR, { recursive: true });
-  const env = { ...process.env, TURN_CODE_CACHE_WRITE: DIR };
+  const env = { ...process.env, TURN_CODE_CACHE_WRITE: DIR, TURN_PARSE_CACHE: 'off' }; // every run parses: the cache holds the parse path
   for (const args of [['run', HELLO], ['check', HELLO]]) {
     const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
     if (r.status !== 0) throw new Error(`code cache: turn ${args[0]} failed: ${r.stderr || r.error}`);

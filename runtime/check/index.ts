@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Program, UseExpr, UseSchemaExpr } from '../syntax/ast.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { parseSource } from '../syntax/parse.js';
+import { cachedParse } from '../syntax/parse-cache.js';
 import type { SourceFile } from '../syntax/source.js';
 import { walk } from '../syntax/walk.js';
 import { analyze } from './analyze.js';
@@ -22,7 +22,7 @@ export interface CheckResult {
 }
 
 export async function checkSource(filePath: string, text: string, schemaFetching: SchemaFetching = {}): Promise<CheckResult> {
-  const { program, diagnostics, file } = await parseSource(filePath, text);
+  const { program, diagnostics, file } = await cachedParse(filePath, text);
   const schemas = await absorbSchemas(filePath, program, schemaFetching);
   return checkParsed(filePath, file, program, diagnostics, schemas);
 }

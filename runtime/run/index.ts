@@ -5,3 +5,5 @@ export { RunSetupError, type SetupErrorKind } from './errors.js';
 export type { RunOptions, AuthorityOptions, EffectWait } from './options.js';
 export { createModel, DEFAULT_MODEL, inferRetriesFromEnv, ModelInputError, UnknownModelError, type Model } from './model.js';
 export { runPlacedChild, type PlacedOutcome } from './placed.js';
+export { useParseCache, type ParseCache } from '../syntax/parse-cache.js';
+export { SEMANTICS_VERSION } from '../durable/index.js';
