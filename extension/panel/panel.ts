@@ -1,7 +1,8 @@
 // The run panel, extension-host side: one webview panel (strict CSP, a nonce for its one script,
 // no remote connections) that starts and stops runs (runner.ts) and receives RunViews over the
 // typed protocol of extension/protocol/panel.ts. The webview keeps its state with
-// vscode.getState/setState; a WebviewPanelSerializer brings the panel back after a reload.
+// vscode.getState/setState; a WebviewPanelSerializer brings the panel back after a reload, with the
+// run it last showed from a file of the extension's storage (kept-view.ts says why).
 // The Runs view opens stored runs here directly: `openStored` (resume or show a run of the
 // workspace store) and `showView` (a run on a Restate server, built by extension/runs/).
 import * as path from 'node:path';
@@ -13,6 +14,7 @@ import { nonce, panelHtml } from './html.js';
 import type { TurnVault } from '../vault/vault.js';
 import { journalSteps, runWhatIf, withStore } from './whatif.js';
 import { scrubAt } from './scrub.js';
+import { KeptView } from './kept-view.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
 
 export const PANEL_VIEW_TYPE = 'turn.runPanel';
@@ -44,17 +46,29 @@ export class RunPanel {
     return RunPanel.current;
   }
 
-  /** Restores a panel VS Code serialized (reload): its webview state comes back through getState. */
+  /**
+   * Restores a panel VS Code serialized (reload): its webview state comes back through getState,
+   * and the run it last showed from the kept view, sent once the webview is ready.
+   */
   static revive(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, vault: TurnVault): void {
     RunPanel.current?.dispose();
-    RunPanel.current = new RunPanel(panel, context, vault);
+    const revived = new RunPanel(panel, context, vault);
+    const kept = revived.kept.load();
+    if (kept) {
+      revived.runId = kept.runId;
+      revived.lastView = kept;
+    }
+    RunPanel.current = revived;
   }
+
+  private readonly kept: KeptView;
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
     private readonly context: vscode.ExtensionContext,
     private readonly vault: TurnVault,
   ) {
+    this.kept = new KeptView((context.storageUri ?? context.globalStorageUri).fsPath);
     const webview = panel.webview;
     webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview')] };
     const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview', name)).toString();
@@ -203,6 +217,7 @@ export class RunPanel {
     this.journalOf = undefined;
     const shown = { ...view, runId: ++this.runId };
     this.lastView = shown;
+    this.kept.keep(shown);
     this.post({ type: 'run', v: PROTOCOL_VERSION, run: shown });
     this.observe(shown);
   }
@@ -217,6 +232,7 @@ export class RunPanel {
       publish: (view) => {
         if (view.runId !== this.runId) return;
         this.lastView = view;
+        this.kept.keep(view);
         this.post({ type: 'run', v: PROTOCOL_VERSION, run: view });
         this.observe(view);
       },
@@ -230,6 +246,7 @@ export class RunPanel {
   dispose(): void {
     if (RunPanel.current === this) RunPanel.current = undefined;
     this.runner?.stop();
+    this.kept.flush();
     for (const d of this.disposables.splice(0)) d.dispose();
     this.panel.dispose();
   }
