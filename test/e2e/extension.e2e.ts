@@ -3,6 +3,8 @@
 // (scripts/e2e.mjs packages the .vsix first); provisioning: scripts/provision-e2e.sh.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe } from 'node:test';
 import { answerInput, codeServerSuite, openFile, panelFrame, reloadWindow, runCommand, screenshot, startCodeServer, toggleBreakpointAt, waitFor, webviewHtml, type Session } from './harness.js';
 
@@ -104,6 +106,10 @@ describe('Turn in code-server', { timeout: 600_000 }, () => {
 
   step('the run panel comes back with its state after a window reload', async () => {
     const { page } = s;
+    // what brings the run back: the view the extension host kept on disk (VS Code's own save of the
+    // webview's state at a reload does not always land on a busy machine)
+    const keptVaultRun = () => findFiles(join(s.root, 'user-data'), 'run-panel-view.json').some((f) => readFileSync(f, 'utf8').includes('server says: hello, authorized caller'));
+    await waitFor(async () => keptVaultRun() || undefined, 10_000, "the vault run's view kept in the extension's storage");
     await reloadWindow(page);
     const panel = await panelFrame(page, 60_000);
     await panel.locator('#output', { hasText: 'server says: hello, authorized caller' }).waitFor({ timeout: 30_000 });
@@ -128,3 +134,8 @@ describe('Turn in code-server', { timeout: 600_000 }, () => {
     await page.locator('.debug-toolbar').first().waitFor({ state: 'hidden', timeout: 30_000 });
   });
 });
+
+/** The files named `name` under `dir`, at any depth. */
+function findFiles(dir: string, name: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => basename(f) === name).map((f) => join(dir, f));
+}
