@@ -78,7 +78,6 @@ export async function startBalancer(workers: string[], options: { port?: number;
     }
     const forwarded: Forwarded = { target, path: String(headers[':path']), since: Date.now(), answered: false };
     open.add(forwarded);
-    front.on('close', () => open.delete(forwarded));
     back.on('response', (h) => {
       forwarded.answered = true;
       const r: http2.OutgoingHttpHeaders = {};
@@ -100,6 +99,7 @@ export async function startBalancer(workers: string[], options: { port?: number;
       if (!completed && !front.closed) front.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
     });
     front.on('close', () => {
+      open.delete(forwarded);
       if (!back.closed) back.close(front.rstCode ?? http2.constants.NGHTTP2_CANCEL);
     });
     front.pipe(back);
