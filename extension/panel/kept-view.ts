@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isRunView, type RunView } from '../protocol/panel.js';
+import { writeFileAtomic } from '../../runtime/index.js';
 
 const FILE = 'run-panel-view.json';
 const RUNNING_EVERY_MS = 1000;
@@ -43,9 +44,7 @@ export class KeptView {
     if (!view) return;
     try {
       fs.mkdirSync(this.dir, { recursive: true });
-      const tmp = path.join(this.dir, `${FILE}.${process.pid}.tmp`);
-      fs.writeFileSync(tmp, JSON.stringify(view));
-      fs.renameSync(tmp, path.join(this.dir, FILE));
+      writeFileAtomic(path.join(this.dir, FILE), JSON.stringify(view));
     } catch {
       // a read-only or full storage folder: a reload then shows what the webview's own state has
     }

@@ -1,6 +1,7 @@
 // Loading a spec (file or URL with an on-disk cache) and parsing JSON/YAML with positions, so a
 // diagnostic can name a JSON pointer and the line/column it is at.
 import { sha256Hex } from '../hash.js';
+import { writeFileAtomic } from '../fs-atomic.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { selfPathReason } from '../effects/fs.js';
@@ -101,9 +102,7 @@ async function loadUrl(url: string, options: AbsorbOptions, diags: SpecDiagnosti
     const text = await res.text();
     if (text.length > MAX_SPEC_BYTES) throw new Error(`larger than ${MAX_SPEC_BYTES} bytes`);
     fs.mkdirSync(options.cacheDir, { recursive: true });
-    const tmp = `${cacheFile}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, text);
-    fs.renameSync(tmp, cacheFile);
+    writeFileAtomic(cacheFile, text);
     fs.writeFileSync(cacheFile.replace(/\.spec$/, '.json'), JSON.stringify({ url, fetchedAt: new Date().toISOString() }) + '\n');
     return { text, display: url, formatHint, url, file: cacheFile, cached: false };
   } catch (e) {

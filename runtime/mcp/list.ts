@@ -4,6 +4,7 @@
 // an uncached server is a diagnostic whose quick fix lists it. A stdio server is launched for the
 // listing only when the command is granted (`--allow-run`), with the environment rules of a run.
 import { sha256Hex } from '../hash.js';
+import { writeFileAtomic } from '../fs-atomic.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Capabilities } from '../effects/capabilities.js';
@@ -62,9 +63,7 @@ export async function listServerTools(spec: McpServerSpec, o: ListingOptions): P
     }
     const text = JSON.stringify({ tools }, null, 2) + '\n';
     fs.mkdirSync(o.cacheDir, { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, text);
-    fs.renameSync(tmp, file);
+    writeFileAtomic(file, text);
     return { ok: true, text, file, cached: false };
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);

@@ -15,6 +15,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
+import { writeFileAtomic } from '../fs-atomic.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { Program } from './ast.js';
 import { parseSource, type ParseResult } from './parse.js';
@@ -94,9 +95,7 @@ function write(cache: ParseCache, filePath: string, text: string, result: ParseR
   try {
     const bytes = encodeParseEntry(cache, filePath, text, result);
     fs.mkdirSync(cache.dir, { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, bytes);
-    fs.renameSync(tmp, file);
+    writeFileAtomic(file, bytes);
   } catch {
     // best-effort: a read-only or full folder only means the next run parses again
   }

@@ -6,6 +6,7 @@
 // matches the same requests a test records.
 import * as fs from 'node:fs';
 import { sha256Hex } from '../hash.js';
+import { writeFileAtomic } from '../fs-atomic.js';
 import { diffLines, diffSize, formatDiff } from './diff.js';
 import { JsonSyntaxError, lineColumn, parseLocated } from './json-positions.js';
 
@@ -198,9 +199,7 @@ export function formatCassette(c: Cassette): string {
 }
 
 export function writeCassette(file: string, c: Cassette): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, formatCassette(c));
-  fs.renameSync(tmp, file);
+  writeFileAtomic(file, formatCassette(c));
 }
 
 // ---- comparing
