@@ -28,7 +28,11 @@ export const SEMANTICS_VERSION = 'turn-vm/1';
 /** Versions of the policies a run uses (recorded with the run; docs/durability.md). */
 export const POLICY_VERSIONS: Record<string, string> = { idempotency: 'v1', unknown: 'v1', replay: 'v1', output: 'v1' };
 
-/** Host tools that may be re-run (with the same idempotency key) when their outcome is unknown. */
+/**
+ * Host tools that may be re-run (with the same idempotency key) when their outcome is unknown. They
+ * are also local reads: answered by this machine at no cost, so their results reach the program
+ * before their commit (`Durable.perform`).
+ */
 const IDEMPOTENT_TOOLS = new Set(['fs_read', 'fs_list', 'fs_exists', 'env_get', 'time_now_ms', 'time_now_iso', 'math_random']);
 
 export function toolIsIdempotent(request: { name: string; args: unknown[] }): boolean {
@@ -147,6 +151,7 @@ export class JournalWriter {
     private readonly images = crashImagesFromEnv(),
   ) {
     this.group = groupCommit(store);
+    this.groupsCommits = this.group !== undefined && typeof (store as { whenDurable?: unknown }).whenDurable !== 'function';
   }
 
   private join(): void {
@@ -206,6 +211,9 @@ export class JournalWriter {
     }
     for (const w of waiting) w.resolve();
   }
+
+  /** true when the store commits in groups here, in this process (SQLite), not later elsewhere (Restate) */
+  readonly groupsCommits: boolean;
 
   /** Resolves once every write made so far is committed (at once when none is pending). */
   committed(): Promise<void> {
@@ -375,6 +383,11 @@ export class Durable implements DurableHooks {
     this.interrupted = true;
   }
 
+  /** Commits the open group now; a failure stops the run (`stopped` then says why). */
+  commitPending(): void {
+    this.write(() => this.journal.flush());
+  }
+
   /** Waits for effects still running when the run stopped, so their outcomes are journaled. */
   async drain(): Promise<void> {
     while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
@@ -422,7 +435,7 @@ export class Durable implements DurableHooks {
       this.journal.append({ kind, name, pid, inputHash, status: 'intent', idempotencyKey: this.keyOf(key), idempotent, payload: jsonBytes(request) }),
     );
     if (seq === undefined) return this.never();
-    return this.perform(seq, run, idempotent);
+    return this.perform(seq, run, idempotent, kind === 'tool' && IDEMPOTENT_TOOLS.has(name));
   }
 
   /** Resolves when what was written so far is committed or durable; a failed commit stops the run (never resolves). */
@@ -434,27 +447,41 @@ export class Durable implements DurableHooks {
   }
 
   /**
-   * Runs an effect whose intent is written: the outcome is durable before the program sees it. A
-   * non-idempotent effect runs only once its intent is durable (a group commit, a store that
-   * commits later), so a crash leaves it `unknown`, never silently lost. An idempotent one (a model
-   * call, a read) does not wait: if the process dies before the commit, nothing recorded it and the
-   * resume runs it again with the same key — what an unknown idempotent effect gets anyway — and
-   * its intent and outcome usually share one commit.
+   * Runs an effect whose intent is written. A non-idempotent effect runs only once its intent is
+   * durable (a group commit, a store that commits later), so a crash leaves it `unknown`, never
+   * silently lost. An idempotent one (a model call, a read) does not wait: if the process dies
+   * before the commit, nothing recorded it and the resume runs it again with the same key — what an
+   * unknown idempotent effect gets anyway — and its intent and outcome usually share one commit.
+   *
+   * The outcome is durable before the program sees it — except a local read's (`localRead`: the
+   * clock, a file read, an environment variable) on a store that commits in groups here: that
+   * reaches the program at once and joins the open group. Until the group commits nothing the
+   * program does with it leaves the process (a non-idempotent effect waits for the commit of
+   * everything written before its intent; a printed line, a suspend and the run's end commit
+   * first), so a crash before the commit loses only a read that the resume makes again for free.
+   * A model reply is never delivered uncommitted: asking again costs a call and gives another
+   * answer. A failed commit still stops the run.
    */
-  private perform(seq: number, run: () => Promise<unknown>, idempotent: boolean): Promise<unknown> {
+  private perform(seq: number, run: () => Promise<unknown>, idempotent: boolean, localRead = false): Promise<unknown> {
+    const early = localRead && this.journal.groupsCommits;
+    const deliver = <T>(then: () => T): Promise<T> => {
+      if (!early) return this.durable().then(then);
+      void this.durable(); // a failed commit stops the run
+      return Promise.resolve().then(then);
+    };
     const p = (idempotent ? Promise.resolve() : this.durable())
       .then(run)
       .then(
         (value) => {
           if (this.interrupted) return this.never();
           if (this.write(() => this.journal.complete(seq, 'ok', jsonBytes(value))) === undefined && this.dead) return this.never();
-          return this.durable().then(() => value);
+          return deliver(() => value);
         },
         (err: unknown) => {
           if (this.interrupted) return this.never();
           const message = err instanceof Error ? err.message : String(err);
           if (this.write(() => this.journal.complete(seq, 'error', jsonBytes(message))) === undefined && this.dead) return this.never();
-          return this.durable().then(() => {
+          return deliver(() => {
             throw err;
           });
         },

@@ -1,7 +1,8 @@
 // Group commit (issue 17): the journal writes that are ready together share one commit (one fsync),
-// and nothing written is acted on before its commit: an effect runs only once its intent is
-// committed, and its result reaches the program only once the result is committed. Observed on a
-// real SQLite store by recording, at each commit, what the world looked like.
+// and nothing written is acted on outside the process before its commit: a non-idempotent effect
+// runs only once its intent is committed, and its result reaches the program only once the result
+// is committed; a local read's result (the clock, a file read) reaches the program at once and
+// joins the next commit, which comes before anything the program does with it leaves the process. Observed on a real SQLite store by recording, at each commit, what the world looked like.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -74,6 +75,70 @@ test('an effect runs only after its intent is committed, and the program sees it
       events.join(', '),
     );
     assert.equal(fs.readFileSync(log, 'utf8'), 'A');
+  } finally {
+    store.close();
+  }
+});
+
+test('a local read\'s result reaches the program before its commit, and is committed before what the program does with it leaves the process', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-group-'));
+  fs.mkdirSync(path.join(dir, 'out'));
+  fs.writeFileSync(
+    path.join(dir, 'p.tn'),
+    'let fs = use "std/fs";\nlet t = call("time_now_ms");\nfs.append(null, "out/log.txt", "at " + t);\nlet u = call("time_now_ms");\ncall("echo", "then " + u);\nreturn 1;\n',
+  );
+  const log = path.join(dir, 'out', 'log.txt');
+  const { store, events } = spied(dir, () => (fs.existsSync(log) ? ' (file written)' : ' (no file)'));
+  const printed: string[] = [];
+  try {
+    const run = await startRun({ file: path.join(dir, 'p.tn'), cwd: dir, store, authority: { allowWrite: ['out'] }, onOutput: (l) => (printed.push(l), events.push('echo')) });
+    assert.equal((await run.start()).kind, 'done');
+    const i = events.indexOf('intent time_now_ms');
+    assert.ok(i >= 0, events.join(', '));
+    // the clock's intent and result, then the append's intent, all in the commit before the append
+    // runs; the second read's result and the line's intent in the commit before the line prints
+    assert.deepEqual(
+      events.slice(i, i + 10),
+      ['intent time_now_ms', 'ok #1', 'intent fs_append', 'commit (no file)', 'ok #2', 'commit (file written)', 'intent time_now_ms', 'ok #3', 'intent echo', 'commit (file written)'],
+      events.join(', '),
+    );
+    assert.equal(events[i + 10], 'echo', events.join(', '));
+    const journal = store.readJournal(run.id!);
+    const times = journal.filter((e) => e.name === 'time_now_ms').map((e) => e.status);
+    assert.deepEqual(times, ['ok', 'ok'], 'both reads are committed with their results');
+    assert.match(fs.readFileSync(log, 'utf8'), /^at \d+$/);
+    assert.match(printed[0] ?? '', /^then \d+$/);
+  } finally {
+    store.close();
+  }
+});
+
+test('a loop of model and clock calls: each clock read shares the next model reply\'s commit, and each reply is committed before the program sees it', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-group-'));
+  const steps = 300;
+  fs.writeFileSync(path.join(dir, 'p.tn'), `let i = 0;\nwhile i < ${steps} {\n  let x = infer Str { "step " + i; };\n  let t = call("time_now_ms");\n  let i = i + 1;\n}\nreturn i;\n`);
+  const { store, events, commits, writes } = spied(dir);
+  try {
+    const run = await startRun({ file: path.join(dir, 'p.tn'), cwd: dir, store, model: 'mock', onOutput: () => {} });
+    const result = await run.start();
+    assert.equal(result.kind, 'done', JSON.stringify(result));
+    assert.equal(result.kind === 'done' && result.json, steps);
+    // each call is an intent and a result: 4 writes a step; a commit per call would be 2 a step
+    assert.ok(writes() >= 4 * steps, `${writes()} writes`);
+    assert.ok(commits() <= steps + 2, `${commits()} commits for ${steps} steps`);
+    // a model reply's commit comes before the next write: the program saw it only then
+    const steady = events.slice(events.indexOf('intent time_now_ms'));
+    let replies = 0;
+    for (let k = 0; k < steady.length; k++) {
+      if (steady[k] !== 'intent Str') continue;
+      replies++;
+      assert.match(steady[k + 1] ?? '', /^ok #/, steady.slice(k, k + 3).join(', '));
+      assert.equal(steady[k + 2], 'commit', steady.slice(k, k + 3).join(', '));
+    }
+    assert.equal(replies, steps - 1);
+    const journal = store.readJournal(run.id!);
+    assert.equal(journal.filter((e) => e.kind === 'infer' && e.status === 'ok').length, steps);
+    assert.equal(journal.filter((e) => e.name === 'time_now_ms' && e.status === 'ok').length, steps);
   } finally {
     store.close();
   }
