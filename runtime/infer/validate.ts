@@ -31,7 +31,7 @@ export function validateValue(schema: object, value: unknown, options: ValidateO
   const root = schema as Schema;
   const v = validatorFor(schema);
   if (!v(value)) return condense(v.errors ?? [], root, value).map((i) => ({ path: prefix + i.path, message: i.message }));
-  if (options.predicates === false) return [];
+  if (options.predicates === false || !hasPredicates(root)) return [];
   const out: ValidationIssue[] = [];
   runPredicates(root, root, value, prefix, out, 0);
   return out;
@@ -167,6 +167,24 @@ function describe(e: ErrorObject): string {
 // ------------------------------------------------------------------------------------ predicates
 
 /** Runs the `@check` predicates along `value` (which conforms to `node`), collecting failures. */
+const withPredicates = new WeakMap<object, boolean>();
+
+/** Whether any node of `schema` carries checks (a walk of the reply is only needed then); known per schema. */
+function hasPredicates(schema: Schema): boolean {
+  let known = withPredicates.get(schema);
+  if (known === undefined) {
+    const carries = (node: unknown, depth: number): boolean => {
+      if (node === null || typeof node !== 'object' || depth > 1000) return false;
+      if (Array.isArray(node)) return node.some((x) => carries(x, depth + 1));
+      if (PREDICATE_KEYWORD in node) return true;
+      return Object.values(node).some((x) => carries(x, depth + 1));
+    };
+    known = carries(schema, 0);
+    withPredicates.set(schema, known);
+  }
+  return known;
+}
+
 function runPredicates(root: Schema, node: Schema, value: unknown, path: string, out: ValidationIssue[], depth: number): void {
   if (depth > 1000) return;
   const s = resolve(root, node);

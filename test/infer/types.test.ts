@@ -28,6 +28,8 @@ struct Contact {
   tags: List<Str> @max_items(5),
 };
 struct Tree { value: Num, children: List<Tree> }
+struct Rated { n: Num @check("even", turn(v) { return call("floor", v / 2) * 2 == v; }) }
+struct Deep { label: Str, kids: List<Deep>, rated: List<Rated> }
 struct Approve { kind: "approve", amount: Num @minimum(0) }
 struct Reject { kind: "reject", reason: Str }
 type Decision = Approve | Reject;
@@ -65,6 +67,18 @@ test('schema: optional fields are nullable and not required; descriptions and ch
   assert.equal(age.minimum, 0);
   assert.equal(age.maximum, 150);
   assert.equal((age['x-turn-checks'] as { name: string }[])[0].name, 'even');
+});
+
+test('validateValue: a check deep in a recursive struct ($defs) and in a list of structs is run; a schema without checks passes as before', async () => {
+  const deep = await schemaOf('Deep');
+  const leaf = (label: string, n: number) => ({ label, kids: [], rated: [{ n }] });
+  assert.deepEqual(validateValue(deep, { label: 'a', kids: [leaf('b', 2), { label: 'c', kids: [leaf('d', 4)], rated: [] }], rated: [] }), []);
+  assert.deepEqual(validateValue(deep, { label: 'a', kids: [leaf('b', 2), { label: 'c', kids: [leaf('d', 5)], rated: [] }], rated: [] }, { prefix: '/value' }), [
+    { path: '/value/kids/1/kids/0/rated/0/n', message: 'must be even (check `even`)' },
+  ]);
+  const tree = await schemaOf('Tree');
+  assert.deepEqual(validateValue(tree, { value: 1, children: [{ value: 3, children: [] }] }), []);
+  assert.deepEqual(validateValue(tree, { value: 1, children: [{ value: 'x', children: [] }] }), [{ path: '/children/0/value', message: 'must be a number' }]);
 });
 
 test('schema: a struct union is anyOf with const discriminators; a recursive struct is $defs/$ref; Map<Str, T> is additionalProperties', async () => {
