@@ -12,6 +12,11 @@
 // replaces its entry). The payload is checked by its length and an FNV-1a checksum before it is
 // deserialized, and anything unreadable, truncated, damaged or from another build is ignored and
 // replaced: a cache entry is never trusted over a parse.
+//
+// The folder is kept to `maxEntries` (a run of a file in a fresh temporary folder is a new path
+// each time): once a write takes it past that, the entries written or used longest ago are
+// removed until a quarter of the room is free again, so the pruning's folder scan is rare. A hit
+// on an entry older than a day renews its time, so an unchanged file that is run often stays.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
@@ -28,7 +33,13 @@ export interface ParseCache {
   dir: string;
   /** what the entries must have been written under: the build, the Turn and semantics versions */
   tag: string;
+  /** entries kept in the folder (default DEFAULT_MAX_ENTRIES) */
+  maxEntries?: number;
 }
+
+export const DEFAULT_MAX_ENTRIES = 1000;
+const RENEW_AFTER_MS = 24 * 3600 * 1000;
+const ENTRY_NAME = /^[0-9a-f]{8}\.bin$/;
 
 let active: ParseCache | undefined;
 
@@ -75,8 +86,10 @@ function decode(bytes: Buffer, cache: ParseCache, filePath: string, text: string
 
 function read(cache: ParseCache, filePath: string, text: string): ParseResult | undefined {
   try {
-    const entry = decode(fs.readFileSync(parseCacheFile(cache, filePath)), cache, filePath, text);
+    const file = parseCacheFile(cache, filePath);
+    const entry = decode(fs.readFileSync(file), cache, filePath, text);
     if (!entry) return undefined;
+    renew(file);
     return { program: entry.program, diagnostics: entry.diagnostics, file: new SourceFile(filePath, text) };
   } catch {
     return undefined; // no entry, or one that does not deserialize
@@ -96,9 +109,39 @@ function write(cache: ParseCache, filePath: string, text: string, result: ParseR
     const bytes = encodeParseEntry(cache, filePath, text, result);
     fs.mkdirSync(cache.dir, { recursive: true });
     writeFileAtomic(file, bytes);
+    prune(cache);
   } catch {
     // best-effort: a read-only or full folder only means the next run parses again
   }
+}
+
+/** A used entry's time is set to now once it is a day old: the pruning keeps what is in use. */
+function renew(file: string): void {
+  try {
+    const now = Date.now();
+    if (now - fs.statSync(file).mtimeMs > RENEW_AFTER_MS) fs.utimesSync(file, now / 1000, now / 1000);
+  } catch {
+    // best-effort, like every write of the cache
+  }
+}
+
+/** Past `maxEntries`, removes the entries written or used longest ago, down to three quarters of it. */
+export function prune(cache: ParseCache): void {
+  const max = cache.maxEntries ?? DEFAULT_MAX_ENTRIES;
+  const names = fs.readdirSync(cache.dir).filter((n) => ENTRY_NAME.test(n));
+  if (names.length <= max) return;
+  const aged: { file: string; at: number }[] = [];
+  for (const name of names) {
+    const file = path.join(cache.dir, name);
+    try {
+      aged.push({ file, at: fs.statSync(file).mtimeMs });
+    } catch {
+      // removed by another run meanwhile
+    }
+  }
+  aged.sort((a, b) => a.at - b.at);
+  const keep = Math.floor((max * 3) / 4);
+  for (const { file } of aged.slice(0, Math.max(0, aged.length - keep))) fs.rmSync(file, { force: true });
 }
 
 /** `parseSource`, through the cache set by `useParseCache` when there is one. */

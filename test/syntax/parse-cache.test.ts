@@ -116,3 +116,28 @@ test('what a hit gives back is the parse: same AST and diagnostics, same bytecod
   }
   assert.ok(compiled > 3, `${compiled} examples compiled`);
 });
+
+test('the folder is kept to maxEntries: past it, the entries written or used longest ago go, and one in use stays', async () => {
+  const cache: ParseCache = { ...cacheIn('pruned'), maxEntries: 8 };
+  useParseCache(cache);
+  const files = Array.from({ length: 8 }, (_, i) => `f${i}.tn`);
+  for (const f of files) await cachedParse(f, TEXT);
+  const entries = () => fs.readdirSync(cache.dir).filter((n) => n.endsWith('.bin'));
+  assert.equal(entries().length, 8, 'up to maxEntries nothing is removed');
+  // f0..f7 written 8..1 days ago; f0 (the oldest) is then used, which renews it
+  files.forEach((f, i) => {
+    const at = (Date.now() - (8 - i) * 24 * 3600 * 1000) / 1000;
+    fs.utimesSync(parseCacheFile(cache, f), at, at);
+  });
+  await cachedParse('f0.tn', TEXT);
+  await cachedParse('f8.tn', TEXT); // the ninth entry: the folder is pruned to 6
+  const left = new Set(entries());
+  assert.equal(left.size, 6);
+  const has = (f: string) => left.has(path.basename(parseCacheFile(cache, f)));
+  assert.ok(has('f8.tn'), 'the entry just written stays');
+  assert.ok(has('f0.tn'), 'the oldest entry, used since, stays');
+  assert.ok(!has('f1.tn') && !has('f2.tn') && !has('f3.tn'), 'the three written longest ago and not used since go');
+  assert.ok(has('f4.tn') && has('f7.tn'));
+  // and what is left still answers
+  assert.equal((await cachedParse('f7.tn', TEXT)).file.path, 'f7.tn');
+});
