@@ -195,7 +195,7 @@ async function checkpointRows(): Promise<Row[]> {
         quantity(ourBytes / 1000, 'KB'),
         'LangGraph SqliteSaver: checkpoint + metadata blobs',
         quantity((lgRow.c + lgRow.m) / 1000, 'KB'),
-        `ours: the snapshot blob (binary, names written once (a large map's keys in full), Brotli quality 2 above 4 KB: format 2); LangGraph: JSON text (${(lgRow.c / 1000).toFixed(1)} KB checkpoint + ${lgRow.m} B metadata)`,
+        `ours: the snapshot blob (binary, names written once, a large map's keys and string values as one text: format 3, compressed with Brotli only above 1 MB); LangGraph: JSON text (${(lgRow.c / 1000).toFixed(1)} KB checkpoint + ${lgRow.m} B metadata)`,
       ),
     );
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as zlib from 'node:zlib';
 import { openStore, resumeRun, startRun, type RunStore } from '../../runtime/index.js';
 
 // Several actors (a worker blocked in receive, a monitored sleeper, a task that already ended),
@@ -118,6 +119,26 @@ test('a resume from the snapshot ends exactly as a full replay: output, result, 
   // runs: how often the scheduler checked its timers, the times and the random value differ)
   const shape = (j: unknown) => (j as unknown[][]).filter((e) => e[1] !== 'timer' && e[1] !== 'clock').map((e) => (e[1] === 'infer' ? e.slice(1) : e.slice(1, 5)));
   assert.deepEqual(shape(restored.journal), shape(replayed.journal));
+});
+
+test('a store written by the previous build (snapshots in format 2 and 1) resumes from its snapshots and ends the same', async () => {
+  // this program's maps are small, so its stream holds no MAP_TEXT: format 3's stream is the one the
+  // previous build wrote, which stored it as format 2 (Brotli) above 4 KB and as format 1 below
+  let resume = 0;
+  const older = await runToEnd((store, id) => {
+    const snap = store.latestSnapshot(id)!;
+    assert.equal(snap.bytes[3], 3);
+    const stream = Buffer.from(snap.bytes.subarray(4));
+    const header = (format: number) => Buffer.from([0x54, 0x4e, 0x53, format]);
+    const bytes = resume++ === 0 ? Buffer.concat([header(2), zlib.brotliCompressSync(stream)]) : Buffer.concat([header(1), stream]);
+    store.putSnapshot(id, snap.seq, bytes);
+  });
+  const restored = await runToEnd(() => {});
+  assert.equal(resume, 2);
+  assert.ok(older.resumes.every((r) => r.fromSnapshot && r.notes.length === 0), 'both resumes started from their old-format snapshot');
+  assert.deepEqual(older.resumes.map((r) => r.lines), restored.resumes.map((r) => r.lines));
+  assert.deepEqual(older.resumes[1].json, restored.resumes[1].json);
+  assert.equal(older.resumes[1].processes, restored.resumes[1].processes);
 });
 
 test('a damaged snapshot falls back to the full replay with a note, and the run ends the same', async () => {

@@ -1,4 +1,5 @@
 import { describe, test } from 'node:test';
+import * as zlib from 'node:zlib';
 import assert from 'node:assert/strict';
 import {
   SerializeError, decodeSnapshot, decodeValue, encodePlainSnapshot, encodeSnapshot, encodeValue, valueHash,
@@ -221,6 +222,54 @@ function processWith(pid: number, entries: number): ProcessSnapshot {
   };
 }
 
+/** The state of LEGACY_FORMAT_2: a 300-entry memory with a lone surrogate, structs, non-ASCII keys and sharing. */
+function legacyState(): SnapshotData {
+  const big = new Map<string, Value>();
+  const shared: Value[] = ['shared', 1];
+  for (let i = 0; i < 300; i++) {
+    const k = i % 50 === 7 ? `ключ_${i}` : `key_${i}`;
+    big.set(k, i % 4 === 0 ? i : i % 4 === 1 ? `value_${i} ✓ of the task at hand` : i % 4 === 2 ? `v${i}` : new StructVal('Fact', new Map<string, Value>([['n', i]])));
+  }
+  big.set('lone\ud800', 'x\udc00');
+  big.set('shared', shared);
+  const cell = new Cell(big);
+  const closure = new ClosureVal(2, [cell], 'helper');
+  return {
+    bytecodeHash: 'sha256:legacy', semanticsVersion: 'turn-vm/1', seq: 7, scheduler: { ready: [0], next: 1 },
+    processes: [{
+      pid: 0, state: { status: 1, frames: [{ proto: 2, ip: 17, bp: 0, ret: 0, module: -1 }] },
+      stack: [closure, cell, 42, undefined, 'x'], memory: big, mailbox: [shared, new PidVal(0)],
+      context: { limits: { working: 8000, episodic: 32000 }, system: ['You are careful.'], working: ['step 1'], episodic: [] },
+      values: { frameClosures: [closure], failure: new Uncertain('x', 0.3), again: shared },
+    }],
+  };
+}
+
+/** legacyState() as encodeSnapshot wrote it before format 3 (commit 9b24b5f): format 2, Brotli. */
+const LEGACY_FORMAT_2 = Buffer.from(
+  'VE5TAhuqGgCAqqqq6t/MxNU8ItOjIJaygjpVedWhoC6VpSYqKipahwWgABLqFFCHgoKqS0VZRViEO4SHu4ObuVf4oQriFBWngAAo' +
+  'gIA4FATEKSBOAXEKCKgCCIhTQJwCIqEAAuJQEBBQh4A4BcShICBOQVVVVfV/VzZhBUhYThmXBIu45S0vhzgkH/N4SgiTQ4KrnDLy' +
+  '4hlyCz1l+ikzr5IAmQB2iVsm3ON2zTxGnvNyvCRVVVXVv4cg+MkdwAJADBzEHIAhDAQg/jfVWNHI0PJnrXwhmx2q0bLfa38yWPo0' +
+  'rU5GSvXybG44FUKgKu18uYQoDCYjFRdlVvYLiFQ838uW8mIqnFRKdXudsgMVFTW78KGKfu5CoKCXlxCoeKkz12/lEE5WVNxqLjXL' +
+  'YjJS1V86vcVmewFWflUjebdZdOaas7DyP6i4GBZlvjQVJuM/dPr1rJfXZ7NePt9vvYprU2ESF2Xerafx2FSgXkQqbuStbt4LX47s' +
+  'R4lazIczGoJELebDmTR5f5C1+vlMWv/vzz/qnfl62cjrZVYs1rOy3sjac4lazIczmEQDTH7+ZEZV5XU2W4YqbEOcnD8SjLyHnSnY' +
+  'v+ckGnDy4uKvi7/frL/5fcaNxuNhPAFvPZ4JjNO/mm/x56lOYJDqE4f0fXjn+IDwbnc0SX3mr6Tm2cjIrL13xlDvTnFNTMwvH62o' +
+  '4eOnmL4Gpi8jJjBAfILGXp0R6G4V29h4S2U7907g+79H70eCacYMzfL5ahC+7EYxzZihWV6vhuHrbhTTjBmaZXolDd90UqiREWn5' +
+  'biWC7zsp1MiItPy4ksBPnRRq1iztMr9ahEa3im3WLO3S/soydJOXf+ph01Fss2Zpl8HKGpY7K9zYmLz89pEJVsLWXwo3NiaP1Vk3' +
+  'AmvlASncnDm6w3rdOoSN8ogU15w5urFZNwxb5fkorjlzdIftuhUNO+UJKdLEhDJ264ZgrzwiRZqYUGz/XAQOuijSvHl6Ozz3CEfd' +
+  'K7558/R2fO4ZTrpXfPPm6Z+fhkn1lGoNZ69jmnww+CdTndLV57/EpDJINZ7agorzgUlw0e/scMmCk5PaveI61ZnF5dQUuOp3/gqK' +
+  'f5Tq61QfW3LjeuBMEW76MMO/d0m4+vxbKtKWX9wOTIa7fudIDkLZUuT9BWp4uIQSAom+N8TjwCR46gsJgdfIxxYgn1+gwEp0CSWE' +
+  'ofE9YqwOnAZhrS8kA0Pj+0SsS4YNhWRgaHyvGJsmadhSSAQi+X4R25JgRyERiOR7RuxKgT2FRLC0vm+MfdMiHCgkC0vre0ccusdw' +
+  'FN1SdjZFycLS+v4xjq8wWcNJX0gMJvseEqcDk+BMITGY7OtInEuBC4XEcHS+lIxL0yFcKSQHR+erSVxLhhslQMnB0fmCMm5N0XCn' +
+  'kARC8TUl7iXBg0ISCMWXlXiUAk8KSeDpfWUZzz55hBVQSB6e3heXWJUMawrJw9P7+nJYd0KtYYO7EwISO8amJNiys8MlC/5Gx9ie' +
+  'mgI7dv4Kin+D2HHsDpwpwh5P8U4ISOwY+5LhwM4NlxyEsqXIwwvUcHQJJQQSfX2J44FJcNIXEgI3HeNUCpwpAUoIQ+PGuWkQLhSS' +
+  'gaFxcSkZrhSSgaFx49okDTcKiUAkF7eS4E4hEYjk4l4KPCgkgqV149G0CE8KycLSunh2j2GlckspJSGQ2PHxauWErGGtLylKDCZ7' +
+  'xfrAJNhQSAwmu9iUAlsKieHo3Ng2HcKOQnJwdC52JcOeEqDk4Ojc2DdFw4FCEgjFxaEkOFJIAqG4OJYCJwpJ4OndODU9wplC8vD0' +
+  'Ls4lw4VC8vD07h8vKxOqFXSCdpAHwdVEtBwE/yZx0ch6+Vw16h4GUS2Eb99OwuVaVI1q02MBqLH/Hz30q1an6PfyohrWAlWdz5qt' +
+  'fi8fN79+888XSbisVLaQNdu1aQ==',
+  'base64',
+);
+
 describe('serialize: snapshots', () => {
   test('a whole VM round-trips: scheduler data, processes, stack, memory, mailbox, context, sharing', () => {
     const data: SnapshotData = {
@@ -268,17 +317,20 @@ describe('serialize: snapshots', () => {
     assert.equal(back.processes[0].memory.get('fact_4999'), 'observation number 4999 about the task');
   });
 
-  test('a large snapshot is compressed (format 2) and decodes to the same data as the plain format 1, which stays readable', () => {
+  test('a snapshot up to 1 MB is stored as it is (format 3); a larger one is compressed (format 4), and both decode the same', () => {
     const data: SnapshotData = { bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: { n: 1 }, processes: [processWith(0, 5000)] };
-    const packed = encodeSnapshot(data);
-    const plain = encodePlainSnapshot(data);
-    assert.equal(packed[3], 2, 'format 2');
-    assert.equal(plain[3], 1, 'format 1');
-    assert.ok(packed.length * 4 < plain.length, `${packed.length} compressed bytes for ${plain.length}`);
-    assert.ok(same(decodeSnapshot(packed), decodeSnapshot(plain)), 'both formats decode to the same snapshot');
+    const plain = encodeSnapshot(data);
+    assert.equal(plain[3], 3, 'format 3');
+    assert.deepEqual(plain, encodePlainSnapshot(data));
     assert.ok(same(decodeSnapshot(plain), data));
-    // a small snapshot is not worth compressing
-    assert.equal(encodeSnapshot({ ...data, processes: [processWith(0, 3)] })[3], 1);
+    const large: SnapshotData = { ...data, processes: [processWith(0, 30_000)] };
+    const packed = encodeSnapshot(large);
+    const stream = encodePlainSnapshot(large);
+    assert.ok(stream.length > 1024 * 1024, `${stream.length} bytes`);
+    assert.equal(packed[3], 4, 'format 4');
+    assert.ok(packed.length * 4 < stream.length, `${packed.length} compressed bytes for ${stream.length}`);
+    assert.ok(same(decodeSnapshot(packed), decodeSnapshot(stream)), 'both formats decode to the same snapshot');
+    assert.ok(same(decodeSnapshot(packed), large));
   });
 
   test("a large map's keys are written in full in a snapshot, and still mix with remembered names", () => {
@@ -291,8 +343,9 @@ describe('serialize: snapshots', () => {
     const plain = Buffer.from(encodePlainSnapshot(data));
     // a string in full is its length byte then its text: `\x05key_7` is `key_7` itself, not `key_70`
     const inFull = (s: string) => plain.toString('latin1').split(String.fromCharCode(s.length) + s).length - 1;
-    assert.equal(inFull('key_7'), 2, 'the big map writes key_7 in full although the name was written before');
-    assert.equal(inFull('key_1'), 2, "the big map's key_1, then the struct field name key_1 (remembered once)");
+    assert.equal(inFull('key_7'), 1, "the state's name key_7; the big map's key_7 is in its text (MAP_TEXT), not a reference to the name");
+    assert.equal(inFull('key_1'), 1, 'the struct field name key_1, remembered once for the 100 structs');
+    assert.ok(plain.toString('latin1').includes('key_0key_1value_1key_2'), "the big map's keys and string values joined");
     for (const bytes of [plain, encodeSnapshot(data)]) {
       const back = decodeSnapshot(bytes).processes[0];
       assert.ok(same(back.memory, big));
@@ -316,7 +369,61 @@ describe('serialize: snapshots', () => {
     damaged.fill(0x5a, 40, 80);
     assert.throws(() => decodeSnapshot(damaged), (e: unknown) => e instanceof SerializeError && /corrupt snapshot/.test(e.message));
     const newer = Buffer.from(encodePlainSnapshot({ bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: {}, processes: [] }));
-    newer[3] = 3;
-    assert.throws(() => decodeSnapshot(newer), /format 3 is newer than this Turn reads \(up to 2\); use a newer Turn/);
+    newer[3] = 5;
+    assert.throws(() => decodeSnapshot(newer), /format 5 is newer than this Turn reads \(up to 4\); use a newer Turn/);
+  });
+  test('a snapshot written by the previous build (format 2, and its stream as format 1) still decodes exactly', () => {
+    const back = decodeSnapshot(LEGACY_FORMAT_2);
+    assert.ok(same(back, legacyState()));
+    const p = back.processes[0];
+    assert.equal(p.memory.get('shared'), p.mailbox[0], 'sharing between the memory and the mailbox');
+    assert.equal(p.memory.get('lone\ud800'), 'x\udc00');
+    const stream = zlib.brotliDecompressSync(LEGACY_FORMAT_2.subarray(4));
+    assert.ok(same(decodeSnapshot(Buffer.concat([Buffer.from([0x54, 0x4e, 0x53, 1]), stream])), legacyState()), 'format 1');
+    // this build writes the same state as format 3: its big map has a lone surrogate, so it stays a MAP
+    const now = encodeSnapshot(legacyState());
+    assert.equal(now[3], 3);
+    assert.ok(same(decodeSnapshot(now), legacyState()));
+  });
+
+  test('a large map as MAP_TEXT round-trips exactly: ASCII and not, around the 13-unit line, mixed values, pairs split at a boundary', () => {
+    const m = new Map<string, Value>();
+    for (let n = 0; n <= 40; n++) {
+      m.set(`a${'k'.repeat(n)}`, 'k'.repeat(n));
+      m.set(`u${'é'.repeat(n)}`, 'é'.repeat(n));
+      m.set(`n${n}`, n % 2 ? [n, `item ${n}`] : new StructVal('Fact', new Map<string, Value>([['n', n]])));
+    }
+    // a key ending in a high surrogate and a value starting with the low one: the joined text is
+    // well-formed, and the split by units gives each back
+    m.set('pair\ud83d', '\ude00 joined');
+    m.set('😀', '日本語');
+    const ascii = new Map<string, Value>();
+    for (let i = 0; i < 5000; i++) ascii.set(`key_${i}`, i % 7 ? `value_${i}` : `a longer value number ${i} for the copy path`);
+    const data: SnapshotData = { bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: {}, processes: [{ ...processWith(0, 0), memory: ascii, values: { m, again: m } }] };
+    const bytes = encodeSnapshot(data);
+    assert.ok(Buffer.from(bytes).includes(Buffer.from('pair😀 joined')), 'the split pair is one character in the text');
+    const back = decodeSnapshot(bytes);
+    assert.ok(same(back, data));
+    assert.equal(back.processes[0].memory.size, 5000);
+    assert.equal(back.processes[0].values.again, back.processes[0].values.m, 'sharing survives');
+    assert.equal((back.processes[0].values.m as Map<string, Value>).get('pair\ud83d'), '\ude00 joined');
+    assert.deepEqual(encodeSnapshot(back), bytes, 'deterministic');
+  });
+
+  test("a MAP_TEXT whose lengths do not match its text is a SerializeError", () => {
+    const m = new Map<string, Value>();
+    for (let i = 0; i < 100; i++) m.set(`k${i}`, `v${i}`);
+    const bytes = Buffer.from(encodeSnapshot({ bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: {}, processes: [{ ...processWith(0, 0), memory: m }] }));
+    const text = bytes.indexOf('k0v0k1v1');
+    const textLength = 2 * (10 * 2 + 90 * 3);
+    // after the text, per entry: the key's length, then the value's length + 1; the last value `v99` is 3 units
+    const lastValue = text + textLength + 2 * 100 - 1;
+    assert.equal(bytes[lastValue], 4);
+    assert.ok(same(decodeSnapshot(bytes).processes[0].memory, m));
+    for (const [code, message] of [[0x7f, /map value of 126 units past the map's text/], [3, /1 units of the map's text unused/]] as const) {
+      const altered = Buffer.from(bytes);
+      altered[lastValue] = code;
+      assert.throws(() => decodeSnapshot(altered), (e: unknown) => e instanceof SerializeError && message.test(e.message), String(code));
+    }
   });
 });
