@@ -13,6 +13,14 @@ import { BETTER_SQLITE3, betterSqlite3Available, betterSqlite3Connection } from 
 import { createRunWithBundle, SqliteRunStore, type SqlConnection } from '../../runtime/store/sqlite-schema.js';
 import { MemoryRunStore } from '../../runtime/durable/travel.js';
 
+/** A fresh folder holding the program `p.tn` (and an `out/` folder for its writes when asked). */
+function programIn(source: string, withOut = false): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-group-'));
+  if (withOut) fs.mkdirSync(path.join(dir, 'out'));
+  fs.writeFileSync(path.join(dir, 'p.tn'), source);
+  return dir;
+}
+
 interface Spied {
   store: RunStore;
   events: string[];
@@ -58,9 +66,7 @@ function spied(dir: string, seen: () => string = () => ''): Spied {
 }
 
 test('an effect runs only after its intent is committed, and the program sees its result only after that is committed', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-group-'));
-  fs.mkdirSync(path.join(dir, 'out'));
-  fs.writeFileSync(path.join(dir, 'p.tn'), 'let fs = use "std/fs";\nfs.append(null, "out/log.txt", "A");\ncall("echo", "appended");\nreturn 1;\n');
+  const dir = programIn('let fs = use "std/fs";\nfs.append(null, "out/log.txt", "A");\ncall("echo", "appended");\nreturn 1;\n', true);
   const log = path.join(dir, 'out', 'log.txt');
   const { store, events } = spied(dir, () => (fs.existsSync(log) ? ' (file written)' : ' (no file)'));
   try {
@@ -81,12 +87,7 @@ test('an effect runs only after its intent is committed, and the program sees it
 });
 
 test('a local read\'s result reaches the program before its commit, and is committed before what the program does with it leaves the process', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-group-'));
-  fs.mkdirSync(path.join(dir, 'out'));
-  fs.writeFileSync(
-    path.join(dir, 'p.tn'),
-    'let fs = use "std/fs";\nlet t = call("time_now_ms");\nfs.append(null, "out/log.txt", "at " + t);\nlet u = call("time_now_ms");\ncall("echo", "then " + u);\nreturn 1;\n',
-  );
+  const dir = programIn('let fs = use "std/fs";\nlet t = call("time_now_ms");\nfs.append(null, "out/log.txt", "at " + t);\nlet u = call("time_now_ms");\ncall("echo", "then " + u);\nreturn 1;\n', true);
   const log = path.join(dir, 'out', 'log.txt');
   const { store, events } = spied(dir, () => (fs.existsSync(log) ? ' (file written)' : ' (no file)'));
   const printed: string[] = [];
@@ -114,9 +115,8 @@ test('a local read\'s result reaches the program before its commit, and is commi
 });
 
 test('a loop of model and clock calls: each clock read shares the next model reply\'s commit, and each reply is committed before the program sees it', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-group-'));
   const steps = 300;
-  fs.writeFileSync(path.join(dir, 'p.tn'), `let i = 0;\nwhile i < ${steps} {\n  let x = infer Str { "step " + i; };\n  let t = call("time_now_ms");\n  let i = i + 1;\n}\nreturn i;\n`);
+  const dir = programIn(`let i = 0;\nwhile i < ${steps} {\n  let x = infer Str { "step " + i; };\n  let t = call("time_now_ms");\n  let i = i + 1;\n}\nreturn i;\n`);
   const { store, events, commits, writes } = spied(dir);
   try {
     const run = await startRun({ file: path.join(dir, 'p.tn'), cwd: dir, store, model: 'mock', onOutput: () => {} });
@@ -145,14 +145,10 @@ test('a loop of model and clock calls: each clock read shares the next model rep
 });
 
 test('1,000 processes x 10 journaled steps: the writes ready together share a commit', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-group-'));
-  fs.writeFileSync(
-    path.join(dir, 'p.tn'),
-    `let work = turn(k: Num) -> Num { let i = 0; while i < 10 { let t = call("time_now_ms"); let i = i + 1; } return 1; };
+  const dir = programIn(`let work = turn(k: Num) -> Num { let i = 0; while i < 10 { let t = call("time_now_ms"); let i = i + 1; } return 1; };
 let results = gather spawn_each(call("range", 1000), work);
 return call("len", results);
-`,
-  );
+`);
   const { store, commits, writes } = spied(dir);
   try {
     const run = await startRun({ file: path.join(dir, 'p.tn'), cwd: dir, store, onOutput: () => {} });
@@ -171,12 +167,7 @@ return call("len", results);
 });
 
 test('a write that fails inside a group rolls the whole group back, and no effect of it runs', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-group-'));
-  fs.mkdirSync(path.join(dir, 'out'));
-  fs.writeFileSync(
-    path.join(dir, 'p.tn'),
-    'let fs = use "std/fs";\nlet w = turn(name: Str) -> Str { fs.append(null, "out/" + name, "A"); return name; };\nlet r = gather spawn_each(["a.txt", "b.txt"], w);\nreturn r;\n',
-  );
+  const dir = programIn('let fs = use "std/fs";\nlet w = turn(name: Str) -> Str { fs.append(null, "out/" + name, "A"); return name; };\nlet r = gather spawn_each(["a.txt", "b.txt"], w);\nreturn r;\n', true);
   const store = openStore(path.join(dir, 'st'));
   const append = store.appendJournal.bind(store);
   let intents = 0;
@@ -198,8 +189,7 @@ test('a write that fails inside a group rolls the whole group back, and no effec
 });
 
 test('a new durable run is created running: starting it commits no status of its own (one fsync fewer per run)', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-group-'));
-  fs.writeFileSync(path.join(dir, 'p.tn'), 'remember("k", 1);\nsuspend;\nreturn 1;\n');
+  const dir = programIn('remember("k", 1);\nsuspend;\nreturn 1;\n');
   const store = openStore(path.join(dir, 'st'));
   const statuses: string[] = [];
   const set = store.setRunStatus.bind(store);
@@ -222,8 +212,7 @@ test("a new durable run stores its program's bundle and its record in one commit
     t.skip('better-sqlite3 does not load here');
     return;
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-group-'));
-  fs.writeFileSync(path.join(dir, 'p.tn'), 'return 1;\n');
+  const dir = programIn('return 1;\n');
   const file = path.join(dir, 'store.db');
   // the connection's commits, counted where SQLite sees them
   const conn = betterSqlite3Connection(file);
