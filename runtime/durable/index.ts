@@ -13,7 +13,7 @@ import type { Host, ToolRequest } from '../ports/host.js';
 import type { PendingEffect, ProcessRef, Sleeper } from '../ports/effect.js';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 import { optionsRecord } from '../infer/options.js';
-import { SUSPEND_TOOL, whenDurable, type DurableHooks } from '../ports/durable.js';
+import { defersCommits, SUSPEND_TOOL, whenDurable, type DurableHooks } from '../ports/durable.js';
 import { REMOTE_CHILD_TOOL } from '../ports/placement.js';
 import { vmSnapshot, type Counters, type RestorePoint } from './snapshot.js';
 import { reserveScopeIds } from '../vm/actors.js';
@@ -151,7 +151,7 @@ export class JournalWriter {
     private readonly images = crashImagesFromEnv(),
   ) {
     this.group = groupCommit(store);
-    this.groupsCommits = this.group !== undefined && typeof (store as { whenDurable?: unknown }).whenDurable !== 'function';
+    this.groupsCommits = this.group !== undefined && !defersCommits(store);
   }
 
   private join(): void {

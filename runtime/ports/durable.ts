@@ -42,8 +42,12 @@ export interface DeferredCommit {
   whenDurable(): Promise<void>;
 }
 
+/** Whether the store defers its commits (Restate): it has `whenDurable()`. */
+export function defersCommits(store: object): store is DeferredCommit {
+  return typeof (store as Partial<DeferredCommit>).whenDurable === 'function';
+}
+
 /** The store's `whenDurable()`, when it defers its commits. */
 export function whenDurable(store: object): Promise<void> | undefined {
-  const f = (store as Partial<DeferredCommit>).whenDurable;
-  return typeof f === 'function' ? f.call(store) : undefined;
+  return defersCommits(store) ? store.whenDurable() : undefined;
 }
