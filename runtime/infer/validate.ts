@@ -166,7 +166,6 @@ function describe(e: ErrorObject): string {
 
 // ------------------------------------------------------------------------------------ predicates
 
-/** Runs the `@check` predicates along `value` (which conforms to `node`), collecting failures. */
 const withPredicates = new WeakMap<object, boolean>();
 
 /** Whether any node of `schema` carries checks (a walk of the reply is only needed then); known per schema. */
@@ -185,6 +184,7 @@ function hasPredicates(schema: Schema): boolean {
   return known;
 }
 
+/** Runs the `@check` predicates along `value` (which conforms to `node`), collecting failures. */
 function runPredicates(root: Schema, node: Schema, value: unknown, path: string, out: ValidationIssue[], depth: number): void {
   if (depth > 1000) return;
   const s = resolve(root, node);

@@ -232,7 +232,7 @@ export class Run {
     if (record.status !== 'running') store.setRunStatus(record.id, 'running');
     const first = await Promise.race([vm.run().then((outcome) => ({ kind: 'ended' as const, outcome })), durable.stopped]);
     if (first.kind === 'suspended') await durable.drain();
-    // results of idempotent effects may still be in the open group: committed before the run reports its end
+    // local reads' results may still be in the open group: committed before the run reports its end
     if (first.kind === 'ended') durable.commitPending();
     // a run that ended while the journal stopped it reports the stop
     const stop = first.kind === 'ended' && durable.stoppedNow ? await durable.stopped : first;

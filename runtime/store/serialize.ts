@@ -33,6 +33,8 @@ const SNAPSHOT_PLAIN = 3;
 const COMPRESS_ABOVE = 1024 * 1024;
 /** Brotli's quality for a snapshot: 2 compresses as fast as 1 here, a third smaller, and decompresses twice as fast. */
 const SNAPSHOT_QUALITY = 2;
+/** V8 makes a substring of this many characters or more a slice that keeps its parent alive; a shorter one is copied. */
+const SLICE_FROM = 13;
 /** In a snapshot, maps larger than this write their keys in full (Writer's `literalKeysAbove`). */
 const SNAPSHOT_LITERAL_KEYS_ABOVE = 64;
 /** a compressed snapshot may not expand past this (a corrupt or hostile body is refused, not inflated) */
@@ -488,7 +490,7 @@ class Reader {
    * of a `toString` call per string — a 5,000-entry memory has 10,000 of them.
    */
   private ascii(start: number, end: number): string {
-    if (end - start >= 13) return this.buf.toString('latin1', start, end);
+    if (end - start >= SLICE_FROM) return this.buf.toString('latin1', start, end);
     this.text ??= this.buf.toString('latin1');
     return this.text.substring(start, end);
   }
@@ -603,14 +605,14 @@ class Reader {
     const start = this.pos;
     const text = this.buf.toString('utf8', start, start + len);
     this.pos += len;
-    // ASCII text: a unit is a byte, so a piece of 13 units or more is copied from the bytes, as
+    // ASCII text: a unit is a byte, so a piece of SLICE_FROM units or more is copied from the bytes, as
     // `ascii` does, instead of being a slice that keeps the whole text alive
     const base = text.length === len ? start : -1;
     let at = 0;
     for (let i = 0; i < n; i++) {
       const kn = this.varint();
       if (kn > text.length - at) this.fail(`map key of ${kn} units past the map's text`);
-      const k = kn < 13 || base < 0 ? text.substring(at, at + kn) : this.buf.toString('latin1', base + at, base + at + kn);
+      const k = this.piece(text, base, at, kn);
       at += kn;
       const code = this.varint();
       if (code === 0) {
@@ -619,11 +621,16 @@ class Reader {
       }
       const vn = code - 1;
       if (vn > text.length - at) this.fail(`map value of ${vn} units past the map's text`);
-      out.set(k, vn < 13 || base < 0 ? text.substring(at, at + vn) : this.buf.toString('latin1', base + at, base + at + vn));
+      out.set(k, this.piece(text, base, at, vn));
       at += vn;
     }
     if (at !== text.length) this.fail(`${text.length - at} units of the map's text unused`);
     return out;
+  }
+
+  /** `units` of a MAP_TEXT's text from `at`; an ASCII text's (`base` ≥ 0: its start in the bytes) long pieces copied from the bytes. */
+  private piece(text: string, base: number, at: number, units: number): string {
+    return units < SLICE_FROM || base < 0 ? text.substring(at, at + units) : this.buf.toString('latin1', base + at, base + at + units);
   }
 
   json(): Json {

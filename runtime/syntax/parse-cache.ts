@@ -14,9 +14,10 @@
 // replaced: a cache entry is never trusted over a parse.
 //
 // The folder is kept to `maxEntries` (a run of a file in a fresh temporary folder is a new path
-// each time): once a write takes it past that, the entries written or used longest ago are
-// removed until a quarter of the room is free again, so the pruning's folder scan is rare. A hit
-// on an entry older than a day renews its time, so an unchanged file that is run often stays.
+// each time): each write (a miss, which has just parsed) lists the folder, and once it holds more
+// than that the entries written or used longest ago are removed until a quarter of the room is free
+// again, so reading every entry's time is rare. A hit on an entry older than a day renews its time,
+// so an unchanged file that is run often stays.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
