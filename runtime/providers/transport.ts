@@ -322,7 +322,13 @@ function send(
         } catch (e) {
           if (e instanceof StopReading) {
             // the server ignored the bound: the reply ends here, as if it had stopped at its limit
-            const reply = decoder!.finish(status);
+            let reply: InferReply;
+            try {
+              reply = decoder!.finish(status);
+            } catch (err) {
+              fail(err instanceof ProviderError ? err : new ProviderError(`the stream from ${url} is malformed: ${(err as Error).message}`, false, status));
+              return;
+            }
             reply.finishReason = 'length';
             finish(() => resolve({ streamed: reply }));
             req.destroy();
@@ -336,7 +342,10 @@ function send(
         try {
           if (frames) {
             frames.end();
-            finish(() => resolve({ streamed: decoder!.finish(status) }));
+            // decoded before `finish`: a decoder that throws (no choices, a refusal) must reach
+            // `fail` while the call is still unsettled, or the call never settles at all
+            const streamed = decoder!.finish(status);
+            finish(() => resolve({ streamed }));
           } else {
             finish(() => resolve({ result: { status, headers: out, body: Buffer.concat(chunks).toString('utf8') } }));
           }
