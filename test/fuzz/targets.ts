@@ -17,6 +17,7 @@ import {
 } from 'vscode-languageserver/node';
 import { startServer } from '../../language-server/server.js';
 import { loadCorpus, mutate, OPERATIONS, VOCABULARY, type Mutation } from './mutate.js';
+import { BOUNDARY_TARGETS } from './boundary-targets.js';
 
 export interface Target {
   name: string;
@@ -365,6 +366,9 @@ TARGETS.push({
     .map((messages) => JSON.stringify(messages)),
   check: throughTheServer,
 });
+
+// the boundaries where hostile data enters: a model server's bytes, a damaged store
+TARGETS.push(...BOUNDARY_TARGETS);
 
 export function targetNamed(name: string): Target {
   const t = TARGETS.find((x) => x.name === name);
