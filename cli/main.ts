@@ -163,11 +163,23 @@ async function checkOne(file: string, values: { 'refresh-schemas'?: boolean; off
 
 /** Runs the CLI as a process: maps every failure to a message and an exit code, never a stack trace. */
 export function runAsProcess(argv: string[]): void {
+  let settled = false;
+  // Node exits when nothing is left to wait on, even while a promise of ours is pending: a step
+  // whose promise can never settle (a lost callback) would otherwise end the command with exit 0
+  // and no word, as if the program had finished
+  const drained = () => {
+    if (settled) return;
+    process.stderr.write('turn: internal error: the command stopped with a step still pending that can never finish (nothing left to wait on)\n(this is a bug in Turn, not in your program; a durable run can be resumed)\n');
+    process.exitCode = EXIT.internal;
+  };
+  process.once('beforeExit', drained);
   main(argv).then(
     (code) => {
+      settled = true;
       process.exitCode = code;
     },
     (e: unknown) => {
+      settled = true;
       if (e instanceof UsageError) {
         process.stderr.write(`turn: ${e.message}\nrun \`turn help\` for the commands and their options\n`);
         process.exitCode = EXIT.usage;
