@@ -36,6 +36,21 @@ import {
 
 /** Tools that would print, serialize or store a value as text: a handle given to them is a leak. */
 const LEAKING_TOOLS = new Set(['echo', 'json_stringify', 'json_pretty', 'to_string', 'str_join', 'fs_write', 'fs_append']);
+const MCP_TOOLS = new Set(['mcp_call', 'mcp_tools', 'mcp_resources', 'mcp_read']);
+/** The host tools whose first argument is a credential (`credential: 0` in runtime/effects/tools.ts). */
+const CREDENTIAL_TOOLS = new Set(['http_request', 'fs_read', 'fs_write', 'fs_append', 'fs_list', 'fs_exists', ...MCP_TOOLS]);
+
+/**
+ * `{"kind": "bearer", "name": ...}`: a map literal written in the shape of an identity handle. Its
+ * `kind` must be a literal identity kind, unless `anyKind` (a host tool's credential position,
+ * where no map of a `kind` and a `name` is anything but a forgery).
+ */
+function handleShaped(e: A.Expr, anyKind: boolean): boolean {
+  if (e.kind !== 'Map' || !e.entries.some((x) => x.key === 'name')) return false;
+  const kind = e.entries.find((x) => x.key === 'kind')?.value;
+  if (kind === undefined) return false;
+  return kind.kind === 'String' ? (IDENTITY_KINDS as readonly string[]).includes(kind.value) : anyKind;
+}
 
 
 export interface StructInfo {
@@ -506,6 +521,9 @@ class Analyzer implements TypeResolver {
 
   private map(e: A.MapLit, scope: FunctionScope): StaticType {
     for (const entry of e.entries) this.expr(entry.value, scope);
+    // Turn v1's single-map forms carry the credential as `"identity"` (std/net, std/fs)
+    const identity = e.entries.find((entry) => entry.key === 'identity');
+    if (identity) this.credential(identity.value);
     return { kind: 'Map' };
   }
 
@@ -556,9 +574,8 @@ class Analyzer implements TypeResolver {
 
   private send(e: A.SendExpr, scope: FunctionScope): StaticType {
     this.expectType(e.pid, scope, { kind: 'Pid' }, 'the target of `send`');
-    if (this.expr(e.message, scope).kind === 'Identity') {
-      this.report(e.message.span, 'an identity handle cannot be sent to another process; grant it there instead', 'identity-leak');
-    }
+    // a handle in a message passes as itself: the receiver holds the same grant (capability passing)
+    this.expr(e.message, scope);
     return NULL;
   }
 
@@ -653,6 +670,7 @@ class Analyzer implements TypeResolver {
     if (['Num', 'Str', 'Bool', 'Null', 'List', 'Map', 'Struct'].includes(calleeType.kind)) {
       this.report(e.callee.span, `a ${typeToString(calleeType)} is not callable`, 'not-callable');
     }
+    if (e.args.length > 0) this.credential(e.args[0]);
     if (sig) this.checkCall(sig, e.args, argTypes, calleeName(e.callee), e.span, false);
     return sig?.result ?? (calleeType.kind === 'Closure' ? calleeType.result : ANY);
   }
@@ -666,6 +684,13 @@ class Analyzer implements TypeResolver {
         // fs_write's and fs_append's first argument is their credential (identity::filesystem)
         if (t.kind === 'Identity' && !(i === 0 && e.target.kind === 'String' && e.target.value.startsWith('fs_'))) this.report(e.args[i].span, `an identity handle cannot be passed to \`${e.target.kind === 'String' ? e.target.value : ''}\`: its secret stays with the host`, 'identity-leak');
       });
+    }
+    if (e.args.length > 0) {
+      this.credential(e.args[0], e.target.kind === 'String' ? e.target.value : undefined);
+      // an MCP call's credential is a handle or null: a map there is never a capability map
+      if (e.target.kind === 'String' && MCP_TOOLS.has(e.target.value) && argTypes[0].kind === 'Map') {
+        this.report(e.args[0].span, `\`${e.target.value}\` takes an identity handle (\`grant identity::bearer("NAME")\`) or null as its credential, not a map`, 'forged-identity');
+      }
     }
     const sig = e.target.kind === 'Identifier' ? scope.lookup(e.target.name)?.sig : undefined;
     if (sig) this.checkCall(sig, e.args, argTypes, calleeName(e.target), e.span, true);
@@ -685,8 +710,23 @@ class Analyzer implements TypeResolver {
     return e.op === 'filter' && list.kind === 'List' ? list : { kind: 'List', element: ANY };
   }
 
+  /**
+   * A call's first argument, where std/net, std/fs, absorbed APIs, `http_request`, `fs_*` and
+   * `mcp_*` take their credential: a map written in the shape of a handle is not one (only a
+   * `grant` makes a handle), so it is reported here rather than refused when the call runs.
+   */
+  private credential(e: A.Expr, tool?: string): void {
+    if (!handleShaped(e, tool !== undefined && CREDENTIAL_TOOLS.has(tool))) return;
+    this.report(e.span, 'a map is not an identity handle: only `grant identity::kind("name")` makes one, and a credential position takes only the handle', 'forged-identity');
+  }
+
   private grant(e: A.GrantExpr, scope: FunctionScope): StaticType {
     this.expectType(e.name, scope, STR, 'an identity name');
+    // which secret goes where (and under which header or query name) is the source's to say, as
+    // `turn check` shows it, never a value computed at run time from data
+    if (e.name.kind !== 'String') {
+      this.report(e.name.span, 'a grant names its secret with a string literal (`grant identity::bearer("github")`): which secret is sent, and where, is fixed in the source, never computed from data', 'identity-name');
+    }
     const kind = e.identityKind.name;
     if (!(IDENTITY_KINDS as readonly string[]).includes(kind)) {
       this.report(e.identityKind.span, `unknown identity kind \`${kind}\`: use ${IDENTITY_KINDS.join(', ')}`, 'identity-kind');
@@ -836,6 +876,7 @@ class Analyzer implements TypeResolver {
     const target = this.expr(e.target, scope);
     const argTypes: StaticType[] = [];
     for (const x of e.args) argTypes.push(this.expr(x, scope));
+    if (e.args.length > 0) this.credential(e.args[0]);
     if (target.kind === 'Map' && target.api) return this.apiCall(target.api, e, argTypes);
     if (target.kind === 'Struct') {
       const info = this.structs.get(target.name);
