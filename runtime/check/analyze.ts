@@ -45,6 +45,10 @@ const CREDENTIAL_TOOLS = new Set(['http_request', 'fs_read', 'fs_write', 'fs_app
  * `kind` must be a literal identity kind, unless `anyKind` (a host tool's credential position,
  * where no map of a `kind` and a `name` is anything but a forgery).
  */
+/** Parameter names that say a closure's first argument is a credential (std/net's and absorbed APIs' `auth`, std/fs's `cap`). */
+const CREDENTIAL_PARAMS = new Set(['auth', 'cap', 'identity', 'credential', 'cred']);
+const credentialParam = (sig: ClosureSig | undefined): boolean => sig !== undefined && sig.params.length > 0 && CREDENTIAL_PARAMS.has(sig.params[0].name);
+
 function handleShaped(e: A.Expr, anyKind: boolean): boolean {
   if (e.kind !== 'Map' || !e.entries.some((x) => x.key === 'name')) return false;
   const kind = e.entries.find((x) => x.key === 'kind')?.value;
@@ -670,7 +674,8 @@ class Analyzer implements TypeResolver {
     if (['Num', 'Str', 'Bool', 'Null', 'List', 'Map', 'Struct'].includes(calleeType.kind)) {
       this.report(e.callee.span, `a ${typeToString(calleeType)} is not callable`, 'not-callable');
     }
-    if (e.args.length > 0) this.credential(e.args[0]);
+    // a module's or an API's function (`net.get(auth, ...)`), or a closure whose first parameter is named as a credential
+    if (e.args.length > 0 && (e.callee.kind === 'Member' || credentialParam(sig))) this.credential(e.args[0]);
     if (sig) this.checkCall(sig, e.args, argTypes, calleeName(e.callee), e.span, false);
     return sig?.result ?? (calleeType.kind === 'Closure' ? calleeType.result : ANY);
   }
@@ -686,7 +691,9 @@ class Analyzer implements TypeResolver {
       });
     }
     if (e.args.length > 0) {
-      this.credential(e.args[0], e.target.kind === 'String' ? e.target.value : undefined);
+      if (e.target.kind === 'String' ? CREDENTIAL_TOOLS.has(e.target.value) : e.target.kind === 'Identifier' && credentialParam(scope.lookup(e.target.name)?.sig)) {
+        this.credential(e.args[0], e.target.kind === 'String' ? e.target.value : undefined);
+      }
       // an MCP call's credential is a handle or null: a map there is never a capability map
       if (e.target.kind === 'String' && MCP_TOOLS.has(e.target.value) && argTypes[0].kind === 'Map') {
         this.report(e.args[0].span, `\`${e.target.value}\` takes an identity handle (\`grant identity::bearer("NAME")\`) or null as its credential, not a map`, 'forged-identity');
@@ -711,9 +718,11 @@ class Analyzer implements TypeResolver {
   }
 
   /**
-   * A call's first argument, where std/net, std/fs, absorbed APIs, `http_request`, `fs_*` and
-   * `mcp_*` take their credential: a map written in the shape of a handle is not one (only a
-   * `grant` makes a handle), so it is reported here rather than refused when the call runs.
+   * A credential position the checker can see — the first argument of `http_request`, `fs_*` and
+   * `mcp_*`, of a module's or an API's function (std/net, std/fs, absorbed APIs: `net.get(auth,
+   * ...)`), of a closure whose first parameter is `auth`, `cap`, `identity`... — or the `identity`
+   * of Turn v1's single map: a map written in the shape of a handle is not one (only a `grant`
+   * makes a handle), so it is reported here rather than only refused when the call runs.
    */
   private credential(e: A.Expr, tool?: string): void {
     if (!handleShaped(e, tool !== undefined && CREDENTIAL_TOOLS.has(tool))) return;
