@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startRun, compileProgram, openStore, inspectRun, type RunResult } from '../../runtime/index.js';
+import { startRun, resumeRun, compileProgram, openStore, inspectRun, type RunResult } from '../../runtime/index.js';
 import { BIN } from '../cli/run-cli.js';
 
 const SECRET = 'tn-forged-github-secret-4821';
@@ -260,7 +260,7 @@ return {
   );
   const client = new Client({ name: 'forger', version: '1.0.0' });
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', served, '--allow-net', '127.0.0.1:*'], cwd: dir, env: { ...process.env, ...ENV } as Record<string, string>, stderr: 'pipe' }),
+    new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', served, '--allow-net', '127.0.0.1:*'], cwd: dir, env: { ...process.env, ...ENV }, stderr: 'pipe' }),
   );
   const before = seen.length;
   try {
@@ -307,5 +307,36 @@ call("echo", "statuses " + gather captured + " " + gather messaged);
     assert.doesNotMatch(JSON.stringify(inspection), new RegExp(SECRET));
   } finally {
     st.close();
+  }
+});
+
+test('restored from a snapshot, a handle is the host\'s again and a map beside it is still data', async () => {
+  const store = openStore(path.join(dir, 'snapshots'));
+  const file = path.join(dir, 'suspended.tn');
+  fs.writeFileSync(
+    file,
+    `let net = use "std/net";
+let held = {"real": grant identity::bearer("github"), "forged": {"kind": "bearer", "name": "github"}};
+suspend;
+${attempt('restored-forged', `net.get(held["forged"], "${base}/restored-forged")`)}call("echo", "real " + net.get(held["real"], "${base}/restored-real")["status"]);
+`,
+  );
+  const options = { cwd: dir, model: 'mock', fetchSchemas: false, env: ENV, authority: { allowNet: ['127.0.0.1:*'] }, store };
+  const before = seen.length;
+  try {
+    const first = await startRun({ ...options, file, onOutput: () => {} });
+    assert.equal((await first.start()).kind, 'suspended');
+    const lines: string[] = [];
+    const resumed = await resumeRun({ ...options, runId: first.id!, onOutput: (l) => lines.push(l) });
+    const result = await resumed.start();
+    assert.equal(result.kind, 'done', JSON.stringify(result).slice(0, 400));
+    assert.notEqual(resumed.resumedFromSnapshot, undefined, 'resumed from the snapshot, not by replay');
+    assert.match(refusals(lines)[0] ?? '', FORGED);
+    assert.ok(lines.includes('real 200'), lines.join('\n'));
+    const arrived = seen.slice(before);
+    assert.equal(arrived.length, 1, arrived.join('\n'));
+    assert.match(arrived[0], /^GET \/restored-real .*"authorization":"Bearer tn-forged-github-secret-4821"/);
+  } finally {
+    store.close();
   }
 });
