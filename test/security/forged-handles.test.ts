@@ -18,6 +18,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startRun, resumeRun, compileProgram, openStore, inspectRun, type RunResult } from '../../runtime/index.js';
+import { performHttp } from '../../runtime/effects/http.js';
+import { IdentityHandle, isHandle, mintHandle } from '../../runtime/effects/identity.js';
+import { EnvVault } from '../../runtime/effects/vault.js';
+import { IdentityVal } from '../../runtime/values/index.js';
 import { BIN } from '../cli/run-cli.js';
 
 const SECRET = 'tn-forged-github-secret-4821';
@@ -285,25 +289,26 @@ let gh = grant identity::bearer("github");
 let captured = spawn turn() { return net.get(gh, "${base}/captured")["status"]; };
 let messaged = spawn turn() { let h = receive; return net.get(h, "${base}/messaged")["status"]; };
 send messaged, gh;
-call("echo", "statuses " + gather captured + " " + gather messaged);
+call("echo", "statuses " + gather captured + " " + gather messaged + " " + net.get(gh, "${base}/main")["status"]);
 `,
     { store },
   );
   assert.equal(result.kind, 'done', JSON.stringify(result).slice(0, 400));
-  assert.deepEqual(lines, ['statuses 200 200']);
+  assert.deepEqual(lines, ['statuses 200 200 200']);
   const arrived = seen.slice(before).sort();
-  assert.equal(arrived.length, 2, arrived.join('\n'));
+  assert.equal(arrived.length, 3, arrived.join('\n'));
   assert.match(arrived[0], /^GET \/captured .*"authorization":"Bearer tn-forged-github-secret-4821"/);
-  assert.match(arrived[1], /^GET \/messaged .*"authorization":"Bearer tn-forged-github-secret-4821"/);
+  assert.match(arrived[1], /^GET \/main .*"authorization":"Bearer tn-forged-github-secret-4821"/);
+  assert.match(arrived[2], /^GET \/messaged .*"authorization":"Bearer tn-forged-github-secret-4821"/);
   const st = openStore(store);
   try {
     const inspection = inspectRun(st, st.listRuns()[0].id, 100);
     const uses = inspection.journal.filter((e) => e.name === 'http_request');
-    assert.equal(uses.length, 2);
-    for (const e of uses) {
-      assert.equal(e.grant?.identity, 'identity::bearer("github")', JSON.stringify(e));
-      assert.notEqual(e.pid, 0, 'used by a child, not the process that granted it');
-    }
+    assert.equal(uses.length, 3);
+    for (const e of uses) assert.equal(e.grant?.identity, 'identity::bearer("github")', JSON.stringify(e));
+    // the last use is the granting process's own; the children's two are journaled under their pids
+    const pids = uses.map((e) => e.pid);
+    assert.equal(new Set(pids).size, 3, `three processes used the one grant: ${pids.join(', ')}`);
     assert.doesNotMatch(JSON.stringify(inspection), new RegExp(SECRET));
   } finally {
     st.close();
@@ -339,4 +344,23 @@ ${attempt('restored-forged', `net.get(held["forged"], "${base}/restored-forged")
   } finally {
     store.close();
   }
+});
+
+test('in the host: no object but a minted handle passes for one, whatever its fields or prototype', async () => {
+  const vault = new EnvVault(ENV);
+  const capabilities = { network: { hosts: ['127.0.0.1:*'] } };
+  const copy = Object.assign(Object.create(IdentityHandle.prototype) as object, { kind: 'bearer', name: 'github' });
+  const fakes: unknown[] = [{ kind: 'bearer', name: 'github' }, copy, JSON.parse(JSON.stringify(mintHandle(new IdentityVal('bearer', 'github'))))];
+  assert.throws(() => new IdentityHandle(Symbol('mint an identity handle') as never, 'bearer', 'github'), /minted by the host only/);
+  const before = seen.length;
+  for (const identity of fakes) {
+    assert.equal(isHandle(identity), false);
+    await assert.rejects(performHttp({ method: 'GET', url: `${base}/host`, identity: identity as IdentityHandle }, { vault, capabilities }), /not an identity handle/);
+  }
+  assert.deepEqual(seen.slice(before), [], 'nothing was sent');
+  const granted = new IdentityVal('bearer', 'github');
+  const real = mintHandle(granted);
+  assert.equal(mintHandle(granted), real, 'one host handle per VM handle');
+  await performHttp({ method: 'GET', url: `${base}/host`, identity: real }, { vault, capabilities });
+  assert.match(seen[seen.length - 1], /^GET \/host .*"authorization":"Bearer tn-forged-github-secret-4821"/);
 });
