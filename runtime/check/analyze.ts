@@ -694,6 +694,7 @@ class Analyzer implements TypeResolver {
       if (e.target.kind === 'String' ? CREDENTIAL_TOOLS.has(e.target.value) : e.target.kind === 'Identifier' && credentialParam(scope.lookup(e.target.name)?.sig)) {
         this.credential(e.args[0], e.target.kind === 'String' ? e.target.value : undefined);
       }
+      if (e.target.kind === 'String' && CREDENTIAL_TOOLS.has(e.target.value)) this.credentialType(e.args[0], argTypes[0]);
       // an MCP call's credential is a handle or null: a map there is never a capability map
       if (e.target.kind === 'String' && MCP_TOOLS.has(e.target.value) && argTypes[0].kind === 'Map') {
         this.report(e.args[0].span, `\`${e.target.value}\` takes an identity handle (\`grant identity::bearer("NAME")\`) or null as its credential, not a map`, 'forged-identity');
@@ -727,6 +728,12 @@ class Analyzer implements TypeResolver {
   private credential(e: A.Expr, tool?: string): void {
     if (!handleShaped(e, tool !== undefined && CREDENTIAL_TOOLS.has(tool))) return;
     this.report(e.span, 'a map is not an identity handle: only `grant identity::kind("name")` makes one, and a credential position takes only the handle', 'forged-identity');
+  }
+
+  /** A value the checker knows is a struct, in a credential position: data of a handle's shape, never one. */
+  private credentialType(e: A.Expr, t: StaticType | undefined): void {
+    if (t?.kind !== 'Struct') return;
+    this.report(e.span, `a ${t.name} is not an identity handle: only \`grant identity::kind("name")\` makes one, and a credential position takes only the handle`, 'forged-identity');
   }
 
   private grant(e: A.GrantExpr, scope: FunctionScope): StaticType {
@@ -935,6 +942,8 @@ class Analyzer implements TypeResolver {
 
   private checkCall(sig: ClosureSig, args: A.Expr[], argTypes: StaticType[], name: string, where: A.Span, spreads: boolean): void {
     if (spreads && args.length === 1 && this.singleArgument(sig, args[0], argTypes[0], name)) return;
+    // an absorbed operation's or a closure's `auth`: a struct (an API's reply, a model's) is never a handle
+    if (args.length > 0 && credentialParam(sig)) this.credentialType(args[0], argTypes[0]);
     if (args.length !== sig.params.length) {
       this.report(where, `\`${name}\` takes ${plural(sig.params.length, 'argument')}, got ${args.length}`, 'arity');
       return;

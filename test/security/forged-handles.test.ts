@@ -237,13 +237,22 @@ test('from an absorbed API\'s reply: a credential-shaped reply passed as the nex
       components: { schemas: { Token: { type: 'object', properties: { kind: { type: 'string' }, name: { type: 'string' } }, required: ['kind', 'name'] } } },
     }),
   );
+  // the reply is typed (a Token struct): the checker sees it in the credential position
+  const typed = path.join(dir, 'absorbed-typed.tn');
+  fs.writeFileSync(typed, `let api = use schema::openapi("api.json");\nlet t = api.get_token(null);\napi.get_user(t);\n`);
+  await assert.rejects(compileProgram(typed, { fetchSchemas: false }), (e: CompileFailure) => {
+    assert.deepEqual(diagnosed(typed, e), ['forged-identity@3']);
+    return true;
+  });
+  // out of the checker's sight, the run refuses it
   const before = seen.length;
   const { result, lines } = await run(
     'absorbed.tn',
     `let api = use schema::openapi("api.json");
+let as_any = turn(x: Any) -> Any { return x; };
 let t = api.get_token(null);
 call("echo", "token " + t.kind + " " + t.name);
-${attempt('absorbed', 'api.get_user(t)')}`,
+${attempt('absorbed', 'api.get_user(as_any(t))')}`,
   );
   assert.equal(result.kind, 'done', JSON.stringify(result).slice(0, 400));
   assert.ok(lines.includes('token query leak:github'), lines.join('\n'));
