@@ -373,3 +373,25 @@ test('in the host: no object but a minted handle passes for one, whatever its fi
   await performHttp({ method: 'GET', url: `${base}/host`, identity: real }, { vault, capabilities });
   assert.match(seen[seen.length - 1], /^GET \/host .*"authorization":"Bearer tn-forged-github-secret-4821"/);
 });
+
+test('the source mints handles in three places only: a grant, a restored snapshot, and the host from those', () => {
+  // a new place that makes an IdentityVal or mints a host handle (from JSON, a reply, a message) is
+  // a new door for forged credentials: it has to be added here, on purpose
+  const root = path.join(__dirname, '..', '..', 'runtime');
+  const found: string[] = [];
+  const walk = (d: string): void => {
+    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (entry.name.endsWith('.ts')) {
+        fs.readFileSync(p, 'utf8').split('\n').forEach((line) => {
+          if (/new IdentityVal\(|mintHandle\(|new IdentityHandle\(/.test(line) && !/^\s*(\/\/|\*)/.test(line) && !/export function mintHandle/.test(line)) {
+            found.push(`${path.relative(root, p)}: ${line.trim().replace(/\s+/g, ' ').slice(0, 60)}`);
+          }
+        });
+      }
+    }
+  };
+  walk(root);
+  assert.deepEqual(found.map((f) => f.split(':')[0]).sort(), ['effects/identity.ts', 'store/serialize.ts', 'vm/host-tools.ts', 'vm/index.ts'], found.join('\n'));
+});
