@@ -1,6 +1,7 @@
 // Host-side logic of the tools the standard modules call (`call("regex_match", p, s)` ...).
 // Each function takes plain JavaScript values (the VM converts: maps → objects, IdentityVal → the
-// IdentityHandle the host mints for it, runtime/effects/identity.ts) and returns plain JSON-like values (the VM converts back with `fromPlain`).
+// IdentityHandle the host mints for it, runtime/effects/identity.ts) and returns plain JSON-like
+// values (the VM converts back with `fromPlain`).
 // Pure tools are synchronous; effect tools (time, random, env, fs, http) take an EffectToolContext
 // and the lead routes them through the effect/journal path. The registry at the bottom lists them.
 import { capabilitiesFromPlain, check, narrow, requireApproval, EffectDenied, type ApprovalHook, type ApprovalRecord, type Capabilities, type Usage } from './capabilities.js';

@@ -17,8 +17,9 @@ export const EFFECT_TOOL_NAMES: ReadonlySet<string> = new Set(
 
 /**
  * A Turn value as a plain argument for a host tool. An identity becomes the host's handle for it
- * (`mintHandle`: the only way one is made, so a map of the same shape is never taken for one). Nested more than MAX_JSON_DEPTH levels is a
- * VMError, as for json_stringify (the walk is values' plainTree).
+ * (`mintHandle`: the only way one is made, so a map of the same shape is never taken for one).
+ * Nested more than MAX_JSON_DEPTH levels is a VMError, as for json_stringify (the walk is values'
+ * plainTree).
  */
 export function toHostArg(v: Value): unknown {
   return plainTree(v, (x) => {
