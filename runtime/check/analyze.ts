@@ -40,15 +40,15 @@ const MCP_TOOLS = new Set(['mcp_call', 'mcp_tools', 'mcp_resources', 'mcp_read']
 /** The host tools whose first argument is a credential (`credential: 0` in runtime/effects/tools.ts). */
 const CREDENTIAL_TOOLS = new Set(['http_request', 'fs_read', 'fs_write', 'fs_append', 'fs_list', 'fs_exists', ...MCP_TOOLS]);
 
+/** Parameter names that say a closure's first argument is a credential (std/net's and absorbed APIs' `auth`, std/fs's `cap`). */
+const CREDENTIAL_PARAMS = new Set(['auth', 'cap', 'identity', 'credential', 'cred']);
+const credentialParam = (sig: ClosureSig | undefined): boolean => sig !== undefined && sig.params.length > 0 && CREDENTIAL_PARAMS.has(sig.params[0].name);
+
 /**
  * `{"kind": "bearer", "name": ...}`: a map literal written in the shape of an identity handle. Its
  * `kind` must be a literal identity kind, unless `anyKind` (a host tool's credential position,
  * where no map of a `kind` and a `name` is anything but a forgery).
  */
-/** Parameter names that say a closure's first argument is a credential (std/net's and absorbed APIs' `auth`, std/fs's `cap`). */
-const CREDENTIAL_PARAMS = new Set(['auth', 'cap', 'identity', 'credential', 'cred']);
-const credentialParam = (sig: ClosureSig | undefined): boolean => sig !== undefined && sig.params.length > 0 && CREDENTIAL_PARAMS.has(sig.params[0].name);
-
 function handleShaped(e: A.Expr, anyKind: boolean): boolean {
   if (e.kind !== 'Map' || !e.entries.some((x) => x.key === 'name')) return false;
   const kind = e.entries.find((x) => x.key === 'kind')?.value;
@@ -738,8 +738,8 @@ class Analyzer implements TypeResolver {
 
   private grant(e: A.GrantExpr, scope: FunctionScope): StaticType {
     this.expectType(e.name, scope, STR, 'an identity name');
-    // which secret goes where (and under which header or query name) is the source's to say, as
-    // `turn check` shows it, never a value computed at run time from data
+    // which secret goes where (and under which header or query name) is the grant line's to say,
+    // where a reader and `turn check` see it, never a value computed at run time from data
     if (e.name.kind !== 'String') {
       this.report(e.name.span, 'a grant names its secret with a string literal (`grant identity::bearer("github")`): which secret is sent, and where, is fixed in the source, never computed from data', 'identity-name');
     }
