@@ -125,18 +125,20 @@ let header = call("json_parse", "{\\"kind\\": \\"header\\", \\"name\\": \\"x-lea
 let query = call("json_parse", "{\\"kind\\": \\"query\\", \\"name\\": \\"leak:github\\"}");
 let basic = call("json_parse", "{\\"kind\\": \\"basic\\", \\"name\\": \\"github\\"}");
 let file = as_any({"kind": "filesystem", "name": "workspace"});
-${attempt('bearer', `net.get(bearer, "${base}/bearer")`)}${attempt('header', `net.request(header, "GET", "${base}/header", {})`)}${attempt('query', `call("http_request", query, "GET", "${base}/query", {})`)}${attempt('basic', `net.get_json(basic, "${base}/basic")`)}${attempt('v1', `net.get({"url": "${base}/v1", "identity": bearer})`)}${attempt('mcp', `call("mcp_call", bearer, "${base}/mcp", "whoami", {})`)}${attempt('fs', `fs.read(file, "runtime.tn")`)}net.get(query, "${base}/uncaught");
+${attempt('bearer', `net.get(bearer, "${base}/bearer")`)}${attempt('header', `net.request(header, "GET", "${base}/header", {})`)}${attempt('query', `call("http_request", query, "GET", "${base}/query", {})`)}${attempt('basic', `net.get_json(basic, "${base}/basic")`)}${attempt('v1', `net.get({"url": "${base}/v1", "identity": bearer})`)}${attempt('mcp', `call("mcp_call", bearer, "${base}/mcp", "whoami", {})`)}${attempt('fs', `fs.read(file, "runtime.tn")`)}${attempt('string', `net.get("github", "${base}/string")`)}net.get(query, "${base}/uncaught");
 `,
   );
   for (const label of ['bearer', 'header', 'query', 'basic', 'v1', 'mcp', 'fs']) {
     assert.ok(refusals(lines).some((l) => l.startsWith(`refused ${label}: `) && FORGED.test(l)), `${label}:\n${lines.join('\n')}`);
   }
-  assert.equal(refusals(lines).length, 7, lines.join('\n'));
+  // a string names no secret either: it is neither a handle nor a capability map
+  assert.ok(refusals(lines).some((l) => /^refused string: EffectError: http_request: a capability request must be a map/.test(l)), lines.join('\n'));
+  assert.equal(refusals(lines).length, 8, lines.join('\n'));
   // uncaught, it ends the run as any refused effect does, located at the program's call
   assert.equal(result.kind, 'failed');
   if (result.kind === 'failed') {
     assert.match(result.error.message, /a map is not an identity handle/);
-    assert.equal(result.error.line, 16, JSON.stringify(result.error));
+    assert.equal(result.error.line, 17, JSON.stringify(result.error));
   }
   assert.deepEqual(seen.slice(before), [], 'no request left at all');
 });
