@@ -46,7 +46,10 @@ before(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-after(() => server.close());
+after(() => {
+  server.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
 /** The requests since `from` that carry the secret in any part (URL, a header, the body). */
 function leaked(from: number): string[] {
