@@ -36,6 +36,25 @@ import {
 
 /** Tools that would print, serialize or store a value as text: a handle given to them is a leak. */
 const LEAKING_TOOLS = new Set(['echo', 'json_stringify', 'json_pretty', 'to_string', 'str_join', 'fs_write', 'fs_append']);
+const MCP_TOOLS = new Set(['mcp_call', 'mcp_tools', 'mcp_resources', 'mcp_read']);
+/** The host tools whose first argument is a credential (`credential: 0` in runtime/effects/tools.ts). */
+const CREDENTIAL_TOOLS = new Set(['http_request', 'fs_read', 'fs_write', 'fs_append', 'fs_list', 'fs_exists', ...MCP_TOOLS]);
+
+/** Parameter names that say a closure's first argument is a credential (std/net's and absorbed APIs' `auth`, std/fs's `cap`). */
+const CREDENTIAL_PARAMS = new Set(['auth', 'cap', 'identity', 'credential', 'cred']);
+const credentialParam = (sig: ClosureSig | undefined): boolean => sig !== undefined && sig.params.length > 0 && CREDENTIAL_PARAMS.has(sig.params[0].name);
+
+/**
+ * `{"kind": "bearer", "name": ...}`: a map literal written in the shape of an identity handle. Its
+ * `kind` must be a literal identity kind, unless `anyKind` (a host tool's credential position,
+ * where no map of a `kind` and a `name` is anything but a forgery).
+ */
+function handleShaped(e: A.Expr, anyKind: boolean): boolean {
+  if (e.kind !== 'Map' || !e.entries.some((x) => x.key === 'name')) return false;
+  const kind = e.entries.find((x) => x.key === 'kind')?.value;
+  if (kind === undefined) return false;
+  return kind.kind === 'String' ? (IDENTITY_KINDS as readonly string[]).includes(kind.value) : anyKind;
+}
 
 
 export interface StructInfo {
@@ -506,6 +525,9 @@ class Analyzer implements TypeResolver {
 
   private map(e: A.MapLit, scope: FunctionScope): StaticType {
     for (const entry of e.entries) this.expr(entry.value, scope);
+    // Turn v1's single-map forms carry the credential as `"identity"` (std/net, std/fs)
+    const identity = e.entries.find((entry) => entry.key === 'identity');
+    if (identity) this.credential(identity.value);
     return { kind: 'Map' };
   }
 
@@ -556,9 +578,8 @@ class Analyzer implements TypeResolver {
 
   private send(e: A.SendExpr, scope: FunctionScope): StaticType {
     this.expectType(e.pid, scope, { kind: 'Pid' }, 'the target of `send`');
-    if (this.expr(e.message, scope).kind === 'Identity') {
-      this.report(e.message.span, 'an identity handle cannot be sent to another process; grant it there instead', 'identity-leak');
-    }
+    // a handle in a message passes as itself: the receiver holds the same grant (capability passing)
+    this.expr(e.message, scope);
     return NULL;
   }
 
@@ -653,6 +674,8 @@ class Analyzer implements TypeResolver {
     if (['Num', 'Str', 'Bool', 'Null', 'List', 'Map', 'Struct'].includes(calleeType.kind)) {
       this.report(e.callee.span, `a ${typeToString(calleeType)} is not callable`, 'not-callable');
     }
+    // a module's or an API's function (`net.get(auth, ...)`), or a closure whose first parameter is named as a credential
+    if (e.args.length > 0 && (e.callee.kind === 'Member' || credentialParam(sig))) this.credential(e.args[0]);
     if (sig) this.checkCall(sig, e.args, argTypes, calleeName(e.callee), e.span, false);
     return sig?.result ?? (calleeType.kind === 'Closure' ? calleeType.result : ANY);
   }
@@ -666,6 +689,16 @@ class Analyzer implements TypeResolver {
         // fs_write's and fs_append's first argument is their credential (identity::filesystem)
         if (t.kind === 'Identity' && !(i === 0 && e.target.kind === 'String' && e.target.value.startsWith('fs_'))) this.report(e.args[i].span, `an identity handle cannot be passed to \`${e.target.kind === 'String' ? e.target.value : ''}\`: its secret stays with the host`, 'identity-leak');
       });
+    }
+    if (e.args.length > 0) {
+      if (e.target.kind === 'String' ? CREDENTIAL_TOOLS.has(e.target.value) : e.target.kind === 'Identifier' && credentialParam(scope.lookup(e.target.name)?.sig)) {
+        this.credential(e.args[0], e.target.kind === 'String' ? e.target.value : undefined);
+      }
+      if (e.target.kind === 'String' && CREDENTIAL_TOOLS.has(e.target.value)) this.credentialType(e.args[0], argTypes[0]);
+      // an MCP call's credential is a handle or null: a map there is never a capability map
+      if (e.target.kind === 'String' && MCP_TOOLS.has(e.target.value) && argTypes[0].kind === 'Map') {
+        this.report(e.args[0].span, `\`${e.target.value}\` takes an identity handle (\`grant identity::bearer("NAME")\`) or null as its credential, not a map`, 'forged-identity');
+      }
     }
     const sig = e.target.kind === 'Identifier' ? scope.lookup(e.target.name)?.sig : undefined;
     if (sig) this.checkCall(sig, e.args, argTypes, calleeName(e.target), e.span, true);
@@ -685,8 +718,31 @@ class Analyzer implements TypeResolver {
     return e.op === 'filter' && list.kind === 'List' ? list : { kind: 'List', element: ANY };
   }
 
+  /**
+   * A credential position the checker can see — the first argument of `http_request`, `fs_*` and
+   * `mcp_*`, of a module's or an API's function (std/net, std/fs, absorbed APIs: `net.get(auth,
+   * ...)`), of a closure whose first parameter is `auth`, `cap`, `identity`... — or the `identity`
+   * of Turn v1's single map: a map written in the shape of a handle is not one (only a `grant`
+   * makes a handle), so it is reported here rather than only refused when the call runs.
+   */
+  private credential(e: A.Expr, tool?: string): void {
+    if (!handleShaped(e, tool !== undefined && CREDENTIAL_TOOLS.has(tool))) return;
+    this.report(e.span, 'a map is not an identity handle: only `grant identity::kind("name")` makes one, and a credential position takes only the handle', 'forged-identity');
+  }
+
+  /** A value the checker knows is a struct, in a credential position: data of a handle's shape, never one. */
+  private credentialType(e: A.Expr, t: StaticType | undefined): void {
+    if (t?.kind !== 'Struct') return;
+    this.report(e.span, `a ${t.name} is not an identity handle: only \`grant identity::kind("name")\` makes one, and a credential position takes only the handle`, 'forged-identity');
+  }
+
   private grant(e: A.GrantExpr, scope: FunctionScope): StaticType {
     this.expectType(e.name, scope, STR, 'an identity name');
+    // which secret goes where (and under which header or query name) is the grant line's to say,
+    // where a reader and `turn check` see it, never a value computed at run time from data
+    if (e.name.kind !== 'String') {
+      this.report(e.name.span, 'a grant names its secret with a string literal (`grant identity::bearer("github")`): which secret is sent, and where, is fixed in the source, never computed from data', 'identity-name');
+    }
     const kind = e.identityKind.name;
     if (!(IDENTITY_KINDS as readonly string[]).includes(kind)) {
       this.report(e.identityKind.span, `unknown identity kind \`${kind}\`: use ${IDENTITY_KINDS.join(', ')}`, 'identity-kind');
@@ -836,6 +892,7 @@ class Analyzer implements TypeResolver {
     const target = this.expr(e.target, scope);
     const argTypes: StaticType[] = [];
     for (const x of e.args) argTypes.push(this.expr(x, scope));
+    if (e.args.length > 0) this.credential(e.args[0]);
     if (target.kind === 'Map' && target.api) return this.apiCall(target.api, e, argTypes);
     if (target.kind === 'Struct') {
       const info = this.structs.get(target.name);
@@ -885,6 +942,8 @@ class Analyzer implements TypeResolver {
 
   private checkCall(sig: ClosureSig, args: A.Expr[], argTypes: StaticType[], name: string, where: A.Span, spreads: boolean): void {
     if (spreads && args.length === 1 && this.singleArgument(sig, args[0], argTypes[0], name)) return;
+    // an absorbed operation's or a closure's `auth`: a struct (an API's reply, a model's) is never a handle
+    if (args.length > 0 && credentialParam(sig)) this.credentialType(args[0], argTypes[0]);
     if (args.length !== sig.params.length) {
       this.report(where, `\`${name}\` takes ${plural(sig.params.length, 'argument')}, got ${args.length}`, 'arity');
       return;

@@ -562,6 +562,12 @@ class Compiler {
         this.use(e);
         return;
       case 'Grant':
+        // the analyzer refuses a name that is not a literal; a program compiled without it (a
+        // stored run's sources) fails at the grant rather than letting data pick the secret
+        if (e.name.kind !== 'String') {
+          this.emit(at, Op.ERROR, this.fs.constant('a grant names its secret with a string literal: which secret is sent, and where, is fixed in the source'));
+          return;
+        }
         this.expr(e.name);
         this.emit(at, Op.GRANT, this.fs.constant(e.identityKind.name));
         return;

@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import type { EffectGrant, ToolRequest } from '../ports/host.js';
 import { check, type Capabilities, type Effect } from './capabilities.js';
-import { IDENTITY_KINDS } from './identity.js';
+import { describeIdentity, isHandle, looksLikeHandle } from './identity.js';
 import { STD_TOOLS } from './tools.js';
 
 /** Who set the run's capabilities: `turn run`'s flags, or the editor's `turn.run.*` settings. */
@@ -29,10 +29,9 @@ export interface GrantContext {
 
 const isObj = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
 
+/** The grant a credential argument came from, when it is a handle the host minted (never by shape). */
 function identityOf(x: unknown): string | undefined {
-  if (!isObj(x) || typeof x.kind !== 'string' || typeof x.name !== 'string' || Object.keys(x).length !== 2) return undefined;
-  if (!IDENTITY_KINDS.includes(x.kind as never)) return undefined;
-  return `identity::${x.kind}(${JSON.stringify(x.name)})`;
+  return isHandle(x) ? describeIdentity(x) : undefined;
 }
 
 function granted(ctx: GrantContext, capabilities: Capabilities, effect: Effect, source: Source, narrowed: boolean): EffectGrant | undefined {
@@ -59,6 +58,8 @@ export function toolGrant(ctx: GrantContext, request: ToolRequest): EffectGrant 
   const tool = STD_TOOLS[request.name];
   if (!tool?.effect) return undefined;
   const a = request.args;
+  // a map shaped like a handle in the credential position: the tool refuses it, so no grant allows it
+  if (tool.credential === 0 && looksLikeHandle(a[0])) return undefined;
   switch (tool.category) {
     case 'clock':
     case 'random':

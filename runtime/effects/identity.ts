@@ -1,6 +1,7 @@
 // Identity kinds: what `grant identity::kind("spec")` means and how the host injects the secret
-// into an HTTP request. The VM holds only the handle `{kind, name}` (IdentityVal); the secret is
-// looked up in the vault by `secretName(handle)` when the request is performed.
+// into an HTTP request. The VM holds the handle as an IdentityVal (kind and name); the host holds
+// it as an IdentityHandle minted from that value; the secret is looked up in the vault by
+// `secretName(handle)` when the request is performed.
 //
 //   identity::bearer("github")            Authorization: Bearer <secret github>
 //   identity::header("x-api-key:stripe")  x-api-key: <secret stripe>
@@ -13,10 +14,74 @@
 //                                         set; otherwise the request goes without a credential
 //   identity::filesystem("workspace")     no secret: std/fs takes it as the run's own file grant;
 //                                         an HTTP request refuses it
+//
+// A handle's shape never confers authority. A map `{"kind": "bearer", "name": "github"}` — written
+// in source, parsed from JSON, a model's reply, an API's or an MCP server's result, a message — is
+// data: no credential position takes it. The only IdentityHandle is one `mintHandle` made from an
+// IdentityVal, which the VM makes only at a `grant` (and the store when it restores a snapshot of
+// one); `isHandle` recognises it by this module's private registry, never by its fields.
+import type { IdentityVal } from '../values/index.js';
 
-export interface IdentityHandle {
-  kind: string;
-  name: string;
+/** Handles this module minted: the only objects `isHandle` accepts (their fields prove nothing). */
+const minted = new WeakSet<object>();
+/** One host handle per VM handle, so the same grant is the same object wherever it travels. */
+const byValue = new WeakMap<IdentityVal, IdentityHandle>();
+/** Held by this module only: the constructor refuses to run without it. */
+const MINT: unique symbol = Symbol('mint an identity handle');
+
+/**
+ * The host's side of a granted identity: which secret, injected how. Only `mintHandle` makes one:
+ * the constructor needs this module's private token, the class's private field keeps an object
+ * literal from type-checking as one, and `minted` keeps any object made otherwise
+ * (`Object.create`, a copy, JSON) from being taken for one at run time.
+ */
+export class IdentityHandle {
+  /** nominal typing: `{kind, name}` is not assignable to IdentityHandle */
+  readonly #brand = MINT;
+  constructor(
+    token: typeof MINT,
+    readonly kind: string,
+    readonly name: string,
+  ) {
+    if (token !== MINT || this.#brand !== MINT) throw new IdentityError('identity handles are minted by the host only');
+    minted.add(this);
+    Object.freeze(this);
+  }
+
+  /** How a journal entry records it (an effect's input): kind and name, never a secret. */
+  toJSON(): { kind: string; name: string } {
+    return { kind: this.kind, name: this.name };
+  }
+}
+
+/**
+ * The host handle of a VM handle (runtime/vm/host-tools.ts's `toHostArg` calls it for every
+ * IdentityVal it hands the host). Never call it on anything a program's data could have shaped.
+ */
+export function mintHandle(v: IdentityVal): IdentityHandle {
+  let h = byValue.get(v);
+  if (!h) byValue.set(v, (h = new IdentityHandle(MINT, v.kind, v.name)));
+  return h;
+}
+
+/** Whether `x` is a handle the host minted from a grant (never judged by its shape). */
+export function isHandle(x: unknown): x is IdentityHandle {
+  return typeof x === 'object' && x !== null && minted.has(x);
+}
+
+/**
+ * Whether a plain value looks like a handle written as data (`{"kind": "bearer", "name": ...}`):
+ * only to refuse it with a message that says why it is not one.
+ */
+export function looksLikeHandle(x: unknown): boolean {
+  if (typeof x !== 'object' || x === null || Array.isArray(x) || isHandle(x)) return false;
+  const o = x as Record<string, unknown>;
+  return typeof o.kind === 'string' && 'name' in o && (IDENTITY_KINDS as readonly string[]).includes(o.kind);
+}
+
+/** The error a credential position gives for a value that is not a granted handle. */
+export function forgedMessage(where: string): string {
+  return `${where}: a map is not an identity handle: only \`grant identity::kind("name")\` in the program's source makes one (a value from data, JSON, a model, an API, an MCP server or a message never becomes a credential)`;
 }
 
 export type IdentityKind = 'bearer' | 'header' | 'basic' | 'query' | 'oauth' | 'network' | 'filesystem';
@@ -88,8 +153,14 @@ export function parseIdentity(kind: string, name: string): { ok: true; spec: Ide
   }
 }
 
+/** Refuses anything but a minted handle where a secret is about to be looked up or sent. */
+function granted(handle: IdentityHandle): void {
+  if (!isHandle(handle)) throw new IdentityError(forgedMessage('a credential'));
+}
+
 /** The vault name of the secret behind a handle. Throws IdentityError for a malformed handle. */
 export function secretName(handle: IdentityHandle): string {
+  granted(handle);
   const p = parseIdentity(handle.kind, handle.name);
   if (!p.ok) throw new IdentityError(p.message);
   return p.spec.secret;
@@ -116,6 +187,7 @@ export interface OutgoingRequest {
  * A secret containing CR, LF or NUL is refused (it would split headers).
  */
 export function injectIdentity(request: OutgoingRequest, handle: IdentityHandle, secret: string): void {
+  granted(handle);
   const p = parseIdentity(handle.kind, handle.name);
   if (!p.ok) throw new IdentityError(p.message);
   const spec = p.spec;

@@ -1,12 +1,15 @@
 // Host-side logic of the tools the standard modules call (`call("regex_match", p, s)` ...).
-// Each function takes plain JavaScript values (the VM converts: maps → objects, IdentityVal →
-// {kind, name}) and returns plain JSON-like values (the VM converts back with `fromPlain`).
+// Each function takes plain JavaScript values (the VM converts: maps → objects, IdentityVal → the
+// IdentityHandle the host mints for it, runtime/effects/identity.ts) and returns plain JSON-like
+// values (the VM converts back with `fromPlain`).
 // Pure tools are synchronous; effect tools (time, random, env, fs, http) take an EffectToolContext
 // and the lead routes them through the effect/journal path. The registry at the bottom lists them.
 import { capabilitiesFromPlain, check, narrow, requireApproval, EffectDenied, type ApprovalHook, type ApprovalRecord, type Capabilities, type Usage } from './capabilities.js';
 import { authorize, existsEffect, listDirEffect, readFileEffect, writeFileEffect, type FsContext } from './fs.js';
 import { performHttp, type HttpResponse } from './http.js';
-import { IDENTITY_KINDS, type IdentityHandle } from './identity.js';
+import { forgedMessage, isHandle, looksLikeHandle } from './identity.js';
+// the VM mints a host handle for each IdentityVal it passes (the one module of effects/ it imports is this)
+export { mintHandle } from './identity.js';
 import type { Redactor, Vault } from './vault.js';
 import { KNOWLEDGE_TOOLS } from '../knowledge/tools.js';
 import { jsonSchemaIssues } from '../absorb/reply.js';
@@ -379,8 +382,10 @@ export async function envGet(ctx: EffectToolContext, name: unknown): Promise<str
 export function callCapabilities(ctx: EffectToolContext, cap: unknown, tool: string): Capabilities {
   if (cap === null || cap === undefined) return ctx.capabilities;
   // Turn v1's identity::filesystem: the authority to use the run's own file grant
-  if (isIdentity(cap) && cap.kind === 'filesystem' && tool.startsWith('fs_')) return ctx.capabilities;
-  if (isIdentity(cap)) throw new ToolError(`${tool}: expects a capability map or null, not an identity`);
+  if (isHandle(cap) && cap.kind === 'filesystem' && tool.startsWith('fs_')) return ctx.capabilities;
+  if (isHandle(cap)) throw new ToolError(`${tool}: expects a capability map or null, not an identity`);
+  // a map shaped like a handle is data, never a credential: refused, not read as a capability map
+  if (looksLikeHandle(cap)) throw new EffectDenied(forgedMessage(tool));
   try {
     return narrow(ctx.capabilities, capabilitiesFromPlain(cap, ctx.cwd), ctx.usage);
   } catch (e) {
@@ -481,18 +486,13 @@ export async function fsExists(ctx: EffectToolContext, cap: unknown, p: unknown)
   return existsEffect(str('fs_exists', p, 'path'), fsCtx(ctx, cap, 'fs_exists'));
 }
 
-function isIdentity(v: unknown): v is IdentityHandle {
-  return !!v && typeof v === 'object' && typeof (v as IdentityHandle).kind === 'string' && typeof (v as IdentityHandle).name === 'string'
-    && IDENTITY_KINDS.includes((v as IdentityHandle).kind as never) && Object.keys(v).length === 2;
-}
-
 /** Whether a plain value holds an identity handle anywhere (iterative). */
 function holdsIdentity(v: unknown): boolean {
   const pending = [v];
   while (pending.length > 0) {
     const x = pending.pop();
     if (!x || typeof x !== 'object') continue;
-    if (isIdentity(x)) return true;
+    if (isHandle(x)) return true;
     pending.push(...(Array.isArray(x) ? x : Object.values(x)));
   }
   return false;
@@ -507,7 +507,9 @@ function holdsIdentity(v: unknown): boolean {
 export async function httpRequest(ctx: EffectToolContext, auth: unknown, method: unknown, url: unknown, options?: unknown): Promise<HttpResponse> {
   const o = (options ?? {}) as Record<string, unknown>;
   if (typeof o !== 'object' || Array.isArray(o)) throw new ToolError('http_request: options must be a map');
-  const identity = isIdentity(auth) ? { kind: auth.kind, name: auth.name } : undefined;
+  // only a handle the host minted from a grant is a credential; any other map narrows the
+  // capability (callCapabilities refuses one shaped like a handle)
+  const identity = isHandle(auth) ? auth : undefined;
   const capabilities = identity ? ctx.capabilities : callCapabilities(ctx, auth, 'http_request');
   const headers = (o.headers ?? {}) as Record<string, unknown>;
   const query = (o.query ?? {}) as Record<string, unknown>;

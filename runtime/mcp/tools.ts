@@ -3,8 +3,8 @@
 // run's authority on first use. Durability: a `tools/call` is a journaled effect like any other;
 // the call's `idempotent` option (the tool's readOnlyHint or idempotentHint, written into the
 // generated module) is what runtime/durable reads to replay it freely or hold it as unknown.
-import type { ApprovalHook, ApprovalRecord, Capabilities } from '../effects/capabilities.js';
-import type { IdentityHandle } from '../effects/identity.js';
+import { EffectDenied, type ApprovalHook, type ApprovalRecord, type Capabilities } from '../effects/capabilities.js';
+import { forgedMessage, isHandle, looksLikeHandle, type IdentityHandle } from '../effects/identity.js';
 import type { Redactor, Vault } from '../effects/vault.js';
 import { toolReply } from './reply.js';
 import { McpError, serverSpec } from './server.js';
@@ -37,10 +37,11 @@ export function mcpCallIsIdempotent(args: readonly unknown[]): boolean {
   return !!o && typeof o === 'object' && (o as Record<string, unknown>).idempotent === true;
 }
 
+/** The call's credential: a handle the host minted from a grant, or none. A map is never one, whatever its shape. */
 function identityOf(auth: unknown): IdentityHandle | undefined {
   if (auth === null || auth === undefined) return undefined;
-  const a = auth as Partial<IdentityHandle>;
-  if (typeof a === 'object' && typeof a.kind === 'string' && typeof a.name === 'string' && Object.keys(a).length === 2) return { kind: a.kind, name: a.name };
+  if (isHandle(auth)) return auth;
+  if (looksLikeHandle(auth)) throw new EffectDenied(forgedMessage('an MCP call'));
   throw new McpError('the first argument of an MCP call is an identity handle (grant identity::bearer("...")) or null');
 }
 

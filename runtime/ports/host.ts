@@ -5,7 +5,7 @@
 import type { RunEvent } from '../events/index.js';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 
-/** What the host receives for an effect tool: plain JSON-like arguments; identities as `{kind, name}`. */
+/** What the host receives for an effect tool: plain JSON-like arguments; an identity as the IdentityHandle the host minted for it (runtime/effects/identity.ts). */
 export interface ToolRequest {
   name: string;
   args: unknown[];

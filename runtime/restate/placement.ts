@@ -151,6 +151,9 @@ export async function runChild(input: ChildInput, cwd: string, worker: string, c
   }
   const [closure, ...args] = decodeValue(unb64(input.closure)) as Value[];
   if (!(closure instanceof ClosureVal)) return fail('PlacementError', 'a placed child must be a closure');
+  // a parent never places a child that holds a pid or a handle (placeable): an input that does was
+  // not written by one, and a handle in it would be a credential minted from bytes anyone could send
+  if (![closure, ...args].every(placeable)) return fail('PlacementError', 'a placed child cannot hold a pid or an identity handle');
   const output: string[] = [];
   try {
     const options = { ...input.options, cwd, authority: { ...input.options.authority, approve: input.options.authority?.approve ?? 'none' }, onOutput: (line: string) => output.push(line) };

@@ -2,7 +2,7 @@
 // logic). Pure ones (regex, math, time formatting) run inline like the Turn v1 tools; effect
 // tools (files, HTTP, environment, clock, random) make the process yield an effect the host
 // performs with the run's capabilities and vault — the VM never does I/O and never sees a secret.
-import { STD_TOOLS } from '../effects/tools.js';
+import { STD_TOOLS, mintHandle } from '../effects/tools.js';
 import { plainCost } from './alloc.js';
 import type { Tool } from './tools.js';
 import { IdentityVal, PidVal, VMError, VecVal, containsIdentity, fromPlain, plainTree, render, unwrap, type Value } from '../values/index.js';
@@ -16,13 +16,14 @@ export const EFFECT_TOOL_NAMES: ReadonlySet<string> = new Set(
 );
 
 /**
- * A Turn value as a plain argument for a host tool. An identity stays a handle: kind and name only
- * (the host resolves it where a tool takes one). Nested more than MAX_JSON_DEPTH levels is a
- * VMError, as for json_stringify (the walk is values' plainTree).
+ * A Turn value as a plain argument for a host tool. An identity becomes the host's handle for it
+ * (`mintHandle`: the only way one is made, so a map of the same shape is never taken for one).
+ * Nested more than MAX_JSON_DEPTH levels is a VMError, as for json_stringify (the walk is values'
+ * plainTree).
  */
 export function toHostArg(v: Value): unknown {
   return plainTree(v, (x) => {
-    if (x instanceof IdentityVal) return { kind: x.kind, name: x.name };
+    if (x instanceof IdentityVal) return mintHandle(x);
     if (x === null || typeof x === 'number' || typeof x === 'string' || typeof x === 'boolean') return x;
     if (x instanceof VecVal) return x.items.slice();
     if (x instanceof PidVal) return { pid: x.id };

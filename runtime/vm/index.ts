@@ -1724,7 +1724,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
             }
             case 62 /* SEND */: {
               const msg = stack[--sp];
-              if (containsIdentity(msg)) throw new VMError('an identity handle cannot be sent to another process; grant it there instead');
+              // a handle in a message passes as itself (capability passing): the receiver holds the same
+              // grant, and its effects are journaled with it; it is still never printed or serialized
               const pid = unwrap(stack[sp - 1]);
               if (!(pid instanceof PidVal)) throw new VMError(`send expects a pid, got ${typeName(pid)}`);
               const to = this.procs.get(pid.id);

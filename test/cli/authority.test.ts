@@ -96,7 +96,8 @@ const LEAKS: Record<string, string> = {
   serialize: 'call("echo", call("json_stringify", {"auth": grant identity::bearer("github")}));',
   context: 'context.append(grant identity::bearer("github"));',
   prompt: 'let gh = grant identity::bearer("github"); let x = infer Str { gh; };',
-  send: 'let gh = grant identity::bearer("github"); let child = spawn turn() { return receive; }; send child, {"auth": gh};',
+  // a message carries the handle itself (capability passing); it still cannot leave through the receiver
+  send: 'let gh = grant identity::bearer("github"); let child = spawn turn() { return receive; }; send child, {"auth": gh}; return gather child;',
   'to_string via a map': 'let m = {"k": grant identity::bearer("github")}; call("echo", call("to_string", m));',
   'result as JSON': 'return {"auth": grant identity::bearer("github")};',
   'file write': 'let fs = use "std/fs"; fs.write(null, "' + path.join(tmp, 'leak.txt') + '", grant identity::bearer("github"));',

@@ -7,6 +7,7 @@ import {
   requireApproval, type ApprovalRecord, type Capabilities,
 } from '../../runtime/effects/capabilities.js';
 import { parseIdentity, injectIdentity, secretName } from '../../runtime/effects/identity.js';
+import { granted } from './granted.js';
 
 const root = path.resolve('/srv/data');
 const caps: Capabilities = {
@@ -115,22 +116,22 @@ test('approval: --approve all/none, TTY prompt, non-TTY denies, decisions journa
 test('identity kinds parse and inject where they say', () => {
   const req = () => ({ url: new URL('https://api.example.com/x?a=1'), headers: {} as Record<string, string> });
   const b = req();
-  injectIdentity(b, { kind: 'bearer', name: 'github' }, 'tok');
+  injectIdentity(b, granted('bearer', 'github'), 'tok');
   assert.equal(b.headers.authorization, 'Bearer tok');
   const h = req();
-  injectIdentity(h, { kind: 'header', name: 'X-Api-Key:stripe' }, 'sk');
+  injectIdentity(h, granted('header', 'X-Api-Key:stripe'), 'sk');
   assert.equal(h.headers['x-api-key'], 'sk');
-  assert.equal(secretName({ kind: 'header', name: 'X-Api-Key:stripe' }), 'stripe');
+  assert.equal(secretName(granted('header', 'X-Api-Key:stripe')), 'stripe');
   const basic = req();
-  injectIdentity(basic, { kind: 'basic', name: 'alice:jira' }, 'pw');
+  injectIdentity(basic, granted('basic', 'alice:jira'), 'pw');
   assert.equal(basic.headers.authorization, 'Basic ' + Buffer.from('alice:pw').toString('base64'));
   const q = req();
-  injectIdentity(q, { kind: 'query', name: 'api_key:maps' }, 'k&1');
+  injectIdentity(q, granted('query', 'api_key:maps'), 'k&1');
   assert.equal(q.url.searchParams.get('api_key'), 'k&1');
   assert.equal(q.url.searchParams.get('a'), '1');
   assert.match((parseIdentity('header', 'github') as { message: string }).message, /needs "HEADER:SECRET"/);
   assert.match((parseIdentity('header', 'host:x') as { message: string }).message, /cannot carry a secret/);
   assert.match((parseIdentity('telepathy', 'x') as { message: string }).message, /unknown identity kind "telepathy"/);
-  assert.throws(() => injectIdentity(req(), { kind: 'basic', name: 'jira' }, 'nocolon'), (e: Error) => /user:password/.test(e.message) && !e.message.includes('nocolon'));
-  assert.throws(() => injectIdentity(req(), { kind: 'bearer', name: 'g' }, 'a\r\nX-Evil: 1'), (e: Error) => /line break/.test(e.message) && !e.message.includes('Evil'));
+  assert.throws(() => injectIdentity(req(), granted('basic', 'jira'), 'nocolon'), (e: Error) => /user:password/.test(e.message) && !e.message.includes('nocolon'));
+  assert.throws(() => injectIdentity(req(), granted('bearer', 'g'), 'a\r\nX-Evil: 1'), (e: Error) => /line break/.test(e.message) && !e.message.includes('Evil'));
 });

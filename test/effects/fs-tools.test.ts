@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { readFileEffect, writeFileEffect, listDirEffect, existsEffect } from '../../runtime/effects/fs.js';
 import { EffectDenied } from '../../runtime/effects/capabilities.js';
 import { MemoryVault } from '../../runtime/effects/vault.js';
+import { granted } from './granted.js';
 import {
   envGet, fsRead, fsWrite, jsonPretty, mathPow, regexFind, regexFindAll, regexMatch, regexReplace, regexSplit, timeFormatIso, timeNowIso,
   timeParseIso, STD_TOOLS,
@@ -50,7 +51,7 @@ test('fs tools narrow with a capability map and never widen', async () => {
   assert.equal(await fsRead(tctx, { files: { read: ['.'] } }, 'a.txt'), 'hello');
   await assert.rejects(fsRead(tctx, { files: { read: ['out'] } }, 'a.txt'), /not granted \(allowed: read .*out\)/);
   await assert.rejects(fsWrite(tctx, { files: { write: ['.'] } }, 'b.txt', 'x'), /fs_write: cannot widen file write access/);
-  await assert.rejects(fsRead(tctx, { kind: 'bearer', name: 'x' }, 'a.txt'), /not an identity/);
+  await assert.rejects(fsRead(tctx, granted('bearer', 'x'), 'a.txt'), /not an identity/);
 });
 
 test('env_get needs the env capability and never reads TURN_SECRET_*', async () => {

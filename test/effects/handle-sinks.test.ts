@@ -1,6 +1,7 @@
 // Every sink where an identity handle would be shown or sent as data (issue 26, point 6), beyond
 // the HTTP request parts (handle-as-data.test.ts): output, the run's result, events, model
-// prompts, the knowledge store, an MCP tool's arguments, a file's content, another process. Each
+// prompts, the knowledge store, an MCP tool's arguments, a file's content (a message may carry one:
+// test/security/forged-handles.test.ts). Each
 // is refused with an error at the program's line and nothing is written or sent; the credential
 // argument of a call still takes the handle itself.
 import { test } from 'node:test';
@@ -35,7 +36,6 @@ const cases: [string, string, RegExp][] = [
   ['mcp auth nested', 'call("mcp_call", [h], {"command": "node"}, "echo", {});', /cannot be sent as data to mcp_call \(argument 1\)/],
   ['file content', 'call("fs_write", null, "out.txt", [h]);', /cannot be sent as data to fs_write \(argument 3\)/],
   ['env', 'call("env_get", h);', /cannot be sent as data to env_get \(argument 1\).*env_get takes no identity/],
-  ['send', 'let c = spawn turn() { return receive; };\nsend c, {"h": h};', /cannot be sent to another process/],
 ];
 
 for (const [name, program, message] of cases) {

@@ -8,6 +8,7 @@ import { performHttp, HttpEffectError } from '../../runtime/effects/http.js';
 import { EffectDenied, type ApprovalRecord } from '../../runtime/effects/capabilities.js';
 import { EnvVault, Redactor } from '../../runtime/effects/vault.js';
 import { httpRequest } from '../../runtime/effects/tools.js';
+import { granted } from './granted.js';
 
 const SECRET = 'ghp_test_' + Math.random().toString(36).slice(2);
 const seen: { url: string; method: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
@@ -51,7 +52,7 @@ const vault = new EnvVault({ TURN_SECRET_GITHUB: SECRET });
 const local = { network: { hosts: ['127.0.0.1:*'] } };
 
 test('the bearer secret from TURN_SECRET_GITHUB reaches the server; the request held only the handle', async () => {
-  const request = { method: 'GET', url: `${base}/user`, identity: { kind: 'bearer', name: 'github' } };
+  const request = { method: 'GET', url: `${base}/user`, identity: granted('bearer', 'github') };
   assert.ok(!JSON.stringify(request).includes(SECRET));
   const res = await performHttp(request, { vault, capabilities: local, timeoutMs: 5000 });
   assert.equal(res.status, 200);
@@ -62,7 +63,7 @@ test('the bearer secret from TURN_SECRET_GITHUB reaches the server; the request 
 
 test('a secret echoed back by the server is redacted from the result', async () => {
   const redactor = new Redactor();
-  const res = await performHttp({ method: 'GET', url: `${base}/echo`, identity: { kind: 'bearer', name: 'github' } }, { vault, capabilities: local, redactor, timeoutMs: 5000 });
+  const res = await performHttp({ method: 'GET', url: `${base}/echo`, identity: granted('bearer', 'github') }, { vault, capabilities: local, redactor, timeoutMs: 5000 });
   assert.equal(res.body, 'you sent Bearer «redacted:github»');
   assert.equal(res.headers['x-echo'], 'Bearer «redacted:github»');
   assert.equal(redactor.redact(`log ${SECRET}`), 'log «redacted:github»', 'the shared redactor learned the secret');
@@ -73,7 +74,7 @@ test('the capability is checked before the secret is resolved or anything is sen
   const spy = { resolve: async () => (resolved++, SECRET), list: async () => [] };
   const before = seen.length;
   await assert.rejects(
-    performHttp({ method: 'GET', url: `${base}/user`, identity: { kind: 'bearer', name: 'github' } }, { vault: spy, capabilities: { network: { hosts: ['localhost:*'] } } }),
+    performHttp({ method: 'GET', url: `${base}/user`, identity: granted('bearer', 'github') }, { vault: spy, capabilities: { network: { hosts: ['localhost:*'] } } }),
     (e: Error) => e instanceof EffectDenied && /^network access to 127\.0\.0\.1:\d+ is not granted \(allowed: localhost:\*\)$/.test(e.message),
   );
   assert.equal(resolved, 0, 'the vault was never asked');
@@ -85,7 +86,7 @@ test('approval is asked first and journaled; a denial sends nothing', async () =
   const before = seen.length;
   const caps = { network: { hosts: ['127.0.0.1:*'], approve: true } };
   await assert.rejects(
-    performHttp({ method: 'POST', url: `${base}/x`, body: { a: 1 }, identity: { kind: 'bearer', name: 'github' } }, { vault, capabilities: caps, approve: async () => 'deny', journal: (e) => journal.push(e) }),
+    performHttp({ method: 'POST', url: `${base}/x`, body: { a: 1 }, identity: granted('bearer', 'github') }, { vault, capabilities: caps, approve: async () => 'deny', journal: (e) => journal.push(e) }),
     /was not approved/,
   );
   assert.equal(seen.length, before);
@@ -102,30 +103,30 @@ test('approval is asked first and journaled; a denial sends nothing', async () =
 test('query parameters, header and query identities', async () => {
   const v = new EnvVault({ TURN_SECRET_STRIPE: 'sk_live_x', TURN_SECRET_MAPS: 'mk' });
   const res = await performHttp(
-    { method: 'GET', url: `${base}/q?x=1`, query: { tags: ['a', 'b'], n: 2, skip: null }, headers: { 'X-Trace': 't' }, identity: { kind: 'query', name: 'key:maps' } },
+    { method: 'GET', url: `${base}/q?x=1`, query: { tags: ['a', 'b'], n: 2, skip: null }, headers: { 'X-Trace': 't' }, identity: granted('query', 'key:maps') },
     { vault: v, capabilities: local },
   );
   assert.deepEqual(JSON.parse(res.body).query, { x: '1', tags: 'b', n: '2', key: '«redacted:maps»' });
   assert.match(seen.at(-1)!.url, /tags=a&tags=b/);
   assert.match(seen.at(-1)!.url, /key=mk/);
   assert.equal(seen.at(-1)?.headers['x-trace'], 't');
-  await performHttp({ method: 'GET', url: `${base}/h`, identity: { kind: 'header', name: 'x-api-key:stripe' } }, { vault: v, capabilities: local });
+  await performHttp({ method: 'GET', url: `${base}/h`, identity: granted('header', 'x-api-key:stripe') }, { vault: v, capabilities: local });
   assert.equal(seen.at(-1)?.headers['x-api-key'], 'sk_live_x');
 });
 
 test('a missing secret names the variable to set; the error never holds a secret', async () => {
   await assert.rejects(
-    performHttp({ method: 'GET', url: `${base}/user`, identity: { kind: 'bearer', name: 'gitlab-ci' } }, { vault, capabilities: local }),
+    performHttp({ method: 'GET', url: `${base}/user`, identity: granted('bearer', 'gitlab-ci') }, { vault, capabilities: local }),
     /the secret "gitlab-ci" for identity::bearer\("gitlab-ci"\) is not set \(set TURN_SECRET_GITLAB_CI/,
   );
 });
 
 test('redirects are re-checked, and the credential never follows to another origin', async () => {
-  const res = await performHttp({ method: 'GET', url: `${base}/redirect?to=/user`, identity: { kind: 'bearer', name: 'github' } }, { vault, capabilities: local });
+  const res = await performHttp({ method: 'GET', url: `${base}/redirect?to=/user`, identity: granted('bearer', 'github') }, { vault, capabilities: local });
   assert.equal(res.status, 200, 'same-origin redirect keeps the credential');
   const other = base.replace('127.0.0.1', 'localhost');
   const res2 = await performHttp(
-    { method: 'GET', url: `${base}/redirect?to=${encodeURIComponent(other + '/user')}`, identity: { kind: 'bearer', name: 'github' } },
+    { method: 'GET', url: `${base}/redirect?to=${encodeURIComponent(other + '/user')}`, identity: granted('bearer', 'github') },
     { vault, capabilities: { network: { hosts: ['127.0.0.1:*', 'localhost:*'] } } },
   );
   assert.equal(res2.status, 401, 'the other origin got no credential');
@@ -149,7 +150,7 @@ test('timeouts and connection failures are clean errors', async () => {
 
 test('the http_request tool: an identity handle or a narrowing capability map', async () => {
   const ctx = { vault, capabilities: local, cwd: process.cwd() };
-  const res = await httpRequest(ctx, { kind: 'bearer', name: 'github' }, 'GET', `${base}/user`, null);
+  const res = await httpRequest(ctx, granted('bearer', 'github'), 'GET', `${base}/user`, null);
   assert.equal(res.status, 200);
   const r2 = await httpRequest(ctx, { network: [`127.0.0.1:${new URL(base).port}`] }, 'POST', `${base}/p`, { body: 'raw', headers: { 'content-type': 'text/plain' } });
   assert.equal(JSON.parse(r2.body).body, 'raw');

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { performHttp, HttpEffectError } from '../../runtime/effects/http.js';
 import { EnvVault } from '../../runtime/effects/vault.js';
 import { parseIdentity, IDENTITY_KINDS } from '../../runtime/effects/identity.js';
+import { granted } from './granted.js';
 
 const seen: (string | undefined)[] = [];
 let server: http.Server;
@@ -37,19 +38,19 @@ test("Turn v1's kinds are known identity kinds", () => {
 });
 
 test('identity::oauth and identity::network send their secret as a bearer token', async () => {
-  await performHttp({ method: 'GET', url: `${base}/a`, identity: { kind: 'oauth', name: 'google' } }, ctx);
+  await performHttp({ method: 'GET', url: `${base}/a`, identity: granted('oauth', 'google') }, ctx);
   assert.equal(seen.at(-1), 'Bearer ya29.token');
-  await performHttp({ method: 'GET', url: `${base}/b`, identity: { kind: 'network', name: 'market' } }, ctx);
+  await performHttp({ method: 'GET', url: `${base}/b`, identity: granted('network', 'market') }, ctx);
   assert.equal(seen.at(-1), 'Bearer mk-1');
 });
 
 test('identity::network without a secret sends the request without a credential; oauth needs its secret', async () => {
-  const res = await performHttp({ method: 'GET', url: `${base}/c`, identity: { kind: 'network', name: 'public' } }, ctx);
+  const res = await performHttp({ method: 'GET', url: `${base}/c`, identity: granted('network', 'public') }, ctx);
   assert.equal(res.status, 200);
   assert.equal(seen.at(-1), undefined);
   const before = seen.length;
   await assert.rejects(
-    performHttp({ method: 'GET', url: `${base}/d`, identity: { kind: 'oauth', name: 'missing' } }, ctx),
+    performHttp({ method: 'GET', url: `${base}/d`, identity: granted('oauth', 'missing') }, ctx),
     (e: Error) => e instanceof HttpEffectError && /the secret "missing" .* is not set/.test(e.message),
   );
   assert.equal(seen.length, before, 'nothing was sent');
@@ -58,7 +59,7 @@ test('identity::network without a secret sends the request without a credential;
 test('identity::filesystem cannot authenticate an HTTP request', async () => {
   const before = seen.length;
   await assert.rejects(
-    performHttp({ method: 'GET', url: `${base}/e`, identity: { kind: 'filesystem', name: 'workspace' } }, ctx),
+    performHttp({ method: 'GET', url: `${base}/e`, identity: granted('filesystem', 'workspace') }, ctx),
     (e: Error) => e instanceof HttpEffectError && /identity::filesystem\("workspace"\) is a file authority/.test(e.message),
   );
   assert.equal(seen.length, before);
