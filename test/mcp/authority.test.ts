@@ -42,16 +42,19 @@ test('the launched environment holds only the literal env and granted pass_env n
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-mcp-launch-'));
   const env = { PATH: path.dirname(process.execPath), HOME: '/home/x', TURN_SECRET_API: 's', OPENAI_API_KEY: 'k' };
   const spec = (x: Record<string, unknown>) => serverSpec({ command: 'node', ...x }) as Extract<ReturnType<typeof serverSpec>, { kind: 'stdio' }>;
+  // every launch below is of a map written literally in the program (a run knows them from its
+  // bundle; test/security/launch-grants.test.ts refuses the others)
+  const writtenLaunches = { has: () => true };
   const caps = capabilitiesFromFlags({ allowRun: ['node'], allowEnv: ['HOME'] }, dir);
-  const launch = await authorizeLaunch(spec({ env: { LEVEL: 'debug' }, pass_env: ['HOME'] }), { capabilities: caps, cwd: dir, env });
+  const launch = await authorizeLaunch(spec({ env: { LEVEL: 'debug' }, pass_env: ['HOME'] }), { capabilities: caps, cwd: dir, env, writtenLaunches });
   assert.deepEqual(launch.env, { LEVEL: 'debug', HOME: '/home/x' });
   assert.equal(launch.file, path.join(path.dirname(process.execPath), 'node'), 'found on the PATH the run has, started by its absolute path');
-  await assert.rejects(authorizeLaunch(spec({ pass_env: ['PATH'] }), { capabilities: caps, cwd: dir, env }), (e: Error) => e instanceof EffectDenied && /cannot pass PATH .*not granted/.test(e.message));
-  await assert.rejects(authorizeLaunch(spec({ pass_env: ['TURN_SECRET_API'] }), { capabilities: capabilitiesFromFlags({ allowRun: ['node'], allowEnv: ['*'] }, dir), cwd: dir, env }), /holds a secret of the run/);
+  await assert.rejects(authorizeLaunch(spec({ pass_env: ['PATH'] }), { capabilities: caps, cwd: dir, env, writtenLaunches }), (e: Error) => e instanceof EffectDenied && /cannot pass PATH .*not granted/.test(e.message));
+  await assert.rejects(authorizeLaunch(spec({ pass_env: ['TURN_SECRET_API'] }), { capabilities: capabilitiesFromFlags({ allowRun: ['node'], allowEnv: ['*'] }, dir), cwd: dir, env, writtenLaunches }), /holds a secret of the run/);
   await assert.rejects(
-    authorizeLaunch(spec({ pass_env: ['OPENAI_API_KEY'] }), { capabilities: capabilitiesFromFlags({ allowRun: ['node'], allowEnv: ['*'] }, dir), cwd: dir, env, providerKeyNames: new Set(['OPENAI_API_KEY']) }),
+    authorizeLaunch(spec({ pass_env: ['OPENAI_API_KEY'] }), { capabilities: capabilitiesFromFlags({ allowRun: ['node'], allowEnv: ['*'] }, dir), cwd: dir, env, writtenLaunches, providerKeyNames: new Set(['OPENAI_API_KEY']) }),
     /holds a secret of the run/,
   );
-  await assert.rejects(authorizeLaunch(spec({}), { capabilities: {}, cwd: dir, env }), /launching node is not granted/);
-  await assert.rejects(authorizeLaunch(serverSpec({ command: 'no-such-server-xyz' }) as never, { capabilities: capabilitiesFromFlags({ allowRun: ['*'] }, dir), cwd: dir, env }), (e: Error) => e instanceof McpError && /not an executable file on PATH/.test(e.message));
+  await assert.rejects(authorizeLaunch(spec({}), { capabilities: {}, cwd: dir, env, writtenLaunches }), /launching node is not granted/);
+  await assert.rejects(authorizeLaunch(serverSpec({ command: 'no-such-server-xyz' }) as never, { capabilities: capabilitiesFromFlags({ allowRun: ['*'] }, dir), cwd: dir, env, writtenLaunches }), (e: Error) => e instanceof McpError && /not an executable file on PATH/.test(e.message));
 });
