@@ -28,6 +28,22 @@ test('a run grant narrows and never widens', () => {
   assert.throws(() => narrow({}, { run: { commands: ['node'] } }), /launching commands: it is not granted/);
 });
 
+test('a grant may pin the arguments: that command line only; a pinned grant narrows only to itself', () => {
+  const caps = capabilitiesFromFlags({ allowRun: ['node server.js --root data', '["/opt/my tool", "a b"]'] }, '/w');
+  assert.equal(check(caps, { kind: 'run', command: 'node', args: ['server.js', '--root', 'data'] }).ok, true);
+  const other = check(caps, { kind: 'run', command: 'node', args: ['-e', 'x'] });
+  assert.equal(other.ok, false);
+  assert.match((other as { message: string }).message, /launching node -e x is not granted \(allowed: .*; only with the arguments granted; grant these with --allow-run "node -e x"\)/);
+  assert.equal(check(caps, { kind: 'run', command: '/opt/my tool', args: ['a b'] }).ok, true);
+  assert.equal(check(caps, { kind: 'run', command: '/opt/my tool', args: [] }).ok, false);
+  assert.equal(check(capabilitiesFromFlags({ allowRun: ['node'] }, '/w'), { kind: 'run', command: 'node', args: ['-e', 'x'] }).ok, true, 'a bare command: the arguments a literal launch map writes');
+  assert.deepEqual(narrow(capabilitiesFromFlags({ allowRun: ['node'] }, '/w'), { run: { commands: ['node s.js'] } }).run?.commands, ['node s.js']);
+  assert.throws(() => narrow(caps, { run: { commands: ['node'] } }), /cannot widen launching to node/);
+  assert.throws(() => narrow(caps, { run: { commands: ['node server.js'] } }), /cannot widen launching to node server\.js/);
+  assert.throws(() => capabilitiesFromFlags({ allowRun: ['["node", 1]'] }, '/w'), (e: Error) => e instanceof CapabilityError && /JSON grant is a list of strings/.test(e.message));
+  assert.throws(() => capabilitiesFromFlags({ allowRun: ['* -e'] }, '/w'), /\* stands alone/);
+});
+
 test('a launch map is a command and arguments; a shell line, unknown keys and non-strings are refused', () => {
   assert.deepEqual(serverSpec({ command: 'node', args: ['s.js'] }), { kind: 'stdio', command: 'node', args: ['s.js'], env: {}, passEnv: [] });
   assert.deepEqual(serverSpec('http://127.0.0.1:3001/mcp'), { kind: 'http', url: 'http://127.0.0.1:3001/mcp' });
