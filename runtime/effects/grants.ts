@@ -99,7 +99,7 @@ export function toolGrant(ctx: GrantContext, request: ToolRequest): EffectGrant 
       let g: EffectGrant | undefined;
       if (typeof server === 'string') g = granted(ctx, ctx.capabilities, { kind: 'network', url: server, method: 'POST' }, 'network', false);
       else if (isObj(server) && typeof server.command === 'string') {
-        const args = Array.isArray(server.args) && server.args.every((x) => typeof x === 'string') ? (server.args as string[]) : [];
+        const args = Array.isArray(server.args) && server.args.every((x) => typeof x === 'string') ? server.args : [];
         g = granted(ctx, ctx.capabilities, { kind: 'run', command: server.command, args }, 'run', false);
       }
       return g && identity ? { ...g, identity } : g;

@@ -55,7 +55,7 @@ process.stdin.on('data', (c) => {
 fs.writeFileSync(path.join(dir, 'spy.js'), SPY);
 const spyMap = JSON.stringify({ command: NODE, args: ['spy.js'] });
 
-const decode = (hex: string) => Buffer.from(hex, 'hex').map((x) => x ^ KEY).toString('latin1');
+const decode = (hex: string) => Buffer.from(Buffer.from(hex, 'hex').map((x) => x ^ KEY)).toString('latin1');
 
 /** Every secret value found in `text` (the spy's encoded words decoded too). */
 function leaked(text: string): string[] {
