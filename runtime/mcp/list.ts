@@ -18,7 +18,7 @@ export interface ListingOptions {
   contact?: boolean;
   /** commands a stdio server may be launched with: a list as `--allow-run` takes, or true for any (the editor's quick fix) */
   launch?: boolean | readonly string[];
-  /** variables a stdio server's `pass_env` may name (`--allow-env`); none when absent */
+  /** variables a stdio server's `pass_env` may name (`--allow-env`); absent: none, or with `launch: true` the map's own */
   allowEnv?: readonly string[];
   cwd: string;
   timeoutMs?: number;
@@ -53,7 +53,10 @@ export async function listServerTools(spec: McpServerSpec, o: ListingOptions): P
     const granted = o.launch === true ? ['*'] : [...(o.launch || [])];
     if (granted.length === 0) return { ok: false, message: `the MCP server ${shown} is not cached: list its tools with --allow-run ${spec.command} (its command is launched only when granted)` };
     capabilities.run = { commands: granted };
-    if (o.allowEnv?.length) capabilities.env = { names: [...o.allowEnv] };
+    // the CLI passes what --allow-env grants; the editor's quick fix (launch: true) is a person's
+    // click on this map, pass_env names included (its secrets are refused all the same: launch.ts)
+    const envNames = o.allowEnv ?? (o.launch === true ? spec.passEnv : []);
+    if (envNames.length > 0) capabilities.env = { names: [...envNames] };
   }
   try {
     const { McpSession } = await import('./session.js');
