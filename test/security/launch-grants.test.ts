@@ -163,3 +163,21 @@ call("echo", everything.text);
   assert.ok(everythingLine.length > 0, 'server-everything answered get-env');
   assert.deepEqual(leaked(everythingLine), []);
 });
+
+test('what a server writes to standard error reaches the program redacted and cut to its last kilobyte', async () => {
+  // a server that learned a secret elsewhere and says it on standard error, among 6 KB of noise, then exits
+  fs.writeFileSync(path.join(dir, 'noisy.js'), `process.stderr.write(${JSON.stringify('x'.repeat(3000) + '\n' + 'y'.repeat(3000) + '\n')} + 'the secret is ' + ${JSON.stringify(SECRETS.TURN_SECRET_DB)} + '\\n', () => process.exit(1));`);
+  const file = program('noisy.tn', `try {
+    call("mcp_tools", null, {"command": ${JSON.stringify(NODE)}, "args": ["noisy.js"]});
+} catch (e) {
+    call("echo", e["message"]);
+}
+`);
+  const r = await run(file, ['--allow-run', NODE]);
+  assert.equal(r.code, 0, r.stderr);
+  const said = r.stdout.slice(r.stdout.indexOf('it said: ') + 'it said: '.length).trim();
+  assert.match(r.stdout, /the server exited with code 1; it said: /);
+  assert.match(said, /the secret is «redacted:DB»\)?$/);
+  assert.ok(said.length <= 1024 + 8, `at most 1 KB of it is quoted, got ${said.length} characters`);
+  assert.deepEqual(leaked(r.stdout), []);
+});
