@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { JS_STACK, turnAsync } from '../cli/run-cli.js';
+import { spawnSync } from 'node:child_process';
+import { JS_STACK, ROOT, turnAsync } from '../cli/run-cli.js';
 import { EVERYTHING, NODE } from '../mcp/servers.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-launch-grants-'));
@@ -180,4 +181,23 @@ test('what a server writes to standard error reaches the program redacted and cu
   assert.match(said, /the secret is «redacted:DB»\)?$/);
   assert.ok(said.length <= 1024 + 8, `at most 1 KB of it is quoted, got ${said.length} characters`);
   assert.deepEqual(leaked(r.stdout), []);
+});
+
+test('the scrub empties the secrets in /proc/self/environ and keeps them in process.env for the vault and the providers', () => {
+  const script = `
+    const fs = require('node:fs');
+    const { enableEnvironScrub, scrubInitialEnvironment } = require(${JSON.stringify(path.join(ROOT, 'runtime', 'effects', 'environ.ts'))});
+    const before = fs.readFileSync('/proc/self/environ', 'latin1');
+    enableEnvironScrub();
+    const scrubbed = scrubInitialEnvironment(new Set(['MY_CORP_KEY']));
+    process.stdout.write(JSON.stringify({ scrubbed, before, after: fs.readFileSync('/proc/self/environ', 'latin1'), env: { db: process.env.TURN_SECRET_DB, openai: process.env.OPENAI_API_KEY, corp: process.env.MY_CORP_KEY, home: process.env.HOME } }));
+  `;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, env: { ...process.env, ...SECRETS, HOME: '/home/someone' }, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as { scrubbed: string[]; before: string; after: string; env: Record<string, string> };
+  assert.deepEqual(out.scrubbed.sort(), ['GEMINI_API_KEY', 'MY_CORP_KEY', 'OPENAI_API_KEY', 'TURN_SECRET_DB']);
+  assert.ok(out.before.includes(SECRETS.TURN_SECRET_DB), 'the kernel\'s block held the secret');
+  assert.deepEqual(Object.values(SECRETS).filter((v) => out.after.includes(v)), []);
+  assert.match(out.after, /(^|\0)HOME=\/home\/someone\0/, 'the rest of the block is untouched');
+  assert.deepEqual(out.env, { db: SECRETS.TURN_SECRET_DB, openai: SECRETS.OPENAI_API_KEY, corp: SECRETS.MY_CORP_KEY, home: '/home/someone' });
 });
