@@ -192,7 +192,7 @@ test('the scrub empties the secrets in /proc/self/environ and keeps them in proc
     const scrubbed = scrubInitialEnvironment(new Set(['MY_CORP_KEY']));
     process.stdout.write(JSON.stringify({ scrubbed, before, after: fs.readFileSync('/proc/self/environ', 'latin1'), env: { db: process.env.TURN_SECRET_DB, openai: process.env.OPENAI_API_KEY, corp: process.env.MY_CORP_KEY, home: process.env.HOME } }));
   `;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, env: { ...process.env, ...SECRETS, HOME: '/home/someone' }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, env: { PATH: process.env.PATH, ...SECRETS, HOME: '/home/someone' }, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   const out = JSON.parse(r.stdout) as { scrubbed: string[]; before: string; after: string; env: Record<string, string> };
   assert.deepEqual(out.scrubbed.sort(), ['GEMINI_API_KEY', 'MY_CORP_KEY', 'OPENAI_API_KEY', 'TURN_SECRET_DB']);
