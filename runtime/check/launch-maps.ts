@@ -9,7 +9,7 @@ import type { SourceFile } from '../syntax/source.js';
 import { walk } from '../syntax/walk.js';
 import { McpError, launchKey, serverSpec, type McpServerSpec } from '../mcp/server.js';
 import { literalValue } from './schemas.js';
-import { check, parseRunGrant, runGrantText } from '../effects/capabilities.js';
+import { check, parseRunGrant, runGrantFlag } from '../effects/capabilities.js';
 
 const LAUNCH_KEYS = new Set(['command', 'args', 'env', 'pass_env', 'cwd']);
 
@@ -106,7 +106,7 @@ export function launchNotes(sites: readonly LaunchMapSite[], grants: readonly st
     return {
       site,
       grant,
-      warning: `${what}, and ${name} runs whatever code they name${why}: granting an interpreter with free arguments grants everything; pin them: --allow-run '${runGrantText(command, args)}'`,
+      warning: `${what}, and ${name} runs whatever code they name${why}: granting an interpreter with free arguments grants everything; pin them: ${runGrantFlag(command, args)}`,
     };
   });
 }

@@ -228,6 +228,12 @@ export function runGrantText(command: string, args: readonly string[]): string {
   return words.some((w) => w === '' || /\s/.test(w) || w.startsWith('[')) ? JSON.stringify(words) : words.join(' ');
 }
 
+/** The `--allow-run` flag that grants exactly this command line, quoted for a POSIX shell. */
+export function runGrantFlag(command: string, args: readonly string[]): string {
+  const text = runGrantText(command, args);
+  return `--allow-run ${args.length === 0 && /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`}`;
+}
+
 function sameArgs(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
@@ -333,7 +339,7 @@ export function check(caps: Capabilities, effect: Effect, usage: Usage = newUsag
           const g = tryParseRunGrant(c);
           return g !== undefined && g.args !== undefined && (g.command === effect.command || g.command === effect.resolved);
         });
-        const hint = pinned ? `only with the arguments granted; grant these with --allow-run ${JSON.stringify(runGrantText(effect.command, effect.args ?? []))}` : `grant it with --allow-run ${effect.command}`;
+        const hint = pinned ? `only with the arguments granted; grant these with ${runGrantFlag(effect.command, effect.args ?? [])}` : `grant it with --allow-run ${effect.command}`;
         const shown = pinned ? runGrantText(effect.command, effect.args ?? []) : effect.command;
         return { ok: false, message: `launching ${shown} is not granted (allowed: ${list(commands)}; ${hint})` };
       }

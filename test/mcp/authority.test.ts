@@ -33,7 +33,7 @@ test('a grant may pin the arguments: that command line only; a pinned grant narr
   assert.equal(check(caps, { kind: 'run', command: 'node', args: ['server.js', '--root', 'data'] }).ok, true);
   const other = check(caps, { kind: 'run', command: 'node', args: ['-e', 'x'] });
   assert.equal(other.ok, false);
-  assert.match((other as { message: string }).message, /launching node -e x is not granted \(allowed: .*; only with the arguments granted; grant these with --allow-run "node -e x"\)/);
+  assert.match((other as { message: string }).message, /launching node -e x is not granted \(allowed: .*; only with the arguments granted; grant these with --allow-run 'node -e x'\)/);
   assert.equal(check(caps, { kind: 'run', command: '/opt/my tool', args: ['a b'] }).ok, true);
   assert.equal(check(caps, { kind: 'run', command: '/opt/my tool', args: [] }).ok, false);
   assert.equal(check(capabilitiesFromFlags({ allowRun: ['node'] }, '/w'), { kind: 'run', command: 'node', args: ['-e', 'x'] }).ok, true, 'a bare command: the arguments a literal launch map writes');
