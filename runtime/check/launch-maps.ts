@@ -10,6 +10,7 @@ import { walk } from '../syntax/walk.js';
 import { McpError, launchKey, serverSpec, type McpServerSpec } from '../mcp/server.js';
 import { literalValue } from './schemas.js';
 import { check, parseRunGrant, runGrantFlag } from '../effects/capabilities.js';
+import { CODE_FLAGS, commandName, isInterpreter } from '../mcp/interpreters.js';
 
 const LAUNCH_KEYS = new Set(['command', 'args', 'env', 'pass_env', 'cwd']);
 
@@ -59,27 +60,6 @@ export function launchMapsIn(program: Program, file: SourceFile): { literal: Lau
   return { literal, built };
 }
 
-/**
- * Commands that run whatever code their arguments (or a file) name: granting one with free
- * arguments grants everything the run's user may do. A path's last part counts (`/usr/bin/python3`).
- */
-const INTERPRETERS = new Set(['node', 'nodejs', 'python', 'python3', 'python2', 'pypy', 'pypy3', 'bash', 'sh', 'dash', 'zsh', 'fish', 'ksh', 'deno', 'bun', 'ruby', 'perl', 'php', 'lua', 'luajit', 'Rscript', 'java', 'osascript', 'pwsh', 'powershell', 'npx', 'pnpx', 'bunx', 'uvx', 'uv', 'pipx', 'env', 'xargs', 'npm', 'pnpm', 'yarn', 'tsx', 'ts-node']);
-
-/** Arguments that hand an interpreter code to run, or a package to fetch and run. */
-const CODE_FLAGS = new Set(['-e', '-E', '-c', '-p', '--eval', '--print', '-r', '--require', '--import', '--loader', '--experimental-loader', 'eval']);
-
-function baseName(command: string): string {
-  const i = Math.max(command.lastIndexOf('/'), command.lastIndexOf('\\'));
-  const name = command.slice(i + 1);
-  return name.toLowerCase().endsWith('.exe') ? name.slice(0, -4) : name;
-}
-
-/** Whether `command` (a name or a path) is an interpreter or a package runner. */
-export function isInterpreter(command: string): boolean {
-  const name = baseName(command);
-  return INTERPRETERS.has(name) || /^python\d/.test(name) || /^node\d/.test(name);
-}
-
 export interface LaunchNote {
   site: LaunchMapSite;
   /** the grant that allows it (as given to --allow-run), if one does */
@@ -99,7 +79,7 @@ export function launchNotes(sites: readonly LaunchMapSite[], grants: readonly st
     const grant = grants.find((g) => check({ run: { commands: [g] } }, { kind: 'run', command, args }).ok);
     if (grant === undefined) return { site };
     if (parseRunGrant(grant).args !== undefined || !isInterpreter(command)) return { site, grant };
-    const name = baseName(command);
+    const name = commandName(command);
     const what = grant === '*' ? '--allow-run * grants every command with any arguments' : `--allow-run ${grant} grants ${name} with any arguments a launch map writes`;
     const code = args.find((a) => CODE_FLAGS.has(a));
     const why = code !== undefined ? ` (this one passes ${code}: code to run)` : '';

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { check, requireApproval, EffectDenied, type ApprovalHook, type ApprovalRecord, type Capabilities } from '../effects/capabilities.js';
 import { isSecretEnvName } from '../effects/environ.js';
+import { isInterpreter, scriptArgument } from './interpreters.js';
 import { McpError, describeServer, launchKey, type McpServerSpec } from './server.js';
 
 export interface LaunchAuthority {
@@ -74,6 +75,8 @@ export async function authorizeLaunch(spec: Extract<McpServerSpec, { kind: 'stdi
   const verdict = check(a.capabilities, { kind: 'run', command: spec.command, args: spec.args, ...(resolved ? { resolved } : {}) });
   if (!verdict.ok) throw new EffectDenied(`cannot start the MCP server ${shown}: ${verdict.message}`);
   if (!resolved) throw new McpError(`cannot start the MCP server ${shown}: ${spec.command} is not an executable file${spec.command.includes('/') ? '' : ' on PATH'}`);
+  const cwd = path.resolve(a.cwd, spec.cwd ?? '.');
+  refuseRewritableCode(spec, resolved, cwd, a.capabilities, shown);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(spec.env)) {
     if (k.startsWith('TURN_SECRET_')) throw new EffectDenied(`cannot start the MCP server ${shown}: ${k} names a secret; secrets reach a server only as an identity`);
@@ -89,5 +92,34 @@ export async function authorizeLaunch(spec: Extract<McpServerSpec, { kind: 'stdi
     if (value !== undefined) env[name] = value;
   }
   await requireApproval(verdict.approve, { effect: 'run', summary: `start the MCP server ${shown}`, ...(a.pid !== undefined ? { pid: a.pid } : {}) }, a.approve, a.journal);
-  return { file: resolved, args: spec.args, env, cwd: path.resolve(a.cwd, spec.cwd ?? '.') };
+  return { file: resolved, args: spec.args, env, cwd };
+}
+
+/** The path as the file system resolves it (symbolic links followed) when it exists. */
+function realPath(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * A server whose code the program may write is a server running the program's code: the
+ * executable, or an interpreter's script (its first argument that is not a flag: `node data/s.js`,
+ * `python -m pkg`, `npx pkg`, resolved where the server runs), must not lie in a folder the run
+ * may write (`--allow-write`), whether the file exists yet or not.
+ */
+function refuseRewritableCode(spec: Extract<McpServerSpec, { kind: 'stdio' }>, resolved: string, cwd: string, caps: Capabilities, shown: string): void {
+  const code = [resolved];
+  const script = isInterpreter(spec.command) ? scriptArgument(spec.args) : undefined;
+  if (script !== undefined) code.push(path.resolve(cwd, script));
+  for (const file of code) {
+    for (const p of new Set([file, realPath(file)])) {
+      const writable = check(caps, { kind: 'files', path: p, mode: 'write' });
+      if (writable.ok) {
+        throw new EffectDenied(`cannot start the MCP server ${shown}: ${p} lies in a folder the program may write (${writable.scope}), so the program could replace the code it runs; keep a server's code outside --allow-write`);
+      }
+    }
+  }
 }

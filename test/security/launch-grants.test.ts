@@ -100,6 +100,19 @@ let r = call("mcp_tools", null, server);
   assert.match(c.stderr, /^built\.tn:2:14: warning: this launch map is built at run time, so a run never launches it/m);
 });
 
+test('an interpreter whose script the program may write is not launched: the program would choose its code', async () => {
+  const marker = path.join(dir, 'ran-rewritten-script');
+  fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
+  const file = program('rewrite.tn', `call("fs_write", null, "data/server.js", ${JSON.stringify(`require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`)});
+let r = call("mcp_tools", null, {"command": ${JSON.stringify(NODE)}, "args": ["data/server.js"]});
+`);
+  const r = await run(file, ['--allow-run', NODE, '--allow-write', 'data']);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /^rewrite\.tn:2:\d+: runtime error: .*data\/server\.js lies in a folder the program may write \(write .*data\), so the program could replace the code it runs/m);
+  assert.doesNotMatch(r.stderr, JS_STACK);
+  assert.equal(fs.existsSync(marker), false, 'the script the program wrote never ran');
+});
+
 test('pass_env passes only names --allow-env grants: listing at compile time included', async () => {
   const file = program('passenv.tn', `let s = use schema::mcp({"command": ${JSON.stringify(NODE)}, "args": ["spy.js"], "pass_env": ["HOME"]});
 `);
