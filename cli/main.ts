@@ -7,10 +7,11 @@ import packageJson from '../package.json';
 // test runner, the MCP server, the knowledge store ...) is then initialised only by the commands
 // that use it, not at every start (docs/performance.md, *Cold start, third pass*).
 import { compileProgram, RunSetupError } from '../runtime/run/index.js';
-import { AUTHORITY_USAGE } from './run-options.js';
+import { AUTHORITY_USAGE, runGrantList } from './run-options.js';
 import { EXIT, UsageError, parse } from './usage.js';
 import { turnFiles } from './files.js';
 import { printSetupError } from './report.js';
+import { enableEnvironScrub, scrubInitialEnvironment } from '../runtime/effects/environ.js';
 
 export { EXIT, UsageError } from './usage.js';
 
@@ -21,8 +22,10 @@ commands:
   check PATH... report diagnostics without running (same format and exit code as run); a folder
                 stands for the .tn files under it;
                 --refresh-schemas fetches the URL specs of use schema::... again; --offline fetches
-                nothing at compile time (cached specs only); run takes both too; --allow-run CMD
-                lets it launch a stdio MCP server of use schema::mcp({...}) to list its tools
+                nothing at compile time (cached specs only); run takes both too; --allow-run GRANT
+                (and --allow-env NAMES for its pass_env) lets it launch a stdio MCP server of
+                use schema::mcp({...}) to list its tools; it shows the launch maps the program
+                writes and warns where a grant leaves an interpreter's arguments free
   mcp FILE      serve the closures FILE returns as MCP tools over stdio, each call a run with the
                 run options given (docs/mcp.md)
   resume RUN    continue a durable run (suspended, or killed) from its journal (docs/durability.md)
@@ -130,7 +133,7 @@ export async function main(argv: string[]): Promise<number> {
 const VERSION = packageJson.version;
 
 async function checkCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { 'refresh-schemas': { type: 'boolean' }, offline: { type: 'boolean' }, 'allow-run': { type: 'string', multiple: true } });
+  const { values, positionals } = parse(args, { 'refresh-schemas': { type: 'boolean' }, offline: { type: 'boolean' }, 'allow-run': { type: 'string', multiple: true }, 'allow-env': { type: 'string', multiple: true } });
   if (positionals.length === 0) throw new UsageError('`turn check` needs a FILE or FOLDER');
   if (values.offline && values['refresh-schemas']) throw new UsageError('--offline and --refresh-schemas cannot be used together');
   const { files, missing } = turnFiles(positionals);
@@ -149,11 +152,14 @@ async function checkCommand(args: string[]): Promise<number> {
   return code;
 }
 
-async function checkOne(file: string, values: { 'refresh-schemas'?: boolean; offline?: boolean; 'allow-run'?: string[] }): Promise<number> {
+async function checkOne(file: string, values: { 'refresh-schemas'?: boolean; offline?: boolean; 'allow-run'?: string[]; 'allow-env'?: string[] }): Promise<number> {
   try {
-    const allowRun = ((values['allow-run'] ?? [])).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
-    const { diagnostics } = await compileProgram(file, { refreshSchemas: values['refresh-schemas'] === true, fetchSchemas: values.offline !== true, authority: { allowRun } });
-    printSetupError(undefined, diagnostics);
+    const allowRun = runGrantList(values['allow-run']) ?? [];
+    const allowEnv = (values['allow-env'] ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+    const compiled = await compileProgram(file, { refreshSchemas: values['refresh-schemas'] === true, fetchSchemas: values.offline !== true, authority: { allowRun, allowEnv } });
+    printSetupError(undefined, compiled.diagnostics);
+    // the stdio MCP servers it may launch, and the grants that would let it (docs/authority.md)
+    (await import('./launches.js')).reportLaunches(compiled, allowRun);
     return EXIT.ok;
   } catch (e) {
     if (e instanceof RunSetupError) return printSetupError(e);
@@ -163,6 +169,10 @@ async function checkOne(file: string, values: { 'refresh-schemas'?: boolean; off
 
 /** Runs the CLI as a process: maps every failure to a message and an exit code, never a stack trace. */
 export function runAsProcess(argv: string[]): void {
+  // before anything can launch a program: the run's secrets out of the environment block that
+  // /proc/<turn>/environ shows to every process of this user (runtime/effects/environ.ts)
+  enableEnvironScrub();
+  scrubInitialEnvironment();
   let settled = false;
   // Node exits when nothing is left to wait on, even while a promise of ours is pending: a step
   // whose promise can never settle (a lost callback) would otherwise end the command with exit 0

@@ -22,7 +22,10 @@ export const AUTHORITY_USAGE = `authority options (nothing is granted unless giv
   --allow-net HOSTS       hosts the program may reach, comma-separated (host, *.suffix, host:port, *)
   --allow-read DIRS       folders it may read        --allow-write DIRS   folders it may write
   --allow-env NAMES       environment variables it may read (never TURN_SECRET_*)
-  --allow-run COMMANDS    commands it may launch as MCP servers over stdio (a name on PATH or a path; no shell)
+  --allow-run GRANT       an MCP server it may launch over stdio (no shell), repeatable: CMD (a name on PATH
+                          or a path; comma-separated) with the arguments of a launch map written literally
+                          in the program, or "CMD ARG..." / '["CMD", "ARG"...]' with exactly those arguments;
+                          granting an interpreter (node, python, bash...) with free arguments grants everything
   --allow-knowledge       std/knowledge may open its store (.turn/knowledge.db) without --allow-write on it
   --max-model-calls N     model call budget          --max-model-tokens N  model token budget
   --approve-effects KINDS effects that need approval: network, files, model, env (comma-separated)
@@ -53,6 +56,19 @@ export type Values = Record<string, string | boolean | (string | boolean)[] | un
 
 const list = (v: unknown): string[] | undefined =>
   v === undefined ? undefined : (v as string[]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+
+/**
+ * `--allow-run` values as grants (runtime/effects/capabilities.ts, parseRunGrant): a value with a
+ * space (`"node server.js --root data"`) or a JSON list is one grant with its arguments; any other
+ * is a comma-separated list of commands (`node,npx`).
+ */
+export function runGrantList(v: unknown): string[] | undefined {
+  if (v === undefined) return undefined;
+  return (v as string[]).flatMap((s) => {
+    const t = s.trim();
+    return t.startsWith('[') || /\s/.test(t) ? [t] : t.split(',').map((c) => c.trim()).filter(Boolean);
+  });
+}
 
 function approveMode(value: unknown): 'all' | 'none' | 'ask' {
   if (value === undefined || value === 'ask') return 'ask';
@@ -103,7 +119,7 @@ export function runOptionsFrom(values: Values): RunOptions {
       allowRead: list(values['allow-read']),
       allowWrite: list(values['allow-write']),
       allowEnv: list(values['allow-env']),
-      allowRun: list(values['allow-run']),
+      allowRun: runGrantList(values['allow-run']),
       maxModelCalls: numberOption(values['max-model-calls'], 'max-model-calls'),
       maxModelTokens: numberOption(values['max-model-tokens'], 'max-model-tokens'),
       approveEffects: list(values['approve-effects'] === undefined ? undefined : [values['approve-effects']]),

@@ -99,7 +99,8 @@ export function cliArgsFromSettings(s: RunSettings, cwd: string): string[] {
   const args = ['--model', s.model];
   const list = (flag: string, xs: string[]) => (xs.length > 0 ? [flag, xs.join(',')] : []);
   args.push(...list('--allow-net', s.allowNet), ...list('--allow-read', resolveDirs(s.allowRead, cwd)), ...list('--allow-write', resolveDirs(s.allowWrite, cwd)));
-  args.push(...list('--allow-env', s.allowEnv), ...list('--allow-run', s.allowRun), ...list('--approve-effects', s.approveEffects));
+  // one --allow-run per grant: a grant may hold its arguments (`node server.js`), which a comma would run together
+  args.push(...list('--allow-env', s.allowEnv), ...s.allowRun.flatMap((g) => ['--allow-run', g]), ...list('--approve-effects', s.approveEffects));
   if (s.maxModelCalls !== undefined) args.push('--max-model-calls', String(s.maxModelCalls));
   if (s.maxSteps !== undefined) args.push('--max-steps', String(s.maxSteps));
   if (s.maxAlloc !== undefined) args.push('--max-alloc', String(s.maxAlloc));

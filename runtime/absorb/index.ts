@@ -147,6 +147,7 @@ async function absorbLiveMcp(source: string | Record<string, unknown>, options: 
     refresh: options.refresh,
     contact: options.mcp?.contact ?? !!options.fetch,
     launch: options.mcp?.launch ?? false,
+    ...(options.mcp?.allowEnv ? { allowEnv: options.mcp.allowEnv } : {}),
     // relative commands and arguments resolve where the run will launch the server: the working directory
     cwd: process.cwd(),
   });

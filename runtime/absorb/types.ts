@@ -115,5 +115,5 @@ export interface AbsorbOptions {
    * A live MCP server (runtime/mcp/list.ts): HTTP servers may be contacted (`contact`), stdio
    * servers launched with these commands (`launch`: `--allow-run`'s list, or true for any).
    */
-  mcp?: { contact?: boolean; launch?: boolean | readonly string[] };
+  mcp?: { contact?: boolean; launch?: boolean | readonly string[]; allowEnv?: readonly string[] };
 }

@@ -74,6 +74,8 @@ export interface SchemaFetching {
    * their tools: `--allow-run`'s commands, or true (the editor's quick fix, a person's request)
    */
   launch?: boolean | readonly string[];
+  /** variables a listed stdio server's `pass_env` may name (`--allow-env`) */
+  allowEnv?: readonly string[];
 }
 
 export async function absorbSchemas(filePath: string, program: Program, options: SchemaFetching = {}): Promise<AbsorbedSchemas> {
@@ -101,7 +103,7 @@ export async function absorbSchemas(filePath: string, program: Program, options:
       cacheDir: path.join(cacheDir, 'specs'),
       refresh: options.refresh,
       fetch: options.fetch || options.refresh ? (url, init) => globalThis.fetch(url, init) : undefined,
-      mcp: { contact: !!(options.fetch || options.refresh), launch: options.launch ?? false },
+      mcp: { contact: !!(options.fetch || options.refresh), launch: options.launch ?? false, ...(options.allowEnv ? { allowEnv: options.allowEnv } : {}) },
     });
     for (const d of absorbed.diagnostics) {
       const where = d.line !== undefined ? `${d.file}:${d.line}:${d.column ?? 1}` : d.file;

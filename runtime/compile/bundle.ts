@@ -1,6 +1,7 @@
 // The compiled form of a program: every unit's code as function prototypes with flat code arrays.
 import type { SourceFile } from '../syntax/source.js';
 import type { JsonSchema } from '../infer/schema.js';
+import type { LaunchMapSite } from '../check/launch-maps.js';
 
 export interface ParamInfo {
   name: string;
@@ -77,4 +78,9 @@ export interface Bundle {
   functions: FunctionProto[];
   /** declared structs: name → field names in order */
   structs: Record<string, string[]>;
+  /**
+   * the MCP launch maps written literally in the program's units (runtime/check/launch-maps.ts):
+   * the only ones a run launches. Derived from the sources, so not part of `version`.
+   */
+  launchMaps?: readonly LaunchMapSite[];
 }

@@ -10,6 +10,7 @@ import type { SourceFile } from '../syntax/source.js';
 import { typeToSchema, SchemaError, type StructInfo } from '../infer/schema.js';
 import { Analyzer, inferScope, type FnInfo } from './analyze.js';
 import { walk } from '../syntax/walk.js';
+import { launchMapsIn, type LaunchMapSite } from '../check/launch-maps.js';
 import { Check, Cmp, Op } from './opcodes.js';
 import { SCOPE_POLICIES, type ScopePolicy } from '../syntax/ast.js';
 import type { Bundle, FunctionProto, ImplDesc, InferDesc, StructDesc, UpvalueDesc } from './bundle.js';
@@ -842,6 +843,7 @@ export function compileBundle(units: SourceUnit[], entryPath: string): Bundle {
     functions: c.functions.map((f) => ({ ...f, code: Array.from(f.code), spans: Array.from(f.spans) })),
   });
   let version: string | undefined;
+  let launchMaps: LaunchMapSite[] | undefined;
   return {
     // hashed when first read (a durable run, a snapshot), so a plain run never loads node:crypto
     get version(): string {
@@ -851,5 +853,9 @@ export function compileBundle(units: SourceUnit[], entryPath: string): Bundle {
     entry,
     functions: c.functions,
     structs,
+    // found when a run first launches a stdio server, so a run without one never walks for them
+    get launchMaps(): readonly LaunchMapSite[] {
+      return (launchMaps ??= units.flatMap((u) => launchMapsIn(u.program, u.file).literal));
+    },
   };
 }

@@ -45,8 +45,11 @@ export interface EnvCapability {
 
 export interface RunCapability {
   /**
-   * Commands the run may launch (an MCP server over stdio): a name looked up on PATH (`node`,
-   * `npx`) or an absolute path; `*` for any. Never a shell: a command and its arguments.
+   * Launch grants (an MCP server over stdio), each as `--allow-run` takes it (see `parseRunGrant`):
+   * `node` (that command, a name on PATH or an absolute path, with the arguments of a launch map
+   * written literally in the program), `node server.js --root data` (that command with exactly
+   * these arguments), `["node", "my server.js"]` (the same as a JSON list), or `*` (any command).
+   * Never a shell: a command and its arguments.
    */
   commands: string[];
   approve?: boolean;
@@ -67,8 +70,8 @@ export type Effect =
   | { kind: 'model'; tokens?: number }
   | { kind: 'spawn'; count?: number }
   | { kind: 'env'; name: string }
-  /** launching `command` (as written) whose executable resolved to `resolved` */
-  | { kind: 'run'; command: string; resolved?: string };
+  /** launching `command` (as written) with `args`, whose executable resolved to `resolved` */
+  | { kind: 'run'; command: string; args?: readonly string[]; resolved?: string };
 
 /** What has been consumed so far against budgets (model calls/tokens, spawned processes). */
 export interface Usage {
@@ -173,6 +176,85 @@ function envPatternCovers(outer: string, inner: string): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Launch grants (`--allow-run`)
+
+/**
+ * One launch grant: a command (a name as a launch map writes it, or an absolute path) and, when
+ * the grant pins them, the exact arguments. Without `args` the arguments are those of a launch map
+ * written literally in the program (runtime/mcp/launch.ts refuses one built at run time).
+ */
+export interface RunGrant {
+  command: string;
+  args?: string[];
+}
+
+/**
+ * Reads a grant as `--allow-run` takes it: `*`; `node` (a command alone); `node server.js --root
+ * data` (a command and its exact arguments, split on white space); `["node", "my server.js"]` (the
+ * same as a JSON list of strings, for arguments with spaces). Throws CapabilityError.
+ */
+export function parseRunGrant(text: string): RunGrant {
+  const s = text.trim();
+  if (s === '') throw new CapabilityError('an empty --allow-run grant');
+  if (s.startsWith('[')) {
+    let words: unknown;
+    try {
+      words = JSON.parse(s);
+    } catch {
+      throw new CapabilityError(`--allow-run ${text}: a grant that starts with [ is a JSON list of strings, the command and its arguments`);
+    }
+    if (!Array.isArray(words) || words.length === 0 || !words.every((w) => typeof w === 'string') || words[0] === '') {
+      throw new CapabilityError(`--allow-run ${text}: a JSON grant is a list of strings, the command first`);
+    }
+    return { command: words[0], args: words.slice(1) };
+  }
+  const words = s.split(/\s+/);
+  if (words.length === 1) return { command: s };
+  if (words[0] === '*') throw new CapabilityError(`--allow-run ${text}: * stands alone (any command); a grant with arguments names its command`);
+  return { command: words[0], args: words.slice(1) };
+}
+
+function tryParseRunGrant(text: string): RunGrant | undefined {
+  try {
+    return parseRunGrant(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A grant written back as `--allow-run` takes it: words joined by spaces, or a JSON list when a word has white space. */
+export function runGrantText(command: string, args: readonly string[]): string {
+  const words = [command, ...args];
+  return words.some((w) => w === '' || /\s/.test(w) || w.startsWith('[')) ? JSON.stringify(words) : words.join(' ');
+}
+
+/** The `--allow-run` flag that grants exactly this command line, quoted for a POSIX shell. */
+export function runGrantFlag(command: string, args: readonly string[]): string {
+  const text = runGrantText(command, args);
+  return `--allow-run ${args.length === 0 && /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`}`;
+}
+
+function sameArgs(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function runGrantAllows(text: string, effect: Extract<Effect, { kind: 'run' }>): boolean {
+  const g = tryParseRunGrant(text);
+  if (!g) return false;
+  if (g.command === '*') return true;
+  if (g.command !== effect.command && (effect.resolved === undefined || g.command !== effect.resolved)) return false;
+  return g.args === undefined || sameArgs(g.args, effect.args ?? []);
+}
+
+/** Whether grant `outer` allows every launch `inner` allows. */
+function runGrantCovers(outer: RunGrant, inner: RunGrant): boolean {
+  if (outer.command === '*') return true;
+  if (outer.command !== inner.command) return false;
+  if (outer.args === undefined) return true;
+  return inner.args !== undefined && sameArgs(outer.args, inner.args);
+}
+
+// ---------------------------------------------------------------------------------------------
 // check
 
 function list(items: string[]): string {
@@ -251,8 +333,16 @@ export function check(caps: Capabilities, effect: Effect, usage: Usage = newUsag
     }
     case 'run': {
       const commands = caps.run?.commands ?? [];
-      const granted = commands.find((c) => c === '*' || c === effect.command || (effect.resolved !== undefined && c === effect.resolved));
-      if (granted === undefined) return { ok: false, message: `launching ${effect.command} is not granted (allowed: ${list(commands)}; grant it with --allow-run ${effect.command})` };
+      const granted = commands.find((c) => runGrantAllows(c, effect));
+      if (granted === undefined) {
+        const pinned = commands.some((c) => {
+          const g = tryParseRunGrant(c);
+          return g !== undefined && g.args !== undefined && (g.command === effect.command || g.command === effect.resolved);
+        });
+        const hint = pinned ? `only with the arguments granted; grant these with ${runGrantFlag(effect.command, effect.args ?? [])}` : `grant it with --allow-run ${effect.command}`;
+        const shown = pinned ? runGrantText(effect.command, effect.args ?? []) : effect.command;
+        return { ok: false, message: `launching ${shown} is not granted (allowed: ${list(commands)}; ${hint})` };
+      }
       return { ok: true, approve: !!caps.run?.approve, scope: granted };
     }
     case 'env': {
@@ -317,7 +407,8 @@ export function narrow(parent: Capabilities, requested: Capabilities, usage: Usa
     const pr = parent.run;
     if (!pr) throw new CapabilityError('cannot pass on launching commands: it is not granted');
     for (const c of requested.run.commands) {
-      if (!pr.commands.includes('*') && !pr.commands.includes(c)) throw new CapabilityError(`cannot widen launching to ${c} (allowed: ${list(pr.commands)})`);
+      const inner = parseRunGrant(c);
+      if (!pr.commands.some((p) => runGrantCovers(parseRunGrant(p), inner))) throw new CapabilityError(`cannot widen launching to ${c} (allowed: ${list(pr.commands)})`);
     }
     out.run = { commands: [...requested.run.commands], approve: !!(pr.approve || requested.run.approve) };
   }
@@ -402,6 +493,7 @@ export function capabilitiesFromPlain(x: unknown, cwd: string): Capabilities {
         break;
       case 'run':
         out.run = { commands: strings(v, 'run') };
+        out.run.commands.forEach(parseRunGrant);
         break;
       default:
         throw new CapabilityError(`unknown capability "${key}" (known: network, files, model, spawn, env, run)`);
@@ -416,7 +508,7 @@ export interface CapabilityFlags {
   allowRead?: string[];
   allowWrite?: string[];
   allowEnv?: string[];
-  /** commands the run may launch (`--allow-run node,npx`) */
+  /** launch grants (`--allow-run node`, `--allow-run "node server.js --root data"`; see parseRunGrant) */
   allowRun?: string[];
   maxModelCalls?: number;
   maxModelTokens?: number;
@@ -440,7 +532,10 @@ export function capabilitiesFromFlags(flags: CapabilityFlags, cwd: string): Capa
   if (flags.allowWrite?.length) files.push({ roots: flags.allowWrite.map((r) => path.resolve(cwd, r)), mode: 'write', approve: approve.has('files') });
   if (files.length) caps.files = files;
   if (flags.allowEnv?.length) caps.env = { names: flags.allowEnv, approve: approve.has('env') };
-  if (flags.allowRun?.length) caps.run = { commands: flags.allowRun, approve: approve.has('run') };
+  if (flags.allowRun?.length) {
+    flags.allowRun.forEach(parseRunGrant);
+    caps.run = { commands: flags.allowRun, approve: approve.has('run') };
+  }
   return caps;
 }
 

@@ -99,7 +99,10 @@ export function toolGrant(ctx: GrantContext, request: ToolRequest): EffectGrant 
       const identity = identityOf(a[0]);
       let g: EffectGrant | undefined;
       if (typeof server === 'string') g = granted(ctx, ctx.capabilities, { kind: 'network', url: server, method: 'POST' }, 'network', false);
-      else if (isObj(server) && typeof server.command === 'string') g = granted(ctx, ctx.capabilities, { kind: 'run', command: server.command }, 'run', false);
+      else if (isObj(server) && typeof server.command === 'string') {
+        const args = Array.isArray(server.args) && server.args.every((x) => typeof x === 'string') ? server.args : [];
+        g = granted(ctx, ctx.capabilities, { kind: 'run', command: server.command, args }, 'run', false);
+      }
       return g && identity ? { ...g, identity } : g;
     }
   }

@@ -63,6 +63,8 @@ export interface EffectToolContext {
   pid?: number;
   /** the run's MCP sessions (runtime/mcp): servers are started on first use and stopped with the run */
   mcp?: McpSessions;
+  /** launch keys of the MCP launch maps written literally in the program: the only stdio servers started (runtime/mcp/launch.ts) */
+  writtenLaunches?: { has(key: string): boolean };
 }
 
 function str(tool: string, v: unknown, what = 'argument'): string {

@@ -1,10 +1,15 @@
-// Authority for launching a stdio MCP server (docs/mcp.md): the command must be granted
-// (`--allow-run COMMAND`, checked when the process starts), it runs without a shell, and its
-// environment is empty but for what the launch map gives and the grant lets through.
+// Authority for launching a stdio MCP server (docs/mcp.md, docs/authority.md): the launch map must
+// be one written literally in the program (a map built at run time could hand an interpreter any
+// code: `node -e ...`), its command (and, when the grant pins them, its arguments) must be granted
+// (`--allow-run`, checked when the process starts), it runs without a shell, and its environment is
+// empty but for the map's literal `env` and the `pass_env` names `--allow-env` grants; the run's
+// secrets (TURN_SECRET_*, provider keys) never pass.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { check, requireApproval, EffectDenied, type ApprovalHook, type ApprovalRecord, type Capabilities } from '../effects/capabilities.js';
-import { McpError, describeServer, type McpServerSpec } from './server.js';
+import { isSecretEnvName } from '../effects/environ.js';
+import { isInterpreter, scriptArgument } from './interpreters.js';
+import { McpError, describeServer, launchKey, type McpServerSpec } from './server.js';
 
 export interface LaunchAuthority {
   capabilities: Capabilities;
@@ -14,8 +19,13 @@ export interface LaunchAuthority {
   cwd: string;
   /** the run's environment: PATH to find the command, the values `pass_env` copies */
   env?: NodeJS.ProcessEnv;
-  /** environment variables that hold the run's model keys: never passed on */
+  /** environment variables that hold the run's model keys (`api_key_env=`...): never passed on, like TURN_SECRET_* and every provider key */
   providerKeyNames?: ReadonlySet<string>;
+  /**
+   * `launchKey`s of the launch maps written literally in the program (Bundle.launchMaps); any other
+   * launch is refused. Undefined: none is known, so none is launched.
+   */
+  writtenLaunches?: { has(key: string): boolean };
   pid?: number;
 }
 
@@ -54,25 +64,62 @@ export function resolveCommand(command: string, cwd: string, env: NodeJS.Process
 
 /** Checks the launch against the run's grant and builds what is started. Throws EffectDenied or McpError. */
 export async function authorizeLaunch(spec: Extract<McpServerSpec, { kind: 'stdio' }>, a: LaunchAuthority): Promise<Launch> {
+  const shown = describeServer(spec);
+  if (!a.writtenLaunches?.has(launchKey(spec))) {
+    throw new EffectDenied(
+      `cannot start the MCP server ${shown}: its launch map is built at run time, and only a launch map written literally in the program (a map of string literals, shown by turn check) is launched`,
+    );
+  }
   const hostEnv = a.env ?? process.env;
   const resolved = resolveCommand(spec.command, a.cwd, hostEnv);
-  const verdict = check(a.capabilities, { kind: 'run', command: spec.command, ...(resolved ? { resolved } : {}) });
-  if (!verdict.ok) throw new EffectDenied(`cannot start the MCP server ${describeServer(spec)}: ${verdict.message}`);
-  if (!resolved) throw new McpError(`cannot start the MCP server ${describeServer(spec)}: ${spec.command} is not an executable file${spec.command.includes('/') ? '' : ' on PATH'}`);
+  const verdict = check(a.capabilities, { kind: 'run', command: spec.command, args: spec.args, ...(resolved ? { resolved } : {}) });
+  if (!verdict.ok) throw new EffectDenied(`cannot start the MCP server ${shown}: ${verdict.message}`);
+  if (!resolved) throw new McpError(`cannot start the MCP server ${shown}: ${spec.command} is not an executable file${spec.command.includes('/') ? '' : ' on PATH'}`);
+  const cwd = path.resolve(a.cwd, spec.cwd ?? '.');
+  refuseRewritableCode(spec, resolved, cwd, a.capabilities, shown);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(spec.env)) {
-    if (k.startsWith('TURN_SECRET_')) throw new EffectDenied(`cannot start the MCP server ${describeServer(spec)}: ${k} names a secret; secrets reach a server only as an identity`);
+    if (k.startsWith('TURN_SECRET_')) throw new EffectDenied(`cannot start the MCP server ${shown}: ${k} names a secret; secrets reach a server only as an identity`);
     env[k] = v;
   }
   for (const name of spec.passEnv) {
-    if (name.startsWith('TURN_SECRET_') || a.providerKeyNames?.has(name)) {
-      throw new EffectDenied(`cannot start the MCP server ${describeServer(spec)}: ${name} holds a secret of the run and is never passed to a server`);
+    if (isSecretEnvName(name, a.providerKeyNames)) {
+      throw new EffectDenied(`cannot start the MCP server ${shown}: ${name} holds a secret of the run (TURN_SECRET_* or a model provider's key) and is never passed to a server`);
     }
     const v = check(a.capabilities, { kind: 'env', name });
-    if (!v.ok) throw new EffectDenied(`cannot pass ${name} to the MCP server ${describeServer(spec)}: ${v.message}`);
+    if (!v.ok) throw new EffectDenied(`cannot pass ${name} to the MCP server ${shown}: ${v.message}`);
     const value = hostEnv[name];
     if (value !== undefined) env[name] = value;
   }
-  await requireApproval(verdict.approve, { effect: 'run', summary: `start the MCP server ${describeServer(spec)}`, ...(a.pid !== undefined ? { pid: a.pid } : {}) }, a.approve, a.journal);
-  return { file: resolved, args: spec.args, env, cwd: path.resolve(a.cwd, spec.cwd ?? '.') };
+  await requireApproval(verdict.approve, { effect: 'run', summary: `start the MCP server ${shown}`, ...(a.pid !== undefined ? { pid: a.pid } : {}) }, a.approve, a.journal);
+  return { file: resolved, args: spec.args, env, cwd };
+}
+
+/** The path as the file system resolves it (symbolic links followed) when it exists. */
+function realPath(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * A server whose code the program may write is a server running the program's code: the
+ * executable, or an interpreter's script (its first argument that is not a flag: `node data/s.js`,
+ * `python -m pkg`, `npx pkg`, resolved where the server runs), must not lie in a folder the run
+ * may write (`--allow-write`), whether the file exists yet or not.
+ */
+function refuseRewritableCode(spec: Extract<McpServerSpec, { kind: 'stdio' }>, resolved: string, cwd: string, caps: Capabilities, shown: string): void {
+  const code = [resolved];
+  const script = isInterpreter(spec.command) ? scriptArgument(spec.args) : undefined;
+  if (script !== undefined) code.push(path.resolve(cwd, script));
+  for (const file of code) {
+    for (const p of new Set([file, realPath(file)])) {
+      const writable = check(caps, { kind: 'files', path: p, mode: 'write' });
+      if (writable.ok) {
+        throw new EffectDenied(`cannot start the MCP server ${shown}: ${p} lies in a folder the program may write (${writable.scope}), so the program could replace the code it runs; keep a server's code outside --allow-write`);
+      }
+    }
+  }
 }

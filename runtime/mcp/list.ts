@@ -2,13 +2,14 @@
 // its tools are listed once at compile time and cached like a URL spec (one file per server,
 // refreshed with --refresh-schemas). The editor never launches or contacts a server on its own:
 // an uncached server is a diagnostic whose quick fix lists it. A stdio server is launched for the
-// listing only when the command is granted (`--allow-run`), with the environment rules of a run.
+// listing only when the command is granted (`--allow-run`), with the environment rules of a run
+// (`pass_env` names need `--allow-env`; the run's secrets never pass).
 import { sha256Hex } from '../hash.js';
 import { writeFileAtomic } from '../fs-atomic.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Capabilities } from '../effects/capabilities.js';
-import { describeServer, serverKey, type McpServerSpec } from './server.js';
+import { describeServer, launchKey, serverKey, type McpServerSpec } from './server.js';
 
 export interface ListingOptions {
   cacheDir: string;
@@ -17,6 +18,8 @@ export interface ListingOptions {
   contact?: boolean;
   /** commands a stdio server may be launched with: a list as `--allow-run` takes, or true for any (the editor's quick fix) */
   launch?: boolean | readonly string[];
+  /** variables a stdio server's `pass_env` may name (`--allow-env`); absent: none, or with `launch: true` the map's own */
+  allowEnv?: readonly string[];
   cwd: string;
   timeoutMs?: number;
 }
@@ -50,11 +53,16 @@ export async function listServerTools(spec: McpServerSpec, o: ListingOptions): P
     const granted = o.launch === true ? ['*'] : [...(o.launch || [])];
     if (granted.length === 0) return { ok: false, message: `the MCP server ${shown} is not cached: list its tools with --allow-run ${spec.command} (its command is launched only when granted)` };
     capabilities.run = { commands: granted };
-    capabilities.env = { names: spec.passEnv };
+    // the CLI passes what --allow-env grants; the editor's quick fix (launch: true) is a person's
+    // click on this map, pass_env names included (its secrets are refused all the same: launch.ts)
+    const envNames = o.allowEnv ?? (o.launch === true ? spec.passEnv : []);
+    if (envNames.length > 0) capabilities.env = { names: [...envNames] };
   }
   try {
     const { McpSession } = await import('./session.js');
-    const session = await withTimeout(McpSession.open(spec, { capabilities, cwd: o.cwd, env: process.env }), o.timeoutMs ?? 30_000, shown);
+    // the map being listed is the literal of a `use schema::mcp({...})` (absorbSchemas takes no other)
+    const writtenLaunches = new Set(spec.kind === 'stdio' ? [launchKey(spec)] : []);
+    const session = await withTimeout(McpSession.open(spec, { capabilities, cwd: o.cwd, env: process.env, writtenLaunches }), o.timeoutMs ?? 30_000, shown);
     let tools;
     try {
       tools = await withTimeout(session.listTools(), o.timeoutMs ?? 30_000, shown);

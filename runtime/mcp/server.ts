@@ -55,3 +55,15 @@ export function describeServer(spec: McpServerSpec): string {
 export function serverKey(spec: McpServerSpec, identity?: { kind: string; name: string }): string {
   return JSON.stringify([spec, identity ? [identity.kind, identity.name] : null]);
 }
+
+/**
+ * What identifies a launch, for comparing one a run is asked for with the launch maps written in
+ * the program (runtime/check/launch-maps.ts): the command, arguments, environment (in name order),
+ * pass_env names and folder.
+ */
+export function launchKey(spec: Extract<McpServerSpec, { kind: 'stdio' }>): string {
+  const env = Object.keys(spec.env)
+    .sort()
+    .map((k) => [k, spec.env[k]]);
+  return JSON.stringify([spec.command, spec.args, env, spec.passEnv, spec.cwd ?? null]);
+}

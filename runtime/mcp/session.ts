@@ -43,6 +43,8 @@ export class McpSession {
     readonly spec: McpServerSpec,
     private readonly client: Client,
     private readonly transport: LaunchedStdioTransport | StreamableHTTPClientTransport,
+    /** what the server wrote to standard error reaches a message only through it */
+    private readonly redactor?: Redactor,
   ) {}
 
   /** Connects (launching a stdio server first): throws EffectDenied when not granted, McpError when it fails. */
@@ -58,9 +60,9 @@ export class McpSession {
       await client.connect(transport);
     } catch (e) {
       await transport.close().catch(() => undefined);
-      throw new McpError(`cannot connect to the MCP server ${describeServer(spec)}: ${failure(e, transport)}`);
+      throw new McpError(`cannot connect to the MCP server ${describeServer(spec)}: ${failure(e, transport, a.redactor)}`);
     }
-    return new McpSession(spec, client, transport);
+    return new McpSession(spec, client, transport, a.redactor);
   }
 
   get capabilities(): ReturnType<Client['getServerCapabilities']> {
@@ -126,7 +128,7 @@ export class McpSession {
       return await f();
     } catch (e) {
       if (e instanceof EffectDenied) throw e;
-      throw new McpError(`${what} on ${describeServer(this.spec)} failed: ${failure(e, this.transport)}`);
+      throw new McpError(`${what} on ${describeServer(this.spec)} failed: ${failure(e, this.transport, this.redactor)}`);
     }
   }
 
@@ -141,11 +143,17 @@ export class McpSession {
   }
 }
 
-function failure(e: unknown, transport: LaunchedStdioTransport | StreamableHTTPClientTransport): string {
+/** The most of a server's standard error a message quotes (its last lines, after redaction). */
+const STDERR_QUOTED = 1024;
+
+function failure(e: unknown, transport: LaunchedStdioTransport | StreamableHTTPClientTransport, redactor: Redactor | undefined): string {
   const message = e instanceof Error ? e.message : String(e);
   if (transport instanceof LaunchedStdioTransport && transport.exit) {
     const how = transport.exit.signal ? `was killed by ${transport.exit.signal}` : `exited with code ${transport.exit.code}`;
-    const said = transport.stderr ? `; it said: ${transport.stderr.split('\n').slice(-3).join(' | ')}` : '';
+    // the server is outside the run: what it says passes the redactor (its 4 KB tail, transport.stderr) and is cut short
+    const tail = transport.stderr.split('\n').slice(-3).join(' | ');
+    const quoted = redactor ? redactor.redact(tail) : tail;
+    const said = quoted ? `; it said: ${quoted.length > STDERR_QUOTED ? '...' + quoted.slice(-STDERR_QUOTED) : quoted}` : '';
     return `${message} (the server ${how}${said})`;
   }
   return message;

@@ -21,6 +21,8 @@ export interface McpToolContext {
   cwd: string;
   env?: NodeJS.ProcessEnv;
   providerKeyNames?: ReadonlySet<string>;
+  /** launch keys of the launch maps written literally in the program (runtime/mcp/launch.ts) */
+  writtenLaunches?: { has(key: string): boolean };
   timeoutMs?: number;
   signal?: AbortSignal;
   pid?: number;

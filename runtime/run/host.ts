@@ -5,6 +5,8 @@
 import { budgetedModel, performTool, redactError } from '../effects/host.js';
 import { capabilitiesFromFlags, CapabilityError, cliApproval, newUsage, type ApprovalHook, type Capabilities, type Usage } from '../effects/capabilities.js';
 import type { EffectToolContext } from '../effects/tools.js';
+import { scrubInitialEnvironment } from '../effects/environ.js';
+import type { Bundle } from '../compile/bundle.js';
 import { modelGrant, toolGrant, type GrantContext } from '../effects/grants.js';
 import { ChainVault, EnvVault, FileVault, RedactingVault, Redactor, VaultError, type Vault } from '../effects/vault.js';
 import { openTrace, type TraceSink } from '../events/trace.js';
@@ -35,6 +37,8 @@ export interface RunHost {
   cancelModelCalls(reason: string): number;
   /** where effects' own events (an MCP server's progress and logs) join the run's event stream */
   attachEvents(emit: (body: RunEventBody) => void): void;
+  /** the program's literal MCP launch maps (Bundle.launchMaps): the only stdio servers the run may start */
+  allowLaunches(bundle: Pick<Bundle, 'launchMaps'>): void;
   close(): void;
 }
 
@@ -165,6 +169,8 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
       redactor.addKnown(name, key);
       providerKeyNames.add(name);
     }
+    // an `api_key_env=` name is a secret too: out of the environment block a launched server could read (the CLI's start-up did the usual names)
+    scrubInitialEnvironment(providerKeyNames);
     inferRetries = options.inferRetries ?? inferRetriesFromEnv(env);
   } catch (e) {
     if (e instanceof UnknownModelError) throw new RunSetupError('usage', e.message);
@@ -183,6 +189,10 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   const toolTimeoutMs = options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const usage = newUsage();
   const mcp = new McpSessions();
+  // the program's once it is compiled (allowLaunches): until then no stdio server is started;
+  // asked only when a server is launched, so a run without one never looks for its launch maps
+  let launchesOf: Pick<Bundle, 'launchMaps'> | undefined;
+  const writtenLaunches = { has: (key: string) => (launchesOf?.launchMaps ?? []).some((site) => site.key === key) };
   const effects: EffectToolContext = {
     mcp,
     vault,
@@ -195,6 +205,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     knowledge: knowledge.session,
     knowledgeGranted: a.allowKnowledge === true,
     providerKeyNames,
+    writtenLaunches,
     // HTTP requests time out with the tool limit unless a call asks for less
     ...(toolTimeoutMs > 0 ? { timeoutMs: toolTimeoutMs } : {}),
   };
@@ -279,6 +290,9 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
       return n;
     },
     attachEvents: (emit) => mcp.attach(emit),
+    allowLaunches: (bundle) => {
+      launchesOf = bundle;
+    },
     close: () => {
       // the run's MCP servers end with it (stdin closed, then SIGTERM); their last events go to the trace first
       void mcp.closeAll();

@@ -16,6 +16,7 @@ export type PlacedOutcome = { ok: true; value: Value } | { ok: false; error: Val
 /** Runs a placed child to its end (or until `cancelled`); throws RunSetupError when its host cannot be built. */
 export async function runPlacedChild(bundle: Bundle, options: RunOptions, closure: ClosureVal, args: Value[], cancelled?: AbortSignal): Promise<PlacedOutcome> {
   const setup = await buildHost(options);
+  setup.allowLaunches(bundle);
   try {
     const real = setup.host;
     const vm = new VM(

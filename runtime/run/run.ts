@@ -103,6 +103,7 @@ export class Run {
     this.vm.placement = placement;
     const vm = this.vm;
     setup.attachEvents((body) => vm.events.emit(body));
+    setup.allowLaunches(bundle);
     if (durability) {
       this.durable = new Durable(this.vm, durability.record, new JournalWriter(durability.store, durability.record.id), durability.entries);
       this.vm.durable = this.durable;
@@ -327,6 +328,7 @@ export async function compileProgram(file: string, options: Pick<RunOptions, 'fe
       refresh: options.fetchSchemas === false ? false : (options.refreshSchemas ?? false),
       // a stdio MCP server is launched to list its tools only under the run's --allow-run
       launch: options.fetchSchemas === false ? false : (options.authority?.allowRun ?? false),
+      ...(options.authority?.allowEnv ? { allowEnv: options.authority.allowEnv } : {}),
     });
   } catch (e) {
     if (e instanceof InputError) throw new RunSetupError('input', e.message);

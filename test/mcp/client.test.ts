@@ -80,7 +80,8 @@ call("echo", e.text);
   const denied = await run(file);
   assert.equal(denied.code, 2);
   assert.match(denied.stderr, /env\.tn:2:\d+: .*is not cached: list its tools with --allow-run/);
-  const listed = await turnAsync(['check', file, '--allow-run', NODE], { cwd: dir, env });
+  // listing it passes pass_env names too: only those --allow-env grants
+  const listed = await turnAsync(['check', file, '--allow-run', NODE, '--allow-env', 'TURN_TEST_PASSED'], { cwd: dir, env });
   assert.equal(listed.code, 0, listed.stderr);
   const refused = await run(file);
   assert.equal(refused.code, 1);
