@@ -15,9 +15,10 @@ import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 import { optionsRecord } from '../infer/options.js';
 import { defersCommits, SUSPEND_TOOL, whenDurable, type DurableHooks } from '../ports/durable.js';
 import { REMOTE_CHILD_TOOL } from '../ports/placement.js';
+import { isRefusedBeforeSending } from '../ports/refusal.js';
 import { vmSnapshot, type Counters, type RestorePoint } from './snapshot.js';
 import { reserveScopeIds } from '../vm/actors.js';
-import { REPLAYED_KEY, journalKey, logicalKey } from './keys.js';
+import { REPLAYED_KEY, journalKey, logicalKey, refusalKey } from './keys.js';
 import { MCP_CALL_TOOL, MCP_READ_ONLY_TOOLS, mcpCallIsIdempotent } from '../mcp/tools.js';
 
 /**
@@ -51,6 +52,8 @@ export function toolIsIdempotent(request: { name: string; args: unknown[] }): bo
 /** Why a durable run stopped before its program ended. */
 export type Stop =
   | { kind: 'suspended'; seq: number }
+  /** the host refused an effect before sending it (a secret not set, a grant, an approval): step `seq` stays unrun */
+  | { kind: 'refused'; seq: number; message: string }
   | { kind: 'fatal'; error: Error };
 
 /** A replay that no longer matches its journal: the program (or its inputs) changed. */
@@ -264,7 +267,10 @@ export class JournalWriter {
 /** The journaling and replay logic of one run in one OS process. */
 export class Durable implements DurableHooks {
   private readonly byKey = new Map<string, JournalEntry>();
+  /** steps that run again when the replay reaches them: decided so (`d<seq>`) or refused before sending (`r<seq>`) */
   private readonly retries = new Set<number>();
+  /** steps whose refusal is journaled already (`r<seq>`): a second refusal writes nothing */
+  private readonly refusals = new Set<number>();
   private remaining = 0;
   private effects = 0;
   private clocks = 0;
@@ -304,8 +310,9 @@ export class Durable implements DurableHooks {
     for (const e of entries) {
       const key = this.logical(e.idempotencyKey);
       if (key === null) continue;
-      if (key.startsWith('d')) {
+      if (key.startsWith('d') || key.startsWith('r')) {
         this.retries.add(Number(key.slice(1)));
+        if (key.startsWith('r')) this.refusals.add(Number(key.slice(1)));
         continue;
       }
       if (!REPLAYED_KEY.test(key)) continue;
@@ -480,6 +487,10 @@ export class Durable implements DurableHooks {
         (err: unknown) => {
           if (this.interrupted) return this.never();
           const message = err instanceof Error ? err.message : String(err);
+          if (isRefusedBeforeSending(err)) {
+            this.inflight.delete(p); // it never settles: nothing for `drain` to wait for
+            return this.refused(seq, message);
+          }
           if (this.write(() => this.journal.complete(seq, 'error', jsonBytes(message))) === undefined && this.dead) return this.never();
           return deliver(() => {
             throw err;
@@ -490,6 +501,25 @@ export class Durable implements DurableHooks {
     const done = () => this.inflight.delete(p);
     p.then(done, done);
     return p;
+  }
+
+  /**
+   * The host refused step `seq` before sending anything (a secret not set, a grant, an approval).
+   * That is not the effect's outcome: its intent stays open, a refusal entry `r<seq>` records why
+   * and lets the resume run the step again (no decision needed: nothing was sent), and the run
+   * stops, resumable. A second refusal of the same step writes nothing new.
+   */
+  private refused(seq: number, message: string): Promise<never> {
+    if (!this.refusals.has(seq)) {
+      this.refusals.add(seq);
+      const key = refusalKey(this.run.id, seq);
+      if (this.write(() => this.journal.append({ kind: 'refusal', name: 'refused', pid: -1, status: 'ok', idempotencyKey: key, payload: jsonBytes({ seq, message }) })) === undefined) return this.never();
+    }
+    if (this.write(() => this.journal.flush()) === undefined && this.dead) return this.never();
+    if (this.halted) return this.never(); // the run stopped already (a suspend): the refusal entry lets its resume run the step
+    this.halted = true; // nothing new starts after the refusal in this OS process
+    this.settle({ kind: 'refused', seq, message });
+    return this.never();
   }
 
   // ---- DurableHooks

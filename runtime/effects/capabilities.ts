@@ -4,6 +4,7 @@
 //
 // An absent category is not granted: `{}` allows nothing.
 import * as path from 'node:path';
+import { markRefusedBeforeSending } from '../ports/refusal.js';
 
 export interface NetworkCapability {
   /**
@@ -86,8 +87,20 @@ export type CheckResult = { ok: true; approve: boolean; scope: string } | { ok: 
 
 export class CapabilityError extends Error {}
 
-/** Thrown by effect executors when a capability check or an approval fails. */
-export class EffectDenied extends Error {}
+/**
+ * Thrown by effect executors when a capability check or an approval fails. Such a refusal comes
+ * before anything is sent, so a durable run keeps the step unrun (runtime/ports/refusal.ts) —
+ * unless `sent`: something had left already (a redirect refused after the first request).
+ */
+export class EffectDenied extends Error {
+  constructor(
+    message: string,
+    readonly sent = false,
+  ) {
+    super(message);
+    if (!sent) markRefusedBeforeSending(this);
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Host patterns
