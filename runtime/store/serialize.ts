@@ -8,7 +8,7 @@
 // sharing and cycles come back as they were — and numbers keep -0, NaN and ±Infinity.
 // Identity handles are written as their kind and name: the VM never holds a secret, and the
 // encoding has no way to carry one. See docs/durability.md ("Snapshot format").
-import { sha256Hex } from '../hash.js';
+import { sha256, sha256Hex } from '../hash.js';
 import type * as Zlib from 'node:zlib';
 import { Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, type Value } from '../values/index.js';
 
@@ -17,13 +17,20 @@ export const VALUE_FORMAT = 1;
 /**
  * Snapshots, by the format byte after the magic: 1, the stream below as it is; 2 (issue 17), the
  * same stream compressed with Brotli; 3 (issue 29), the stream with large maps as MAP_TEXT; 4, that
- * stream compressed with Brotli, written above COMPRESS_ABOVE bytes. This Turn writes 3 and 4 and
- * reads all four; a Turn that reads up to 2 refuses 3 and 4 as newer.
+ * stream compressed with Brotli, written above COMPRESS_ABOVE bytes; 5 and 6, formats 3 and 4
+ * followed by the SHA-256 of everything before it (a snapshot changed in place is refused as
+ * damaged, never read as another state). This Turn writes 5 and 6 and reads all six; a Turn that
+ * reads up to 4 refuses 5 and 6 as newer.
  */
-export const SNAPSHOT_FORMAT = 4;
+export const SNAPSHOT_FORMAT = 6;
 const SNAPSHOT_PLAIN_V1 = 1;
 const SNAPSHOT_BROTLI_V1 = 2;
 const SNAPSHOT_PLAIN = 3;
+const SNAPSHOT_BROTLI = 4;
+const SNAPSHOT_PLAIN_SUMMED = 5;
+const SNAPSHOT_BROTLI_SUMMED = 6;
+/** the checksum after a format 5 or 6 snapshot: a SHA-256 */
+const CHECKSUM_BYTES = 32;
 /**
  * Below this, a snapshot is stored as it is: writing the plain stream (and reading it back) costs
  * less than Brotli's compression and decompression of it, here up to about 2 MB (98 KB: 0.70 ms
@@ -743,21 +750,28 @@ function writeContext(w: Writer, c: ContextSnapshot): void {
   w.json(c as unknown as Json);
 }
 
+/** A snapshot as stored: format 5 (the stream) or, above COMPRESS_ABOVE bytes, 6 (compressed), each with its checksum. */
 export function encodeSnapshot(s: SnapshotData): Uint8Array {
   const plain = encodePlainSnapshot(s);
-  if (plain.length <= COMPRESS_ABOVE) return plain;
-  const zlib = loadZlib();
-  const body = zlib.brotliCompressSync(plain.subarray(SNAPSHOT_MAGIC.length + 1), {
-    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: SNAPSHOT_QUALITY, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: plain.length },
-  });
-  const out = new Uint8Array(SNAPSHOT_MAGIC.length + 1 + body.length);
+  const head = SNAPSHOT_MAGIC.length + 1;
+  let body = plain.subarray(head);
+  let format = SNAPSHOT_PLAIN_SUMMED;
+  if (plain.length > COMPRESS_ABOVE) {
+    const zlib = loadZlib();
+    body = zlib.brotliCompressSync(body, {
+      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: SNAPSHOT_QUALITY, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: plain.length },
+    });
+    format = SNAPSHOT_BROTLI_SUMMED;
+  }
+  const out = new Uint8Array(head + body.length + CHECKSUM_BYTES);
   out.set(SNAPSHOT_MAGIC, 0);
-  out[SNAPSHOT_MAGIC.length] = SNAPSHOT_FORMAT;
-  out.set(body, SNAPSHOT_MAGIC.length + 1);
+  out[SNAPSHOT_MAGIC.length] = format;
+  out.set(body, head);
+  out.set(sha256(out.subarray(0, head + body.length)), head + body.length);
   return out;
 }
 
-/** The snapshot in format 3: the stream itself. */
+/** The snapshot in format 3: the stream itself, without a checksum (benchmarks and tests of the reader). */
 export function encodePlainSnapshot(s: SnapshotData): Uint8Array {
   const w = new Writer(64 * 1024, SNAPSHOT_LITERAL_KEYS_ABOVE);
   for (const m of SNAPSHOT_MAGIC) w.byte(m);
@@ -787,8 +801,19 @@ export function encodePlainSnapshot(s: SnapshotData): Uint8Array {
 
 export function decodeSnapshot(bytes: Uint8Array): SnapshotData {
   const head = SNAPSHOT_MAGIC.length;
-  const format = bytes.length > head && SNAPSHOT_MAGIC.every((m, i) => bytes[i] === m) ? bytes[head] : -1;
-  if (format === SNAPSHOT_FORMAT || format === SNAPSHOT_BROTLI_V1) {
+  let format = bytes.length > head && SNAPSHOT_MAGIC.every((m, i) => bytes[i] === m) ? bytes[head] : -1;
+  if (format === SNAPSHOT_PLAIN_SUMMED || format === SNAPSHOT_BROTLI_SUMMED) {
+    // checked before anything is read: a changed byte must never decode as another state
+    const end = bytes.length - CHECKSUM_BYTES;
+    if (end < head + 1) throw new SerializeError(`corrupt snapshot: ${bytes.length} bytes, too short for its checksum`);
+    if (!Buffer.from(sha256(bytes.subarray(0, end))).equals(bytes.subarray(end))) {
+      throw new SerializeError('corrupt snapshot: its checksum does not match its bytes, which changed after it was written');
+    }
+    bytes = bytes.subarray(0, end);
+    format = format === SNAPSHOT_PLAIN_SUMMED ? SNAPSHOT_PLAIN : SNAPSHOT_BROTLI;
+    if (format === SNAPSHOT_PLAIN) return decodeSnapshotBody(new Reader(bytes.subarray(head + 1), 'snapshot body'));
+  }
+  if (format === SNAPSHOT_BROTLI || format === SNAPSHOT_BROTLI_V1) {
     let plain: Buffer;
     try {
       plain = loadZlib().brotliDecompressSync(bytes.subarray(head + 1), { maxOutputLength: MAX_SNAPSHOT_BYTES });
