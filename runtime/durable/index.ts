@@ -83,11 +83,12 @@ const short = (h: string | null): string => (h ? h.slice(0, 12) : '-');
  * once the run's completion is committed, before anything else happens (issue 26: a line still
  * buffered then was lost).
  */
-export type CrashPoint = { at: number; when: 'before' | 'after' | 'uncommitted' | 'done' };
+export type CrashPoint = { at: number; when: 'before' | 'after' | 'uncommitted' | 'done' | 'reprint' };
 export function crashPointFromEnv(env: NodeJS.ProcessEnv = process.env): CrashPoint | undefined {
   const v = env.TURN_CRASH_AT;
   if (!v) return undefined;
-  if (v === 'done') return { at: -1, when: 'done' };
+  // `reprint`: right after a resume printed again a line the journal held unshown (before its mark)
+  if (v === 'done' || v === 'reprint') return { at: -1, when: v };
   const [k, when] = v.split(':');
   return { at: Number(k), when: when === 'after' || when === 'uncommitted' ? when : 'before' };
 }
@@ -240,6 +241,11 @@ export class JournalWriter {
     if (when === 'after' && c.when === 'after') this.crashAtCommit = true;
   }
 
+  /** A resume printed a journaled line again and handed it to the OS: the `reprint` crash point. */
+  reprinted(): void {
+    if (this.crash?.when === 'reprint') process.kill(process.pid, 'SIGKILL');
+  }
+
   /** The run's completion is committed: the `done` crash point. */
   completed(): void {
     this.images?.take('done');
@@ -282,6 +288,8 @@ export class Durable implements DurableHooks {
   printsShownOutput = false;
   /** lines a resume printed that the journal held but had not marked shown (a crash between the two) */
   reprinted = 0;
+  /** where the note of such a line goes, at once, before the line (the run's `onNote`) */
+  onNote: ((text: string) => void) | undefined;
   /**
    * Output is journaled (issue 26): runs started with the `output` policy v1. A run started by an
    * older Turn has no output entries; its resume prints only what comes after the replayed part.
@@ -590,8 +598,9 @@ export class Durable implements DurableHooks {
         return;
       }
       const journaled = bytesJson(e.request ?? e.payload);
+      if (!this.reprintNote(e.seq, key)) return;
       this.show(real, e.seq, typeof journaled === 'string' ? journaled : line);
-      this.reprinted++;
+      this.journal.reprinted();
       return;
     }
     const seq = this.write(() => this.journal.append({ kind: 'output', name: 'echo', pid: -1, status: 'intent', idempotencyKey: this.keyOf(key), idempotent: true, payload: jsonBytes(line) }));
@@ -599,6 +608,21 @@ export class Durable implements DurableHooks {
     // a line may show what the journal holds: it is printed only once that (and the line) is committed
     if (this.write(() => this.journal.flush()) === undefined && this.dead) return;
     this.show(real, seq, line);
+  }
+
+  /**
+   * Before a resume prints again a line the journal holds unshown (the process that printed it died
+   * before its mark's commit), the note saying so is journaled (committed; no key: it is not replayed,
+   * and each resume that prints the line again adds one) and shown: a kill right after the line cannot
+   * lose the note, and `turn inspect` shows every reprint. Returns false when the run stopped (a
+   * store failure): the line is not printed.
+   */
+  private reprintNote(seq: number, key: string): boolean {
+    this.reprinted++;
+    const append = () => this.journal.append({ kind: 'note', name: 'reprint', pid: -1, status: 'ok', idempotencyKey: null, payload: jsonBytes({ seq, output: key }) });
+    if (this.write(append) === undefined || (this.write(() => this.journal.flush()) === undefined && this.dead)) return false;
+    this.onNote?.(`printing line ${key.slice(1)} again: the run had journaled it but not marked it shown when it stopped, so it may show twice`);
+    return true;
   }
 
   /** Prints a journaled line, then records it shown (joining the next commit). */

@@ -109,6 +109,7 @@ export class Run {
     setup.attachEvents((body) => vm.events.emit(body));
     if (durability) {
       this.durable = new Durable(this.vm, durability.record, new JournalWriter(durability.store, durability.record.id), durability.entries);
+      this.durable.onNote = options.onNote;
       this.vm.durable = this.durable;
     }
   }
@@ -151,6 +152,7 @@ export class Run {
       // it was prepared to restore a snapshot with the journal's tail only: the replay needs all of it
       const { store, record } = this.durability;
       this.durable = new Durable(this.vm, record, new JournalWriter(store, record.id), store.readJournal(record.id));
+      this.durable.onNote = this.options.onNote;
       this.vm.durable = this.durable;
     }
     return new Debugger(this.vm, options);
