@@ -24,6 +24,8 @@ import type { TestCase } from './discover.js';
  * chunks; docs/inference.md) and a slow local model may need minutes. `--max-time` sets one.
  */
 export const DEFAULT_TEST_MAX_STEPS = 50_000_000;
+/** How the VM's `assert` and `assert_eq` begin their message (runtime/vm/tools.ts): a test that failed one finished. */
+const ASSERTION_FAILED = 'assertion failed';
 export const DEFAULT_TEST_MAX_TIME_MS = 60_000;
 
 /** The default wall-clock limit of a test answered by `model`: DEFAULT_TEST_MAX_TIME_MS offline, none (0) for a live model. */
@@ -74,19 +76,24 @@ export interface TestResult {
   kept?: string;
 }
 
-export interface TestRunOptions {
-  /** the model live tests and recordings use (default: TURN_MODEL, else mock) */
-  model?: string;
-  env?: Record<string, string | undefined>;
-  authority?: AuthorityOptions;
-  maxSteps?: number;
-  maxTimeMs?: number;
-  maxAlloc?: number;
-  toolTimeoutMs?: number;
-  seed?: number;
-  context?: RunOptions['context'];
-  cwd?: string;
-  fetchSchemas?: boolean;
+/**
+ * The run options of a test (and of an eval sample): every option `turn run` takes that shapes a
+ * run, with the same meaning (cli/run-options.ts) — the model and how it is asked (temperature,
+ * max tokens, consistency), the limits, the seed, the context budgets, the authority. `model`
+ * defaults to TURN_MODEL, else mock.
+ */
+export type TestRunOptions = Pick<
+  RunOptions,
+  'model' | 'env' | 'maxSteps' | 'maxTimeMs' | 'maxAlloc' | 'toolTimeoutMs' | 'seed' | 'context' | 'cwd' | 'fetchSchemas' | 'refreshSchemas' | 'temperature' | 'maxTokens' | 'consistency'
+> & { authority?: AuthorityOptions };
+
+/** The options of `options` a test's run passes on as they are (those it does not set itself). */
+export function passedOn(options: TestRunOptions): Partial<RunOptions> {
+  const out: Partial<RunOptions> = {};
+  for (const k of ['maxAlloc', 'toolTimeoutMs', 'seed', 'context', 'fetchSchemas', 'refreshSchemas', 'temperature', 'maxTokens', 'consistency'] as const) {
+    if (options[k] !== undefined) (out as Record<string, unknown>)[k] = options[k];
+  }
+  return out;
 }
 
 /** How the test's model requests are answered. */
@@ -201,6 +208,8 @@ export async function runTest(file: string, test: TestCase, answering: Answering
   // the model calls in flight, for a test that ends while it waits on one
   const waiting = new Map<string, { type: string; pid: number; since: number; tokens: number; site: Location | null }>();
   let cut: string | null = null;
+  /** the test ended in a run-time error, not a failed assert: it did not finish (said after a more precise reason) */
+  let errored: string | null = null;
   const done = (r: Omit<TestResult, keyof typeof base | 'durationMs'>): TestRun => {
     const pending = log.pendingCount();
     const failedCall = log.exchanges.find((x) => 'error' in x.reply);
@@ -209,7 +218,7 @@ export async function runTest(file: string, test: TestCase, answering: Answering
       (r.status === 'stale' ? 'its recording is stale'
         : pending > 0 ? `${pending} model request${pending === 1 ? '' : 's'} had no answer`
         : failedCall && 'error' in failedCall.reply ? `a model call failed (infer ${failedCall.type}: ${failedCall.reply.error})`
-        : null);
+        : errored);
     return { result: { ...base, ...r, durationMs: Math.round(performance.now() - started) }, exchanges: log.recorded(), incomplete };
   };
   const waitedOn = (): string => {
@@ -239,11 +248,7 @@ export async function runTest(file: string, test: TestCase, answering: Answering
       authority: { allowKnowledge: true, ...options.authority, approve: 'none' },
       maxSteps: options.maxSteps ?? DEFAULT_TEST_MAX_STEPS,
       maxTimeMs: options.maxTimeMs ?? defaultTestTime(model),
-      ...(options.maxAlloc !== undefined ? { maxAlloc: options.maxAlloc } : {}),
-      ...(options.toolTimeoutMs !== undefined ? { toolTimeoutMs: options.toolTimeoutMs } : {}),
-      ...(options.seed !== undefined ? { seed: options.seed } : {}),
-      ...(options.context ? { context: options.context } : {}),
-      ...(options.fetchSchemas !== undefined ? { fetchSchemas: options.fetchSchemas } : {}),
+      ...passedOn(options),
       onOutput: (line) => output.push(line),
       onEvent: (e) => {
         if (e.kind === 'infer.delta') {
@@ -335,6 +340,9 @@ export async function runTest(file: string, test: TestCase, answering: Answering
       const loc = { path: shown(err.path), line: err.line, column: err.column };
       const limit = /^(step|time|allocation) budget/.test(err.message);
       if (limit) cut = `it did not finish within its limits (${err.message})`;
+      // only a test that finished makes a recording: it passed, or an assert failed (the VM's
+      // `assert`/`assert_eq` message); a run-time error means the program did not get there
+      else if (!err.message.startsWith(ASSERTION_FAILED)) errored = `it ended in a run-time error (${err.message})`;
       const message = `${at(loc)}${limit ? `the test did not finish within its limits: ${err.message}${waitedOn()}` : err.message}`;
       const stack = err.stack
         .slice(1)
