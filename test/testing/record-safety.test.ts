@@ -79,3 +79,30 @@ test('turn test and turn eval send what --max-tokens, --temperature and --consis
   assert.deepEqual(await sent(['eval', 'ask.tn', '--samples', '1', '--seed', '7']), three, 'turn eval of a program');
   assert.deepEqual(await sent(['eval', 'ask_test.tn', '--samples', '1']), three, 'turn eval of a test file');
 });
+
+test('turn record of a run that suspended writes a test that passes: the test resumes each suspend from its own store', async () => {
+  const dir = tempDir();
+  fs.writeFileSync(
+    path.join(dir, 'agent.tn'),
+    'struct Answer { n: Num };\nlet a = infer Answer { "first question"; };\nsuspend;\nlet b = infer Answer { "second question"; };\ncall("assert_eq", a.n + b.n, 7);\nreturn a.n + b.n;\n',
+  );
+  let n = 2;
+  const server = await fakeServer(() => ({ status: 200, body: openaiCompletion(JSON.stringify({ value: { n: ++n }, confidence: 0.8 })) }));
+  servers.push(server);
+  const spec = `openai:m?base_url=${encodeURIComponent(server.url + '/v1')}&retries=0`;
+  const first = await turnAsync(['run', 'agent.tn', '--model', spec], { cwd: dir });
+  assert.equal(first.code, 0, first.stderr);
+  const id = /suspended: (\S+)/.exec(first.stderr)![1];
+  const resumed = await turnAsync(['resume', id, '--json'], { cwd: dir });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.equal(resumed.stdout, '7\n');
+  await server.close();
+
+  const recorded = await turnAsync(['record', id], { cwd: dir });
+  assert.equal(recorded.code, 0, recorded.stdout + recorded.stderr);
+  assert.match(recorded.stdout, /recorded 2 model exchanges/);
+  // the model is gone: the test replays the two recorded replies, across the suspend
+  const tested = await turnAsync(['test'], { cwd: dir });
+  assert.equal(tested.code, 0, tested.stdout + tested.stderr);
+  assert.match(tested.stdout, /^1 passed, 0 failed$/m);
+});
