@@ -6,6 +6,7 @@
 import { cpSync } from 'node:fs';
 import * as path from 'node:path';
 import { sha256Hex } from '../hash.js';
+import { jsonText } from './json-text.js';
 import { encodeSnapshot } from '../store/serialize.js';
 import { StoreError, type JournalAppend, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
 import type { VM } from '../vm/index.js';
@@ -71,9 +72,10 @@ export class UnknownOutcomeError extends Error {
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-export const jsonBytes = (v: unknown): Uint8Array => enc.encode(JSON.stringify(v === undefined ? null : v));
+// JSON at any depth (json-text.ts); JSON.parse needs no such help: it does not recurse
+export const jsonBytes = (v: unknown): Uint8Array => enc.encode(jsonText(v === undefined ? null : v) ?? 'null');
 export const bytesJson = (b: Uint8Array | null): unknown => (b === null ? null : JSON.parse(dec.decode(b)));
-const sha = (v: unknown): string => sha256Hex(JSON.stringify(v));
+const sha = (v: unknown): string => sha256Hex(jsonText(v) ?? 'undefined');
 const short = (h: string | null): string => (h ? h.slice(0, 12) : '-');
 
 /**
