@@ -123,5 +123,5 @@ export function testRunOptions(run: RunOptions): TestRunOptions {
   for (const k of ['model', 'maxSteps', 'maxAlloc', 'maxTimeMs', 'toolTimeoutMs', 'seed', 'context', 'fetchSchemas', 'refreshSchemas', 'temperature', 'maxTokens', 'consistency', 'authority'] as const) {
     if (run[k] !== undefined) out[k] = run[k];
   }
-  return out as TestRunOptions;
+  return out;
 }

@@ -464,10 +464,10 @@ describe('serialize: snapshots', () => {
     const closure = new ClosureVal(1, [new Cell(v)], 'deep');
     const data: SnapshotData = { bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: {}, processes: [{ ...processWith(0, 0), stack: [closure, shared] }] };
     const back = decodeSnapshot(encodeSnapshot(data)).processes[0];
-    let at = ((back.stack[0] as ClosureVal).cells[0] as Cell).v;
+    let at = (back.stack[0] as ClosureVal).cells[0].v;
     let depth = 0;
     while (at !== back.stack[1]) {
-      at = Array.isArray(at) ? (at[0] as Value) : at instanceof Map ? (at.get('in') as Value) : at instanceof StructVal ? (at.fields.get('next') as Value) : (at as Uncertain).v;
+      at = Array.isArray(at) ? at[0] : at instanceof Map ? (at.get('in') as Value) : at instanceof StructVal ? (at.fields.get('next') as Value) : (at as Uncertain).v;
       depth++;
     }
     assert.equal(depth, DEPTH, 'every level, down to the shared list itself');
