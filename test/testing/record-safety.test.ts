@@ -2,7 +2,7 @@
 // failed — never from one that ended in a run-time error (before, a test whose program failed with
 // `ChildError has no field urgent` replaced the committed triage recording, and plain `turn test`
 // then failed 5 of 5). And `turn test` and `turn eval` take `turn run`'s options with the same
-// meaning: asked for 50 tokens, `run` sent 50 where `test` sent the default.
+// meaning: asked for 50 tokens, `run` sent 50 where `test` sent the default (and `eval` dropped --seed).
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -62,21 +62,22 @@ test('--record: a test ending in a run-time error leaves the committed recording
   assert.match(fs.readFileSync(cassette, 'utf8'), /\\"n\\": ?5/);
 });
 
-test('turn test and turn eval send what --max-tokens, --temperature and --consistency ask, as turn run does', async () => {
+test('turn test and turn eval send what --max-tokens, --temperature, --consistency and --seed ask, as turn run does', async () => {
   const dir = tempDir();
   fs.writeFileSync(path.join(dir, 'ask_test.tn'), ASKS);
   fs.writeFileSync(path.join(dir, 'ask.tn'), 'struct Answer { n: Num };\nlet a = infer Answer { "How many legs has a cat?"; };\nreturn a.n;\n');
-  const flags = ['--max-tokens', '50', '--temperature', '0.3', '--consistency', '3'];
+  const flags = ['--max-tokens', '50', '--temperature', '0.3', '--consistency', '3', '--seed', '7'];
   const sent = async (args: string[]): Promise<unknown[]> => {
     const m = await model(4);
     const r = await turnAsync([...args, '--model', m.spec, ...flags], { cwd: dir });
     assert.equal(r.code, 0, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
-    return m.server.received.map((q) => [q.json.max_tokens, q.json.temperature]);
+    return m.server.received.map((q) => [q.json.max_tokens, q.json.temperature, q.json.seed]);
   };
-  const three = [[50, 0.3], [50, 0.3], [50, 0.3]];
-  assert.deepEqual(await sent(['run', 'ask.tn']), three, 'turn run: three samples of 50 tokens at 0.3');
+  // three samples (consistency 3), seeded 7, 8, 9
+  const three = [[50, 0.3, 7], [50, 0.3, 8], [50, 0.3, 9]];
+  assert.deepEqual(await sent(['run', 'ask.tn']), three, 'turn run: three samples of 50 tokens at 0.3, seeded');
   assert.deepEqual(await sent(['test', '--record']), three, 'turn test --record');
-  assert.deepEqual(await sent(['eval', 'ask.tn', '--samples', '1', '--seed', '7']), three, 'turn eval of a program');
+  assert.deepEqual(await sent(['eval', 'ask.tn', '--samples', '1']), three, 'turn eval of a program');
   assert.deepEqual(await sent(['eval', 'ask_test.tn', '--samples', '1']), three, 'turn eval of a test file');
 });
 
