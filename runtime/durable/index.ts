@@ -279,6 +279,12 @@ export class Durable implements DurableHooks {
   private readonly retries = new Set<number>();
   /** steps whose refusal is journaled already (`r<seq>`): a second refusal writes nothing */
   private readonly refusals = new Set<number>();
+  /**
+   * A refusal before sending stops the run to wait for a resume that has what was missing — when
+   * there can be one: not with an in-memory store (a debug session's journal), where the refusal
+   * stays the effect's error, as in a run without a store.
+   */
+  private readonly refusalsWait: boolean;
   private remaining = 0;
   private effects = 0;
   private clocks = 0;
@@ -317,6 +323,7 @@ export class Durable implements DurableHooks {
     entries: JournalEntry[],
   ) {
     this.journalsOutput = run.policies?.output === 'v1';
+    this.refusalsWait = journal.store.info().driver !== 'memory';
     for (const e of entries) {
       const key = this.logical(e.idempotencyKey);
       if (key === null) continue;
@@ -497,7 +504,7 @@ export class Durable implements DurableHooks {
         (err: unknown) => {
           if (this.interrupted) return this.never();
           const message = err instanceof Error ? err.message : String(err);
-          if (isRefusedBeforeSending(err)) {
+          if (this.refusalsWait && isRefusedBeforeSending(err)) {
             this.inflight.delete(p); // it never settles: nothing for `drain` to wait for
             return this.refused(seq, message);
           }

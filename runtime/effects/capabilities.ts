@@ -89,16 +89,18 @@ export class CapabilityError extends Error {}
 
 /**
  * Thrown by effect executors when a capability check or an approval fails. Such a refusal comes
- * before anything is sent, so a durable run keeps the step unrun (runtime/ports/refusal.ts) —
- * unless `sent`: something had left already (a redirect refused after the first request).
+ * before anything is sent, so a durable run keeps the step unrun and a resume with the grant runs
+ * it (runtime/ports/refusal.ts) — unless `outcome`: the denial is the effect's result, which a
+ * resume must not lift (a redirect refused after the first request was sent; a budget the run has
+ * spent).
  */
 export class EffectDenied extends Error {
   constructor(
     message: string,
-    readonly sent = false,
+    readonly outcome = false,
   ) {
     super(message);
-    if (!sent) markRefusedBeforeSending(this);
+    if (!outcome) markRefusedBeforeSending(this);
   }
 }
 

@@ -154,7 +154,7 @@ export async function performHttp(request: HttpRequest, ctx: HttpContext): Promi
         await res.body?.cancel().catch(() => undefined);
         const next = new URL(location, current);
         const again = check(ctx.capabilities, { kind: 'network', url: next.href, method: currentMethod });
-        if (!again.ok) throw new EffectDenied(`redirect refused: ${again.message}`, true); // the first request was sent
+        if (!again.ok) throw new EffectDenied(`redirect refused: ${again.message}`, true); // an outcome: the first request was sent
         if (res.status === 303 || ((res.status === 301 || res.status === 302) && currentMethod === 'POST')) {
           currentMethod = 'GET';
           currentBody = undefined;
@@ -171,7 +171,7 @@ export async function performHttp(request: HttpRequest, ctx: HttpContext): Promi
       return redactor.redactDeep({ status: res.status, headers: resHeaders, body: text });
     }
   } catch (e) {
-    if (e instanceof EffectDenied) throw new EffectDenied(redactor.redact(e.message), e.sent);
+    if (e instanceof EffectDenied) throw new EffectDenied(redactor.redact(e.message), e.outcome);
     if (e instanceof HttpEffectError) throw new HttpEffectError(redactor.redact(e.message));
     const err = e as Error;
     const target = `${currentMethod} ${current.origin}${current.pathname}`;

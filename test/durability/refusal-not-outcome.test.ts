@@ -114,7 +114,7 @@ call("echo", s);
   }
 });
 
-test('a refused grant leaves the step unrun: a resume with the grant proceeds, and turn resolve --retry is accepted', async () => {
+test('a refused grant leaves the step unrun: a resume with the grant proceeds, and turn resolve --retry is accepted; a spent budget stays an outcome', async () => {
   const svc = await countingServer();
   try {
     const dir = folder(`let net = use "std/net";
@@ -133,6 +133,14 @@ call("echo", reply["body"]);
     assert.equal(granted.code, 0, granted.stderr);
     assert.equal(granted.stdout, 'pong1\n');
     assert.equal(svc.auth.length, 1);
+
+    // the attack: a budget the run spent is not a refusal a resume would lift (each process counts
+    // its calls afresh), so it stays the effect's error and the run fails
+    const spent = folder('let a: Str = infer Str { "one"; };\nlet b: Str = infer Str { "two"; };\ncall("echo", a + b);\n');
+    const over = await turn(['run', 'p.tn', '--store', 'st', '--model', 'mock', '--max-model-calls', '1'], spent);
+    assert.equal(over.code, 1, over.stderr);
+    assert.match(over.stderr, /runtime error: infer Str: the model call failed: the model call budget is exhausted \(1 of 1 calls used\)/);
+    assert.doesNotMatch(over.stderr, /refused:|waiting:/);
   } finally {
     svc.server.close();
   }
