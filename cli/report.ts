@@ -54,7 +54,7 @@ export function reportWaiting(runId: string, entries: JournalEntry[]): void {
 export function reportRefused(runId: string, entries: JournalEntry[], message: string): void {
   const step = entries[0] ? `step ${entries[0].seq} (${entries[0].kind} \`${entries[0].name}\`)` : 'a step';
   err(`refused: ${step} was refused before anything was sent: ${message}`);
-  err(`nothing was recorded as its outcome; once that is fixed (a secret set, a grant given), continue with: turn resume ${runId}`);
+  err(`nothing was recorded as its outcome; once that is fixed (a secret set, a grant or an approval given), continue with: turn resume ${runId}`);
   err(`waiting: ${runId}`);
 }
 

@@ -114,7 +114,7 @@ call("echo", s);
   }
 });
 
-test('a refused grant leaves the step unrun: a resume with the grant proceeds, and turn resolve --retry is accepted; a spent budget stays an outcome', async () => {
+test('a refused grant or a denied approval leaves the step unrun: a resume with it proceeds, and turn resolve --retry is accepted; a spent budget stays an outcome', async () => {
   const svc = await countingServer();
   try {
     const dir = folder(`let net = use "std/net";
@@ -133,6 +133,16 @@ call("echo", reply["body"]);
     assert.equal(granted.code, 0, granted.stderr);
     assert.equal(granted.stdout, 'pong1\n');
     assert.equal(svc.auth.length, 1);
+
+    // a denied approval, the same way: resumed with --approve all, the request is sent
+    const asks = folder(fs.readFileSync(path.join(dir, 'p.tn'), 'utf8'));
+    const denied = await turn(['run', 'p.tn', '--store', 'st', '--allow-net', '127.0.0.1:*', '--approve-effects', 'network', '--approve', 'none'], asks);
+    assert.equal(denied.code, 3, denied.stderr);
+    assert.match(denied.stderr, /refused: step 1 \(tool `http_request`\) was refused before anything was sent: GET http:\/\/127\.0\.0\.1:\d+\/x was not approved/);
+    assert.equal(svc.auth.length, 1, 'nothing more was sent');
+    const approved = await turn(['resume', runIdOf(denied.stderr), '--store', 'st', '--approve', 'all'], asks);
+    assert.equal(approved.code, 0, approved.stderr);
+    assert.equal(approved.stdout, 'pong2\n');
 
     // the attack: a budget the run spent is not a refusal a resume would lift (each process counts
     // its calls afresh), so it stays the effect's error and the run fails
