@@ -1,7 +1,7 @@
 // `turn eval FILE --samples N [--model M] [--json]` (docs/testing.md): runs a program or a test file
 // N times against a model and reports pass rate, confidence distribution, tokens and latency.
 import { evalTable, evaluate, EvalError } from '../runtime/index.js';
-import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
+import { RUN_OPTIONS, runOptionsFrom, testRunOptions } from './run-options.js';
 import { EXIT, UsageError, err, numberOption, parse, singleFile } from './usage.js';
 
 export async function evalCommand(args: string[]): Promise<number> {
@@ -16,11 +16,8 @@ export async function evalCommand(args: string[]): Promise<number> {
       samples,
       jobs: numberOption(values.jobs, 'jobs') ?? 1,
       ...(values.filter !== undefined ? { filter: values.filter } : {}),
-      ...(run.model !== undefined ? { model: run.model } : {}),
-      ...(run.maxSteps !== undefined ? { maxSteps: run.maxSteps } : {}),
-      ...(run.maxTimeMs !== undefined ? { maxTimeMs: run.maxTimeMs } : {}),
-      ...(run.seed !== undefined ? { seed: run.seed } : {}),
-      authority: run.authority,
+      // every option of `turn run`, with the same meaning (--max-tokens, --temperature, --consistency, --seed, budgets...)
+      ...testRunOptions(run),
     });
     process.stdout.write(values.json ? JSON.stringify(report) + '\n' : evalTable(report));
     return EXIT.ok;

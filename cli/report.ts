@@ -50,6 +50,14 @@ export function reportWaiting(runId: string, entries: JournalEntry[]): void {
   err(`waiting: ${runId}`);
 }
 
+/** A step the host refused before sending it: nothing was sent, and a resume with what was missing runs it. */
+export function reportRefused(runId: string, entries: JournalEntry[], message: string): void {
+  const step = entries[0] ? `step ${entries[0].seq} (${entries[0].kind} \`${entries[0].name}\`)` : 'a step';
+  err(`refused: ${step} was refused before anything was sent: ${message}`);
+  err(`nothing was recorded as its outcome; once that is fixed (a secret set, a grant or an approval given), continue with: turn resume ${runId}`);
+  err(`waiting: ${runId}`);
+}
+
 /** Prints how a run ended and returns the exit code. */
 export async function reportResult(run: Run, result: RunResult, stdout: StdoutLines, json: boolean): Promise<number> {
   await stdout.flush();
@@ -71,7 +79,8 @@ export async function reportResult(run: Run, result: RunResult, stdout: StdoutLi
       err(`suspended: ${result.runId}`);
       return EXIT.ok;
     case 'waiting':
-      reportWaiting(result.runId, result.unknown);
+      if (result.refused !== undefined) reportRefused(result.runId, result.unknown, result.refused);
+      else reportWaiting(result.runId, result.unknown);
       return EXIT.waiting;
     case 'aborted':
       err(`turn: ${result.message}`);

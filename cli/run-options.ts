@@ -1,6 +1,6 @@
 // `turn run`'s flags, read into the run API's one options object (runtime/run/options.ts). A
 // durable run records the options (runtime/run), so `turn resume` needs only what changes.
-import type { RunOptions } from '../runtime/index.js';
+import type { RunOptions, TestRunOptions } from '../runtime/index.js';
 import { UsageError, numberOption } from './usage.js';
 
 export const AUTHORITY_OPTIONS = {
@@ -128,4 +128,16 @@ export function runOptionsFrom(values: Values): RunOptions {
       ...(values['allow-knowledge'] === true ? { allowKnowledge: true } : {}),
     },
   };
+}
+
+/**
+ * The options of `turn run` a test or an eval sample takes (runtime/testing TestRunOptions), the
+ * defined ones only: they cross to a `turn test` worker process as JSON.
+ */
+export function testRunOptions(run: RunOptions): TestRunOptions {
+  const out: Record<string, unknown> = {};
+  for (const k of ['model', 'maxSteps', 'maxAlloc', 'maxTimeMs', 'toolTimeoutMs', 'seed', 'context', 'fetchSchemas', 'refreshSchemas', 'temperature', 'maxTokens', 'consistency', 'authority'] as const) {
+    if (run[k] !== undefined) out[k] = run[k];
+  }
+  return out;
 }

@@ -83,7 +83,10 @@ async function resume(args: string[]): Promise<number> {
     const stdout = new StdoutLines();
     let run;
     try {
-      run = await resumeRun({ ...runOptionsFrom(values), runId: id, store, migrate: values.migrate === true, onOutput: (line) => stdout.write(line), flushOutput: () => stdout.drain() });
+      run = await resumeRun({
+        ...runOptionsFrom(values), runId: id, store, migrate: values.migrate === true,
+        onOutput: (line) => stdout.write(line), flushOutput: () => stdout.drain(), onNote: (text) => err(`turn: note: ${text}`),
+      });
     } catch (e) {
       if (e instanceof RunSetupError && e.run?.status === 'done') {
         err(`turn: run ${id} is already done`);
@@ -95,9 +98,6 @@ async function resume(args: string[]): Promise<number> {
     for (const note of run.notes) err(`turn: note: ${note}`);
     if (run.migration) err(`turn: run ${id} moves from bytecode ${run.migration.from.slice(0, 12)} to ${run.migration.to.slice(0, 12)} (journaled)`);
     const { value: result, signal } = await withInterrupts(run, () => run.start());
-    if (run.reprintedLines > 0) {
-      err(`turn: note: printed ${run.reprintedLines} line(s) that the run had journaled but not marked shown when it stopped (a line printed just before the stop shows twice)`);
-    }
     if (signal !== undefined && result.kind === 'stopped') {
       await stdout.flush();
       return reportInterrupted(signal, run.id, values.store);

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import {
   findTestFiles, InputError, report, REPORTERS, runTestFile, summarize, summaryLine, specReport, type FileResult, type FileRunOptions, type ReporterName,
 } from '../runtime/index.js';
-import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
+import { RUN_OPTIONS, runOptionsFrom, testRunOptions } from './run-options.js';
 import { EXIT, UsageError, err, numberOption, parse } from './usage.js';
 
 const TEST_OPTIONS = {
@@ -33,15 +33,8 @@ export async function testCommand(args: string[]): Promise<number> {
   const run = runOptionsFrom(values);
   if (run.traceFile !== undefined) throw new UsageError('`turn test` does not write a trace; run one test with `turn run` for that');
   const options: FileRunOptions = {
-    ...(run.model !== undefined ? { model: run.model } : {}),
-    ...(run.maxSteps !== undefined ? { maxSteps: run.maxSteps } : {}),
-    ...(run.maxAlloc !== undefined ? { maxAlloc: run.maxAlloc } : {}),
-    ...(run.maxTimeMs !== undefined ? { maxTimeMs: run.maxTimeMs } : {}),
-    ...(run.toolTimeoutMs !== undefined ? { toolTimeoutMs: run.toolTimeoutMs } : {}),
-    ...(run.seed !== undefined ? { seed: run.seed } : {}),
-    ...(run.context ? { context: run.context } : {}),
-    ...(run.fetchSchemas !== undefined ? { fetchSchemas: run.fetchSchemas } : {}),
-    authority: run.authority,
+    // every option of `turn run`, with the same meaning (--max-tokens, --temperature, --consistency, --seed, budgets...)
+    ...testRunOptions(run),
     mode: values.record ? 'record' : values.update ? 'update' : 'replay',
     ...(values.filter !== undefined ? { filter: values.filter } : {}),
   };

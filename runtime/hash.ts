@@ -17,6 +17,11 @@ export function sha256Hex(...parts: (string | Uint8Array)[]): string {
   return h.digest('hex');
 }
 
+/** The SHA-256 of `bytes`, as its 32 bytes. */
+export function sha256(bytes: Uint8Array): Uint8Array {
+  return load().createHash('sha256').update(bytes).digest();
+}
+
 /** `n` random bytes as hex. */
 export function randomHex(n: number): string {
   return load().randomBytes(n).toString('hex');

@@ -6,6 +6,7 @@
 import { cpSync } from 'node:fs';
 import * as path from 'node:path';
 import { sha256Hex } from '../hash.js';
+import { jsonText } from './json-text.js';
 import { encodeSnapshot } from '../store/serialize.js';
 import { StoreError, type JournalAppend, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
 import type { VM } from '../vm/index.js';
@@ -15,9 +16,10 @@ import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 import { optionsRecord } from '../infer/options.js';
 import { defersCommits, SUSPEND_TOOL, whenDurable, type DurableHooks } from '../ports/durable.js';
 import { REMOTE_CHILD_TOOL } from '../ports/placement.js';
+import { isRefusedBeforeSending } from '../ports/refusal.js';
 import { vmSnapshot, type Counters, type RestorePoint } from './snapshot.js';
 import { reserveScopeIds } from '../vm/actors.js';
-import { REPLAYED_KEY, journalKey, logicalKey } from './keys.js';
+import { REPLAYED_KEY, journalKey, logicalKey, refusalKey } from './keys.js';
 import { MCP_CALL_TOOL, MCP_READ_ONLY_TOOLS, mcpCallIsIdempotent } from '../mcp/tools.js';
 
 /**
@@ -51,6 +53,8 @@ export function toolIsIdempotent(request: { name: string; args: unknown[] }): bo
 /** Why a durable run stopped before its program ended. */
 export type Stop =
   | { kind: 'suspended'; seq: number }
+  /** the host refused an effect before sending it (a secret not set, a grant, an approval): step `seq` stays unrun */
+  | { kind: 'refused'; seq: number; message: string }
   | { kind: 'fatal'; error: Error };
 
 /** A replay that no longer matches its journal: the program (or its inputs) changed. */
@@ -68,9 +72,10 @@ export class UnknownOutcomeError extends Error {
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-export const jsonBytes = (v: unknown): Uint8Array => enc.encode(JSON.stringify(v === undefined ? null : v));
+// JSON at any depth (json-text.ts); JSON.parse needs no such help: it does not recurse
+export const jsonBytes = (v: unknown): Uint8Array => enc.encode(jsonText(v === undefined ? null : v) ?? 'null');
 export const bytesJson = (b: Uint8Array | null): unknown => (b === null ? null : JSON.parse(dec.decode(b)));
-const sha = (v: unknown): string => sha256Hex(JSON.stringify(v));
+const sha = (v: unknown): string => sha256Hex(jsonText(v) ?? 'undefined');
 const short = (h: string | null): string => (h ? h.slice(0, 12) : '-');
 
 /**
@@ -80,11 +85,12 @@ const short = (h: string | null): string => (h ? h.slice(0, 12) : '-');
  * once the run's completion is committed, before anything else happens (issue 26: a line still
  * buffered then was lost).
  */
-export type CrashPoint = { at: number; when: 'before' | 'after' | 'uncommitted' | 'done' };
+export type CrashPoint = { at: number; when: 'before' | 'after' | 'uncommitted' | 'done' | 'reprint' };
 export function crashPointFromEnv(env: NodeJS.ProcessEnv = process.env): CrashPoint | undefined {
   const v = env.TURN_CRASH_AT;
   if (!v) return undefined;
-  if (v === 'done') return { at: -1, when: 'done' };
+  // `reprint`: right after a resume printed again a line the journal held unshown (before its mark)
+  if (v === 'done' || v === 'reprint') return { at: -1, when: v };
   const [k, when] = v.split(':');
   return { at: Number(k), when: when === 'after' || when === 'uncommitted' ? when : 'before' };
 }
@@ -237,6 +243,11 @@ export class JournalWriter {
     if (when === 'after' && c.when === 'after') this.crashAtCommit = true;
   }
 
+  /** A resume printed a journaled line again and handed it to the OS: the `reprint` crash point. */
+  reprinted(): void {
+    if (this.crash?.when === 'reprint') process.kill(process.pid, 'SIGKILL');
+  }
+
   /** The run's completion is committed: the `done` crash point. */
   completed(): void {
     this.images?.take('done');
@@ -264,7 +275,16 @@ export class JournalWriter {
 /** The journaling and replay logic of one run in one OS process. */
 export class Durable implements DurableHooks {
   private readonly byKey = new Map<string, JournalEntry>();
+  /** steps that run again when the replay reaches them: decided so (`d<seq>`) or refused before sending (`r<seq>`) */
   private readonly retries = new Set<number>();
+  /** steps whose refusal is journaled already (`r<seq>`): a second refusal writes nothing */
+  private readonly refusals = new Set<number>();
+  /**
+   * A refusal before sending stops the run to wait for a resume that has what was missing — when
+   * there can be one: not with an in-memory store (a debug session's journal), where the refusal
+   * stays the effect's error, as in a run without a store.
+   */
+  private readonly refusalsWait: boolean;
   private remaining = 0;
   private effects = 0;
   private clocks = 0;
@@ -276,6 +296,8 @@ export class Durable implements DurableHooks {
   printsShownOutput = false;
   /** lines a resume printed that the journal held but had not marked shown (a crash between the two) */
   reprinted = 0;
+  /** where the note of such a line goes, at once, before the line (the run's `onNote`) */
+  onNote: ((text: string) => void) | undefined;
   /**
    * Output is journaled (issue 26): runs started with the `output` policy v1. A run started by an
    * older Turn has no output entries; its resume prints only what comes after the replayed part.
@@ -301,11 +323,13 @@ export class Durable implements DurableHooks {
     entries: JournalEntry[],
   ) {
     this.journalsOutput = run.policies?.output === 'v1';
+    this.refusalsWait = journal.store.info().driver !== 'memory';
     for (const e of entries) {
       const key = this.logical(e.idempotencyKey);
       if (key === null) continue;
-      if (key.startsWith('d')) {
+      if (key.startsWith('d') || key.startsWith('r')) {
         this.retries.add(Number(key.slice(1)));
+        if (key.startsWith('r')) this.refusals.add(Number(key.slice(1)));
         continue;
       }
       if (!REPLAYED_KEY.test(key)) continue;
@@ -480,6 +504,10 @@ export class Durable implements DurableHooks {
         (err: unknown) => {
           if (this.interrupted) return this.never();
           const message = err instanceof Error ? err.message : String(err);
+          if (this.refusalsWait && isRefusedBeforeSending(err)) {
+            this.inflight.delete(p); // it never settles: nothing for `drain` to wait for
+            return this.refused(seq, message);
+          }
           if (this.write(() => this.journal.complete(seq, 'error', jsonBytes(message))) === undefined && this.dead) return this.never();
           return deliver(() => {
             throw err;
@@ -490,6 +518,25 @@ export class Durable implements DurableHooks {
     const done = () => this.inflight.delete(p);
     p.then(done, done);
     return p;
+  }
+
+  /**
+   * The host refused step `seq` before sending anything (a secret not set, a grant, an approval).
+   * That is not the effect's outcome: its intent stays open, a refusal entry `r<seq>` records why
+   * and lets the resume run the step again (no decision needed: nothing was sent), and the run
+   * stops, resumable. A second refusal of the same step writes nothing new.
+   */
+  private refused(seq: number, message: string): Promise<never> {
+    if (!this.refusals.has(seq)) {
+      this.refusals.add(seq);
+      const key = refusalKey(this.run.id, seq);
+      if (this.write(() => this.journal.append({ kind: 'refusal', name: 'refused', pid: -1, status: 'ok', idempotencyKey: key, payload: jsonBytes({ seq, message }) })) === undefined) return this.never();
+    }
+    if (this.write(() => this.journal.flush()) === undefined && this.dead) return this.never();
+    if (this.halted) return this.never(); // the run stopped already (a suspend): the refusal entry lets its resume run the step
+    this.halted = true; // nothing new starts after the refusal in this OS process
+    this.settle({ kind: 'refused', seq, message });
+    return this.never();
   }
 
   // ---- DurableHooks
@@ -560,8 +607,9 @@ export class Durable implements DurableHooks {
         return;
       }
       const journaled = bytesJson(e.request ?? e.payload);
+      if (!this.reprintNote(e.seq, key)) return;
       this.show(real, e.seq, typeof journaled === 'string' ? journaled : line);
-      this.reprinted++;
+      this.journal.reprinted();
       return;
     }
     const seq = this.write(() => this.journal.append({ kind: 'output', name: 'echo', pid: -1, status: 'intent', idempotencyKey: this.keyOf(key), idempotent: true, payload: jsonBytes(line) }));
@@ -569,6 +617,21 @@ export class Durable implements DurableHooks {
     // a line may show what the journal holds: it is printed only once that (and the line) is committed
     if (this.write(() => this.journal.flush()) === undefined && this.dead) return;
     this.show(real, seq, line);
+  }
+
+  /**
+   * Before a resume prints again a line the journal holds unshown (the process that printed it died
+   * before its mark's commit), the note saying so is journaled (committed; no key: it is not replayed,
+   * and each resume that prints the line again adds one) and shown: a kill right after the line cannot
+   * lose the note, and `turn inspect` shows every reprint. Returns false when the run stopped (a
+   * store failure): the line is not printed.
+   */
+  private reprintNote(seq: number, key: string): boolean {
+    this.reprinted++;
+    const append = () => this.journal.append({ kind: 'note', name: 'reprint', pid: -1, status: 'ok', idempotencyKey: null, payload: jsonBytes({ seq, output: key }) });
+    if (this.write(append) === undefined || (this.write(() => this.journal.flush()) === undefined && this.dead)) return false;
+    this.onNote?.(`printing line ${key.slice(1)} again: the run had journaled it but not marked it shown when it stopped, so it may show twice`);
+    return true;
   }
 
   /** Prints a journaled line, then records it shown (joining the next commit). */

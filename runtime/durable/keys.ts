@@ -10,6 +10,8 @@
 //   o<n>      the n-th output line (`call("echo", ...)`): intent = to print, ok = shown
 //   d<seq>    a decision about the unknown step <seq> (`turn resolve ... --retry | --ok | --error`)
 //   m<n>      a migration to another bytecode (`turn resume --migrate`)
+//   r<seq>    the host refused step <seq> before sending it (a secret not set, a grant, an approval):
+//             the step stays unrun and runs again on resume
 // Effects are numbered when they start, which the scheduler does in a deterministic order, so the
 // keys are stable across replays even when two effects' writes interleave differently.
 
@@ -26,6 +28,9 @@ export function logicalKey(runId: string, idempotencyKey: string | null): string
 
 /** The key of a decision (retry, result or error) about the unknown step `seq`. */
 export const decisionKey = (runId: string, seq: number): string => journalKey(runId, `d${seq}`);
+
+/** The key of the refusal (before sending) of step `seq`: the step runs again on resume. */
+export const refusalKey = (runId: string, seq: number): string => journalKey(runId, `r${seq}`);
 
 /** The key of the run's n-th migration to other bytecode. */
 export const migrationKey = (runId: string, n: number): string => journalKey(runId, `m${n}`);

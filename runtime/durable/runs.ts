@@ -53,9 +53,25 @@ export function getRun(store: RunStore, id: string): RunRecord {
   return run;
 }
 
-/** Steps a person decided to run again (`turn resolve --retry`). */
+/**
+ * Steps that run again on resume: a person decided so (`turn resolve --retry`), or the host refused
+ * them before sending anything (a refusal entry: a secret not set, a grant, an approval).
+ */
 export function retriedSteps(entries: JournalEntry[]): Set<number> {
-  return new Set([...decisions(entries)].filter(([, d]) => d === 'retry').map(([seq]) => seq));
+  const out = new Set([...decisions(entries)].filter(([, d]) => d === 'retry').map(([seq]) => seq));
+  for (const seq of refusals(entries).keys()) out.add(seq);
+  return out;
+}
+
+/** Steps the host refused before sending them, by seq, with the latest refusal's message. */
+export function refusals(entries: JournalEntry[]): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const e of entries) {
+    if (e.kind !== 'refusal') continue;
+    const r = bytesJson(e.payload) as { seq?: unknown; message?: unknown } | null;
+    if (typeof r?.seq === 'number') out.set(r.seq, typeof r.message === 'string' ? r.message : 'refused');
+  }
+  return out;
 }
 
 /** How a person settled each unknown step (`turn resolve`): run it again, or its result or error. */

@@ -4,6 +4,7 @@
 //
 // An absent category is not granted: `{}` allows nothing.
 import * as path from 'node:path';
+import { markRefusedBeforeSending } from '../ports/refusal.js';
 
 export interface NetworkCapability {
   /**
@@ -89,8 +90,22 @@ export type CheckResult = { ok: true; approve: boolean; scope: string } | { ok: 
 
 export class CapabilityError extends Error {}
 
-/** Thrown by effect executors when a capability check or an approval fails. */
-export class EffectDenied extends Error {}
+/**
+ * Thrown by effect executors when a capability check or an approval fails. Such a refusal comes
+ * before anything is sent, so a durable run keeps the step unrun and a resume with the grant runs
+ * it (runtime/ports/refusal.ts) — unless `outcome`: the denial is the effect's result, which a
+ * resume must not lift (a redirect refused after the first request was sent; a budget the run has
+ * spent).
+ */
+export class EffectDenied extends Error {
+  constructor(
+    message: string,
+    readonly outcome = false,
+  ) {
+    super(message);
+    if (!outcome) markRefusedBeforeSending(this);
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Host patterns

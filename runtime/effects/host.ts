@@ -56,7 +56,8 @@ export function budgetedModel<A extends unknown[], R>(
 ): (...args: A) => Promise<R> {
   return async (...args: A) => {
     const verdict = check(capabilities, { kind: 'model' }, usage);
-    if (!verdict.ok) throw new EffectDenied(verdict.message);
+    // with model calls granted, a refusal is the budget the run has spent: an outcome, not a refusal a resume may lift
+    if (!verdict.ok) throw new EffectDenied(verdict.message, capabilities.model !== undefined);
     if (verdict.approve) {
       if (!approval) throw new EffectDenied('a model call needs approval, and this host cannot ask for it');
       await requireApproval(true, { effect: 'model', summary: approval.summary(...args), pid: approval.pid?.(...args) }, approval.approve);

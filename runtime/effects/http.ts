@@ -6,6 +6,7 @@ import {
 } from './capabilities.js';
 import { describeIdentity, injectIdentity, isFileIdentity, parseIdentity, secretName, secretOptional, IdentityError, type IdentityHandle } from './identity.js';
 import { Redactor, secretEnvName, type Vault } from './vault.js';
+import { markRefusedBeforeSending } from '../ports/refusal.js';
 
 export interface HttpRequest {
   method: string;
@@ -112,8 +113,8 @@ export async function performHttp(request: HttpRequest, ctx: HttpContext): Promi
     if (secret === undefined && secretOptional(request.identity)) {
       // identity::network without a secret: the request goes without a credential
     } else if (secret === undefined) {
-      throw new HttpEffectError(
-        `the secret "${name}" for ${describeIdentity(request.identity)} is not set (set ${secretEnvName(name)} or add it to the --secrets file)`,
+      throw markRefusedBeforeSending(
+        new HttpEffectError(`the secret "${name}" for ${describeIdentity(request.identity)} is not set (set ${secretEnvName(name)} or add it to the --secrets file)`),
       );
     }
     if (secret !== undefined) redactor.add(name, secret);
@@ -153,7 +154,7 @@ export async function performHttp(request: HttpRequest, ctx: HttpContext): Promi
         await res.body?.cancel().catch(() => undefined);
         const next = new URL(location, current);
         const again = check(ctx.capabilities, { kind: 'network', url: next.href, method: currentMethod });
-        if (!again.ok) throw new EffectDenied(`redirect refused: ${again.message}`);
+        if (!again.ok) throw new EffectDenied(`redirect refused: ${again.message}`, true); // an outcome: the first request was sent
         if (res.status === 303 || ((res.status === 301 || res.status === 302) && currentMethod === 'POST')) {
           currentMethod = 'GET';
           currentBody = undefined;
@@ -170,7 +171,7 @@ export async function performHttp(request: HttpRequest, ctx: HttpContext): Promi
       return redactor.redactDeep({ status: res.status, headers: resHeaders, body: text });
     }
   } catch (e) {
-    if (e instanceof EffectDenied) throw new EffectDenied(redactor.redact(e.message));
+    if (e instanceof EffectDenied) throw new EffectDenied(redactor.redact(e.message), e.outcome);
     if (e instanceof HttpEffectError) throw new HttpEffectError(redactor.redact(e.message));
     const err = e as Error;
     const target = `${currentMethod} ${current.origin}${current.pathname}`;

@@ -10,6 +10,7 @@
 import type * as http from 'node:http';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 import { readFrames } from './frames.js';
+import { markRefusedBeforeSending } from '../ports/refusal.js';
 import { DEFAULT_TRANSPORT, ProviderError, type HttpCall, type HttpProvider, type HttpResult, type Provider, type StreamDecoder, type TransportOptions } from './types.js';
 
 export interface SecretSource {
@@ -199,7 +200,7 @@ function withSecret(call: HttpCall, secrets: SecretSource): Record<string, strin
   if (call.auth) {
     const secret = secrets.get(call.auth.env);
     if (secret === undefined) {
-      if (call.auth.required) throw new ProviderError(`no API key: the environment variable ${call.auth.env} is not set`);
+      if (call.auth.required) throw markRefusedBeforeSending(new ProviderError(`no API key: the environment variable ${call.auth.env} is not set`));
     } else {
       headers[call.auth.header] = call.auth.prefix + secret;
     }

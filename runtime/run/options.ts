@@ -83,6 +83,11 @@ export interface RunOptions {
   onOutput?(line: string): void;
   /** writes out at once what onOutput buffered: a durable run records a line as shown only after this returns */
   flushOutput?(): void;
+  /**
+   * a note a person must see at once, before what it is about: a resume printing again a line the
+   * journal held but had not marked shown (journaled first, so a kill after the line cannot lose it)
+   */
+  onNote?(text: string): void;
   /** each run event, secrets redacted */
   onEvent?(event: RunEvent): void;
   /** also write the events as JSON lines: `-` for standard error, else a file */

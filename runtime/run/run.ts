@@ -36,8 +36,12 @@ export type RunResult =
   | { kind: 'failed'; error: ProgramError }
   /** `suspend;` committed; `resumeRun` continues it */
   | { kind: 'suspended'; runId: string }
-  /** an effect's outcome is unknown and may not be re-run: a person settles it (`settleUnknown`) */
-  | { kind: 'waiting'; runId: string; unknown: JournalEntry[] }
+  /**
+   * an effect's outcome is unknown and may not be re-run: a person settles it (`settleUnknown`); or,
+   * with `refused`, the host refused the effect before sending it (a secret not set, a grant, an
+   * approval): nothing was sent, and a resume that has what was missing runs it
+   */
+  | { kind: 'waiting'; runId: string; unknown: JournalEntry[]; refused?: string }
   /** `stop()` ended it */
   | { kind: 'stopped'; reason: string }
   /** the durable run cannot go on: a store failure, or a replay that diverged from its journal */
@@ -106,6 +110,7 @@ export class Run {
     setup.allowLaunches(bundle);
     if (durability) {
       this.durable = new Durable(this.vm, durability.record, new JournalWriter(durability.store, durability.record.id), durability.entries);
+      this.durable.onNote = options.onNote;
       this.vm.durable = this.durable;
     }
   }
@@ -148,6 +153,7 @@ export class Run {
       // it was prepared to restore a snapshot with the journal's tail only: the replay needs all of it
       const { store, record } = this.durability;
       this.durable = new Durable(this.vm, record, new JournalWriter(store, record.id), store.readJournal(record.id));
+      this.durable.onNote = this.options.onNote;
       this.vm.durable = this.durable;
     }
     return new Debugger(this.vm, options);
@@ -232,7 +238,7 @@ export class Run {
     // a new run is created `running`: its start costs no commit of its own (one fsync fewer, issue 29)
     if (record.status !== 'running') store.setRunStatus(record.id, 'running');
     const first = await Promise.race([vm.run().then((outcome) => ({ kind: 'ended' as const, outcome })), durable.stopped]);
-    if (first.kind === 'suspended') await durable.drain();
+    if (first.kind === 'suspended' || first.kind === 'refused') await durable.drain();
     // local reads' results may still be in the open group: committed before the run reports its end
     if (first.kind === 'ended') durable.commitPending();
     // a run that ended while the journal stopped it reports the stop
@@ -240,6 +246,12 @@ export class Run {
     if (stop.kind === 'suspended') {
       store.setRunStatus(record.id, 'suspended');
       return { kind: 'suspended', runId: record.id };
+    }
+    if (stop.kind === 'refused') {
+      durable.commitPending();
+      store.setRunStatus(record.id, 'waiting');
+      const entry = store.readJournal(record.id, stop.seq)[0];
+      return { kind: 'waiting', runId: record.id, unknown: entry ? [entry] : [], refused: this.redact(stop.message) };
     }
     if (stop.kind === 'fatal') {
       const e = stop.error;

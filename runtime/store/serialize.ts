@@ -8,7 +8,7 @@
 // sharing and cycles come back as they were — and numbers keep -0, NaN and ±Infinity.
 // Identity handles are written as their kind and name: the VM never holds a secret, and the
 // encoding has no way to carry one. See docs/durability.md ("Snapshot format").
-import { sha256Hex } from '../hash.js';
+import { sha256, sha256Hex } from '../hash.js';
 import type * as Zlib from 'node:zlib';
 import { Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, type Value } from '../values/index.js';
 
@@ -17,13 +17,20 @@ export const VALUE_FORMAT = 1;
 /**
  * Snapshots, by the format byte after the magic: 1, the stream below as it is; 2 (issue 17), the
  * same stream compressed with Brotli; 3 (issue 29), the stream with large maps as MAP_TEXT; 4, that
- * stream compressed with Brotli, written above COMPRESS_ABOVE bytes. This Turn writes 3 and 4 and
- * reads all four; a Turn that reads up to 2 refuses 3 and 4 as newer.
+ * stream compressed with Brotli, written above COMPRESS_ABOVE bytes; 5 and 6, formats 3 and 4
+ * followed by the SHA-256 of everything before it (a snapshot changed in place is refused as
+ * damaged, never read as another state). This Turn writes 5 and 6 and reads all six; a Turn that
+ * reads up to 4 refuses 5 and 6 as newer.
  */
-export const SNAPSHOT_FORMAT = 4;
+export const SNAPSHOT_FORMAT = 6;
 const SNAPSHOT_PLAIN_V1 = 1;
 const SNAPSHOT_BROTLI_V1 = 2;
 const SNAPSHOT_PLAIN = 3;
+const SNAPSHOT_BROTLI = 4;
+const SNAPSHOT_PLAIN_SUMMED = 5;
+const SNAPSHOT_BROTLI_SUMMED = 6;
+/** the checksum after a format 5 or 6 snapshot: a SHA-256 */
+const CHECKSUM_BYTES = 32;
 /**
  * Below this, a snapshot is stored as it is: writing the plain stream (and reading it back) costs
  * less than Brotli's compression and decompression of it, here up to about 2 MB (98 KB: 0.70 ms
@@ -212,11 +219,37 @@ class Writer {
     return false;
   }
 
-  value(v: Slot): void {
-    if (v === null) return this.byte(Tag.NULL);
+  /**
+   * One value, depth first, with an explicit stack of the containers it is inside (no recursion, so
+   * an 8,000-deep list is written like a flat one; docs/reliability.md). The bytes are those of the
+   * recursive walk: a container's header, then its children in order, each name remembered as it
+   * is first written.
+   */
+  value(root: Slot): void {
+    const open: WriteFrame[] = [];
+    let v: Slot | typeof NONE = root;
+    for (;;) {
+      if (v !== NONE) {
+        const frame = this.head(v);
+        if (frame) open.push(frame);
+      }
+      const top = open[open.length - 1];
+      if (top === undefined) return;
+      v = top.next(this);
+      if (v === NONE) open.pop();
+    }
+  }
+
+  /** Writes a scalar whole, or a container's header and returns what writes its children (null: nothing follows). */
+  private head(v: Slot): WriteFrame | null {
+    if (v === null) {
+      this.byte(Tag.NULL);
+      return null;
+    }
     switch (typeof v) {
       case 'boolean':
-        return this.byte(v ? Tag.TRUE : Tag.FALSE);
+        this.byte(v ? Tag.TRUE : Tag.FALSE);
+        return null;
       case 'number':
         if (Number.isInteger(v) && v <= 2 ** 52 && v >= -(2 ** 52) && !Object.is(v, -0)) {
           this.byte(Tag.INT);
@@ -225,77 +258,71 @@ class Writer {
           this.byte(Tag.F64);
           this.f64(v);
         }
-        return;
+        return null;
       case 'string':
-        return this.str(v, false);
+        this.str(v, false);
+        return null;
       case 'undefined':
-        return this.byte(Tag.UNDEFINED);
+        this.byte(Tag.UNDEFINED);
+        return null;
     }
     if (Array.isArray(v)) {
-      if (this.ref(v)) return;
+      if (this.ref(v)) return null;
       this.byte(Tag.LIST);
       this.varint(v.length);
-      for (let i = 0; i < v.length; i++) this.value(v[i]);
-      return;
+      return new ItemsFrame(v);
     }
     if (v instanceof Map) {
-      if (this.ref(v)) return;
-      if (v.size > this.literalKeysAbove && this.textMap(v)) return;
+      if (this.ref(v)) return null;
+      if (v.size > this.literalKeysAbove) {
+        const text = this.textMap(v);
+        if (text) return text;
+      }
       this.byte(Tag.MAP);
       this.varint(v.size);
-      const intern = v.size <= this.literalKeysAbove;
-      for (const [k, x] of v) {
-        this.str(k, intern);
-        this.value(x);
-      }
-      return;
+      return new EntriesFrame(v.entries(), v.size <= this.literalKeysAbove);
     }
     if (v instanceof Uncertain) {
       this.byte(Tag.UNCERTAIN);
       this.f64(v.c);
-      return this.value(v.v);
+      return new OneFrame(v.v);
     }
     if (v instanceof StructVal) {
-      if (this.ref(v)) return;
+      if (this.ref(v)) return null;
       this.byte(Tag.STRUCT);
       this.str(v.type);
       this.varint(v.fields.size);
-      for (const [k, x] of v.fields) {
-        this.str(k);
-        this.value(x);
-      }
-      return;
+      return new EntriesFrame(v.fields.entries(), true);
     }
     if (v instanceof ClosureVal) {
-      if (this.ref(v)) return;
+      if (this.ref(v)) return null;
       this.byte(Tag.CLOSURE);
       this.varint(v.proto);
       this.str(v.name);
       this.varint(v.cells.length);
-      for (const c of v.cells) this.value(c);
-      return;
+      return new ItemsFrame(v.cells);
     }
     if (v instanceof Cell) {
-      if (this.ref(v)) return;
+      if (this.ref(v)) return null;
       this.byte(Tag.CELL);
-      return this.value(v.v);
+      return new OneFrame(v.v);
     }
     if (v instanceof PidVal) {
       this.byte(Tag.PID);
       this.zigzag(v.id);
-      return;
+      return null;
     }
     if (v instanceof VecVal) {
       this.byte(Tag.VEC);
       this.varint(v.items.length);
       for (const x of v.items) this.f64(x);
-      return;
+      return null;
     }
     if (v instanceof IdentityVal) {
       this.byte(Tag.IDENTITY);
       this.str(v.kind);
       this.str(v.name);
-      return;
+      return null;
     }
     throw new SerializeError(`cannot serialize ${describe(v)}: not a Turn value`);
   }
@@ -304,28 +331,20 @@ class Writer {
    * A large map as MAP_TEXT: its keys and string values joined into one text, written with one
    * call, then their lengths. Per string that is a length, not a tag, a length and a copy loop, and
    * the reader decodes the text once. Only when the joined text is well-formed (UTF-8 then carries
-   * every unit, so splitting it by lengths in units gives each string back); else false.
+   * every unit, so splitting it by lengths in units gives each string back); else null. Returns
+   * what writes the entries' lengths and other values.
    */
-  private textMap(m: Map<string, Value>): boolean {
+  private textMap(m: Map<string, Value>): WriteFrame | null {
     let text = '';
     for (const [k, x] of m) text = typeof x === 'string' ? text + k + x : text + k;
-    if (!wellFormed(text)) return false;
+    if (!wellFormed(text)) return null;
     const len = Buffer.byteLength(text, 'utf8');
     this.byte(Tag.MAP_TEXT);
     this.varint(m.size);
     this.varint(len);
     if (this.pos + len > this.buf.length) this.grow(len);
     this.pos += this.buf.write(text, this.pos, len, 'utf8');
-    for (const [k, x] of m) {
-      this.varint(k.length);
-      if (typeof x === 'string') {
-        this.varint(x.length + 1);
-      } else {
-        this.byte(0);
-        this.value(x);
-      }
-    }
-    return true;
+    return new TextEntriesFrame(m.entries());
   }
 
   json(x: Json): void {
@@ -353,6 +372,66 @@ class Writer {
 
   bytes(): Uint8Array {
     return new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.pos);
+  }
+}
+
+/** `WriteFrame.next`'s answer when its container has no child left. */
+const NONE = Symbol('none');
+
+/** A container Writer.value is inside: writes what precedes its next child (a key, a length) and returns the child, or NONE. */
+interface WriteFrame {
+  next(w: Writer): Slot | typeof NONE;
+}
+
+/** A list's items, a closure's cells. */
+class ItemsFrame implements WriteFrame {
+  private i = 0;
+  constructor(private readonly items: readonly Slot[]) {}
+  next(): Slot | typeof NONE {
+    return this.i < this.items.length ? this.items[this.i++] : NONE;
+  }
+}
+
+/** A map's or a struct's entries: each key (remembered when `intern`), then its value. */
+class EntriesFrame implements WriteFrame {
+  constructor(
+    private readonly entries: Iterator<[string, Value]>,
+    private readonly intern: boolean,
+  ) {}
+  next(w: Writer): Slot | typeof NONE {
+    const e = this.entries.next();
+    if (e.done) return NONE;
+    w.str(e.value[0], this.intern);
+    return e.value[1];
+  }
+}
+
+/** A MAP_TEXT's entries after its text: the key's length, then the string value's length + 1, or 0 and the value. */
+class TextEntriesFrame implements WriteFrame {
+  constructor(private readonly entries: Iterator<[string, Value]>) {}
+  next(w: Writer): Slot | typeof NONE {
+    for (;;) {
+      const e = this.entries.next();
+      if (e.done) return NONE;
+      const [k, x] = e.value;
+      w.varint(k.length);
+      if (typeof x !== 'string') {
+        w.byte(0);
+        return x;
+      }
+      w.varint(x.length + 1);
+    }
+  }
+}
+
+/** The one value of a cell or an uncertain value. */
+class OneFrame implements WriteFrame {
+  private given = false;
+  constructor(private readonly child: Slot) {}
+  next(): Slot | typeof NONE {
+    if (this.given) return NONE;
+    this.given = true;
+    return this.child;
   }
 }
 
@@ -495,7 +574,32 @@ class Reader {
     return this.text.substring(start, end);
   }
 
+  /**
+   * One value, depth first, with an explicit stack of the containers being filled (no recursion:
+   * an 8,000-deep list reads like a flat one). Objects are numbered as their headers are read, as
+   * the writer numbered them, so references to them resolve.
+   */
   value(): Slot {
+    const open: ReadFrame[] = [];
+    let v = this.head(open);
+    for (;;) {
+      if (v !== OPEN) {
+        const top = open[open.length - 1];
+        if (top === undefined) return v;
+        top.put(v, this);
+      }
+      const top = open[open.length - 1];
+      if (top.more(this)) {
+        v = this.head(open);
+      } else {
+        open.pop();
+        v = top.out;
+      }
+    }
+  }
+
+  /** Reads a scalar or a reference whole, or a container's header (pushing what reads its children: OPEN). */
+  private head(open: ReadFrame[]): Slot | typeof OPEN {
     const tag = this.byte();
     switch (tag) {
       case Tag.NULL:
@@ -519,21 +623,19 @@ class Reader {
         const n = this.count();
         const out: Value[] = [];
         this.objects.push(out);
-        for (let i = 0; i < n; i++) out.push(this.value() as Value);
-        return out;
+        open.push(new ListRead(out, n));
+        return OPEN;
       }
       case Tag.MAP: {
         const n = this.count(2);
         const out = new Map<string, Value>();
         this.objects.push(out);
-        for (let i = 0; i < n; i++) {
-          const k = this.shortAscii() ?? this.str();
-          out.set(k, (this.shortAscii() ?? this.value()) as Value);
-        }
-        return out;
+        open.push(new MapRead(out, n));
+        return OPEN;
       }
       case Tag.MAP_TEXT:
-        return this.textMap();
+        open.push(this.textMap());
+        return OPEN;
       case Tag.STRUCT: {
         const id = this.objects.length;
         this.objects.push(null as unknown as object); // reserved until the type name is read
@@ -541,12 +643,8 @@ class Reader {
         const fields = new Map<string, Value>();
         const out = new StructVal(type, fields);
         this.objects[id] = out;
-        const n = this.count(2);
-        for (let i = 0; i < n; i++) {
-          const k = this.str();
-          fields.set(k, this.value() as Value);
-        }
-        return out;
+        open.push(new MapRead(fields, this.count(2), out));
+        return OPEN;
       }
       case Tag.CLOSURE: {
         const id = this.objects.length;
@@ -556,19 +654,14 @@ class Reader {
         const cells: Cell[] = [];
         const out = new ClosureVal(proto, cells, name);
         this.objects[id] = out;
-        const n = this.count();
-        for (let i = 0; i < n; i++) {
-          const c = this.value();
-          if (!(c instanceof Cell)) this.fail('a closure captures something that is not a cell');
-          cells.push(c);
-        }
-        return out;
+        open.push(new CellsRead(out, cells, this.count()));
+        return OPEN;
       }
       case Tag.CELL: {
         const out = new Cell(null);
         this.objects.push(out);
-        out.v = this.value() as Value;
-        return out;
+        open.push(new CellRead(out));
+        return OPEN;
       }
       case Tag.REF: {
         const id = this.varint();
@@ -588,16 +681,15 @@ class Reader {
         const kind = this.str();
         return new IdentityVal(kind, this.str());
       }
-      case Tag.UNCERTAIN: {
-        const c = this.f64();
-        return new Uncertain(this.value() as Value, c);
-      }
+      case Tag.UNCERTAIN:
+        open.push(new UncertainRead(this.f64()));
+        return OPEN;
     }
     return this.fail(`unknown tag ${tag}`);
   }
 
-  /** A MAP_TEXT map (see Writer.textMap): the text decoded once, each string a piece of it. */
-  private textMap(): Map<string, Value> {
+  /** A MAP_TEXT map's header and text (see Writer.textMap); its entries are read by the frame it returns. */
+  private textMap(): ReadFrame {
     const n = this.count(2);
     const out = new Map<string, Value>();
     this.objects.push(out);
@@ -607,29 +699,11 @@ class Reader {
     this.pos += len;
     // ASCII text: a unit is a byte, so a piece of SLICE_FROM units or more is copied from the bytes, as
     // `ascii` does, instead of being a slice that keeps the whole text alive
-    const base = text.length === len ? start : -1;
-    let at = 0;
-    for (let i = 0; i < n; i++) {
-      const kn = this.varint();
-      if (kn > text.length - at) this.fail(`map key of ${kn} units past the map's text`);
-      const k = this.piece(text, base, at, kn);
-      at += kn;
-      const code = this.varint();
-      if (code === 0) {
-        out.set(k, this.value() as Value);
-        continue;
-      }
-      const vn = code - 1;
-      if (vn > text.length - at) this.fail(`map value of ${vn} units past the map's text`);
-      out.set(k, this.piece(text, base, at, vn));
-      at += vn;
-    }
-    if (at !== text.length) this.fail(`${text.length - at} units of the map's text unused`);
-    return out;
+    return new TextMapRead(out, n, text, text.length === len ? start : -1);
   }
 
   /** `units` of a MAP_TEXT's text from `at`; an ASCII text's (`base` ≥ 0: its start in the bytes) long pieces copied from the bytes. */
-  private piece(text: string, base: number, at: number, units: number): string {
+  piece(text: string, base: number, at: number, units: number): string {
     return units < SLICE_FROM || base < 0 ? text.substring(at, at + units) : this.buf.toString('latin1', base + at, base + at + units);
   }
 
@@ -665,6 +739,142 @@ class Reader {
 
   end(): void {
     if (this.pos !== this.buf.length) this.fail(`${this.buf.length - this.pos} trailing bytes`);
+  }
+}
+
+/** `Reader.head`'s answer when it opened a container whose children follow. */
+const OPEN = Symbol('open');
+
+/** A container Reader.value is filling: reads what precedes its next child (a key, a length), stores each child. */
+interface ReadFrame {
+  /** the container (complete once `more` says false) */
+  readonly out: Slot;
+  /** true when a child value follows (Reader.value reads it, then `put`s it) */
+  more(r: Reader): boolean;
+  put(child: Slot, r: Reader): void;
+}
+
+class ListRead implements ReadFrame {
+  constructor(
+    readonly out: Value[],
+    private readonly n: number,
+  ) {}
+  more(): boolean {
+    return this.out.length < this.n;
+  }
+  put(child: Slot): void {
+    this.out.push(child as Value);
+  }
+}
+
+/** A map's or a struct's entries (`out` is the struct when it is one); a short ASCII value is read in place. */
+class MapRead implements ReadFrame {
+  private i = 0;
+  private key = '';
+  readonly out: Slot;
+  constructor(
+    private readonly entries: Map<string, Value>,
+    private readonly n: number,
+    holder?: StructVal,
+  ) {
+    this.out = holder ?? entries;
+  }
+  more(r: Reader): boolean {
+    while (this.i < this.n) {
+      this.i++;
+      const k = r.shortAscii() ?? r.str();
+      const short = r.shortAscii();
+      if (short !== undefined) {
+        this.entries.set(k, short);
+        continue;
+      }
+      this.key = k;
+      return true;
+    }
+    return false;
+  }
+  put(child: Slot): void {
+    this.entries.set(this.key, child as Value);
+  }
+}
+
+/** A closure's cells: each must be a cell. */
+class CellsRead implements ReadFrame {
+  constructor(
+    readonly out: ClosureVal,
+    private readonly cells: Cell[],
+    private readonly n: number,
+  ) {}
+  more(): boolean {
+    return this.cells.length < this.n;
+  }
+  put(child: Slot, r: Reader): void {
+    if (!(child instanceof Cell)) r.fail('a closure captures something that is not a cell');
+    this.cells.push(child);
+  }
+}
+
+class CellRead implements ReadFrame {
+  private filled = false;
+  constructor(readonly out: Cell) {}
+  more(): boolean {
+    return !this.filled;
+  }
+  put(child: Slot): void {
+    this.out.v = child as Value;
+    this.filled = true;
+  }
+}
+
+/** An uncertain value: its confidence was read; the value follows. */
+class UncertainRead implements ReadFrame {
+  out: Slot = null;
+  private filled = false;
+  constructor(private readonly c: number) {}
+  more(): boolean {
+    return !this.filled;
+  }
+  put(child: Slot): void {
+    this.out = new Uncertain(child as Value, this.c);
+    this.filled = true;
+  }
+}
+
+/** A MAP_TEXT's entries: each key and string value cut from the text; any other value read after a 0. */
+class TextMapRead implements ReadFrame {
+  private i = 0;
+  private at = 0;
+  private key = '';
+  constructor(
+    readonly out: Map<string, Value>,
+    private readonly n: number,
+    private readonly text: string,
+    /** the text's start in the bytes when it is ASCII, else -1 */
+    private readonly base: number,
+  ) {}
+  more(r: Reader): boolean {
+    const text = this.text;
+    while (this.i < this.n) {
+      this.i++;
+      const kn = r.varint();
+      if (kn > text.length - this.at) r.fail(`map key of ${kn} units past the map's text`);
+      const k = r.piece(text, this.base, this.at, kn);
+      this.at += kn;
+      const code = r.varint();
+      if (code === 0) {
+        this.key = k;
+        return true;
+      }
+      const vn = code - 1;
+      if (vn > text.length - this.at) r.fail(`map value of ${vn} units past the map's text`);
+      this.out.set(k, r.piece(text, this.base, this.at, vn));
+      this.at += vn;
+    }
+    if (this.at !== text.length) r.fail(`${text.length - this.at} units of the map's text unused`);
+    return false;
+  }
+  put(child: Slot): void {
+    this.out.set(this.key, child as Value);
   }
 }
 
@@ -743,21 +953,28 @@ function writeContext(w: Writer, c: ContextSnapshot): void {
   w.json(c as unknown as Json);
 }
 
+/** A snapshot as stored: format 5 (the stream) or, above COMPRESS_ABOVE bytes, 6 (compressed), each with its checksum. */
 export function encodeSnapshot(s: SnapshotData): Uint8Array {
   const plain = encodePlainSnapshot(s);
-  if (plain.length <= COMPRESS_ABOVE) return plain;
-  const zlib = loadZlib();
-  const body = zlib.brotliCompressSync(plain.subarray(SNAPSHOT_MAGIC.length + 1), {
-    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: SNAPSHOT_QUALITY, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: plain.length },
-  });
-  const out = new Uint8Array(SNAPSHOT_MAGIC.length + 1 + body.length);
+  const head = SNAPSHOT_MAGIC.length + 1;
+  let body = plain.subarray(head);
+  let format = SNAPSHOT_PLAIN_SUMMED;
+  if (plain.length > COMPRESS_ABOVE) {
+    const zlib = loadZlib();
+    body = zlib.brotliCompressSync(body, {
+      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: SNAPSHOT_QUALITY, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: plain.length },
+    });
+    format = SNAPSHOT_BROTLI_SUMMED;
+  }
+  const out = new Uint8Array(head + body.length + CHECKSUM_BYTES);
   out.set(SNAPSHOT_MAGIC, 0);
-  out[SNAPSHOT_MAGIC.length] = SNAPSHOT_FORMAT;
-  out.set(body, SNAPSHOT_MAGIC.length + 1);
+  out[SNAPSHOT_MAGIC.length] = format;
+  out.set(body, head);
+  out.set(sha256(out.subarray(0, head + body.length)), head + body.length);
   return out;
 }
 
-/** The snapshot in format 3: the stream itself. */
+/** The snapshot in format 3: the stream itself, without a checksum (benchmarks and tests of the reader). */
 export function encodePlainSnapshot(s: SnapshotData): Uint8Array {
   const w = new Writer(64 * 1024, SNAPSHOT_LITERAL_KEYS_ABOVE);
   for (const m of SNAPSHOT_MAGIC) w.byte(m);
@@ -787,8 +1004,19 @@ export function encodePlainSnapshot(s: SnapshotData): Uint8Array {
 
 export function decodeSnapshot(bytes: Uint8Array): SnapshotData {
   const head = SNAPSHOT_MAGIC.length;
-  const format = bytes.length > head && SNAPSHOT_MAGIC.every((m, i) => bytes[i] === m) ? bytes[head] : -1;
-  if (format === SNAPSHOT_FORMAT || format === SNAPSHOT_BROTLI_V1) {
+  let format = bytes.length > head && SNAPSHOT_MAGIC.every((m, i) => bytes[i] === m) ? bytes[head] : -1;
+  if (format === SNAPSHOT_PLAIN_SUMMED || format === SNAPSHOT_BROTLI_SUMMED) {
+    // checked before anything is read: a changed byte must never decode as another state
+    const end = bytes.length - CHECKSUM_BYTES;
+    if (end < head + 1) throw new SerializeError(`corrupt snapshot: ${bytes.length} bytes, too short for its checksum`);
+    if (!Buffer.from(sha256(bytes.subarray(0, end))).equals(bytes.subarray(end))) {
+      throw new SerializeError('corrupt snapshot: its checksum does not match its bytes, which changed after it was written');
+    }
+    bytes = bytes.subarray(0, end);
+    format = format === SNAPSHOT_PLAIN_SUMMED ? SNAPSHOT_PLAIN : SNAPSHOT_BROTLI;
+    if (format === SNAPSHOT_PLAIN) return decodeSnapshotBody(new Reader(bytes.subarray(head + 1), 'snapshot body'));
+  }
+  if (format === SNAPSHOT_BROTLI || format === SNAPSHOT_BROTLI_V1) {
     let plain: Buffer;
     try {
       plain = loadZlib().brotliDecompressSync(bytes.subarray(head + 1), { maxOutputLength: MAX_SNAPSHOT_BYTES });

@@ -6,7 +6,7 @@
 import { RunSetupError } from '../run/errors.js';
 import { startRun } from '../run/run.js';
 import { discoverTests } from './discover.js';
-import { countInference, emptyStats, runTest, type InferenceStats, type TestRunOptions } from './run-test.js';
+import { countInference, emptyStats, passedOn, runTest, type InferenceStats, type TestRunOptions } from './run-test.js';
 import { selectTests } from './runner.js';
 import { TEST_FILE_SUFFIX } from './discover.js';
 
@@ -92,6 +92,7 @@ async function programSample(file: string, options: EvalOptions): Promise<{ pass
       ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
       ...(options.maxTimeMs !== undefined ? { maxTimeMs: options.maxTimeMs } : {}),
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+      ...passedOn(options),
       onEvent: (e) => countInference(stats, e),
     });
   } catch (e) {

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { RunSetupError } from '../run/errors.js';
-import { startRun, type Run } from '../run/run.js';
+import { resumeRun, startRun, type Run } from '../run/run.js';
 import type { AuthorityOptions, RunOptions } from '../run/options.js';
 import type { RunEvent } from '../events/index.js';
 import { DEFAULT_MODEL } from '../run/model.js';
@@ -24,6 +24,10 @@ import type { TestCase } from './discover.js';
  * chunks; docs/inference.md) and a slow local model may need minutes. `--max-time` sets one.
  */
 export const DEFAULT_TEST_MAX_STEPS = 50_000_000;
+/** A test that suspends is resumed at once, up to this many times (a program that suspends in a loop ends). */
+export const MAX_TEST_RESUMES = 100;
+/** How the VM's `assert` and `assert_eq` begin their message (runtime/vm/tools.ts): a test that failed one finished. */
+const ASSERTION_FAILED = 'assertion failed';
 export const DEFAULT_TEST_MAX_TIME_MS = 60_000;
 
 /** The default wall-clock limit of a test answered by `model`: DEFAULT_TEST_MAX_TIME_MS offline, none (0) for a live model. */
@@ -74,19 +78,24 @@ export interface TestResult {
   kept?: string;
 }
 
-export interface TestRunOptions {
-  /** the model live tests and recordings use (default: TURN_MODEL, else mock) */
-  model?: string;
-  env?: Record<string, string | undefined>;
-  authority?: AuthorityOptions;
-  maxSteps?: number;
-  maxTimeMs?: number;
-  maxAlloc?: number;
-  toolTimeoutMs?: number;
-  seed?: number;
-  context?: RunOptions['context'];
-  cwd?: string;
-  fetchSchemas?: boolean;
+/**
+ * The run options of a test (and of an eval sample): every option `turn run` takes that shapes a
+ * run, with the same meaning (cli/run-options.ts) — the model and how it is asked (temperature,
+ * max tokens, consistency), the limits, the seed, the context budgets, the authority. `model`
+ * defaults to TURN_MODEL, else mock.
+ */
+export type TestRunOptions = Pick<
+  RunOptions,
+  'model' | 'env' | 'maxSteps' | 'maxTimeMs' | 'maxAlloc' | 'toolTimeoutMs' | 'seed' | 'context' | 'cwd' | 'fetchSchemas' | 'refreshSchemas' | 'temperature' | 'maxTokens' | 'consistency'
+> & { authority?: AuthorityOptions };
+
+/** The options of `options` a test's run passes on as they are (those it does not set itself). */
+export function passedOn(options: TestRunOptions): Partial<RunOptions> {
+  const out: Partial<RunOptions> = {};
+  for (const k of ['maxAlloc', 'toolTimeoutMs', 'seed', 'context', 'fetchSchemas', 'refreshSchemas', 'temperature', 'maxTokens', 'consistency'] as const) {
+    if (options[k] !== undefined) (out as Record<string, unknown>)[k] = options[k];
+  }
+  return out;
 }
 
 /** How the test's model requests are answered. */
@@ -201,6 +210,8 @@ export async function runTest(file: string, test: TestCase, answering: Answering
   // the model calls in flight, for a test that ends while it waits on one
   const waiting = new Map<string, { type: string; pid: number; since: number; tokens: number; site: Location | null }>();
   let cut: string | null = null;
+  /** the test ended in a run-time error, not a failed assert: it did not finish (said after a more precise reason) */
+  let errored: string | null = null;
   const done = (r: Omit<TestResult, keyof typeof base | 'durationMs'>): TestRun => {
     const pending = log.pendingCount();
     const failedCall = log.exchanges.find((x) => 'error' in x.reply);
@@ -209,7 +220,7 @@ export async function runTest(file: string, test: TestCase, answering: Answering
       (r.status === 'stale' ? 'its recording is stale'
         : pending > 0 ? `${pending} model request${pending === 1 ? '' : 's'} had no answer`
         : failedCall && 'error' in failedCall.reply ? `a model call failed (infer ${failedCall.type}: ${failedCall.reply.error})`
-        : null);
+        : errored);
     return { result: { ...base, ...r, durationMs: Math.round(performance.now() - started) }, exchanges: log.recorded(), incomplete };
   };
   const waitedOn = (): string => {
@@ -229,57 +240,55 @@ export async function runTest(file: string, test: TestCase, answering: Answering
   let mismatch: string | undefined;
   let run: Run | undefined;
 
+  // the same options for the test's run and for each resume after a `suspend;`
+  const runOptions: RunOptions = {
+    model,
+    cwd: options.cwd,
+    env: { ...(options.env ?? process.env), TURN_STORE_DIR: storeDir },
+    // a test never waits on a person: effects that need approval are denied; its knowledge store is its own
+    authority: { allowKnowledge: true, ...options.authority, approve: 'none' },
+    maxSteps: options.maxSteps ?? DEFAULT_TEST_MAX_STEPS,
+    maxTimeMs: options.maxTimeMs ?? defaultTestTime(model),
+    ...passedOn(options),
+    onOutput: (line) => output.push(line),
+    onEvent: (e) => {
+      if (e.kind === 'infer.delta') {
+        const w = waiting.get(e.id);
+        if (w) w.tokens = e.tokens;
+        return;
+      }
+      if (e.kind === 'infer.request') {
+        const where = run?.site(e.pid) ?? null;
+        waiting.set(e.id, { type: e.type, pid: e.pid, since: performance.now(), tokens: 0, site: where ? { ...where, path: shown(where.path) } : null });
+      } else if (e.kind === 'infer.reply' || (e.kind === 'infer.error' && !/ was cancelled: /.test(e.error))) {
+        // a call cancelled because the test ended (its time limit) is what the test was waiting on
+        waiting.delete(e.id);
+      }
+      if (e.kind === 'infer.request') {
+        const seen = log.request(e);
+        if (answering.kind !== 'replay') return;
+        const k = unused.findIndex((x) => x.fingerprint === seen.fingerprint);
+        if (k >= 0) {
+          expected.set(`${e.id}/${e.attempt}`, unused[k]);
+          unused.splice(k, 1);
+        } else if (!stale) {
+          const site = run?.site(e.pid) ?? null;
+          stale = { request: seen, site: site ? { ...site, path: shown(site.path) } : null };
+          run?.stop('stale recording');
+        }
+      } else if (e.kind === 'infer.reply' || e.kind === 'infer.error') {
+        const x = log.answer(e);
+        countInference(stats, e);
+        const want = expected.get(`${e.id}/${e.attempt}`);
+        if (want && x && e.kind === 'infer.reply' && 'text' in want.reply && want.reply.text !== e.raw) {
+          mismatch ??= `the recording answered infer ${x.type} with another recorded reply (two recorded requests share a prompt and were asked in another order); re-record with \`turn test --update\``;
+        }
+      }
+    },
+  };
   try {
-    run = await startRun({
-      file: wrapper,
-      model,
-      cwd: options.cwd,
-      env: { ...(options.env ?? process.env), TURN_STORE_DIR: storeDir },
-      // a test never waits on a person: effects that need approval are denied; its knowledge store is its own
-      authority: { allowKnowledge: true, ...options.authority, approve: 'none' },
-      maxSteps: options.maxSteps ?? DEFAULT_TEST_MAX_STEPS,
-      maxTimeMs: options.maxTimeMs ?? defaultTestTime(model),
-      ...(options.maxAlloc !== undefined ? { maxAlloc: options.maxAlloc } : {}),
-      ...(options.toolTimeoutMs !== undefined ? { toolTimeoutMs: options.toolTimeoutMs } : {}),
-      ...(options.seed !== undefined ? { seed: options.seed } : {}),
-      ...(options.context ? { context: options.context } : {}),
-      ...(options.fetchSchemas !== undefined ? { fetchSchemas: options.fetchSchemas } : {}),
-      onOutput: (line) => output.push(line),
-      onEvent: (e) => {
-        if (e.kind === 'infer.delta') {
-          const w = waiting.get(e.id);
-          if (w) w.tokens = e.tokens;
-          return;
-        }
-        if (e.kind === 'infer.request') {
-          const where = run?.site(e.pid) ?? null;
-          waiting.set(e.id, { type: e.type, pid: e.pid, since: performance.now(), tokens: 0, site: where ? { ...where, path: shown(where.path) } : null });
-        } else if (e.kind === 'infer.reply' || (e.kind === 'infer.error' && !/ was cancelled: /.test(e.error))) {
-          // a call cancelled because the test ended (its time limit) is what the test was waiting on
-          waiting.delete(e.id);
-        }
-        if (e.kind === 'infer.request') {
-          const seen = log.request(e);
-          if (answering.kind !== 'replay') return;
-          const k = unused.findIndex((x) => x.fingerprint === seen.fingerprint);
-          if (k >= 0) {
-            expected.set(`${e.id}/${e.attempt}`, unused[k]);
-            unused.splice(k, 1);
-          } else if (!stale) {
-            const site = run?.site(e.pid) ?? null;
-            stale = { request: seen, site: site ? { ...site, path: shown(site.path) } : null };
-            run?.stop('stale recording');
-          }
-        } else if (e.kind === 'infer.reply' || e.kind === 'infer.error') {
-          const x = log.answer(e);
-          countInference(stats, e);
-          const want = expected.get(`${e.id}/${e.attempt}`);
-          if (want && x && e.kind === 'infer.reply' && 'text' in want.reply && want.reply.text !== e.raw) {
-            mismatch ??= `the recording answered infer ${x.type} with another recorded reply (two recorded requests share a prompt and were asked in another order); re-record with \`turn test --update\``;
-          }
-        }
-      },
-    });
+    // a program that can suspend runs with the test's own store (resumed below)
+    run = await startRun({ ...runOptions, file: wrapper, storeIfSuspends: storeDir });
   } catch (e) {
     if (e instanceof RunSetupError) {
       const d = e.diagnostics.find((x) => x.diagnostic.severity === 'error');
@@ -288,7 +297,18 @@ export async function runTest(file: string, test: TestCase, answering: Answering
     }
     throw e;
   }
-  const outcome = await run.start();
+  let outcome = await run.start();
+  // `suspend;` in a test: the test resumes it at once from its store, as `turn resume` would, until
+  // it ends (a recorded step is replayed from the journal, never asked again)
+  for (let resumes = 0; outcome.kind === 'suspended' && !stale && resumes < MAX_TEST_RESUMES; resumes++) {
+    try {
+      run = await resumeRun({ ...runOptions, runId: outcome.runId, store: storeDir });
+    } catch (e) {
+      if (e instanceof RunSetupError) return done({ status: 'failed', message: `${at(undefined)}the test suspended and could not be resumed: ${e.message}` });
+      throw e;
+    }
+    outcome = await run.start();
+  }
 
   if (stale) {
     const s = stale.request;
@@ -335,6 +355,9 @@ export async function runTest(file: string, test: TestCase, answering: Answering
       const loc = { path: shown(err.path), line: err.line, column: err.column };
       const limit = /^(step|time|allocation) budget/.test(err.message);
       if (limit) cut = `it did not finish within its limits (${err.message})`;
+      // only a test that finished makes a recording: it passed, or an assert failed (the VM's
+      // `assert`/`assert_eq` message); a run-time error means the program did not get there
+      else if (!err.message.startsWith(ASSERTION_FAILED)) errored = `it ended in a run-time error (${err.message})`;
       const message = `${at(loc)}${limit ? `the test did not finish within its limits: ${err.message}${waitedOn()}` : err.message}`;
       const stack = err.stack
         .slice(1)
@@ -349,7 +372,10 @@ export async function runTest(file: string, test: TestCase, answering: Answering
     case 'suspended':
     case 'waiting':
       cut = `it ${outcome.kind === 'suspended' ? 'suspended' : 'waits on an unknown effect'}`;
-      return done({ status: 'failed', message: `${at(undefined)}the test ${outcome.kind === 'suspended' ? 'suspended (`suspend;` has no place in a test)' : 'waits on an unknown effect'}` });
+      return done({
+        status: 'failed',
+        message: `${at(undefined)}the test ${outcome.kind === 'suspended' ? `suspended more than ${MAX_TEST_RESUMES} times (each \`suspend;\` is resumed at once in a test)` : outcome.refused !== undefined ? `had an effect refused: ${outcome.refused}` : 'waits on an unknown effect'}`,
+      });
   }
 }
 

@@ -317,17 +317,19 @@ describe('serialize: snapshots', () => {
     assert.equal(back.processes[0].memory.get('fact_4999'), 'observation number 4999 about the task');
   });
 
-  test('a snapshot up to 1 MB is stored as it is (format 3); a larger one is compressed (format 4), and both decode the same', () => {
+  test('a snapshot up to 1 MB is stored as it is (format 5: format 3 and a checksum); a larger one is compressed (format 6), and both decode the same', () => {
     const data: SnapshotData = { bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: { n: 1 }, processes: [processWith(0, 5000)] };
     const plain = encodeSnapshot(data);
-    assert.equal(plain[3], 3, 'format 3');
-    assert.deepEqual(plain, encodePlainSnapshot(data));
+    assert.equal(plain[3], 5, 'format 5');
+    const stream3 = encodePlainSnapshot(data);
+    assert.deepEqual(plain.subarray(4, plain.length - 32), stream3.subarray(4), "format 3's stream, then 32 bytes of SHA-256");
     assert.ok(same(decodeSnapshot(plain), data));
+    assert.ok(same(decodeSnapshot(stream3), data), 'format 3 (no checksum) still reads');
     const large: SnapshotData = { ...data, processes: [processWith(0, 30_000)] };
     const packed = encodeSnapshot(large);
     const stream = encodePlainSnapshot(large);
     assert.ok(stream.length > 1024 * 1024, `${stream.length} bytes`);
-    assert.equal(packed[3], 4, 'format 4');
+    assert.equal(packed[3], 6, 'format 6');
     assert.ok(packed.length * 4 < stream.length, `${packed.length} compressed bytes for ${stream.length}`);
     assert.ok(same(decodeSnapshot(packed), decodeSnapshot(stream)), 'both formats decode to the same snapshot');
     assert.ok(same(decodeSnapshot(packed), large));
@@ -369,8 +371,31 @@ describe('serialize: snapshots', () => {
     damaged.fill(0x5a, 40, 80);
     assert.throws(() => decodeSnapshot(damaged), (e: unknown) => e instanceof SerializeError && /corrupt snapshot/.test(e.message));
     const newer = Buffer.from(encodePlainSnapshot({ bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: {}, processes: [] }));
-    newer[3] = 5;
-    assert.throws(() => decodeSnapshot(newer), /format 5 is newer than this Turn reads \(up to 4\); use a newer Turn/);
+    newer[3] = 7;
+    assert.throws(() => decodeSnapshot(newer), /format 7 is newer than this Turn reads \(up to 6\); use a newer Turn/);
+  });
+
+  test('a snapshot changed in place is refused by its checksum, wherever the change is, never read as another state', () => {
+    const data: SnapshotData = { bytecodeHash: 'h', semanticsVersion: 'v', seq: 3, scheduler: { n: 41 }, processes: [processWith(0, 10)] };
+    for (const bytes of [encodeSnapshot(data), encodeSnapshot({ ...data, processes: [processWith(0, 30_000)] })]) {
+      // every byte of the small one; a sample across the compressed one
+      const step = bytes.length < 10_000 ? 1 : Math.floor(bytes.length / 997);
+      for (let i = 0; i < bytes.length; i += step) {
+        for (const flip of [0x01, 0x80]) {
+          const altered = Buffer.from(bytes);
+          altered[i] ^= flip;
+          assert.throws(() => decodeSnapshot(altered), (e: unknown) => e instanceof SerializeError && /corrupt snapshot|bad magic|newer than this Turn/.test(e.message), `byte ${i} ^ ${flip}`);
+        }
+      }
+    }
+    // the one change the old format could not see: an integer's byte in place decodes as another integer
+    const stream = Buffer.from(encodePlainSnapshot(data));
+    const at = stream.indexOf(Buffer.from([3, 82])); // INT 41 (zigzag 82)
+    stream[at + 1] = 84; // 42
+    assert.equal((decodeSnapshot(stream).scheduler as { n: number }).n, 42, 'format 3 has no checksum: a changed value reads');
+    const summed = Buffer.from(encodeSnapshot(data));
+    summed[at + 1] = 84;
+    assert.throws(() => decodeSnapshot(summed), /its checksum does not match its bytes/);
   });
   test('a snapshot written by the previous build (format 2, and its stream as format 1) still decodes exactly', () => {
     const back = decodeSnapshot(LEGACY_FORMAT_2);
@@ -380,9 +405,9 @@ describe('serialize: snapshots', () => {
     assert.equal(p.memory.get('lone\ud800'), 'x\udc00');
     const stream = zlib.brotliDecompressSync(LEGACY_FORMAT_2.subarray(4));
     assert.ok(same(decodeSnapshot(Buffer.concat([Buffer.from([0x54, 0x4e, 0x53, 1]), stream])), legacyState()), 'format 1');
-    // this build writes the same state as format 3: its big map has a lone surrogate, so it stays a MAP
+    // this build writes the same state as format 5: its big map has a lone surrogate, so it stays a MAP
     const now = encodeSnapshot(legacyState());
-    assert.equal(now[3], 3);
+    assert.equal(now[3], 5);
     assert.ok(same(decodeSnapshot(now), legacyState()));
   });
 
@@ -413,7 +438,8 @@ describe('serialize: snapshots', () => {
   test("a MAP_TEXT whose lengths do not match its text is a SerializeError", () => {
     const m = new Map<string, Value>();
     for (let i = 0; i < 100; i++) m.set(`k${i}`, `v${i}`);
-    const bytes = Buffer.from(encodeSnapshot({ bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: {}, processes: [{ ...processWith(0, 0), memory: m }] }));
+    // the stream without its checksum, so the reader's own checks are what refuses it
+    const bytes = Buffer.from(encodePlainSnapshot({ bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: {}, processes: [{ ...processWith(0, 0), memory: m }] }));
     const text = bytes.indexOf('k0v0k1v1');
     const textLength = 2 * (10 * 2 + 90 * 3);
     // after the text, per entry: the key's length, then the value's length + 1; the last value `v99` is 3 units
@@ -426,4 +452,27 @@ describe('serialize: snapshots', () => {
       assert.throws(() => decodeSnapshot(altered), (e: unknown) => e instanceof SerializeError && message.test(e.message), String(code));
     }
   });
+
+  test('an 8,000-deep value (lists, maps, structs, cells, uncertain values) is written and read without recursion, sharing kept', () => {
+    const DEPTH = 8000;
+    const shared = ['shared'];
+    let v: Value = shared;
+    for (let i = 0; i < DEPTH; i++) {
+      const k = i % 4;
+      v = k === 0 ? [v, i] : k === 1 ? new Map<string, Value>([['in', v], ['s', shared]]) : k === 2 ? new StructVal('Node', new Map<string, Value>([['next', v]])) : new Uncertain(v, 0.5);
+    }
+    const closure = new ClosureVal(1, [new Cell(v)], 'deep');
+    const data: SnapshotData = { bytecodeHash: 'h', semanticsVersion: 'v', seq: 1, scheduler: {}, processes: [{ ...processWith(0, 0), stack: [closure, shared] }] };
+    const back = decodeSnapshot(encodeSnapshot(data)).processes[0];
+    let at = (back.stack[0] as ClosureVal).cells[0].v;
+    let depth = 0;
+    while (at !== back.stack[1]) {
+      at = Array.isArray(at) ? at[0] : at instanceof Map ? (at.get('in') as Value) : at instanceof StructVal ? (at.fields.get('next') as Value) : (at as Uncertain).v;
+      depth++;
+    }
+    assert.equal(depth, DEPTH, 'every level, down to the shared list itself');
+    // (the test's own `same` recurses: the encoding, deterministic, is the comparison)
+    assert.equal(valueHash(decodeValue(encodeValue(v))), valueHash(v), 'the value reads back as it was');
+  });
 });
+
