@@ -387,7 +387,8 @@ export function callCapabilities(ctx: EffectToolContext, cap: unknown, tool: str
   if (isHandle(cap) && cap.kind === 'filesystem' && tool.startsWith('fs_')) return ctx.capabilities;
   if (isHandle(cap)) throw new ToolError(`${tool}: expects a capability map or null, not an identity`);
   // a map shaped like a handle is data, never a credential: refused, not read as a capability map
-  if (looksLikeHandle(cap)) throw new EffectDenied(forgedMessage(tool));
+  // the program's own error, not a missing grant: an outcome a resume cannot change
+  if (looksLikeHandle(cap)) throw new EffectDenied(forgedMessage(tool), true);
   try {
     return narrow(ctx.capabilities, capabilitiesFromPlain(cap, ctx.cwd), ctx.usage);
   } catch (e) {

@@ -43,7 +43,7 @@ export function mcpCallIsIdempotent(args: readonly unknown[]): boolean {
 function identityOf(auth: unknown): IdentityHandle | undefined {
   if (auth === null || auth === undefined) return undefined;
   if (isHandle(auth)) return auth;
-  if (looksLikeHandle(auth)) throw new EffectDenied(forgedMessage('an MCP call'));
+  if (looksLikeHandle(auth)) throw new EffectDenied(forgedMessage('an MCP call'), true); // an outcome: no resume changes it
   throw new McpError('the first argument of an MCP call is an identity handle (grant identity::bearer("...")) or null');
 }
 
