@@ -6,11 +6,11 @@ import { budgetedModel, performTool, redactError } from '../effects/host.js';
 import { capabilitiesFromFlags, CapabilityError, cliApproval, newUsage, type ApprovalHook, type Capabilities, type Usage } from '../effects/capabilities.js';
 import type { EffectToolContext } from '../effects/tools.js';
 import { modelGrant, toolGrant, type GrantContext } from '../effects/grants.js';
-import { ChainVault, EnvVault, FileVault, RedactingVault, Redactor, VaultError, type Vault } from '../effects/vault.js';
+import { ChainVault, EnvVault, FileVault, PROVIDER_KEY_ENV_NAMES, RedactingVault, Redactor, StreamRedactor, VaultError, type Vault } from '../effects/vault.js';
 import { openTrace, type TraceSink } from '../events/trace.js';
 import type { RunEvent, RunEventBody } from '../events/index.js';
 import { MAX_SAMPLES, selfConsistent } from '../infer/consistency.js';
-import type { InferIO, InferReply, InferRequest, Sampling } from '../infer/types.js';
+import type { InferDelta, InferIO, InferReply, InferRequest, Sampling } from '../infer/types.js';
 import { lazyKnowledge } from '../knowledge/open.js';
 import { McpSessions } from '../mcp/sessions.js';
 import type { Host, ToolRequest } from '../ports/host.js';
@@ -89,6 +89,33 @@ function redactReply(redactor: Redactor, reply: InferReply): InferReply {
   return safe;
 }
 
+/**
+ * The events of one model call with its streamed text redacted as a stream: each sample's deltas
+ * go through a StreamRedactor, so a secret that arrives a few characters at a time never reaches
+ * the trace or the panel, whole or in pieces. `end()` (the call is over) releases what each
+ * stream held back, as one last delta, before the driver reports the reply.
+ */
+function redactedStreams(redactor: Redactor, io: InferIO | undefined): { emit: InferIO['emit']; end(): void } {
+  const streams = new Map<number | undefined, { redact: StreamRedactor; last: InferDelta }>(); // by sample
+  return {
+    emit: (e) => {
+      if (!io) return;
+      if (e.kind !== 'infer.delta') return io.emit(e);
+      let s = streams.get(e.sample);
+      if (!s) streams.set(e.sample, (s = { redact: new StreamRedactor(redactor), last: e }));
+      s.last = e;
+      io.emit({ ...e, delta: s.redact.push(e.delta) });
+    },
+    end: () => {
+      for (const { redact, last } of streams.values()) {
+        const rest = redact.end();
+        if (rest) io?.emit({ ...last, delta: rest });
+      }
+      streams.clear();
+    },
+  };
+}
+
 /** What the run asks of every model call's sampler (`--seed`, `--temperature`, `--max-tokens`). */
 function runSampling(options: RunOptions): Sampling | undefined {
   const s: Sampling = {};
@@ -157,7 +184,12 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     : base;
   let model: Model;
   let inferRetries: number | undefined;
-  const providerKeyNames = new Set<string>();
+  // every standard provider's key in the environment, whatever the model: a program that reaches
+  // it some other way (a file, a server that echoes it) still cannot print it
+  const providerKeyNames = new Set<string>(PROVIDER_KEY_ENV_NAMES);
+  for (const name of PROVIDER_KEY_ENV_NAMES) {
+    for (const key of new Set([env[name], process.env[name]])) if (key) redactor.addKnown(name, key);
+  }
   try {
     // a Wasm driver's HTTP goes through the run's network capability, approvals and vault
     model = createModel(resolveModelSpec(options.model, env, cwd), env, { capabilities, approve, vault, cwd });
@@ -231,12 +263,14 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
         if (hold) await hold({ kind: 'model', pid: request.pid, description: `waiting on a model reply (infer ${request.typeName})` });
         // where model replies and provider errors enter the VM: redacted like effect results
         let reply: InferReply;
+        const streamed = redactedStreams(redactor, io);
         try {
-          reply = await ask(request, { emit: io ? (e) => io.emit(e) : () => {}, signal } as InferIO);
+          reply = await ask(request, { emit: streamed.emit, signal } as InferIO);
         } catch (e) {
           throw redactError(redactor, e);
         } finally {
           inflight.delete(own);
+          streamed.end();
         }
         return redactReply(redactor, reply);
       }),
