@@ -141,6 +141,39 @@ function withSampling(request: InferRequest, sampling: Sampling | undefined): In
 }
 
 /**
+ * Registers every standard provider's key set in `env` (or in the process environment, which the
+ * transport reads), whatever model the run uses: a program that gets hold of one another way (a
+ * file, a server that echoes it) still cannot print it.
+ */
+function registerProviderKeys(redactor: Redactor, env: Record<string, string | undefined>): void {
+  for (const name of PROVIDER_KEY_ENV_NAMES) {
+    for (const key of new Set([env[name], process.env[name]])) if (key) redactor.addKnown(name, key);
+  }
+}
+
+/**
+ * A Redactor that knows the secrets a run with `options` knows before it starts (its vaults'
+ * in-memory secrets, the standard providers' keys), for what is sent outside any run: `turn mcp`'s
+ * replies and errors. Throws RunSetupError (an unusable `--secrets` file).
+ */
+export async function knownSecretsRedactor(options: RunOptions): Promise<Redactor> {
+  const env = options.env ?? process.env;
+  const redactor = new Redactor();
+  const vaults: Vault[] = [options.authority?.vault ?? new EnvVault(env)];
+  if (options.authority?.secretsFile !== undefined) {
+    try {
+      vaults.push(await FileVault.open(options.authority.secretsFile));
+    } catch (e) {
+      if (e instanceof VaultError) throw new RunSetupError('input', e.message);
+      throw e;
+    }
+  }
+  await new RedactingVault(new ChainVault(vaults), redactor).registerReady();
+  registerProviderKeys(redactor, env);
+  return redactor;
+}
+
+/**
  * Builds the host of a run. `knowledgeRunId`: the id std/knowledge writes under (a durable run
  * passes its own, so a resumed run still sees its drafts). Throws RunSetupError.
  */
@@ -160,10 +193,11 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     }
   }
   // The redactor knows every secret the run can use before the program can see anything: the
-  // vaults' in-memory secrets (TURN_SECRET_*, the --secrets file) now, the model's API key below;
-  // secrets a vault must ask for (SecretStorage) when they are resolved.
+  // vaults' in-memory secrets (TURN_SECRET_*, the --secrets file) and the standard providers' keys
+  // now, the model's API key below; secrets a vault must ask for (SecretStorage) when resolved.
   const vault = new RedactingVault(new ChainVault(vaults), redactor);
   await vault.registerReady();
+  registerProviderKeys(redactor, env);
   let capabilities: Capabilities;
   try {
     capabilities = capabilitiesFromFlags(
@@ -184,12 +218,8 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     : base;
   let model: Model;
   let inferRetries: number | undefined;
-  // every standard provider's key in the environment, whatever the model: a program that reaches
-  // it some other way (a file, a server that echoes it) still cannot print it
+  // the standard providers' keys are the host's whatever the model: `env.get` refuses them
   const providerKeyNames = new Set<string>(PROVIDER_KEY_ENV_NAMES);
-  for (const name of PROVIDER_KEY_ENV_NAMES) {
-    for (const key of new Set([env[name], process.env[name]])) if (key) redactor.addKnown(name, key);
-  }
   try {
     // a Wasm driver's HTTP goes through the run's network capability, approvals and vault
     model = createModel(resolveModelSpec(options.model, env, cwd), env, { capabilities, approve, vault, cwd });

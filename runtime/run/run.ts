@@ -139,6 +139,11 @@ export class Run {
     return this.setup.redactor.redact(text);
   }
 
+  /** Redacts the run's secrets from every string of a JSON-like value (a result sent outside the run). */
+  redactDeep<T>(value: T): T {
+    return this.setup.redactor.redactDeep(value);
+  }
+
   /** Attaches the VM debugger (before `start`): breakpoints, steps, pauses, exception stops, a replay to a step (time travel). */
   attachDebugger(options: DebuggerOptions | boolean = false): Debugger {
     if (this.started || !this.vm) throw new Error('attach the debugger to a run that has not started');
