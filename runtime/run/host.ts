@@ -154,9 +154,10 @@ function registerProviderKeys(redactor: Redactor, env: Record<string, string | u
 /**
  * A Redactor that knows the secrets a run with `options` knows before it starts (its vaults'
  * in-memory secrets, the standard providers' keys), for what is sent outside any run: `turn mcp`'s
- * replies and errors. Throws RunSetupError (an unusable `--secrets` file).
+ * replies and errors, `turn inspect`, a Restate run's output and result as `turn submit` prints
+ * them. Throws RunSetupError (an unusable `--secrets` file).
  */
-export async function knownSecretsRedactor(options: RunOptions): Promise<Redactor> {
+export async function knownSecretsRedactor(options: Pick<RunOptions, 'env' | 'authority'> = {}): Promise<Redactor> {
   const env = options.env ?? process.env;
   const redactor = new Redactor();
   const vaults: Vault[] = [options.authority?.vault ?? new EnvVault(env)];

@@ -272,7 +272,8 @@ export class Run {
       const { message, path: p, line, column } = result.error;
       this.trySetStatus('failed', { message, path: p, line, column });
     } else if (result.kind === 'done') {
-      store.setRunStatus(record.id, 'done', jsonBytes({ rendered: result.rendered, json: result.json ?? null }));
+      // stored for `turn runs`/`inspect` and a Restate client: redacted (a secret the program rebuilt from pieces)
+      store.setRunStatus(record.id, 'done', jsonBytes(this.redactDeep({ rendered: result.rendered, json: result.json ?? null })));
       durable.journal.completed();
     }
     return result;
