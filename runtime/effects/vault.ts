@@ -522,8 +522,8 @@ function longestMatch(secret: string): number {
  * Redacts a text that arrives in chunks (a model's streamed reply): what it returns never holds a
  * secret, nor a part of one that the next chunks would complete. It holds back the last
  * `Redactor.holdLength()` characters (those could begin a secret that has not all arrived) and
- * releases them as more text comes or at `end()`. Each chunk costs the chunk and the held tail,
- * never the whole text so far.
+ * releases them as more text comes (in batches of at least STREAM_BATCH characters) or at `end()`.
+ * Each scan costs the batch and the held tail, never the whole text so far.
  */
 export class StreamRedactor {
   private held = '';
@@ -532,9 +532,23 @@ export class StreamRedactor {
 
   /** The redacted text that `chunk` releases (possibly empty). */
   push(chunk: string): string {
-    const { safe, rest } = this.redactor.redactPrefix(this.held + chunk, false);
+    const text = this.held + chunk;
+    const hold = this.redactor.holdLength();
+    if (hold === 0) return text; // no secret known (yet)
+    // scanned once STREAM_BATCH characters more than the hold have come, not at every token: each
+    // scan reads the held tail again, so one per few characters would read it hundreds of times
+    if (text.length < hold + STREAM_BATCH) {
+      this.held = text;
+      return '';
+    }
+    const { safe, rest } = this.redactor.redactPrefix(text, false);
     this.held = rest;
     return safe;
+  }
+
+  /** How many characters are held back now (at most `holdLength()` + a batch + the last chunk). */
+  get heldLength(): number {
+    return this.held.length;
   }
 
   /** The rest, redacted: the stream has ended. */
@@ -547,6 +561,9 @@ export class StreamRedactor {
 
 /** The most characters a stream holds back (`Redactor.holdLength`). */
 export const MAX_STREAM_HOLD = 4096;
+
+/** A stream is scanned when this many characters past the hold have come (StreamRedactor.push). */
+const STREAM_BATCH = 64;
 
 /**
  * The environment variables that hold model providers' keys (and cloud credentials models are

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startRun } from '../../runtime/run/run.js';
+import { Redactor, StreamRedactor } from '../../runtime/effects/vault.js';
 import type { RunEvent } from '../../runtime/events/index.js';
 import { slowServer, type SlowServer } from '../providers/slow-server.js';
 import { turnAsync } from '../cli/run-cli.js';
@@ -111,4 +112,50 @@ test('a provider key in the environment is redacted with the mock model too (it 
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /anthropic=«redacted:ANTHROPIC_API_KEY»\nopenai=«redacted:OPENAI_API_KEY»/);
   assertNoPiece(r.stdout + r.stderr, KEY, 'the output');
+});
+
+test('a stream cut anywhere redacts as the whole text does, in every form, holding a bounded tail', () => {
+  const redactor = new Redactor();
+  redactor.addKnown('OPENAI_API_KEY', KEY);
+  redactor.add('PAD', PADDED);
+  redactor.add('QUOTED', 'pa ss"wo/rd+x');
+  const trimmed = PADDED.trim();
+  const forms = [
+    KEY,
+    KEY.toUpperCase(),
+    Buffer.from(KEY).toString('base64'),
+    JSON.stringify(JSON.stringify('pa ss"wo/rd+x')),
+    encodeURIComponent('pa ss"wo/rd+x'),
+    JSON.stringify([...KEY]),
+    KEY.slice(0, 24),
+    KEY.slice(-20),
+    trimmed,
+    Buffer.from(trimmed).toString('hex'),
+  ];
+  // a seeded generator: the same texts and cuts at every run
+  let seed = 7;
+  const next = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const hold = redactor.holdLength();
+  assert.ok(hold > KEY.length && hold < 4096, `hold ${hold}`);
+  for (let round = 0; round < 40; round++) {
+    let text = '';
+    for (let i = 0; i < 12; i++) text += 'x'.repeat(next(50)) + ' {"k": "' + forms[next(forms.length)] + '"} ';
+    const stream = new StreamRedactor(redactor);
+    let out = '';
+    let held = 0;
+    for (let at = 0; at < text.length; ) {
+      const size = 1 + next(7);
+      out += stream.push(text.slice(at, at + size));
+      at += size;
+      held = Math.max(held, stream.heldLength);
+    }
+    out += stream.end();
+    assert.equal(out, redactor.redact(text), `round ${round}`);
+    assert.ok(!out.includes(KEY.slice(0, 20)) && !out.includes(trimmed), out);
+    // what is held back stays bounded: the hold, one batch, one chunk
+    assert.ok(held < hold + 64 + 7, `held ${held} >= ${hold} + a batch + a chunk`);
+  }
 });
