@@ -30,7 +30,7 @@ function serve(args: string[]): Promise<{ url: string; said: string }> {
   children.push(child);
   return new Promise((resolve, reject) => {
     let said = '';
-    child.stderr!.on('data', (c: Buffer) => {
+    child.stderr.on('data', (c: Buffer) => {
       said += c.toString();
       const url = /over MCP \((http:\/\/127\.0\.0\.1:\d+\/mcp)\)/.exec(said);
       if (url) resolve({ url: url[1], said });

@@ -43,7 +43,7 @@ async function connected(): Promise<Client> {
       command: process.execPath,
       args: [BIN, 'mcp', served, '--model', 'mock'],
       cwd: dir,
-      env: { ...process.env, TURN_SECRET_LEAK: SECRET, OPENAI_API_KEY: OPENAI } as Record<string, string>,
+      env: { ...process.env, TURN_SECRET_LEAK: SECRET, OPENAI_API_KEY: OPENAI },
       stderr: 'pipe',
     }),
   );
