@@ -158,8 +158,20 @@ function registerProviderKeys(redactor: Redactor, env: Record<string, string | u
  * them. Throws RunSetupError (an unusable `--secrets` file).
  */
 export async function knownSecretsRedactor(options: Pick<RunOptions, 'env' | 'authority'> = {}): Promise<Redactor> {
-  const env = options.env ?? process.env;
   const redactor = new Redactor();
+  await knownSecrets(options, redactor);
+  return redactor;
+}
+
+/**
+ * The run's vault (the editor's, or the environment's `TURN_SECRET_*` then the `--secrets` file),
+ * recording every secret it hands out in `redactor`, which knows now every secret the run can use
+ * before the program can see anything: the vaults' in-memory secrets and the standard providers'
+ * keys (the model's own key is added when the model is made; secrets a vault must ask for, such as
+ * SecretStorage's, when resolved). Throws RunSetupError.
+ */
+async function knownSecrets(options: Pick<RunOptions, 'env' | 'authority'>, redactor: Redactor): Promise<RedactingVault> {
+  const env = options.env ?? process.env;
   const vaults: Vault[] = [options.authority?.vault ?? new EnvVault(env)];
   if (options.authority?.secretsFile !== undefined) {
     try {
@@ -169,9 +181,10 @@ export async function knownSecretsRedactor(options: Pick<RunOptions, 'env' | 'au
       throw e;
     }
   }
-  await new RedactingVault(new ChainVault(vaults), redactor).registerReady();
+  const vault = new RedactingVault(new ChainVault(vaults), redactor);
+  await vault.registerReady();
   registerProviderKeys(redactor, env);
-  return redactor;
+  return vault;
 }
 
 /**
@@ -183,22 +196,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   const cwd = options.cwd ?? process.cwd();
   const a = options.authority ?? {};
   const redactor = new Redactor();
-
-  const vaults: Vault[] = [a.vault ?? new EnvVault(env)];
-  if (a.secretsFile !== undefined) {
-    try {
-      vaults.push(await FileVault.open(a.secretsFile));
-    } catch (e) {
-      if (e instanceof VaultError) throw new RunSetupError('input', e.message);
-      throw e;
-    }
-  }
-  // The redactor knows every secret the run can use before the program can see anything: the
-  // vaults' in-memory secrets (TURN_SECRET_*, the --secrets file) and the standard providers' keys
-  // now, the model's API key below; secrets a vault must ask for (SecretStorage) when resolved.
-  const vault = new RedactingVault(new ChainVault(vaults), redactor);
-  await vault.registerReady();
-  registerProviderKeys(redactor, env);
+  const vault = await knownSecrets(options, redactor);
   let capabilities: Capabilities;
   try {
     capabilities = capabilitiesFromFlags(
