@@ -93,8 +93,9 @@ test('conformance: the elicitation and OAuth client scenarios fail as the baseli
 async function withToken(upstream: string, token: string): Promise<{ url: string; close(): void }> {
   const target = new URL(upstream);
   const server = http.createServer((req, res) => {
-    const own = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const headers = { ...req.headers, authorization: `Bearer ${token}`, ...(req.headers.host === own ? { host: target.host } : {}) };
+    const port = (server.address() as AddressInfo).port;
+    const own = req.headers.host === `127.0.0.1:${port}` || req.headers.host === `localhost:${port}`;
+    const headers = { ...req.headers, authorization: `Bearer ${token}`, ...(own ? { host: target.host } : {}) };
     const out = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
