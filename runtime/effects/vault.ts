@@ -275,8 +275,8 @@ interface Found {
  * Replaces secrets with `«redacted:NAME»` wherever they occur, in every form a secret travels in:
  *
  *  - as is, in any letter case (a server may upper-case what it echoes), and in the forms a
- *    receiving server may normalize it to: trimmed of surrounding whitespace, Unicode NFC, NFD
- *    and NFKC (`variants`);
+ *    receiving server may normalize it to: trimmed of surrounding whitespace, Unicode NFC, NFD,
+ *    NFKC and NFKD (`variants`);
  *  - base64 (standard and URL-safe alphabets): the whole encoding of the secret, and — for a secret
  *    inside a longer encoded text, such as `Authorization: Basic base64("user:" + secret)` — the
  *    part of the encoding that only the secret's bytes determine, at each of the three alignments;
@@ -370,13 +370,15 @@ export class Redactor {
       const group = m.findIndex((x, i) => i > 0 && x !== undefined);
       whole.push({ start: m.index, end: m.index + m[0].length, name: group > 0 ? this.names[group - 1] : undefined });
     }
+    // (no spread of these lists into a call: a hostile text can hold more matches than a call takes arguments)
     const out: Found[] = [];
     let from = 0;
     for (const f of whole) {
-      out.push(...this.findPieces(text, from, f.start), f);
+      this.findPieces(text, from, f.start, out);
+      out.push(f);
       from = f.end;
     }
-    out.push(...this.findPieces(text, from, text.length));
+    this.findPieces(text, from, text.length, out);
     return out;
   }
 
@@ -396,7 +398,10 @@ export class Redactor {
     this.names = alternatives.map(([, name]) => name);
     // `i`: a secret echoed in another letter case is the same secret (a server that upper-cases)
     this.pattern = new RegExp(alternatives.map(([p]) => `(${p})`).join('|'), 'gi');
-    this.hold = Math.min(MAX_STREAM_HOLD, Math.max(0, ...secrets.map(([s]) => longestMatch(s)), ...ordered.map(escapedLength)) - 1);
+    let longest = 0;
+    for (const [secret] of secrets) longest = Math.max(longest, longestMatch(secret));
+    for (const f of ordered) longest = Math.max(longest, escapedLength(f));
+    this.hold = Math.min(MAX_STREAM_HOLD, longest - 1);
     // pieces: any run of at least half a secret that starts or ends it contains its first or its
     // last `half` characters; those are found, then the match is widened over the rest of the piece
     this.pieces = [];
@@ -412,12 +417,11 @@ export class Redactor {
   private pieces: { head: string; tail: string; secret: string; name: string }[] = [];
   private piecePattern: RegExp | undefined;
 
-  /** The pieces of secrets (at least half of one, from its start or to its end) in `text.slice(from, to)`. */
-  private findPieces(text: string, from: number, to: number): Found[] {
+  /** Adds to `out` the pieces of secrets (at least half of one, from its start or to its end) in `text.slice(from, to)`. */
+  private findPieces(text: string, from: number, to: number, out: Found[]): void {
     const re = this.piecePattern;
-    if (!re || to <= from) return [];
+    if (!re || to <= from) return;
     const part = text.slice(from, to);
-    const out: Found[] = [];
     let done = 0; // `part` before this is already a piece
     re.lastIndex = 0;
     for (let m = re.exec(part); m; m = re.exec(part)) {
@@ -444,7 +448,6 @@ export class Redactor {
       done = end;
       re.lastIndex = end;
     }
-    return out;
   }
 
   /** Redacts every string inside a JSON-like value (keys too); returns a copy. */
