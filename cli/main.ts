@@ -6,7 +6,7 @@ import packageJson from '../package.json';
 // The run API itself, not runtime/index.ts: what the library index also exports (the debugger, the
 // test runner, the MCP server, the knowledge store ...) is then initialised only by the commands
 // that use it, not at every start (docs/performance.md, *Cold start, third pass*).
-import { compileProgram, RunSetupError } from '../runtime/run/index.js';
+import { compileProgram, knownSecretsRedactor, RunSetupError } from '../runtime/run/index.js';
 import { AUTHORITY_USAGE, runGrantList } from './run-options.js';
 import { EXIT, UsageError, parse } from './usage.js';
 import { turnFiles } from './files.js';
@@ -27,7 +27,8 @@ commands:
                 use schema::mcp({...}) to list its tools; it shows the launch maps the program
                 writes and warns where a grant leaves an interpreter's arguments free
   mcp FILE      serve the closures FILE returns as MCP tools over stdio, each call a run with the
-                run options given (docs/mcp.md)
+                run options given (docs/mcp.md); --port N serves HTTP on 127.0.0.1 to clients
+                sending the bearer token it prints (or the one in --token-file FILE, mode 0600)
   resume RUN    continue a durable run (suspended, or killed) from its journal (docs/durability.md)
   runs          list the runs in a store, with their status
   inspect RUN   a run's processes, context tiers, memory, mailboxes, pending/unknown effects, journal tail
@@ -188,15 +189,18 @@ export function runAsProcess(argv: string[]): void {
       settled = true;
       process.exitCode = code;
     },
-    (e: unknown) => {
+    async (e: unknown) => {
       settled = true;
+      // a message may quote what it failed on (an argument, a server's answer): the secrets known here are redacted
+      const redactor = await knownSecretsRedactor().catch(() => undefined);
+      const write = (text: string): void => void process.stderr.write(redactor ? redactor.redact(text) : text);
       if (e instanceof UsageError) {
-        process.stderr.write(`turn: ${e.message}\nrun \`turn help\` for the commands and their options\n`);
+        write(`turn: ${e.message}\nrun \`turn help\` for the commands and their options\n`);
         process.exitCode = EXIT.usage;
         return;
       }
       const detail = e instanceof Error ? (process.env.TURN_DEBUG ? e.stack : e.message) : String(e);
-      process.stderr.write(`turn: internal error: ${detail}\n(this is a bug in Turn, not in your program; TURN_DEBUG=1 shows more)\n`);
+      write(`turn: internal error: ${detail}\n(this is a bug in Turn, not in your program; TURN_DEBUG=1 shows more)\n`);
       process.exitCode = EXIT.internal;
     },
   );

@@ -1,20 +1,26 @@
-// `turn mcp FILE [--port N] [run options]`: serves the closures FILE returns as MCP tools over
-// standard input/output, or with --port over Streamable HTTP on 127.0.0.1 (docs/mcp.md). Over
-// stdio, standard output is the MCP connection, so nothing else is written to it; messages go to
-// standard error. Each tool call is a run with the capabilities given here.
+// `turn mcp FILE [--port N [--token-file FILE]] [run options]`: serves the closures FILE returns as
+// MCP tools over standard input/output, or with --port over Streamable HTTP on 127.0.0.1
+// (docs/mcp.md), for clients that send the bearer token printed here at start (once, on standard
+// error) or read from --token-file. Over stdio, standard output is the MCP connection, so nothing
+// else is written to it; messages go to standard error. Each tool call is a run with the
+// capabilities given here.
 import { InputError, ServeError, serveMcp } from '../runtime/index.js';
 import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
-import { EXIT, err, numberOption, parse, singleFile } from './usage.js';
+import { EXIT, err, numberOption, parse, singleFile, UsageError } from './usage.js';
 
 export async function mcpCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...RUN_OPTIONS, port: { type: 'string' } });
+  const { values, positionals } = parse(args, { ...RUN_OPTIONS, port: { type: 'string' }, 'token-file': { type: 'string' } });
   const file = singleFile(positionals, 'mcp');
   // --trace (standard error) is kept; a trace is written per call run
   const run = runOptionsFrom(values);
   const port = numberOption(values.port, 'port');
+  const tokenFile = values['token-file'] !== undefined ? String(values['token-file']) : undefined;
+  if (tokenFile !== undefined && port === undefined) throw new UsageError('--token-file goes with --port (over standard input/output no token is needed)');
   try {
-    const serving = await serveMcp(file, { run, ...(port !== undefined ? { port } : {}) });
+    const serving = await serveMcp(file, { run, ...(port !== undefined ? { port } : {}), ...(tokenFile !== undefined ? { tokenFile } : {}) });
     const names = serving.tools.map((t) => t.name).join(', ');
+    // printed once, for the operator to give the client (before the line that says serving has begun)
+    if (serving.token?.generated) err(`turn: clients must send Authorization: Bearer ${serving.token.value}`);
     err(`turn: serving ${serving.tools.length} tool${serving.tools.length === 1 ? '' : 's'} of ${file} over MCP (${serving.url ?? 'stdio'}): ${names}`);
     if (serving.url) {
       await new Promise<void>((resolve) => {

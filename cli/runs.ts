@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  bytesJson, defaultStoreDir, describeGrant, inferOptionsText, inspectRun, storeMessage, openStore, STORE_FILE, resumeRun, RunSetupError, settleUnknown, ResumeRefused, StoreError,
+  bytesJson, defaultStoreDir, describeGrant, inferOptionsText, inspectRun, knownSecretsRedactor, storeMessage, openStore, STORE_FILE, resumeRun, RunSetupError, settleUnknown, ResumeRefused, StoreError,
   type RunInspection, type RunStatus, type RunStore,
 } from '../runtime/index.js';
 import { reportInterrupted, withInterrupts } from './interrupt.js';
@@ -187,7 +187,9 @@ async function inspect(args: string[]): Promise<number> {
   const tail = numberOption(values.tail, 'tail') ?? 20;
   return withStore(values.store, async (store) => {
     const inspection = inspectRun(store, id, tail);
-    process.stdout.write((values.json ? JSON.stringify(inspection) : inspectionText(inspection)) + '\n');
+    // values the program built from pieces are stored as they are: the secrets known here are redacted as they are shown
+    const redactor = await knownSecretsRedactor();
+    process.stdout.write((values.json ? JSON.stringify(redactor.redactDeep(inspection)) : redactor.redact(inspectionText(inspection))) + '\n');
     return EXIT.ok;
   });
 }

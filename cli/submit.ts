@@ -4,7 +4,7 @@
 // children may be placed on other workers (docs/scale-out.md, "what runs where").
 import packageJson from '../package.json';
 import {
-  RestateError, RunSetupError, SEMANTICS_VERSION, compileProgram, defaultAdminUrl, inspectRestateRun, listRestateRuns, newRestateRunId, resolveRestateRun,
+  RestateError, RunSetupError, SEMANTICS_VERSION, compileProgram, defaultAdminUrl, inspectRestateRun, knownSecretsRedactor, listRestateRuns, newRestateRunId, resolveRestateRun,
   resumeRestateRun, runStatus, sourcesOf, submitRun, waitForRun, type RunInspection, type RunSummary,
 } from '../runtime/index.js';
 import { printSetupError } from './report.js';
@@ -65,8 +65,9 @@ export async function submitCommand(args: string[]): Promise<number> {
   return reportSummary(s, values.json === true);
 }
 
-/** Prints what a run on Restate printed and how it stands, with `turn run`'s exit codes. */
-export function reportSummary(s: RunSummary, json: boolean): number {
+/** Prints what a run on Restate printed and how it stands, with `turn run`'s exit codes (the secrets known here redacted, as `turn run` does). */
+export async function reportSummary(summary: RunSummary, json: boolean): Promise<number> {
+  const s = (await knownSecretsRedactor()).redactDeep(summary);
   for (const line of s.output) process.stdout.write(line + '\n');
   const result = (s.result ?? {}) as { json?: unknown; message?: string; path?: string; line?: number; column?: number };
   switch (s.status) {
@@ -113,7 +114,8 @@ export async function restateCommand(command: string, args: string[], inspection
         want(1);
         const tail = numberOption(values.tail, 'tail') ?? 20;
         const i = await inspectRestateRun(ingress, positionals[0], tail);
-        process.stdout.write((values.json ? JSON.stringify(i) : inspectionText(i)) + '\n');
+        const redactor = await knownSecretsRedactor();
+        process.stdout.write((values.json ? JSON.stringify(redactor.redactDeep(i)) : redactor.redact(inspectionText(i))) + '\n');
         return EXIT.ok;
       }
       case 'resume': {

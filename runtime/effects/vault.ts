@@ -263,10 +263,20 @@ export class MemoryVault implements Vault {
   }
 }
 
+/** Where a secret was found in a text: `text.slice(start, end)` becomes `«redacted:NAME»`. */
+interface Found {
+  start: number;
+  end: number;
+  /** undefined: a form whose secret is unknown (never in practice) */
+  name: string | undefined;
+}
+
 /**
  * Replaces secrets with `«redacted:NAME»` wherever they occur, in every form a secret travels in:
  *
- *  - as is;
+ *  - as is, in any letter case (a server may upper-case what it echoes), and in the forms a
+ *    receiving server may normalize it to: trimmed of surrounding whitespace, Unicode NFC, NFD,
+ *    NFKC and NFKD (`variants`);
  *  - base64 (standard and URL-safe alphabets): the whole encoding of the secret, and — for a secret
  *    inside a longer encoded text, such as `Authorization: Basic base64("user:" + secret)` — the
  *    part of the encoding that only the secret's bytes determine, at each of the three alignments;
@@ -275,17 +285,27 @@ export class MemoryVault implements Vault {
  *    characters other than ASCII letters and digits; these forms may mix.
  *
  * The host applies it where effect results and model replies enter the VM, so nothing the program
- * holds — and nothing downstream: journal, snapshots, trace, output — carries a secret. Longer
- * forms are tried first, so a secret containing another is redacted whole. Empty secrets are
- * ignored; encoded forms shorter than MIN_ENCODED characters are not matched (too many false hits).
+ * holds — and nothing downstream: journal, snapshots, trace, output — carries a secret; and again
+ * at every exit (output, events, the trace, `turn mcp` replies, error messages). Text that arrives
+ * in pieces (a model's streamed reply) is redacted as a stream (`StreamRedactor`). Longer forms
+ * are tried first, so a secret containing another is redacted whole. Empty secrets are ignored;
+ * encoded forms shorter than MIN_ENCODED characters are not matched (too many false hits).
  */
 export class Redactor {
   private readonly secrets = new Map<string, string>(); // secret → name
   private pattern: RegExp | undefined;
   private names: string[] = []; // capture group i+1 → name
+  private hold = 0; // see holdLength
 
   add(name: string, secret: string): void {
-    if (!secret || this.secrets.get(secret) === name) return;
+    if (!secret) return;
+    this.register(name, secret);
+    // what a receiving server may have made of it: guesses, so only when long enough to be a secret
+    for (const v of variants(secret)) if (v.length >= MIN_KNOWN_SECRET) this.register(name, v);
+  }
+
+  private register(name: string, secret: string): void {
+    if (this.secrets.get(secret) === name) return; // (the last name given a secret is the one shown)
     this.secrets.set(secret, name);
     this.pattern = undefined;
   }
@@ -306,12 +326,60 @@ export class Redactor {
 
   redact(text: string): string {
     if (this.secrets.size === 0 || !text) return text;
+    return render(text, this.find(text), 0, text.length);
+  }
+
+  /**
+   * How many characters at the end of a streamed text are held back until more arrive
+   * (`StreamRedactor`): one less than the longest a match of any secret's form can be, counting
+   * each character other than an ASCII letter or digit escaped once (`\u002d`, `%2D`, `&#x2d;`)
+   * and the list-of-characters form; at most MAX_STREAM_HOLD.
+   */
+  holdLength(): number {
+    if (this.secrets.size === 0) return 0;
     if (!this.pattern) this.compile();
-    const whole = text.replace(this.pattern!, (...m: unknown[]) => {
-      for (let i = 0; i < this.names.length; i++) if (m[i + 1] !== undefined) return `«redacted:${this.names[i]}»`;
-      return '«redacted»';
-    });
-    return this.redactPieces(whole);
+    return this.hold;
+  }
+
+  /**
+   * Redacts the part of `text` that no later text can change: everything but the last
+   * `holdLength()` characters, or less when a secret found there reaches into them (then up to its
+   * end, the secret redacted whole). `final`: there is no later text, all of it is redacted.
+   * Returns the redacted part and the rest (unredacted, for the next call).
+   */
+  redactPrefix(text: string, final: boolean): { safe: string; rest: string } {
+    if (this.secrets.size === 0) return { safe: text, rest: '' };
+    const found = this.find(text);
+    let cut = final ? text.length : Math.max(0, text.length - this.holdLength());
+    // a match that starts before the cut is whole (it is at most holdLength + 1 long): keep it whole
+    for (const f of found) if (f.start < cut && f.end > cut) cut = f.end;
+    return { safe: render(text, found, 0, cut), rest: text.slice(cut) };
+  }
+
+  /** Every secret in `text`, in order, not overlapping: the forms first, then pieces in the gaps between them. */
+  private find(text: string): Found[] {
+    if (!this.pattern) this.compile();
+    const re = this.pattern!;
+    const whole: Found[] = [];
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
+      }
+      const group = m.findIndex((x, i) => i > 0 && x !== undefined);
+      whole.push({ start: m.index, end: m.index + m[0].length, name: group > 0 ? this.names[group - 1] : undefined });
+    }
+    // (no spread of these lists into a call: a hostile text can hold more matches than a call takes arguments)
+    const out: Found[] = [];
+    let from = 0;
+    for (const f of whole) {
+      this.findPieces(text, from, f.start, out);
+      out.push(f);
+      from = f.end;
+    }
+    this.findPieces(text, from, text.length, out);
+    return out;
   }
 
   private compile(): void {
@@ -328,7 +396,12 @@ export class Redactor {
     for (const [secret, name] of secrets) alternatives.push([[...Buffer.from(secret, 'utf8')].map((b) => `%${hexPattern(b, 2)}`).join(''), name]);
     for (const f of ordered) alternatives.push([flexiblePattern(f), forms.get(f)!]);
     this.names = alternatives.map(([, name]) => name);
-    this.pattern = new RegExp(alternatives.map(([p]) => `(${p})`).join('|'), 'g');
+    // `i`: a secret echoed in another letter case is the same secret (a server that upper-cases)
+    this.pattern = new RegExp(alternatives.map(([p]) => `(${p})`).join('|'), 'gi');
+    let longest = 0;
+    for (const [secret] of secrets) longest = Math.max(longest, longestMatch(secret));
+    for (const f of ordered) longest = Math.max(longest, escapedLength(f));
+    this.hold = Math.min(MAX_STREAM_HOLD, longest - 1);
     // pieces: any run of at least half a secret that starts or ends it contains its first or its
     // last `half` characters; those are found, then the match is widened over the rest of the piece
     this.pieces = [];
@@ -338,20 +411,20 @@ export class Redactor {
       if (half >= chars.length) continue;
       this.pieces.push({ head: chars.slice(0, half).join(''), tail: chars.slice(chars.length - half).join(''), secret, name });
     }
-    this.piecePattern = this.pieces.length === 0 ? undefined : new RegExp(this.pieces.flatMap((p) => [`(${escapeRegExp(p.head)})`, `(${escapeRegExp(p.tail)})`]).join('|'), 'g');
+    this.piecePattern = this.pieces.length === 0 ? undefined : new RegExp(this.pieces.flatMap((p) => [`(${escapeRegExp(p.head)})`, `(${escapeRegExp(p.tail)})`]).join('|'), 'gi');
   }
 
   private pieces: { head: string; tail: string; secret: string; name: string }[] = [];
   private piecePattern: RegExp | undefined;
 
-  /** Redacts the pieces of secrets (at least half of one, from its start or to its end) left in `text`. */
-  private redactPieces(text: string): string {
+  /** Adds to `out` the pieces of secrets (at least half of one, from its start or to its end) in `text.slice(from, to)`. */
+  private findPieces(text: string, from: number, to: number, out: Found[]): void {
     const re = this.piecePattern;
-    if (!re) return text;
+    if (!re || to <= from) return;
+    const part = text.slice(from, to);
+    let done = 0; // `part` before this is already a piece
     re.lastIndex = 0;
-    let out = '';
-    let done = 0; // text before this is in `out`
-    for (let m = re.exec(text); m; m = re.exec(text)) {
+    for (let m = re.exec(part); m; m = re.exec(part)) {
       const g = m.slice(1).findIndex((x) => x !== undefined);
       const piece = this.pieces[g >> 1];
       let start = m.index;
@@ -359,23 +432,22 @@ export class Redactor {
       if (g % 2 === 0) {
         // a head: widen forward over the secret's next characters
         let k = piece.head.length;
-        while (k < piece.secret.length && end < text.length && text[end] === piece.secret[k]) {
+        while (k < piece.secret.length && end < part.length && sameLetter(part[end], piece.secret[k])) {
           end++;
           k++;
         }
       } else {
-        // a tail: widen backward over the secret's earlier characters (not into what was redacted)
+        // a tail: widen backward over the secret's earlier characters (not into the previous piece)
         let k = piece.secret.length - piece.tail.length - 1;
-        while (k >= 0 && start > done && text[start - 1] === piece.secret[k]) {
+        while (k >= 0 && start > done && sameLetter(part[start - 1], piece.secret[k])) {
           start--;
           k--;
         }
       }
-      out += text.slice(done, start) + `«redacted:${piece.name}»`;
+      out.push({ start: from + start, end: from + end, name: piece.name });
       done = end;
       re.lastIndex = end;
     }
-    return out + text.slice(done);
   }
 
   /** Redacts every string inside a JSON-like value (keys too); returns a copy. */
@@ -394,6 +466,139 @@ export class Redactor {
     return walk(value) as T;
   }
 }
+
+/** `text.slice(from, to)` with the `found` secrets inside it replaced by `«redacted:NAME»`. */
+function render(text: string, found: Found[], from: number, to: number): string {
+  let out = '';
+  let at = from;
+  for (const f of found) {
+    if (f.start < from || f.end > to) continue;
+    out += text.slice(at, f.start) + (f.name === undefined ? '«redacted»' : `«redacted:${f.name}»`);
+    at = f.end;
+  }
+  return out + text.slice(at, to);
+}
+
+/** The same character, letter case aside (the piece widening; the patterns have the `i` flag). */
+function sameLetter(a: string, b: string): boolean {
+  return a === b || a.toLowerCase() === b.toLowerCase();
+}
+
+/**
+ * What a server that receives a secret may make of it before echoing it: trimmed of whitespace
+ * around it, and in Unicode's composed, decomposed and compatibility forms (NFC, NFD, NFKC; `ﬁ` →
+ * `fi`, full-width `Ａ` → `A`), also trimmed. Letter case is handled by the match itself.
+ */
+export function variants(secret: string): string[] {
+  const out = new Set<string>();
+  for (const form of ['NFC', 'NFD', 'NFKC', 'NFKD'] as const) {
+    const n = secret.normalize(form);
+    out.add(n);
+    out.add(n.trim());
+  }
+  out.add(secret.trim());
+  out.delete(secret);
+  out.delete('');
+  return [...out];
+}
+
+/** The most characters one character of a form takes once escaped (`\\u002d` escaped twice, `%25E2%2580%2599`, `&#x2019;`). */
+function escapedWidth(ch: string): number {
+  if (/^[A-Za-z0-9]$/.test(ch)) return 1;
+  return Math.max(12, 7 * Buffer.byteLength(ch, 'utf8'));
+}
+
+function escapedLength(form: string): number {
+  let n = 0;
+  for (const ch of form) n += escapedWidth(ch);
+  return n;
+}
+
+/** The longest match of a secret's own forms: as a list of escaped characters (`"a", "\u002d"`), percent-encoded whole. */
+function longestMatch(secret: string): number {
+  const chars = [...secret];
+  const list = chars.reduce((n, ch) => n + escapedWidth(ch) + 2, 0) + 3 * (chars.length - 1);
+  return Math.max(list, 3 * Buffer.byteLength(secret, 'utf8'));
+}
+
+/**
+ * Redacts a text that arrives in chunks (a model's streamed reply): what it returns never holds a
+ * secret, nor a part of one that the next chunks would complete. It holds back the last
+ * `Redactor.holdLength()` characters (those could begin a secret that has not all arrived) and
+ * releases them as more text comes (in batches of at least STREAM_BATCH characters) or at `end()`.
+ * Each scan costs the batch and the held tail, never the whole text so far.
+ */
+export class StreamRedactor {
+  private held = '';
+
+  constructor(private readonly redactor: Redactor) {}
+
+  /** The redacted text that `chunk` releases (possibly empty). */
+  push(chunk: string): string {
+    const text = this.held + chunk;
+    const hold = this.redactor.holdLength();
+    if (hold === 0) return text; // no secret known (yet)
+    // scanned once STREAM_BATCH characters more than the hold have come, not at every token: each
+    // scan reads the held tail again, so one per few characters would read it hundreds of times
+    if (text.length < hold + STREAM_BATCH) {
+      this.held = text;
+      return '';
+    }
+    const { safe, rest } = this.redactor.redactPrefix(text, false);
+    this.held = rest;
+    return safe;
+  }
+
+  /** How many characters are held back now (at most `holdLength()` + a batch + the last chunk). */
+  get heldLength(): number {
+    return this.held.length;
+  }
+
+  /** The rest, redacted: the stream has ended. */
+  end(): string {
+    const { safe } = this.redactor.redactPrefix(this.held, true);
+    this.held = '';
+    return safe;
+  }
+}
+
+/** The most characters a stream holds back (`Redactor.holdLength`). */
+export const MAX_STREAM_HOLD = 4096;
+
+/** A stream is scanned when this many characters past the hold have come (StreamRedactor.push). */
+const STREAM_BATCH = 64;
+
+/**
+ * The environment variables that hold model providers' keys (and cloud credentials models are
+ * reached with). Whatever model a run uses, each one set is registered with the run's Redactor
+ * before the program starts (runtime/run/host.ts), and `env.get` refuses it.
+ */
+export const PROVIDER_KEY_ENV_NAMES: readonly string[] = [
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'OLLAMA_API_KEY',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+  'AZURE_OPENAI_API_KEY',
+  'AZURE_API_KEY',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_BEARER_TOKEN_BEDROCK',
+  'MISTRAL_API_KEY',
+  'GROQ_API_KEY',
+  'COHERE_API_KEY',
+  'CO_API_KEY',
+  'TOGETHER_API_KEY',
+  'FIREWORKS_API_KEY',
+  'DEEPSEEK_API_KEY',
+  'XAI_API_KEY',
+  'PERPLEXITY_API_KEY',
+  'OPENROUTER_API_KEY',
+  'HF_TOKEN',
+  'HUGGING_FACE_HUB_TOKEN',
+  'REPLICATE_API_TOKEN',
+  'VOYAGE_API_KEY',
+];
 
 /** Secrets known ahead of use shorter than this are added only when resolved (`Redactor.addKnown`). */
 export const MIN_KNOWN_SECRET = 8;

@@ -5,6 +5,12 @@
 // its return type (runtime/infer/schema.ts, the schemas `infer` uses). Each `tools/call` is one
 // run of the program (runtime/run), with the capabilities the command line gave.
 //
+// Everything sent to the client passes the redactor: a call's result, its printed lines and its
+// errors with the run's own (which knows every secret the run resolved), then all of it, and every
+// message outside a run, with one that knows the secrets of the command line (knownSecretsRedactor).
+// Over HTTP only the operator is served: every request must carry the bearer token made (or read
+// from `--token-file`) at start, checked before anything of the request's body is read.
+//
 // The SDK's server side and node:http are loaded when serving starts (loadServerSdk): the runtime
 // is one bundle with the CLI, and loading them at every start of `turn run` cost about a third of
 // its start-up (the SDK's HTTP server installs Node's fetch globals, which loads undici).
@@ -20,8 +26,10 @@ import { formatDiagnostic } from '../diagnostics.js';
 import { typeToSchema, SchemaError, type StructInfo, type TypeEnv } from '../infer/schema.js';
 import { readSourceText } from '../load.js';
 import { turnString } from '../absorb/module.js';
-import { startRun } from '../run/run.js';
+import { startRun, type Run } from '../run/run.js';
+import { knownSecretsRedactor } from '../run/host.js';
 import { RunSetupError } from '../run/errors.js';
+import type { Redactor } from '../effects/vault.js';
 import type { RunOptions } from '../run/options.js';
 import type { Closure, Expr, Program, TypeExpr } from '../syntax/ast.js';
 
@@ -147,6 +155,12 @@ export async function callServedTool(file: string, tool: ServedTool, args: Recor
     throw e;
   }
   const r = await run.start();
+  // the program's value may hold a secret it rebuilt (pieces joined): redacted like its printed lines
+  return run.redactDeep(reply(r, output, tool));
+}
+
+/** What the client is sent for a run's outcome (not yet redacted). */
+function reply(r: Awaited<ReturnType<Run['start']>>, output: string[], tool: ServedTool): CallToolResult {
   const printed = output.length > 0 ? [{ type: 'text' as const, text: output.join('\n') }] : [];
   switch (r.kind) {
     case 'done': {
@@ -174,6 +188,11 @@ export interface ServeOptions {
   transport?: Transport;
   /** serve Streamable HTTP on 127.0.0.1 at this port (0: any free one) instead of stdio */
   port?: number;
+  /**
+   * HTTP: the file holding the bearer token clients must send (owner-only: mode 0600 or 0400);
+   * without it a random token is made (`Serving.token`, for the operator to hand to the client)
+   */
+  tokenFile?: string;
   version?: string;
 }
 
@@ -202,8 +221,8 @@ type ServerSdk = Awaited<ReturnType<typeof loadServerSdk>>;
 type Server = InstanceType<ServerSdk['Server']>;
 type StreamableHTTPServerTransport = InstanceType<ServerSdk['StreamableHTTPServerTransport']>;
 
-/** One MCP server (the SDK's) answering `tools/list` and `tools/call` for `tools`. */
-function toolServer(sdk: ServerSdk, file: string, tools: ServedTool[], options: ServeOptions): Server {
+/** One MCP server (the SDK's) answering `tools/list` and `tools/call` for `tools`; everything it sends has passed `redactor`. */
+function toolServer(sdk: ServerSdk, file: string, tools: ServedTool[], options: ServeOptions, redactor: Redactor): Server {
   const { Server, ListToolsRequestSchema, CallToolRequestSchema } = sdk;
   const byName = new Map(tools.map((t) => [t.name, t]));
   // logging: what a call's run prints is sent to the client as log messages as it is printed
@@ -213,11 +232,16 @@ function toolServer(sdk: ServerSdk, file: string, tools: ServedTool[], options: 
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
-    if (!tool) return failure(`no tool "${request.params.name}" (tools: ${tools.map((t) => t.name).join(', ')})`);
+    if (!tool) return redactor.redactDeep(failure(`no tool "${request.params.name}" (tools: ${tools.map((t) => t.name).join(', ')})`));
     const log = (line: string): void => {
-      void extra.sendNotification({ method: 'notifications/message', params: { level: 'info', logger: tool.name, data: line } }).catch(() => undefined);
+      void extra.sendNotification({ method: 'notifications/message', params: { level: 'info', logger: tool.name, data: redactor.redact(line) } }).catch(() => undefined);
     };
-    return callServedTool(file, tool, (request.params.arguments ?? {}), options.run, log);
+    try {
+      return redactor.redactDeep(await callServedTool(file, tool, request.params.arguments ?? {}, options.run, log));
+    } catch (e) {
+      // not a failure of the program (those are replies): a message, never a stack, and redacted
+      return failure(redactor.redact(`${tool.name} failed: ${e instanceof Error ? e.message : String(e)}`));
+    }
   });
   return server;
 }
@@ -226,6 +250,8 @@ export interface Serving {
   tools: ServedTool[];
   /** the Streamable HTTP endpoint, when serving HTTP */
   url?: string;
+  /** HTTP: the bearer token a client must send, and whether it was made now (else read from `tokenFile`) */
+  token?: { value: string; generated: boolean };
   /** settles when the stdio client closes the connection (never, for HTTP: `close()` ends it) */
   closed: Promise<void>;
   close(): Promise<void>;
@@ -234,9 +260,18 @@ export interface Serving {
 /** Serves `file`'s closures over MCP. Throws ServeError or InputError before serving. */
 export async function serveMcp(file: string, options: ServeOptions): Promise<Serving> {
   const tools = await discoverServedTools(file);
+  let redactor: Redactor;
+  try {
+    redactor = await knownSecretsRedactor(options.run);
+  } catch (e) {
+    if (e instanceof RunSetupError) throw new ServeError(e.message);
+    throw e;
+  }
+  if (options.tokenFile !== undefined && options.port === undefined) throw new ServeError('--token-file goes with --port (over standard input/output the client is the process that started the server)');
+  const token = options.port !== undefined ? await bearerToken(options.tokenFile) : undefined;
   const sdk = await loadServerSdk();
-  if (options.port !== undefined) return serveHttp(sdk, file, tools, options, options.port);
-  const server = toolServer(sdk, file, tools, options);
+  if (options.port !== undefined) return serveHttp(sdk, file, tools, options, options.port, redactor, token!);
+  const server = toolServer(sdk, file, tools, options, redactor);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });
@@ -244,15 +279,74 @@ export async function serveMcp(file: string, options: ServeOptions): Promise<Ser
   return { tools, closed, close: () => server.close() };
 }
 
-/** Streamable HTTP on 127.0.0.1 (a session per client, DNS rebinding protection on). */
-async function serveHttp(sdk: ServerSdk, file: string, tools: ServedTool[], options: ServeOptions, port: number): Promise<Serving> {
+/** The shortest token `--token-file` may hold (the one made at start has 43 characters: 32 random bytes, base64url). */
+export const MIN_TOKEN_LENGTH = 32;
+
+/** The token clients must send: read from `tokenFile` (owner-only, long enough), or 32 random bytes. Throws ServeError. */
+async function bearerToken(tokenFile: string | undefined): Promise<{ value: string; generated: boolean }> {
+  const crypto = await import('node:crypto');
+  if (tokenFile === undefined) return { value: crypto.randomBytes(32).toString('base64url'), generated: true };
+  let stat: fs.Stats;
+  let text: string;
+  try {
+    stat = fs.statSync(tokenFile);
+    text = fs.readFileSync(tokenFile, 'utf8');
+  } catch (e) {
+    throw new ServeError(`cannot read the token file ${tokenFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
+    const mode = (stat.mode & 0o777).toString(8).padStart(3, '0');
+    throw new ServeError(`the token file ${tokenFile} is accessible to other users (mode ${mode}); refusing to use it. Run: chmod 600 ${tokenFile}`);
+  }
+  const value = text.trim();
+  if (value.length < MIN_TOKEN_LENGTH || /\s/.test(value)) {
+    throw new ServeError(`the token file ${tokenFile} must hold one token of at least ${MIN_TOKEN_LENGTH} characters, without spaces (e.g. openssl rand -base64 32)`);
+  }
+  return { value, generated: false };
+}
+
+/**
+ * Whether a request carries `Authorization: Bearer <token>`. The comparison takes the same time
+ * whatever the header holds: both sides are hashed to 32 bytes and compared with timingSafeEqual.
+ */
+function authorized(req: http.IncomingMessage, expected: Buffer, crypto: typeof import('node:crypto')): boolean {
+  const header = req.headers.authorization;
+  const given = typeof header === 'string' && /^Bearer /i.test(header) ? header.slice(7).trim() : '';
+  const digest = crypto.createHash('sha256').update(given).digest();
+  return crypto.timingSafeEqual(digest, expected);
+}
+
+/** How long the connection of a refused request stays open, unread, after the answer (`refuse`). */
+const REFUSED_LINGER_MS = 2000;
+
+/**
+ * Answers a request without the token: 401 `WWW-Authenticate: Bearer`, written on the socket
+ * itself. Through the ServerResponse, Node would read the rest of the body to discard it (to keep
+ * the connection alive) or close the connection at once, which makes a client still sending its
+ * body fail with EPIPE before it reads the answer. Here nothing more is read (the unread request
+ * stops the socket once its buffer is full), the answer is followed by the end of our side, and the
+ * connection is dropped a little later, the client having had time to read why.
+ */
+function refuse(req: http.IncomingMessage): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'unauthorized: send Authorization: Bearer <the token turn mcp printed, or the one in --token-file>' }, id: null });
+  const head = ['HTTP/1.1 401 Unauthorized', 'WWW-Authenticate: Bearer realm="turn mcp"', 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
+  const socket = req.socket;
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
+}
+
+/** Streamable HTTP on 127.0.0.1 (a session per client, DNS rebinding protection on, the operator's token required). */
+async function serveHttp(sdk: ServerSdk, file: string, tools: ServedTool[], options: ServeOptions, port: number, redactor: Redactor, token: { value: string; generated: boolean }): Promise<Serving> {
   const { StreamableHTTPServerTransport, isInitializeRequest, randomUUID } = sdk;
+  const crypto = await import('node:crypto');
+  const expected = crypto.createHash('sha256').update(token.value).digest();
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   let allowedHosts: string[] = [];
   const reply = (res: http.ServerResponse, status: number, message: string): void => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
   };
-  const httpServer = sdk.createServer((req, res) => {
+  const serveRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    if (!authorized(req, expected, crypto)) return refuse(req);
     void (async () => {
       if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') return reply(res, 404, 'the MCP endpoint is /mcp');
       const id = req.headers['mcp-session-id'];
@@ -281,11 +375,18 @@ async function serveHttp(sdk: ServerSdk, file: string, tools: ServedTool[], opti
       transport.onclose = () => {
         if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
       };
-      await toolServer(sdk, file, tools, options).connect(transport);
+      await toolServer(sdk, file, tools, options, redactor).connect(transport);
       await transport.handleRequest(req, res, body);
     })().catch(() => {
       if (!res.headersSent) reply(res, 500, 'internal error');
     });
+  };
+  const httpServer = sdk.createServer(serveRequest);
+  // a client that asks before sending its body (`Expect: 100-continue`) is told to go on only with the token
+  httpServer.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!authorized(req, expected, crypto)) return refuse(req);
+    res.writeContinue();
+    serveRequest(req, res);
   });
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
@@ -299,5 +400,5 @@ async function serveHttp(sdk: ServerSdk, file: string, tools: ServedTool[], opti
       await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
     })());
-  return { tools, url: `http://127.0.0.1:${bound}/mcp`, closed: new Promise(() => {}), close };
+  return { tools, url: `http://127.0.0.1:${bound}/mcp`, token, closed: new Promise(() => {}), close };
 }

@@ -8,11 +8,11 @@ import type { EffectToolContext } from '../effects/tools.js';
 import { scrubInitialEnvironment } from '../effects/environ.js';
 import type { Bundle } from '../compile/bundle.js';
 import { modelGrant, toolGrant, type GrantContext } from '../effects/grants.js';
-import { ChainVault, EnvVault, FileVault, RedactingVault, Redactor, VaultError, type Vault } from '../effects/vault.js';
+import { ChainVault, EnvVault, FileVault, PROVIDER_KEY_ENV_NAMES, RedactingVault, Redactor, StreamRedactor, VaultError, type Vault } from '../effects/vault.js';
 import { openTrace, type TraceSink } from '../events/trace.js';
 import type { RunEvent, RunEventBody } from '../events/index.js';
 import { MAX_SAMPLES, selfConsistent } from '../infer/consistency.js';
-import type { InferIO, InferReply, InferRequest, Sampling } from '../infer/types.js';
+import type { InferDelta, InferIO, InferReply, InferRequest, Sampling } from '../infer/types.js';
 import { lazyKnowledge } from '../knowledge/open.js';
 import { McpSessions } from '../mcp/sessions.js';
 import type { Host, ToolRequest } from '../ports/host.js';
@@ -93,6 +93,33 @@ function redactReply(redactor: Redactor, reply: InferReply): InferReply {
   return safe;
 }
 
+/**
+ * The events of one model call with its streamed text redacted as a stream: each sample's deltas
+ * go through a StreamRedactor, so a secret that arrives a few characters at a time never reaches
+ * the trace or the panel, whole or in pieces. `end()` (the call is over) releases what each
+ * stream held back, as one last delta, before the driver reports the reply.
+ */
+function redactedStreams(redactor: Redactor, io: InferIO | undefined): { emit: InferIO['emit']; end(): void } {
+  const streams = new Map<number | undefined, { redact: StreamRedactor; last: InferDelta }>(); // by sample
+  return {
+    emit: (e) => {
+      if (!io) return;
+      if (e.kind !== 'infer.delta') return io.emit(e);
+      let s = streams.get(e.sample);
+      if (!s) streams.set(e.sample, (s = { redact: new StreamRedactor(redactor), last: e }));
+      s.last = e;
+      io.emit({ ...e, delta: s.redact.push(e.delta) });
+    },
+    end: () => {
+      for (const { redact, last } of streams.values()) {
+        const rest = redact.end();
+        if (rest) io?.emit({ ...last, delta: rest });
+      }
+      streams.clear();
+    },
+  };
+}
+
 /** What the run asks of every model call's sampler (`--seed`, `--temperature`, `--max-tokens`). */
 function runSampling(options: RunOptions): Sampling | undefined {
   const s: Sampling = {};
@@ -118,6 +145,53 @@ function withSampling(request: InferRequest, sampling: Sampling | undefined): In
 }
 
 /**
+ * Registers every standard provider's key set in `env` (or in the process environment, which the
+ * transport reads), whatever model the run uses: a program that gets hold of one another way (a
+ * file, a server that echoes it) still cannot print it.
+ */
+function registerProviderKeys(redactor: Redactor, env: Record<string, string | undefined>): void {
+  for (const name of PROVIDER_KEY_ENV_NAMES) {
+    for (const key of new Set([env[name], process.env[name]])) if (key) redactor.addKnown(name, key);
+  }
+}
+
+/**
+ * A Redactor that knows the secrets a run with `options` knows before it starts (its vaults'
+ * in-memory secrets, the standard providers' keys), for what is sent outside any run: `turn mcp`'s
+ * replies and errors, `turn inspect`, a Restate run's output and result as `turn submit` prints
+ * them. Throws RunSetupError (an unusable `--secrets` file).
+ */
+export async function knownSecretsRedactor(options: Pick<RunOptions, 'env' | 'authority'> = {}): Promise<Redactor> {
+  const redactor = new Redactor();
+  await knownSecrets(options, redactor);
+  return redactor;
+}
+
+/**
+ * The run's vault (the editor's, or the environment's `TURN_SECRET_*` then the `--secrets` file),
+ * recording every secret it hands out in `redactor`, which knows now every secret the run can use
+ * before the program can see anything: the vaults' in-memory secrets and the standard providers'
+ * keys (the model's own key is added when the model is made; secrets a vault must ask for, such as
+ * SecretStorage's, when resolved). Throws RunSetupError.
+ */
+async function knownSecrets(options: Pick<RunOptions, 'env' | 'authority'>, redactor: Redactor): Promise<RedactingVault> {
+  const env = options.env ?? process.env;
+  const vaults: Vault[] = [options.authority?.vault ?? new EnvVault(env)];
+  if (options.authority?.secretsFile !== undefined) {
+    try {
+      vaults.push(await FileVault.open(options.authority.secretsFile));
+    } catch (e) {
+      if (e instanceof VaultError) throw new RunSetupError('input', e.message);
+      throw e;
+    }
+  }
+  const vault = new RedactingVault(new ChainVault(vaults), redactor);
+  await vault.registerReady();
+  registerProviderKeys(redactor, env);
+  return vault;
+}
+
+/**
  * Builds the host of a run. `knowledgeRunId`: the id std/knowledge writes under (a durable run
  * passes its own, so a resumed run still sees its drafts). Throws RunSetupError.
  */
@@ -126,21 +200,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   const cwd = options.cwd ?? process.cwd();
   const a = options.authority ?? {};
   const redactor = new Redactor();
-
-  const vaults: Vault[] = [a.vault ?? new EnvVault(env)];
-  if (a.secretsFile !== undefined) {
-    try {
-      vaults.push(await FileVault.open(a.secretsFile));
-    } catch (e) {
-      if (e instanceof VaultError) throw new RunSetupError('input', e.message);
-      throw e;
-    }
-  }
-  // The redactor knows every secret the run can use before the program can see anything: the
-  // vaults' in-memory secrets (TURN_SECRET_*, the --secrets file) now, the model's API key below;
-  // secrets a vault must ask for (SecretStorage) when they are resolved.
-  const vault = new RedactingVault(new ChainVault(vaults), redactor);
-  await vault.registerReady();
+  const vault = await knownSecrets(options, redactor);
   let capabilities: Capabilities;
   try {
     capabilities = capabilitiesFromFlags(
@@ -161,7 +221,8 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     : base;
   let model: Model;
   let inferRetries: number | undefined;
-  const providerKeyNames = new Set<string>();
+  // the standard providers' keys are the host's whatever the model: `env.get` refuses them
+  const providerKeyNames = new Set<string>(PROVIDER_KEY_ENV_NAMES);
   try {
     // a Wasm driver's HTTP goes through the run's network capability, approvals and vault
     model = createModel(resolveModelSpec(options.model, env, cwd), env, { capabilities, approve, vault, cwd });
@@ -242,12 +303,14 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
         if (hold) await hold({ kind: 'model', pid: request.pid, description: `waiting on a model reply (infer ${request.typeName})` });
         // where model replies and provider errors enter the VM: redacted like effect results
         let reply: InferReply;
+        const streamed = redactedStreams(redactor, io);
         try {
-          reply = await ask(request, { emit: io ? (e) => io.emit(e) : () => {}, signal } as InferIO);
+          reply = await ask(request, { emit: streamed.emit, signal } as InferIO);
         } catch (e) {
           throw redactError(redactor, e);
         } finally {
           inflight.delete(own);
+          streamed.end();
         }
         return redactReply(redactor, reply);
       }),

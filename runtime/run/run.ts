@@ -145,6 +145,11 @@ export class Run {
     return this.setup.redactor.redact(text);
   }
 
+  /** Redacts the run's secrets from every string of a JSON-like value (a result sent outside the run). */
+  redactDeep<T>(value: T): T {
+    return this.setup.redactor.redactDeep(value);
+  }
+
   /** Attaches the VM debugger (before `start`): breakpoints, steps, pauses, exception stops, a replay to a step (time travel). */
   attachDebugger(options: DebuggerOptions | boolean = false): Debugger {
     if (this.started || !this.vm) throw new Error('attach the debugger to a run that has not started');
@@ -280,7 +285,8 @@ export class Run {
       const { message, path: p, line, column } = result.error;
       this.trySetStatus('failed', { message, path: p, line, column });
     } else if (result.kind === 'done') {
-      store.setRunStatus(record.id, 'done', jsonBytes({ rendered: result.rendered, json: result.json ?? null }));
+      // stored for `turn runs`/`inspect` and a Restate client: redacted (a secret the program rebuilt from pieces)
+      store.setRunStatus(record.id, 'done', jsonBytes(this.redactDeep({ rendered: result.rendered, json: result.json ?? null })));
       durable.journal.completed();
     }
     return result;

@@ -1,6 +1,7 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance) against Turn's client
 // (its client scenarios: a Turn program per scenario, test/mcp/conformance/client.mjs) and against
-// `turn mcp` (its server scenarios, over Streamable HTTP), with the expected failures of
+// `turn mcp` (its server scenarios, over Streamable HTTP, through a proxy that adds the bearer
+// token `turn mcp --port` requires), with the expected failures of
 // conformance/baseline.yml (docs/mcp.md says why each fails); and the MCP Inspector's CLI mode
 // listing and calling a served program's tools. Both tools need Node 22: scripts/provision-mcp-tools.sh
 // installs them into .e2e/mcp-tools/ (CI runs it from scripts/provision-e2e.sh). Without them the
@@ -9,6 +10,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BIN, ROOT } from '../cli/run-cli.js';
@@ -82,19 +85,43 @@ test('conformance: the elicitation and OAuth client scenarios fail as the baseli
   assert.match(auth.out, /all failures are expected|expected failure/i);
 });
 
+/**
+ * A proxy on 127.0.0.1 that adds `Authorization: Bearer <token>` to every request it forwards to
+ * `upstream` (the conformance CLI sends no headers of its own). A request for the proxy's own host
+ * is sent for the upstream's; any other Host header is kept, so DNS rebinding is still refused.
+ */
+async function withToken(upstream: string, token: string): Promise<{ url: string; close(): void }> {
+  const target = new URL(upstream);
+  const server = http.createServer((req, res) => {
+    const port = (server.address() as AddressInfo).port;
+    const own = req.headers.host === `127.0.0.1:${port}` || req.headers.host === `localhost:${port}`;
+    const headers = { ...req.headers, authorization: `Bearer ${token}`, ...(own ? { host: target.host } : {}) };
+    const out = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${target.pathname}`, close: () => server.close() };
+}
+
 test('conformance: server scenarios against turn mcp, failures only where the baseline says', { skip }, async () => {
   const served = spawn(process.execPath, [BIN, 'mcp', path.join(__dirname, 'conformance', 'served.tn'), '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
   try {
-    const url = await new Promise<string>((resolve, reject) => {
+    const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
       let said = '';
       served.stderr.on('data', (c: Buffer) => {
         said += c.toString();
+        // the token is printed before the line that says serving has begun
         const m = /over MCP \((http:\/\/127\.0\.0\.1:\d+\/mcp)\)/.exec(said);
-        if (m) resolve(m[1]);
+        if (m) resolve({ url: m[1], token: /Authorization: Bearer (\S+)\n/.exec(said)?.[1] ?? '' });
       });
       served.on('exit', () => reject(new Error(`turn mcp exited: ${said}`)));
     });
-    const r = await run(CONFORMANCE, ['server', '--url', url, '--expected-failures', BASELINE, '-o', results]);
+    const proxy = await withToken(url, token);
+    const r = await run(CONFORMANCE, ['server', '--url', proxy.url, '--expected-failures', BASELINE, '-o', results]).finally(() => proxy.close());
     assert.equal(r.code, 0, r.out);
     const s = summary(r.out);
     for (const name of ['server-initialize', 'logging-set-level', 'ping', 'tools-list', 'tools-call-simple-text', 'tools-call-with-logging', 'tools-call-error', 'server-sse-multiple-streams', 'dns-rebinding-protection']) {

@@ -82,20 +82,21 @@ test('a call runs with only the capabilities given on the command line', async (
   }
 });
 
-test('turn mcp --port serves Streamable HTTP on 127.0.0.1', async () => {
+test('turn mcp --port serves Streamable HTTP on 127.0.0.1 to a client with the token it printed', async () => {
   const child = spawn(process.execPath, [BIN, 'mcp', served, '--port', '0'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   try {
-    const url = await new Promise<string>((resolve, reject) => {
+    const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
       let said = '';
       child.stderr.on('data', (c: Buffer) => {
         said += c.toString();
+        // the token is printed before the line that says serving has begun
         const m = /over MCP \((http:\/\/127\.0\.0\.1:\d+\/mcp)\)/.exec(said);
-        if (m) resolve(m[1]);
+        if (m) resolve({ url: m[1], token: /Authorization: Bearer (\S+)\n/.exec(said)?.[1] ?? '' });
       });
       child.on('exit', () => reject(new Error(`turn mcp exited: ${said}`)));
     });
     const client = new Client({ name: 'turn-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     try {
       assert.equal(text((await client.callTool({ name: 'greet', arguments: { name: 'HTTP' } })) as CallToolResult), 'hello HTTP');
     } finally {
