@@ -32,14 +32,39 @@ const PROVIDER_KEY_EXACT = new Set([
   'AWS_ACCESS_KEY_ID',
   'AWS_SECRET_ACCESS_KEY',
   'AWS_SESSION_TOKEN',
+  'AWS_BEARER_TOKEN_BEDROCK',
+  'MISTRAL_API_KEY',
+  'GROQ_API_KEY',
+  'COHERE_API_KEY',
+  'CO_API_KEY',
+  'TOGETHER_API_KEY',
+  'FIREWORKS_API_KEY',
+  'DEEPSEEK_API_KEY',
+  'XAI_API_KEY',
+  'PERPLEXITY_API_KEY',
+  'OPENROUTER_API_KEY',
+  'HF_TOKEN',
+  'HUGGING_FACE_HUB_TOKEN',
+  'REPLICATE_API_TOKEN',
+  'VOYAGE_API_KEY',
 ]);
 const PROVIDER_PREFIXES = ['OPENAI_', 'ANTHROPIC_', 'OLLAMA_', 'GEMINI_', 'GOOGLE_', 'AZURE_', 'AWS_'];
 const SECRET_SUFFIXES = ['_KEY', '_TOKEN', '_SECRET'];
 
-/** Whether `name` names a provider's key or a cloud credential (OPENAI_API_KEY, AWS_SESSION_TOKEN, AZURE_OPENAI_KEY...). */
+/**
+ * Whether `name` names a provider's key or a cloud credential (OPENAI_API_KEY, AWS_SESSION_TOKEN,
+ * AZURE_OPENAI_KEY...): the one list behind every rule about them. Whatever model a run uses, each
+ * one set is registered with the run's Redactor before the program starts (runtime/run/host.ts),
+ * `env.get` refuses it, and `pass_env` never hands it to a launched server.
+ */
 export function isProviderKeyName(name: string): boolean {
   if (PROVIDER_KEY_EXACT.has(name)) return true;
   return PROVIDER_PREFIXES.some((p) => name.startsWith(p)) && SECRET_SUFFIXES.some((s) => name.endsWith(s));
+}
+
+/** The provider-key variables set in `env`. */
+export function providerKeyNamesIn(env: Record<string, string | undefined>): string[] {
+  return Object.keys(env).filter((n) => env[n] && isProviderKeyName(n));
 }
 
 /** Whether `name` holds a secret of the run: TURN_SECRET_*, a provider key, or one of `more` (an `api_key_env=` name). */

@@ -8,6 +8,7 @@ import { capabilitiesFromPlain, check, narrow, requireApproval, EffectDenied, ty
 import { authorize, existsEffect, listDirEffect, readFileEffect, writeFileEffect, type FsContext } from './fs.js';
 import { performHttp, type HttpResponse } from './http.js';
 import { forgedMessage, isHandle, looksLikeHandle } from './identity.js';
+import { isProviderKeyName } from './environ.js';
 // the VM mints a host handle for each IdentityVal it passes (the one module of effects/ it imports is this)
 export { mintHandle } from './identity.js';
 import type { Redactor, Vault } from './vault.js';
@@ -359,14 +360,11 @@ export function timeParseIso(s: unknown): number | null {
 // ---------------------------------------------------------------------------------------------
 // env (effect; needs the env capability; TURN_SECRET_* never readable)
 
-/** env_get(name) → Str | null */
-/** Provider keys the standard providers read: never readable by a program. */
-export const PROVIDER_KEY_NAMES: ReadonlySet<string> = new Set(['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'OLLAMA_API_KEY']);
-
+/** env_get(name) → Str | null; a provider's key (isProviderKeyName) is never readable by a program */
 export async function envGet(ctx: EffectToolContext, name: unknown): Promise<string | null> {
   const n = str('env_get', name, 'name');
   // a model provider's key is a secret like the vault's: no grant makes it readable
-  if (ctx.providerKeyNames?.has(n) || PROVIDER_KEY_NAMES.has(n)) throw new EffectDenied(`env_get: ${n} holds a model provider's key; programs never read it (it is used by the host, and redacted)`);
+  if (ctx.providerKeyNames?.has(n) || isProviderKeyName(n)) throw new EffectDenied(`env_get: ${n} holds a model provider's key; programs never read it (it is used by the host, and redacted)`);
   const verdict = check(ctx.capabilities, { kind: 'env', name: n }, ctx.usage);
   if (!verdict.ok) throw new EffectDenied(verdict.message);
   await requireApproval(verdict.approve, { effect: 'env', summary: `read environment variable ${n}` }, ctx.approve, ctx.journal);

@@ -568,37 +568,6 @@ export const MAX_STREAM_HOLD = 4096;
 /** A stream is scanned when this many characters past the hold have come (StreamRedactor.push). */
 const STREAM_BATCH = 64;
 
-/**
- * The environment variables that hold model providers' keys (and cloud credentials models are
- * reached with). Whatever model a run uses, each one set is registered with the run's Redactor
- * before the program starts (runtime/run/host.ts), and `env.get` refuses it.
- */
-export const PROVIDER_KEY_ENV_NAMES: readonly string[] = [
-  'OPENAI_API_KEY',
-  'ANTHROPIC_API_KEY',
-  'OLLAMA_API_KEY',
-  'GEMINI_API_KEY',
-  'GOOGLE_API_KEY',
-  'AZURE_OPENAI_API_KEY',
-  'AZURE_API_KEY',
-  'AWS_SECRET_ACCESS_KEY',
-  'AWS_SESSION_TOKEN',
-  'AWS_BEARER_TOKEN_BEDROCK',
-  'MISTRAL_API_KEY',
-  'GROQ_API_KEY',
-  'COHERE_API_KEY',
-  'CO_API_KEY',
-  'TOGETHER_API_KEY',
-  'FIREWORKS_API_KEY',
-  'DEEPSEEK_API_KEY',
-  'XAI_API_KEY',
-  'PERPLEXITY_API_KEY',
-  'OPENROUTER_API_KEY',
-  'HF_TOKEN',
-  'HUGGING_FACE_HUB_TOKEN',
-  'REPLICATE_API_TOKEN',
-  'VOYAGE_API_KEY',
-];
 
 /** Secrets known ahead of use shorter than this are added only when resolved (`Redactor.addKnown`). */
 export const MIN_KNOWN_SECRET = 8;

@@ -5,10 +5,10 @@
 import { budgetedModel, performTool, redactError } from '../effects/host.js';
 import { capabilitiesFromFlags, CapabilityError, cliApproval, newUsage, type ApprovalHook, type Capabilities, type Usage } from '../effects/capabilities.js';
 import type { EffectToolContext } from '../effects/tools.js';
-import { scrubInitialEnvironment } from '../effects/environ.js';
+import { providerKeyNamesIn, scrubInitialEnvironment } from '../effects/environ.js';
 import type { Bundle } from '../compile/bundle.js';
 import { modelGrant, toolGrant, type GrantContext } from '../effects/grants.js';
-import { ChainVault, EnvVault, FileVault, PROVIDER_KEY_ENV_NAMES, RedactingVault, Redactor, StreamRedactor, VaultError, type Vault } from '../effects/vault.js';
+import { ChainVault, EnvVault, FileVault, RedactingVault, Redactor, StreamRedactor, VaultError, type Vault } from '../effects/vault.js';
 import { openTrace, type TraceSink } from '../events/trace.js';
 import type { RunEvent, RunEventBody } from '../events/index.js';
 import { MAX_SAMPLES, selfConsistent } from '../infer/consistency.js';
@@ -150,7 +150,7 @@ function withSampling(request: InferRequest, sampling: Sampling | undefined): In
  * file, a server that echoes it) still cannot print it.
  */
 function registerProviderKeys(redactor: Redactor, env: Record<string, string | undefined>): void {
-  for (const name of PROVIDER_KEY_ENV_NAMES) {
+  for (const name of new Set([...providerKeyNamesIn(env), ...providerKeyNamesIn(process.env)])) {
     for (const key of new Set([env[name], process.env[name]])) if (key) redactor.addKnown(name, key);
   }
 }
@@ -221,8 +221,9 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     : base;
   let model: Model;
   let inferRetries: number | undefined;
-  // the standard providers' keys are the host's whatever the model: `env.get` refuses them
-  const providerKeyNames = new Set<string>(PROVIDER_KEY_ENV_NAMES);
+  // the standard providers' keys (isProviderKeyName) are the host's whatever the model: `env.get`
+  // refuses them; here the names this run's model uses beyond those (`api_key_env=`, a driver's)
+  const providerKeyNames = new Set<string>();
   try {
     // a Wasm driver's HTTP goes through the run's network capability, approvals and vault
     model = createModel(resolveModelSpec(options.model, env, cwd), env, { capabilities, approve, vault, cwd });
