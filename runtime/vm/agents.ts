@@ -21,11 +21,45 @@ import type { AgentGrants, Process } from './process.js';
 /** What an agent may grant: the effect tools' categories and model calls. */
 export const AGENT_CAPABILITIES: readonly string[] = [...EFFECT_CATEGORIES, 'model'];
 
-/** Refuses an effect of `category` to a process bound by an agent's grants that lack it. */
-export function refuseUngranted(grants: AgentGrants, what: string, category: string): void {
+/**
+ * An effect an agent's capabilities do not cover, refused by the VM before the host is asked. It is
+ * raised as the error a refused grant raises, so the program catches both the same way: an
+ * `EffectError` for an effect tool (as when the run's capabilities refuse it), an `InferError` for
+ * `infer` (as when the run's model grant or budget refuses the call).
+ */
+export class EffectRefused extends VMError {
+  constructor(
+    message: string,
+    /** the effect tool refused, or the type of the refused `infer` */
+    readonly target: { tool: string } | { infer: string },
+  ) {
+    super(message);
+  }
+
+  /** The error value the program catches, at `line`. */
+  errorValue(line: number): Map<string, Value> {
+    if ('tool' in this.target) {
+      return new Map<string, Value>([['type', 'EffectError'], ['tool', this.target.tool], ['message', this.message], ['line', line]]);
+    }
+    return new Map<string, Value>([
+      ['type', 'InferError'],
+      ['message', `infer ${this.target.infer}: the model call was refused: ${this.message}`],
+      ['line', line],
+      ['reason', 'provider'],
+      ['infer', this.target.infer],
+      ['attempts', 0],
+      ['reply', null],
+      ['errors', []],
+    ]);
+  }
+}
+
+/** Refuses an effect of `category` (an effect tool, or `infer` of a type) to a process bound by an agent's grants that lack it. */
+export function refuseUngranted(grants: AgentGrants, target: { tool: string } | { infer: string }, category: string): void {
   if (grants.categories.includes(category)) return;
   const has = grants.categories.length === 0 ? 'none' : grants.categories.join(', ');
-  throw new VMError(`${what} needs the "${category}" capability, which agent "${grants.agent}" was not granted (its capabilities: ${has})`);
+  const what = 'tool' in target ? target.tool : `infer ${target.infer}`;
+  throw new EffectRefused(`${what} needs the "${category}" capability, which agent "${grants.agent}" was not granted (its capabilities: ${has})`, target);
 }
 
 /** The memory key an agent's record lives under (identity, policy and version, capabilities). */

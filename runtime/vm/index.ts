@@ -37,10 +37,10 @@ import { ProcessTable, finishProcess, type LifecycleRuntime } from './lifecycle.
 import { RunQueue, seededRandom } from './run-queue.js';
 import { failureMessage, processSite, runtimeErrorValue, siteOf, stackTrace } from './sites.js';
 import { Timers } from './timers.js';
-import { MESSAGE_COST, budgetError, type BudgetKind, type Limits } from './budgets.js';
+import { MESSAGE_COST, budgetError, leftOf, tighter, type BudgetKind, type Limits } from './budgets.js';
 import { Mailbox } from './mailbox.js';
 import { select } from './select.js';
-import { AGENT_TOOLS, refuseUngranted, type AgentRuntime } from './agents.js';
+import { AGENT_TOOLS, EffectRefused, refuseUngranted, type AgentRuntime } from './agents.js';
 import { CompiledLoops, compileLoopsByDefault } from './jit/compiled-loops.js';
 
 export * from '../values/index.js';
@@ -563,7 +563,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     // placement seam: a child placed elsewhere is a proxy waiting on one effect (ports/placement.ts);
     // a parent with a context keeps its children here (the context does not travel)
     // and an agent's processes stay here too: a worker elsewhere would not hold them to its capabilities
-    const placed = this.placement && !parent.hasContext() && parent.grants === null ? this.placement.place(closure, args, this.procs.nextPid) : null;
+    // (nor a process with limits of its own, to them)
+    const placed = this.placement && !parent.hasContext() && parent.grants === null && parent.limits === null ? this.placement.place(closure, args, this.procs.nextPid) : null;
     if (placed) {
       const proxy = this.newProcess(parent.id, linked);
       proxy.effect = { kind: 'tool', request: { ...placed, pid: proxy.id } };
@@ -573,6 +574,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     }
     const child = this.newProcess(parent.id, linked);
     child.grants = parent.grants; // an agent's capabilities bind every process its computations start
+    // a process's own limits bind what it starts: a child gets at most what its parent has left (budgets.ts)
+    if (parent.limits !== null) child.limits = { ...leftOf(parent.limits, parent), allocFrom: child.spent };
     // a child starts from its parent's context as it is now, and owns its copy from then on
     if (parent.hasContext()) child.context = parent.context.snapshot();
     child.stack.push(closure);
@@ -769,6 +772,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
   private errorValue(p: Process, e: unknown): Value {
     if (e instanceof TurnThrow || e instanceof ProcessFailed) return e.value;
     const line = this.site(p).line;
+    if (e instanceof EffectRefused) return e.errorValue(line);
     if (e instanceof VMError) return runtimeErrorValue(e.message, line);
     if (e instanceof RangeError && /call stack/i.test(e.message)) return runtimeErrorValue('call depth limit exceeded', line);
     return runtimeErrorValue(`internal error: ${e instanceof Error ? e.message : String(e)}`, line);
@@ -1397,7 +1401,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
                 }
                 if (EFFECT_TOOL_NAMES.has(target)) {
                   const values = toolArgs(stack.slice(sp - argc, sp));
-                  if (p.grants !== null) refuseUngranted(p.grants, target, effectCategory(target));
+                  if (p.grants !== null) refuseUngranted(p.grants, { tool: target }, effectCategory(target));
                   refuseHandleData(target, values);
                   const args = values.map(toHostArg);
                   sp -= argc + 1;
@@ -1587,7 +1591,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
                   throw e;
                 }
               }
-              if (p.grants !== null) refuseUngranted(p.grants, `infer ${desc.typeName}`, 'model');
+              if (p.grants !== null) refuseUngranted(p.grants, { infer: desc.typeName }, 'model');
               p.effect = {
                 kind: 'infer',
                 desc,
@@ -1713,7 +1717,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
               const child = this.spawn(p, this.copy(c) as ClosureVal, [], false);
               if (rec) {
                 rec.tasks.push(child.id);
-                if (rec.taskLimits) child.limits = { ...rec.taskLimits, allocFrom: child.spent };
+                if (rec.taskLimits) child.limits = { ...tighter(rec.taskLimits, leftOf(child.limits, child)), allocFrom: child.spent };
                 child.ownerScope = { pid: p.id, scope: rec.id };
               } else {
                 child.detached = true;
