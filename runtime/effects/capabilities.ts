@@ -89,6 +89,15 @@ export class CapabilityError extends Error {}
 /** Thrown by effect executors when a capability check or an approval fails. */
 export class EffectDenied extends Error {}
 
+/**
+ * A run-wide budget the program cannot go past (`--max-model-tokens`): unlike a denial, it ends the
+ * run, located at the call that would not fit or that crossed it (runtime/vm: an `infer` failing
+ * with reason `budget`), as `--max-steps` and `--max-alloc` do.
+ */
+export class BudgetExhaustedError extends EffectDenied {
+  readonly budgetExhausted = true;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Host patterns
 

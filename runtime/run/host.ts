@@ -2,7 +2,8 @@
 // capabilities and approvals, redaction, the trace and the knowledge store, built from a run's
 // options. The CLI, the run panel, the debugger (and the durable layer wrapping it) all get their
 // host here, so a budget or a capability cannot be applied in one and skipped in another.
-import { budgetedModel, performTool, redactError } from '../effects/host.js';
+import { budgetedModel, performTool, redactError, type TokenMeter } from '../effects/host.js';
+import { countTokens } from '../context/tokens.js';
 import { capabilitiesFromFlags, CapabilityError, cliApproval, newUsage, type ApprovalHook, type Capabilities, type Usage } from '../effects/capabilities.js';
 import type { EffectToolContext } from '../effects/tools.js';
 import { modelGrant, toolGrant, type GrantContext } from '../effects/grants.js';
@@ -114,6 +115,34 @@ function withSampling(request: InferRequest, sampling: Sampling | undefined): In
 }
 
 /**
+ * How a model call spends `--max-model-tokens`: the prompt is estimated with the tokenizer of
+ * context budgets (runtime/context/tokens.ts) before the call; after it, the provider's usage
+ * (input + output, else its total) counts, and where a provider reports none, the estimate of the
+ * prompt plus the reply's tokens. A count that is not a whole number >= 0 is not believed.
+ */
+const MODEL_TOKENS: TokenMeter<[InferRequest, InferIO?], InferReply> = {
+  prompt: (request) => promptTokens(request),
+  spent: (reply, request) => replyTokens(reply) ?? promptTokens(request) + countTokens(reply.text ?? JSON.stringify(reply.value ?? null)),
+};
+
+function promptTokens(request: InferRequest): number {
+  const r = request.rendered;
+  let n = countTokens(r.system) + countTokens(r.context) + countTokens(r.task);
+  for (const f of request.feedback) n += countTokens(f.reply) + f.issues.reduce((k, i) => k + countTokens(i.message), 0);
+  return n;
+}
+
+function replyTokens(reply: InferReply): number | undefined {
+  const u = reply.usage;
+  if (!u) return undefined;
+  const count = (x: unknown): number | undefined => (typeof x === 'number' && Number.isSafeInteger(x) && x >= 0 ? x : undefined);
+  const input = count(u.inputTokens);
+  const output = count(u.outputTokens);
+  if (input !== undefined || output !== undefined) return (input ?? 0) + (output ?? 0);
+  return count(u.totalTokens);
+}
+
+/**
  * Builds the host of a run. `knowledgeRunId`: the id std/knowledge writes under (a durable run
  * passes its own, so a resumed run still sees its drafts). Throws RunSetupError.
  */
@@ -207,11 +236,17 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   }
   const sampling = runSampling(options);
   // each sample of a self-consistent call is a model call of the budget, and is approved like one
-  const budgeted = budgetedModel<[InferRequest, InferIO?], InferReply>(capabilities, usage, (request, io) => model.infer(withSampling(request, sampling), io), {
-    approve,
-    summary: (request) => `a model call to ${model.provider.name} (infer ${request.typeName})`,
-    pid: (request) => request.pid,
-  });
+  const budgeted = budgetedModel<[InferRequest, InferIO?], InferReply>(
+    capabilities,
+    usage,
+    (request, io) => model.infer(withSampling(request, sampling), io),
+    {
+      approve,
+      summary: (request) => `a model call to ${model.provider.name} (infer ${request.typeName})`,
+      pid: (request) => request.pid,
+    },
+    MODEL_TOKENS,
+  );
   // an infer's `with { consistency: k }` over the run's --consistency
   const ask = selfConsistent((request, io) => budgeted(request, io), (request) => request.options?.consistency ?? consistency);
   const sinks: ((e: RunEvent) => void)[] = [];

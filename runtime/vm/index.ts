@@ -153,6 +153,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
   private debugSlice = 0;
   /** set by `halt`: the run ends at the next safe point */
   private haltReason: string | null = null;
+  /** a run-wide budget a host effect exhausted (`--max-model-tokens`): the run ends where `p` stands */
+  private exhausted: { p: Process; message: string } | null = null;
   /** ends the scheduler's current wait (a halt) */
   private wakeScheduler: (() => void) | undefined;
   /** where the main process returned (its frames are gone by the time the run's outcome is made) */
@@ -284,6 +286,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
           lastYield = nowMs();
         }
         if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
+        if (this.exhausted !== null) return this.failRun(this.exhausted.p, this.exhausted.message, false);
         if (this.allocLeft < 0 || this.overBudget.length > 0) {
           const end = this.settleBudgets();
           if (end) return end;
@@ -345,6 +348,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
       // sleepers would spin, since no timer may fire after the stop.
       if (this.durable?.stoppedNow) return this.failRun(main, 'the durable run stopped', true);
       const woke = await this.awaitEffectOrTimer();
+      if (this.exhausted !== null) return this.failRun(this.exhausted.p, this.exhausted.message, false);
       if (this.allocLeft < 0 || this.overBudget.length > 0) {
         const end = this.settleBudgets();
         if (end) return end;
@@ -640,6 +644,12 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     let failure: Value | undefined;
     if (result.kind === 'infer') {
       const outcome = result.outcome;
+      if (!outcome.ok && outcome.details.reason === 'budget') {
+        // a run-wide budget, like --max-steps: no catch sees it; the run ends at this infer
+        this.exhausted ??= { p, message: outcome.message };
+        p.status = BLOCKED;
+        return;
+      }
       if (!outcome.ok) failure = inferErrorValue(outcome, this.site(p).line);
       else if (w.effect.kind === 'infer') p.stack[p.sp++] = inferredValue(outcome, w.effect.desc.schema);
     } else {
