@@ -17,7 +17,8 @@ import { defersCommits, SUSPEND_TOOL, whenDurable, type DurableHooks } from '../
 import { REMOTE_CHILD_TOOL } from '../ports/placement.js';
 import { vmSnapshot, type Counters, type RestorePoint } from './snapshot.js';
 import { reserveScopeIds } from '../vm/actors.js';
-import { REPLAYED_KEY, journalKey, logicalKey } from './keys.js';
+import { REPLAYED_KEY, approvalStep, journalKey, logicalKey, stoppedAtApproval } from './keys.js';
+import type { ApprovalAnswer, ApprovalAsked, JournaledApprovals } from '../ports/approval.js';
 import { MCP_CALL_TOOL, MCP_READ_ONLY_TOOLS, mcpCallIsIdempotent } from '../mcp/tools.js';
 
 /**
@@ -293,6 +294,12 @@ export class Durable implements DurableHooks {
   readonly stopped = new Promise<Stop>((resolve) => (this.settle = resolve));
   /** the keys replay consumed, in order (for tests and `inspect`) */
   replayedSteps = 0;
+  /** approvals asked in this run's journal, by logical key (`ae3.1`): a resume replays their decisions */
+  private readonly approvals = new Map<string, JournalEntry>();
+  /** effects that stopped at their first approval, never decided: not performed, so they run again */
+  private readonly unapproved: Set<number>;
+  /** decisions replayed from the journal instead of asked (for tests) */
+  replayedApprovals = 0;
 
   constructor(
     readonly vm: VM,
@@ -301,11 +308,16 @@ export class Durable implements DurableHooks {
     entries: JournalEntry[],
   ) {
     this.journalsOutput = run.policies?.output === 'v1';
+    this.unapproved = stoppedAtApproval(entries);
     for (const e of entries) {
       const key = this.logical(e.idempotencyKey);
       if (key === null) continue;
       if (key.startsWith('d')) {
         this.retries.add(Number(key.slice(1)));
+        continue;
+      }
+      if (key.startsWith('a')) {
+        this.approvals.set(key, e);
         continue;
       }
       if (!REPLAYED_KEY.test(key)) continue;
@@ -425,7 +437,7 @@ export class Durable implements DurableHooks {
       if (e.status === 'ok') return Promise.resolve(bytesJson(e.payload));
       if (e.status === 'error') return Promise.reject(new Error(String(bytesJson(e.payload))));
       // unknown (or an intent left by a crash): re-run only if idempotent or decided so
-      if (!e.idempotent && !this.retries.has(e.seq)) {
+      if (!e.idempotent && !this.retries.has(e.seq) && !this.unapproved.has(e.seq)) {
         this.fail(new UnknownOutcomeError(e));
         return this.never();
       }
@@ -511,7 +523,9 @@ export class Durable implements DurableHooks {
           const input = { typeName: request.typeName, schema: request.schema, prompt: request.prompt, context: request.context, attempt: request.attempt, feedback: request.feedback, ...(options ? { options } : {}) };
           const grant = real.grantOf?.({ kind: 'infer' });
           const summary = { typeName: request.typeName, prompt: request.prompt, attempt: request.attempt, ...(options ? { options } : {}), ...(grant ? { grant } : {}) };
-          return this.step(`e${n}.${++k}`, 'infer', request.typeName, p.id, input, summary, true, () => real.infer(request, io)) as Promise<InferReply>;
+          const key = `e${n}.${++k}`;
+          const approvals = this.approvalsOf(key, p.id);
+          return this.step(key, 'infer', request.typeName, p.id, input, summary, true, () => real.infer(request, { ...(io ?? { emit: () => {} }), approvals })) as Promise<InferReply>;
         },
       };
     }
@@ -525,9 +539,45 @@ export class Durable implements DurableHooks {
         return this.step(`e${n}`, 'tool', request.name, p.id, input, grant ? { ...input, grant } : input, toolIsIdempotent(request), () => {
           if (!real.tool) throw new Error(`this host performs no effects (${request.name})`);
           // the journal's key travels with the effect (an HTTP Idempotency-Key), identical on a retry
-          return real.tool({ ...request, idempotencyKey: this.keyOf(`e${n}`) });
+          return real.tool({ ...request, idempotencyKey: this.keyOf(`e${n}`), approvals: this.approvalsOf(`e${n}`, p.id) });
         });
       },
+    };
+  }
+
+  /**
+   * The approvals of journal step `step` (docs/authority.md, "Approval"). The j-th one asked is the
+   * journal entry `a<step>.<j>`: written as an intent holding the question and committed before the
+   * question is asked — so a resume after an interruption at the prompt knows the effect went no
+   * further (`unapproved`) — then completed with the decision, who made it and when, and committed
+   * again before the effect acts on it. A resume that meets a decided approval replays it and
+   * never asks again; one that was never decided is asked again.
+   */
+  private approvalsOf(step: string, pid: number): JournaledApprovals {
+    let j = 0;
+    return async (request: ApprovalAsked, ask: () => Promise<ApprovalAnswer>) => {
+      const key = approvalStep(step, ++j);
+      const recorded = this.approvals.get(key);
+      if (recorded?.status === 'ok') {
+        const d = bytesJson(recorded.payload) as { decision?: unknown } | null;
+        if (d?.decision === 'approve' || d?.decision === 'deny') {
+          this.replayedApprovals++;
+          return d.decision;
+        }
+      }
+      if (this.halted || this.interrupted) return this.never();
+      const question = { effect: request.effect, summary: request.summary, step };
+      const seq =
+        recorded?.seq ??
+        this.write(() => this.journal.append({ kind: 'approval', name: request.effect, pid: request.pid ?? pid, status: 'intent', idempotencyKey: this.keyOf(key), idempotent: true, payload: jsonBytes(question) }));
+      if (seq === undefined || (this.write(() => this.journal.flush()) === undefined && this.dead)) return this.never();
+      const answer = await ask();
+      // an interruption while the question was open: nothing is decided, the resume asks again
+      if (this.halted || this.interrupted) return this.never();
+      const decided = { type: 'approval', ...question, decision: answer.decision, by: answer.by, at: new Date().toISOString() };
+      this.write(() => this.journal.complete(seq, 'ok', jsonBytes(decided)));
+      if (this.write(() => this.journal.flush()) === undefined && this.dead) return this.never();
+      return answer.decision;
     };
   }
 

@@ -9,7 +9,7 @@ import { formatDiagnostic } from '../diagnostics.js';
 import { StoreError, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
 import { decodeSnapshot } from '../store/serialize.js';
 import { bytesJson, jsonBytes, SEMANTICS_VERSION } from './index.js';
-import { decisionKey, journalKey, migrationKey } from './keys.js';
+import { decisionKey, journalKey, migrationKey, stoppedAtApproval } from './keys.js';
 import { restorePoint, type RestorePoint } from './snapshot.js';
 
 /**
@@ -75,7 +75,9 @@ export function decisions(entries: JournalEntry[]): Map<number, Decision> {
 /** Effects whose outcome is unknown, that may not be re-run and that nobody has decided about yet. */
 export function blockingUnknowns(entries: JournalEntry[]): JournalEntry[] {
   const retried = retriedSteps(entries);
-  return entries.filter((e) => e.status === 'unknown' && !e.idempotent && !retried.has(e.seq));
+  // an effect that stopped at an approval nobody decided was not performed: it runs again (keys.ts)
+  const unasked = stoppedAtApproval(entries);
+  return entries.filter((e) => e.status === 'unknown' && !e.idempotent && !retried.has(e.seq) && !unasked.has(e.seq));
 }
 
 /** The bytecode hash a run runs now: its first one, or the last it migrated to. */

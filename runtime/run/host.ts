@@ -19,6 +19,7 @@ import { providerKeys } from '../providers/index.js';
 import { createModel, inferRetriesFromEnv, ModelInputError, resolveModelSpec, UnknownModelError, type Model } from './model.js';
 import { RunSetupError } from './errors.js';
 import type { AuthorityOptions, RunOptions } from './options.js';
+import type { JournaledApprovals } from '../ports/approval.js';
 
 /** The most one effect tool call may take by default (`toolTimeoutMs`, `--tool-timeout`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -34,6 +35,8 @@ export interface RunHost {
   refuse(reason: string): void;
   /** cancel every model call in flight (an interruption); returns how many there were */
   cancelModelCalls(reason: string): number;
+  /** stop asking every approval still open (an interruption: a prompt on the terminal stops waiting) */
+  cancelApprovals(reason: string): void;
   /** where effects' own events (an MCP server's progress and logs) join the run's event stream */
   attachEvents(emit: (body: RunEventBody) => void): void;
   close(): void;
@@ -43,6 +46,13 @@ const approvalHook = (approve: AuthorityOptions['approve']): ApprovalHook => {
   if (typeof approve === 'function') return approve;
   return cliApproval({ mode: approve ?? 'ask' });
 };
+
+/** Who decides the run's approvals, as its journal records it. */
+function approver(a: AuthorityOptions): string {
+  if (typeof a.approve === 'function') return a.grantedBy === 'settings' ? 'the editor' : 'the host';
+  if (a.approve === 'all' || a.approve === 'none') return `--approve ${a.approve}`;
+  return 'the terminal (--approve ask)';
+}
 
 /**
  * Performs an effect tool within `limitMs`: past it, the call fails (an `EffectError` the program
@@ -178,12 +188,27 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   }
   const hold = options.beforeEffect;
   const base = approvalHook(a.approve);
-  const approve: ApprovalHook = hold
+  const held: ApprovalHook = hold
     ? async (request) => {
         await hold({ kind: 'approval', pid: request.pid ?? 1, description: `approval needed: ${request.summary}` });
         return base(request);
       }
     : base;
+  // every question still open, so an interruption can stop them (a terminal prompt stops waiting)
+  const openApprovals = new Set<AbortController>();
+  const approve: ApprovalHook = async (request) => {
+    const own = new AbortController();
+    openApprovals.add(own);
+    try {
+      return await held({ ...request, signal: request.signal ? AbortSignal.any([request.signal, own.signal]) : own.signal });
+    } finally {
+      openApprovals.delete(own);
+    }
+  };
+  // a durable run's approvals: the journaled decision, else asked here and journaled (ports/approval.ts)
+  const by = approver(a);
+  const journaled = (approvals: JournaledApprovals | undefined): ApprovalHook | undefined =>
+    approvals ? (request) => approvals(request, async () => ({ decision: await approve(request), by })) : undefined;
   let model: Model;
   let inferRetries: number | undefined;
   const providerKeyNames = new Set<string>();
@@ -244,6 +269,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
       approve,
       summary: (request) => `a model call to ${model.provider.name} (infer ${request.typeName})`,
       pid: (request) => request.pid,
+      approveFor: (_request, io) => journaled(io?.approvals),
     },
     MODEL_TOKENS,
   );
@@ -267,7 +293,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
         // where model replies and provider errors enter the VM: redacted like effect results
         let reply: InferReply;
         try {
-          reply = await ask(request, { emit: io ? (e) => io.emit(e) : () => {}, signal } as InferIO);
+          reply = await ask(request, { emit: io ? (e) => io.emit(e) : () => {}, signal, ...(io?.approvals ? { approvals: io.approvals } : {}) } as InferIO);
         } catch (e) {
           throw redactError(redactor, e);
         } finally {
@@ -278,7 +304,8 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     tool: (request: ToolRequest) =>
       guard(async () => {
         if (hold) await hold({ kind: 'effect', pid: request.pid, description: `waiting on an effect (${request.name})` });
-        return toolTimeoutMs > 0 ? timed(effects, request, toolTimeoutMs) : performTool(effects, request);
+        const ctx = request.approvals ? { ...effects, approve: journaled(request.approvals) } : effects;
+        return toolTimeoutMs > 0 ? timed(ctx, request, toolTimeoutMs) : performTool(ctx, request);
       }),
     // the grant each effect's journal entry records (runtime/effects/grants.ts)
     grantOf: (effect) => {
@@ -307,6 +334,9 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     inferRetries,
     refuse: (reason) => {
       refused = reason;
+    },
+    cancelApprovals: (reason) => {
+      for (const c of openApprovals) c.abort(new Error(reason));
     },
     cancelModelCalls: (reason) => {
       const n = inflight.size;

@@ -181,6 +181,7 @@ export class Run {
     const reason = `interrupted by ${signal}`;
     this.setup.refuse(reason);
     const inflight = this.setup.cancelModelCalls(reason);
+    this.setup.cancelApprovals(reason);
     this.vm?.events.emit({ kind: 'interrupted', signal, durable: this.durable !== undefined, inflight });
     this.stop(reason);
   }
