@@ -17,7 +17,7 @@ import { defersCommits, SUSPEND_TOOL, whenDurable, type DurableHooks } from '../
 import { REMOTE_CHILD_TOOL } from '../ports/placement.js';
 import { vmSnapshot, type Counters, type RestorePoint } from './snapshot.js';
 import { reserveScopeIds } from '../vm/actors.js';
-import { REPLAYED_KEY, approvalStep, journalKey, logicalKey, stoppedAtApproval } from './keys.js';
+import { GRANT_KEY, REPLAYED_KEY, approvalStep, journalKey, logicalKey, stoppedAtApproval } from './keys.js';
 import type { ApprovalAnswer, ApprovalAsked, JournaledApprovals } from '../ports/approval.js';
 import { MCP_CALL_TOOL, MCP_READ_ONLY_TOOLS, mcpCallIsIdempotent } from '../mcp/tools.js';
 
@@ -27,7 +27,7 @@ import { MCP_CALL_TOOL, MCP_READ_ONLY_TOOLS, mcpCallIsIdempotent } from '../mcp/
  */
 export const SEMANTICS_VERSION = 'turn-vm/1';
 /** Versions of the policies a run uses (recorded with the run; docs/durability.md). */
-export const POLICY_VERSIONS: Record<string, string> = { idempotency: 'v1', unknown: 'v1', replay: 'v1', output: 'v1' };
+export const POLICY_VERSIONS: Record<string, string> = { idempotency: 'v1', unknown: 'v1', replay: 'v1', output: 'v1', grants: 'v1' };
 
 /**
  * Host tools that may be re-run (with the same idempotency key) when their outcome is unknown. They
@@ -300,6 +300,14 @@ export class Durable implements DurableHooks {
   private readonly unapproved: Set<number>;
   /** decisions replayed from the journal instead of asked (for tests) */
   replayedApprovals = 0;
+  /**
+   * Agents' grants are journaled (`g<n>`): runs started with the `grants` policy v1. They are kept
+   * apart from the replayed steps: a program that now starts fewer agents has narrowed, which is
+   * no divergence, and must not keep the run "replaying".
+   */
+  private readonly journalsGrants: boolean;
+  private readonly grantEntries = new Map<string, JournalEntry>();
+  private grants = 0;
 
   constructor(
     readonly vm: VM,
@@ -308,6 +316,7 @@ export class Durable implements DurableHooks {
     entries: JournalEntry[],
   ) {
     this.journalsOutput = run.policies?.output === 'v1';
+    this.journalsGrants = run.policies?.grants === 'v1';
     this.unapproved = stoppedAtApproval(entries);
     for (const e of entries) {
       const key = this.logical(e.idempotencyKey);
@@ -318,6 +327,10 @@ export class Durable implements DurableHooks {
       }
       if (key.startsWith('a')) {
         this.approvals.set(key, e);
+        continue;
+      }
+      if (GRANT_KEY.test(key)) {
+        this.grantEntries.set(key, e);
         continue;
       }
       if (!REPLAYED_KEY.test(key)) continue;
@@ -345,6 +358,7 @@ export class Durable implements DurableHooks {
     this.waits = c.waits;
     this.suspends = c.suspends;
     this.outputs = c.outputs;
+    this.grants = c.grants ?? 0;
     const limit: Record<string, number> = { e: c.effects, c: c.clocks, t: c.checks, w: c.waits, s: c.suspends, o: c.outputs };
     for (const key of [...this.byKey.keys()]) {
       const n = Number.parseInt(key.slice(1), 10);
@@ -677,6 +691,28 @@ export class Durable implements DurableHooks {
     return live;
   }
 
+  agentGranted(p: ProcessRef, agent: string, capabilities: readonly string[]): void {
+    if (!this.journalsGrants || this.halted) return;
+    const key = `g${++this.grants}`;
+    const e = this.grantEntries.get(key);
+    if (e) {
+      const was = bytesJson(e.payload) as { agent?: unknown; capabilities?: unknown } | null;
+      const had = Array.isArray(was?.capabilities) ? (was.capabilities as unknown[]).filter((c): c is string => typeof c === 'string') : [];
+      const wider = capabilities.filter((c) => !had.includes(c));
+      if (wider.length > 0) {
+        const list = (cs: readonly string[]): string => (cs.length === 0 ? 'none' : cs.join(', '));
+        this.fail(
+          new DivergenceError(
+            `replay diverged at step ${e.seq} (${key}): agent "${String(was?.agent)}" was granted the capabilities ${list(had)} when the run started, ` +
+              `the program now grants agent "${agent}" ${list(capabilities)}; a resumed or migrated run cannot widen an agent's capabilities (${list(wider)})`,
+          ),
+        );
+      }
+      return;
+    }
+    this.write(() => this.journal.append({ kind: 'grant', name: agent, pid: p.id, status: 'ok', idempotencyKey: this.keyOf(key), payload: jsonBytes({ agent, capabilities: [...capabilities] }) }));
+  }
+
   timerFirst(): boolean {
     const e = this.byKey.get(`t${this.checks + 1}`);
     return e !== undefined && (bytesJson(e.payload) as { awaited?: boolean }).awaited === true;
@@ -690,7 +726,7 @@ export class Durable implements DurableHooks {
     if (e === null || this.halted) return this.never();
     let snapshot: Uint8Array | undefined;
     try {
-      snapshot = encodeSnapshot(vmSnapshot(this.vm, 0, SEMANTICS_VERSION, { effects: this.effects, clocks: this.clocks, checks: this.checks, waits: this.waits, suspends: this.suspends, outputs: this.outputs }, p.id));
+      snapshot = encodeSnapshot(vmSnapshot(this.vm, 0, SEMANTICS_VERSION, { effects: this.effects, clocks: this.clocks, checks: this.checks, waits: this.waits, suspends: this.suspends, outputs: this.outputs, grants: this.grants }, p.id));
     } catch {
       snapshot = undefined; // a value the format cannot hold: the journal alone is the truth
     }

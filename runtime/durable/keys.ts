@@ -36,6 +36,9 @@ export const migrationKey = (runId: string, n: number): string => journalKey(run
 /** Logical keys a replay consumes (effects, clocks, timers, suspends, which effect came first, output lines); decisions and migrations are not replayed. */
 export const REPLAYED_KEY = /^[ectswo]/;
 
+/** The key of the n-th agent's grants (checked on replay, not consumed as a step: runtime/durable/index.ts). */
+export const GRANT_KEY = /^g\d+$/;
+
 /** The logical key of the j-th approval asked for journal step `step` (`e3`, `e5.1`). */
 export const approvalStep = (step: string, j: number): string => `a${step}.${j}`;
 

@@ -19,6 +19,8 @@ export interface Counters {
   suspends: number;
   /** output lines journaled (issue 26; 0 in snapshots of an older Turn, whose runs journal none) */
   outputs: number;
+  /** agents' grants journaled (absent or 0 in snapshots of an older Turn, whose runs journal none) */
+  grants?: number;
 }
 
 /** A context's tiers as the Context class keeps them (token counts included, so a restore never re-tokenizes). */
@@ -266,6 +268,7 @@ export function restorePoint(data: SnapshotData): RestorePoint | string {
       waits: num(sch.waits, 'waits'),
       suspends: num(sch.suspends, 'suspends'),
       outputs: sch.outputs === undefined ? 0 : num(sch.outputs, 'outputs'),
+      grants: sch.grants === undefined ? 0 : num(sch.grants, 'grants'),
     };
     let maxScope = 0;
     for (const p of processes) for (const s of p.scopes) maxScope = Math.max(maxScope, s.id);

@@ -68,6 +68,8 @@ export const AGENT_KEY = '__agent';
 export interface AgentRuntime extends ActorRuntime {
   /** starts `closure(args)` as a process owned by the runtime (`detach`) or as a child of `parent` */
   startProcess(parent: Process, closure: ClosureVal, args: Value[], detached: boolean): Process;
+  /** an agent was granted `categories` (a durable run journals it; a migration may not widen it) */
+  agentGranted(agent: Process, name: string, categories: readonly string[]): void;
 }
 
 export type AgentTool = (rt: AgentRuntime, p: Process, args: Value[]) => Value;
@@ -106,6 +108,7 @@ export const AGENT_TOOLS: Record<string, AgentTool> = {
     const handler = closureArg('agent', args[1]);
     const agent = rt.startProcess(p, rt.copy(handler) as ClosureVal, [], true);
     agent.grants = { agent: name, categories };
+    rt.agentGranted(agent, name, categories);
     agent.memory = new Map<string, Value>([[AGENT_KEY, new Map<string, Value>([
       ['name', name],
       ['pid', new PidVal(agent.id)],

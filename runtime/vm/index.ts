@@ -589,6 +589,11 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     return child;
   }
 
+  /** An agent was granted `categories` (agents.ts): a durable run journals the grant (ports/durable.ts). */
+  agentGranted(agent: Process, name: string, categories: readonly string[]): void {
+    this.durable?.agentGranted(agent, name, categories);
+  }
+
   /** A process started by a tool (agents.ts): a detached one is owned by the runtime. */
   startProcess(parent: Process, closure: ClosureVal, args: Value[], detached: boolean): Process {
     const child = this.spawn(parent, closure, args, false);
