@@ -308,7 +308,8 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
   },
   /**
    * `context_budget({"working": N, "episodic": M})`: the caller's P1 and P2 token budgets from now on
-   * (either may be left out); its children inherit them. Returns the budgets in force.
+   * (either may be left out; each at most what it is now: a budget is only lowered); its children
+   * inherit them. Returns the budgets in force.
    */
   context_budget(_rt, p, args) {
     arity('context_budget', args, 1);
@@ -319,6 +320,8 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
       const n = unwrap(v);
       if (k !== 'working' && k !== 'episodic') throw new VMError(`context_budget: unknown tier budget "${k}" (working, episodic)`);
       if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new VMError(`context_budget: ${k} must be a whole number of tokens >= 1`);
+      // a budget of the run (--context-working, --context-episodic) or one the process set: it can only be lowered
+      if (n > limits[k]) throw new VMError(`context_budget: cannot raise ${k} to ${n}: this process's ${k} budget is ${limits[k]} tokens, and a process can only lower its limits`);
       limits[k] = n;
     }
     p.context.limits = limits;
