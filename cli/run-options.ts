@@ -24,7 +24,9 @@ export const AUTHORITY_USAGE = `authority options (nothing is granted unless giv
   --allow-env NAMES       environment variables it may read (never TURN_SECRET_*)
   --allow-run COMMANDS    commands it may launch as MCP servers over stdio (a name on PATH or a path; no shell)
   --allow-knowledge       std/knowledge may open its store (.turn/knowledge.db) without --allow-write on it
-  --max-model-calls N     model call budget          --max-model-tokens N  model token budget
+  --max-model-calls N     model call budget (a call past it is refused: an InferError)
+  --max-model-tokens N    model token budget: prompt + completion of every call, from the provider's
+                          usage, else counted; the call that cannot fit or crosses it ends the run
   --approve-effects KINDS effects that need approval: network, files, model, env (comma-separated)
   --approve all|none|ask  who approves them (default: ask on the terminal; deny without one)`;
 
