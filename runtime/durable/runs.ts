@@ -7,6 +7,7 @@ import type { Bundle } from '../compile/bundle.js';
 import { compileBundle, localPath, portablePath, type SourceUnit } from '../compile/index.js';
 import { formatDiagnostic } from '../diagnostics.js';
 import { StoreError, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
+import type { InferReply } from '../infer/types.js';
 import { decodeSnapshot } from '../store/serialize.js';
 import { bytesJson, jsonBytes, SEMANTICS_VERSION } from './index.js';
 import { decisionKey, journalKey, migrationKey, stoppedAtApproval } from './keys.js';
@@ -68,6 +69,23 @@ export function decisions(entries: JournalEntry[]): Map<number, Decision> {
     if (e.kind !== 'decision') continue;
     const d = bytesJson(e.payload) as { seq: number; decision?: string };
     out.set(d.seq, d.decision === 'ok' || d.decision === 'error' ? d.decision : 'retry');
+  }
+  return out;
+}
+
+/**
+ * The model calls a run made (each journaled exchange with its reply) and the prompts they
+ * answered: what it spent of its model budgets before this OS process (runtime/run: a resume
+ * counts them again, so `--max-model-calls` and `--max-model-tokens` hold across resumes).
+ */
+export function earlierModelCalls(entries: readonly JournalEntry[]): { prompt: string; reply: InferReply }[] {
+  const out: { prompt: string; reply: InferReply }[] = [];
+  for (const e of entries) {
+    if (e.kind !== 'infer' || e.status !== 'ok') continue;
+    const asked = bytesJson(e.request) as { prompt?: unknown } | null;
+    const reply = bytesJson(e.payload);
+    if (reply === null || typeof reply !== 'object') continue;
+    out.push({ prompt: typeof asked?.prompt === 'string' ? asked.prompt : '', reply: reply as InferReply });
   }
   return out;
 }

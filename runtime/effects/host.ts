@@ -46,8 +46,18 @@ export function redactError(redactor: Redactor, e: unknown): unknown {
 export interface TokenMeter<A extends unknown[], R> {
   /** the tokens the call's prompt will take, estimated before it is sent */
   prompt(...args: A): number;
-  /** the tokens the call took (prompt + completion): the provider's usage, else an estimate */
-  spent(result: R, ...args: A): number;
+  /** the tokens the call took (prompt + completion) as the provider reported them, if it did */
+  reported(result: R): number | undefined;
+  /** the tokens the call took, estimated (where the provider reports none and a budget needs a count) */
+  estimated(result: R, ...args: A): number;
+}
+
+/**
+ * The tokens a model call took, as the token budget counts them: the provider's report, else —
+ * only when there is a budget to count against (the estimate loads the tokenizer) — the estimate.
+ */
+export function tokensSpent<A extends unknown[], R>(meter: TokenMeter<A, R>, budgeted: boolean, result: R, ...args: A): number {
+  return meter.reported(result) ?? (budgeted ? meter.estimated(result, ...args) : 0);
 }
 
 /**
@@ -77,16 +87,16 @@ export function budgetedModel<A extends unknown[], R>(
 ): (...args: A) => Promise<R> {
   const budget = capabilities.model?.tokens;
   return async (...args: A) => {
-    const verdict = check(capabilities, { kind: 'model' }, usage);
-    if (!verdict.ok) throw new EffectDenied(verdict.message);
     if (budget !== undefined && meter) {
       const prompt = meter.prompt(...args);
       if (usage.modelTokens + prompt > budget) {
         throw new BudgetExhaustedError(
-          `the model token budget of ${budget} cannot fit this call: its prompt is about ${prompt} tokens and ${budget - usage.modelTokens} are left; raise it with --max-model-tokens`,
+          `the model token budget of ${budget} cannot fit this call: its prompt is about ${prompt} tokens and ${Math.max(0, budget - usage.modelTokens)} are left; raise it with --max-model-tokens`,
         );
       }
     }
+    const verdict = check(capabilities, { kind: 'model' }, usage);
+    if (!verdict.ok) throw new EffectDenied(verdict.message);
     if (verdict.approve) {
       if (!approval) throw new EffectDenied('a model call needs approval, and this host cannot ask for it');
       const hook = approval.approveFor?.(...args) ?? approval.approve;
@@ -95,7 +105,7 @@ export function budgetedModel<A extends unknown[], R>(
     record(usage, { kind: 'model' }, 0);
     const result = await call(...args);
     if (meter) {
-      const spent = meter.spent(result, ...args);
+      const spent = tokensSpent(meter, budget !== undefined, result, ...args);
       usage.modelTokens += spent;
       if (budget !== undefined && usage.modelTokens > budget) {
         throw new BudgetExhaustedError(

@@ -4,7 +4,7 @@
 // host here, so a budget or a capability cannot be applied in one and skipped in another.
 import { budgetedModel, performTool, redactError, type TokenMeter } from '../effects/host.js';
 import { countTokens } from '../context/tokens.js';
-import { capabilitiesFromFlags, CapabilityError, cliApproval, newUsage, type ApprovalHook, type Capabilities, type Usage } from '../effects/capabilities.js';
+import { capabilitiesFromFlags, CapabilityError, cliApproval, newUsage, record, type ApprovalHook, type Capabilities, type Usage } from '../effects/capabilities.js';
 import type { EffectToolContext } from '../effects/tools.js';
 import { modelGrant, toolGrant, type GrantContext } from '../effects/grants.js';
 import { ChainVault, EnvVault, FileVault, RedactingVault, Redactor, VaultError, type Vault } from '../effects/vault.js';
@@ -37,6 +37,12 @@ export interface RunHost {
   cancelModelCalls(reason: string): number;
   /** stop asking every approval still open (an interruption: a prompt on the terminal stops waiting) */
   cancelApprovals(reason: string): void;
+  /**
+   * A resumed run's model calls made before (their journaled replies, and the prompts they answered):
+   * spent already, they count against the model budgets again, whether the resume replays them or
+   * starts from a snapshot after them.
+   */
+  chargeEarlierCalls(calls: readonly { prompt: string; reply: InferReply }[]): void;
   /** where effects' own events (an MCP server's progress and logs) join the run's event stream */
   attachEvents(emit: (body: RunEventBody) => void): void;
   close(): void;
@@ -132,8 +138,13 @@ function withSampling(request: InferRequest, sampling: Sampling | undefined): In
  */
 const MODEL_TOKENS: TokenMeter<[InferRequest, InferIO?], InferReply> = {
   prompt: (request) => promptTokens(request),
-  spent: (reply, request) => replyTokens(reply) ?? promptTokens(request) + countTokens(reply.text ?? JSON.stringify(reply.value ?? null)),
+  reported: (reply) => replyTokens(reply),
+  estimated: (reply, request) => promptTokens(request) + replyText(reply),
 };
+
+function replyText(reply: InferReply): number {
+  return countTokens(reply.text ?? JSON.stringify(reply.value ?? null) ?? '');
+}
 
 function promptTokens(request: InferRequest): number {
   const r = request.rendered;
@@ -334,6 +345,10 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     inferRetries,
     refuse: (reason) => {
       refused = reason;
+    },
+    chargeEarlierCalls: (calls) => {
+      const counted = capabilities.model?.tokens !== undefined;
+      for (const { prompt, reply } of calls) record(usage, { kind: 'model' }, MODEL_TOKENS.reported(reply) ?? (counted ? countTokens(prompt) + replyText(reply) : 0));
     },
     cancelApprovals: (reason) => {
       for (const c of openApprovals) c.abort(new Error(reason));

@@ -7,7 +7,7 @@ import type { Bundle } from '../compile/bundle.js';
 import { compileBundle } from '../compile/index.js';
 import type { ContextLimits } from '../context/index.js';
 import { Durable, DivergenceError, JournalWriter, restoreRun, POLICY_VERSIONS, SEMANTICS_VERSION, UnknownOutcomeError, jsonBytes, storeMessage } from '../durable/index.js';
-import { prepareResume, ResumeRefused, sourcesOf, type FreshCode } from '../durable/runs.js';
+import { earlierModelCalls, prepareResume, ResumeRefused, sourcesOf, type FreshCode } from '../durable/runs.js';
 import type { RestorePoint } from '../durable/snapshot.js';
 import { hasErrors } from '../diagnostics.js';
 import { InputError, loadProgram, type FileDiagnostic } from '../load.js';
@@ -488,6 +488,14 @@ export async function resumeRun(options: RunOptions & { runId: string; migrate?:
   try {
     setup = await buildHost(options, () => options.runId);
   } catch (e) {
+    return fail(e);
+  }
+  // the model calls made before count against the model budgets again (their journaled replies)
+  const model = setup.capabilities.model;
+  try {
+    if (model?.calls !== undefined || model?.tokens !== undefined) setup.chargeEarlierCalls(earlierModelCalls(store.readJournal(options.runId)));
+  } catch (e) {
+    setup.close();
     return fail(e);
   }
   if (prepared.kind === 'waiting') {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startRun, type RunOptions, type RunResult } from '../../runtime/index.js';
+import { resumeRun, startRun, type RunOptions, type RunResult } from '../../runtime/index.js';
 import { fakeServer, openaiCompletion } from '../providers/fake-server.js';
 import { turnAsync } from '../durability/helpers.js';
 import { JS_STACK } from '../cli/run-cli.js';
@@ -192,6 +192,22 @@ test('--max-model-tokens: a call whose prompt cannot fit in what is left is not 
   const tiny = await runIn(TWO_CALLS, { model: scriptModel([{ note: 'one', input: 1, output: 1 }]), authority: { maxModelTokens: 1 } });
   assert.equal(failed(tiny.result).line, 2);
   assert.deepEqual(tiny.lines, []);
+});
+
+test('--max-model-tokens holds across a resume: the replayed calls count again', async () => {
+  const dir = fs.mkdtempSync(path.join(tmp, 'resume-'));
+  const file = path.join(dir, 'p.tn');
+  fs.writeFileSync(file, TWO_CALLS.replace('let b =', 'suspend;\nlet b ='));
+  const script = path.join(dir, 'script.json');
+  fs.writeFileSync(script, JSON.stringify({ replies: [{ value: { note: 'n' }, usage: { input: 300, output: 250 }, repeat: true }] }));
+  const options = { cwd: dir, store: path.join(dir, 'st'), model: `script:${script}`, onOutput: () => {}, authority: { maxModelTokens: 1000 } };
+  const run = await startRun({ ...options, file });
+  assert.equal((await run.start()).kind, 'suspended');
+  // 550 tokens were spent before the suspend: the resume's call takes the run to 1100
+  const resumed = await resumeRun({ ...options, runId: run.id! });
+  const e = failed(await resumed.start());
+  assert.equal(e.line, 5);
+  assert.match(e.message, /this model call took the run past its model token budget: 1100 of 1000 tokens used \(this call: 550\)/);
 });
 
 test('turn run --max-model-tokens against an HTTP provider: its usage counts, the call past the budget is the last one sent, and the run exits 1 at its line', async () => {
