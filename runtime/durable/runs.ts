@@ -83,9 +83,12 @@ export function earlierModelCalls(entries: readonly JournalEntry[]): { prompt: s
   for (const e of entries) {
     if (e.kind !== 'infer' || e.status !== 'ok') continue;
     const asked = bytesJson(e.request) as { prompt?: unknown } | null;
-    const reply = bytesJson(e.payload);
-    if (reply === null || typeof reply !== 'object') continue;
-    out.push({ prompt: typeof asked?.prompt === 'string' ? asked.prompt : '', reply: reply as InferReply });
+    // a store is read as outside data: only the fields the count reads, of the types it expects
+    const r = bytesJson(e.payload) as { text?: unknown; value?: unknown; usage?: unknown } | null;
+    if (r === null || typeof r !== 'object') continue;
+    const usage = r.usage !== null && typeof r.usage === 'object' ? (r.usage as InferReply['usage']) : undefined;
+    const reply: InferReply = { ...(typeof r.text === 'string' ? { text: r.text } : { value: r.value }), ...(usage ? { usage } : {}) };
+    out.push({ prompt: typeof asked?.prompt === 'string' ? asked.prompt : '', reply });
   }
   return out;
 }
