@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { resumeRun, startRun, type ApprovalHook } from '../../runtime/index.js';
-import { fakeServer, type Scripted } from '../providers/fake-server.js';
+import { fakeServer, openaiCompletion, type Scripted } from '../providers/fake-server.js';
 import { BIN, turn } from '../cli/run-cli.js';
 
 const dirs: string[] = [];
@@ -95,6 +95,41 @@ test('a resume replays the journaled decision and never asks again', async () =>
     assert.equal(result.kind, 'done', JSON.stringify(result));
     assert.equal(result.kind === 'done' ? result.json : null, '{"got":"data"}');
     assert.deepEqual(asked, [`approve: GET ${server.url}/x`], 'the resume asked nobody');
+    assert.equal(server.received.length, 2);
+  } finally {
+    await server.close();
+  }
+});
+
+test('an approved model call whose reply the interruption lost is asked again on resume without a new question', async () => {
+  let reached!: () => void;
+  const inFlight = new Promise<void>((resolve) => (reached = resolve));
+  const server = await fakeServer((_req, n): Scripted => {
+    if (n > 1) return { status: 200, body: openaiCompletion(JSON.stringify({ value: 'fine', confidence: 0.9 })) };
+    reached();
+    return { hang: true };
+  });
+  const dir = workdir('let s: Str = infer Str { "how is it"; };\nreturn s;\n');
+  const asked: string[] = [];
+  const hook = (answer: 'approve' | 'deny'): ApprovalHook => async (request) => {
+    asked.push(`${answer}: ${request.summary}`);
+    return answer;
+  };
+  const model = `openai:gpt-test?base_url=${server.url}/v1&api_key_env=TURN_TEST_KEY`;
+  const options = { cwd: dir, store: path.join(dir, 'st'), model, env: { ...process.env, TURN_TEST_KEY: 'k' }, onOutput: () => {} };
+  try {
+    const run = await startRun({ ...options, file: path.join(dir, 'p.tn'), authority: { approveEffects: ['model'], approve: hook('approve') } });
+    const started = run.start();
+    await inFlight;
+    run.interrupt('SIGINT');
+    assert.equal((await started).kind, 'stopped');
+    assert.equal(asked.length, 1);
+
+    const resumed = await resumeRun({ ...options, runId: run.id!, authority: { approve: hook('deny') } });
+    const result = await resumed.start();
+    assert.equal(result.kind, 'done', JSON.stringify(result));
+    assert.equal(result.kind === 'done' ? result.json : null, 'fine');
+    assert.equal(asked.length, 1, `the resume asked nobody: ${asked.join('; ')}`);
     assert.equal(server.received.length, 2);
   } finally {
     await server.close();
