@@ -111,6 +111,26 @@ return report["results"];
   assert.equal(lines[1], 'alloc');
 });
 
+test('a task keeps its limits across a suspend and a resume from the snapshot', async () => {
+  const dir = fs.mkdtempSync(path.join(tmp, 'snapshot-'));
+  const file = path.join(dir, 'p.tn');
+  fs.writeFileSync(
+    file,
+    `let report = scope best_effort {
+    call("task_budget", {"alloc": 5000});
+    task turn() { suspend; ${ALLOCATE} return "escaped"; };
+};
+return [report["results"], report["failures"][0].error["budget"]];
+`,
+  );
+  const options = { cwd: dir, store: path.join(dir, 'st'), model: 'mock', onOutput: () => {} };
+  const run = await startRun({ ...options, file });
+  assert.equal((await run.start()).kind, 'suspended');
+  const resumed = await resumeRun({ ...options, runId: run.id! });
+  assert.equal(resumed.notes.length, 0, `resumed from the snapshot: ${resumed.notes.join('; ')}`);
+  assert.deepEqual(done(await resumed.start()), [[], 'alloc']);
+});
+
 test('context_budget cannot raise a context budget above the run\'s --context-working', async () => {
   const { result } = await runIn(
     `
