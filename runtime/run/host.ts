@@ -116,15 +116,17 @@ function runSampling(options: RunOptions): Sampling | undefined {
 }
 
 /**
- * The request with its sampling: the infer's own options (`with { seed: 7 }`) over the run's; the
- * samples of a self-consistent call get seeds seed, seed+1, ... so they differ yet replay.
+ * The request with its sampling: the infer's own options (`with { seed: 7 }`) over the run's, but
+ * never an output bound above the run's `--max-tokens`; the samples of a self-consistent call get
+ * seeds seed, seed+1, ... so they differ yet replay.
  */
 function withSampling(request: InferRequest, sampling: Sampling | undefined): InferRequest {
   const o = request.options;
   const s: Sampling = { ...sampling };
   if (o?.seed !== undefined) s.seed = o.seed;
   if (o?.temperature !== undefined) s.temperature = o.temperature;
-  if (o?.maxTokens !== undefined) s.maxTokens = o.maxTokens;
+  // the run's --max-tokens is the operator's bound: one infer may ask for less, never more
+  if (o?.maxTokens !== undefined) s.maxTokens = s.maxTokens === undefined ? o.maxTokens : Math.min(s.maxTokens, o.maxTokens);
   if (Object.keys(s).length === 0) return request;
   if (s.seed !== undefined && request.sample !== undefined) s.seed += request.sample - 1;
   return { ...request, sampling: s };

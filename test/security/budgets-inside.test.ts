@@ -277,16 +277,26 @@ test('--max-model-calls: the call past the budget is refused before it is sent, 
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^n\nInferError: infer Memo: the model call failed: the model call budget is exhausted \(1 of 1 calls used\)\n$/);
     assert.equal(server.received.length, 1);
+
+    // and across a resume: the call made before the suspend still counts
+    fs.writeFileSync(path.join(dir, 'p.tn'), fs.readFileSync(path.join(dir, 'p.tn'), 'utf8').replace('try {', 'suspend;\ntry {'));
+    const first = await turnAsync(['run', 'p.tn', '--store', 'st', '--model', `openai:gpt-test?base_url=${server.url}/v1&api_key_env=TURN_TEST_KEY`, '--max-model-calls', '1'], dir);
+    assert.equal(first.code, 0, first.stderr);
+    const id = /turn: run (\S+)/.exec(first.stderr)?.[1] ?? assert.fail(first.stderr);
+    const resumed = await turnAsync(['resume', id, '--store', 'st'], dir);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stdout, /InferError: infer Memo: the model call failed: the model call budget is exhausted \(1 of 1 calls used\)\n$/);
+    assert.equal(server.received.length, 2, 'one call in each run, none on resume');
   } finally {
     await server.close();
   }
 });
 
-test('--max-tokens bounds every reply: the bound is sent, and a reply cut off at it is an InferError at the infer', async () => {
+test('--max-tokens bounds every reply, even one whose infer asks for more: the bound is sent, and a reply cut off at it is an InferError at the infer', async () => {
   const server = await fakeServer(() => ({ status: 200, body: openaiCompletion('{"value": {"note": "a very long no', { finish: 'length' }) }));
   try {
     const dir = fs.mkdtempSync(path.join(tmp, 'maxtokens-'));
-    fs.writeFileSync(path.join(dir, 'p.tn'), TWO_CALLS);
+    fs.writeFileSync(path.join(dir, 'p.tn'), TWO_CALLS.replace('infer Memo { "first"; }', 'infer Memo with { max_tokens: 100000 } { "first"; }'));
     const r = await turnAsync(['run', 'p.tn', '--model', `openai:gpt-test?base_url=${server.url}/v1&api_key_env=TURN_TEST_KEY`, '--max-tokens', '7'], dir, { TURN_INFER_RETRIES: '0' });
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /p\.tn:2:\d+: runtime error: infer Memo: .*cut off at the output token limit/);
@@ -297,15 +307,16 @@ test('--max-tokens bounds every reply: the bound is sent, and a reply cut off at
   }
 });
 
-test('--context-working and --context-episodic: entries past the working budget move to episodic, and past that are dropped from the prompt', async () => {
+test('--context-working and --context-episodic, which the program cannot raise: entries past the working budget move to episodic, and past that are dropped from the prompt', async () => {
   const dir = fs.mkdtempSync(path.join(tmp, 'context-'));
   fs.writeFileSync(
     path.join(dir, 'p.tn'),
-    'let i = 0;\nwhile i < 30 { context.append("entry number " + i + " of the log"); let i = i + 1; }\nlet s: Str = infer Str { "summarise"; };\nreturn s;\n',
+    'try { call("context_budget", {"working": 100000, "episodic": 100000}); } catch (e) { call("echo", e["message"]); }\nlet i = 0;\nwhile i < 30 { context.append("entry number " + i + " of the log"); let i = i + 1; }\nlet s: Str = infer Str { "summarise"; };\nreturn s;\n',
   );
   const trace = path.join(dir, 'trace.jsonl');
   const r = await turnAsync(['run', 'p.tn', '--context-working', '40', '--context-episodic', '60', '--trace-file', trace], dir);
   assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^context_budget: cannot raise working to 100000: this process's working budget is 40 tokens/, 'the program cannot raise them');
   const request = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; prompt?: { P1: string[]; P2: string[] } }).find((e) => e.kind === 'infer.request');
   assert.ok(request?.prompt, 'the trace shows the request');
   const { P1, P2 } = request.prompt;
