@@ -68,7 +68,7 @@ export function tokensSpent<A extends unknown[], R>(meter: TokenMeter<A, R>, bud
  *
  * The call budget (`--max-model-calls`) refuses the call past it (a catchable denial). The token
  * budget (`--max-model-tokens`) is checked twice: before the call, one whose estimated prompt alone
- * cannot fit in what is left is not sent; after it, the tokens it took (`meter.spent`) are
+ * cannot fit in what is left is not sent; after it, the tokens it took (`tokensSpent`) are
  * recorded, and a call that took the run past the budget does not deliver its reply. Both end the
  * run (BudgetExhaustedError), at the call.
  */

@@ -93,11 +93,6 @@ export function tighter(a: Limits, b: Limits): Limits {
   return { alloc: min(a.alloc, b.alloc), steps: min(a.steps, b.steps), timeMs: min(a.timeMs, b.timeMs), allocFrom: a.allocFrom };
 }
 
-/** Whether any limit is set. */
-export function hasLimit(l: Limits): boolean {
-  return l.alloc > 0 || l.steps > 0 || l.timeMs > 0;
-}
-
 export function limitsValue(l: Limits): Map<string, Value> {
   return new Map<string, Value>([
     ['alloc', l.alloc],
