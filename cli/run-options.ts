@@ -27,7 +27,9 @@ export const AUTHORITY_USAGE = `authority options (nothing is granted unless giv
                           in the program, or "CMD ARG..." / '["CMD", "ARG"...]' with exactly those arguments;
                           granting an interpreter (node, python, bash...) with free arguments grants everything
   --allow-knowledge       std/knowledge may open its store (.turn/knowledge.db) without --allow-write on it
-  --max-model-calls N     model call budget          --max-model-tokens N  model token budget
+  --max-model-calls N     model call budget (a call past it is refused: an InferError)
+  --max-model-tokens N    model token budget: prompt + completion of every call, from the provider's
+                          usage, else counted; the call that cannot fit or crosses it ends the run
   --approve-effects KINDS effects that need approval: network, files, model, env (comma-separated)
   --approve all|none|ask  who approves them (default: ask on the terminal; deny without one)`;
 

@@ -19,7 +19,8 @@ import { REMOTE_CHILD_TOOL } from '../ports/placement.js';
 import { isRefusedBeforeSending } from '../ports/refusal.js';
 import { vmSnapshot, type Counters, type RestorePoint } from './snapshot.js';
 import { reserveScopeIds } from '../vm/actors.js';
-import { REPLAYED_KEY, journalKey, logicalKey, refusalKey } from './keys.js';
+import { GRANT_KEY, REPLAYED_KEY, approvalStep, journalKey, logicalKey, refusalKey, stoppedAtApproval } from './keys.js';
+import type { ApprovalAnswer, ApprovalAsked, JournaledApprovals } from '../ports/approval.js';
 import { MCP_CALL_TOOL, MCP_READ_ONLY_TOOLS, mcpCallIsIdempotent } from '../mcp/tools.js';
 
 /**
@@ -28,7 +29,7 @@ import { MCP_CALL_TOOL, MCP_READ_ONLY_TOOLS, mcpCallIsIdempotent } from '../mcp/
  */
 export const SEMANTICS_VERSION = 'turn-vm/1';
 /** Versions of the policies a run uses (recorded with the run; docs/durability.md). */
-export const POLICY_VERSIONS: Record<string, string> = { idempotency: 'v1', unknown: 'v1', replay: 'v1', output: 'v1' };
+export const POLICY_VERSIONS: Record<string, string> = { idempotency: 'v1', unknown: 'v1', replay: 'v1', output: 'v1', grants: 'v1' };
 
 /**
  * Host tools that may be re-run (with the same idempotency key) when their outcome is unknown. They
@@ -315,6 +316,20 @@ export class Durable implements DurableHooks {
   readonly stopped = new Promise<Stop>((resolve) => (this.settle = resolve));
   /** the keys replay consumed, in order (for tests and `inspect`) */
   replayedSteps = 0;
+  /** approvals asked in this run's journal, by logical key (`ae3.1`): a resume replays their decisions */
+  private readonly approvals = new Map<string, JournalEntry>();
+  /** effects that stopped at their first approval, never decided: not performed, so they run again */
+  private readonly unapproved: Set<number>;
+  /** decisions replayed from the journal instead of asked (for tests) */
+  replayedApprovals = 0;
+  /**
+   * Agents' grants are journaled (`g<n>`): runs started with the `grants` policy v1. They are kept
+   * apart from the replayed steps: a program that now starts fewer agents has narrowed, which is
+   * no divergence, and must not keep the run "replaying".
+   */
+  private readonly journalsGrants: boolean;
+  private readonly grantEntries = new Map<string, JournalEntry>();
+  private grants = 0;
 
   constructor(
     readonly vm: VM,
@@ -324,12 +339,22 @@ export class Durable implements DurableHooks {
   ) {
     this.journalsOutput = run.policies?.output === 'v1';
     this.refusalsWait = journal.store.info().driver !== 'memory';
+    this.journalsGrants = run.policies?.grants === 'v1';
+    this.unapproved = stoppedAtApproval(entries);
     for (const e of entries) {
       const key = this.logical(e.idempotencyKey);
       if (key === null) continue;
       if (key.startsWith('d') || key.startsWith('r')) {
         this.retries.add(Number(key.slice(1)));
         if (key.startsWith('r')) this.refusals.add(Number(key.slice(1)));
+        continue;
+      }
+      if (key.startsWith('a')) {
+        this.approvals.set(key, e);
+        continue;
+      }
+      if (GRANT_KEY.test(key)) {
+        this.grantEntries.set(key, e);
         continue;
       }
       if (!REPLAYED_KEY.test(key)) continue;
@@ -357,6 +382,7 @@ export class Durable implements DurableHooks {
     this.waits = c.waits;
     this.suspends = c.suspends;
     this.outputs = c.outputs;
+    this.grants = c.grants ?? 0;
     const limit: Record<string, number> = { e: c.effects, c: c.clocks, t: c.checks, w: c.waits, s: c.suspends, o: c.outputs };
     for (const key of [...this.byKey.keys()]) {
       const n = Number.parseInt(key.slice(1), 10);
@@ -449,7 +475,7 @@ export class Durable implements DurableHooks {
       if (e.status === 'ok') return Promise.resolve(bytesJson(e.payload));
       if (e.status === 'error') return Promise.reject(new Error(String(bytesJson(e.payload))));
       // unknown (or an intent left by a crash): re-run only if idempotent or decided so
-      if (!e.idempotent && !this.retries.has(e.seq)) {
+      if (!e.idempotent && !this.retries.has(e.seq) && !this.unapproved.has(e.seq)) {
         this.fail(new UnknownOutcomeError(e));
         return this.never();
       }
@@ -558,7 +584,9 @@ export class Durable implements DurableHooks {
           const input = { typeName: request.typeName, schema: request.schema, prompt: request.prompt, context: request.context, attempt: request.attempt, feedback: request.feedback, ...(options ? { options } : {}) };
           const grant = real.grantOf?.({ kind: 'infer' });
           const summary = { typeName: request.typeName, prompt: request.prompt, attempt: request.attempt, ...(options ? { options } : {}), ...(grant ? { grant } : {}) };
-          return this.step(`e${n}.${++k}`, 'infer', request.typeName, p.id, input, summary, true, () => real.infer(request, io)) as Promise<InferReply>;
+          const key = `e${n}.${++k}`;
+          const approvals = this.approvalsOf(key, p.id);
+          return this.step(key, 'infer', request.typeName, p.id, input, summary, true, () => real.infer(request, { ...(io ?? { emit: () => {} }), approvals })) as Promise<InferReply>;
         },
       };
     }
@@ -572,9 +600,45 @@ export class Durable implements DurableHooks {
         return this.step(`e${n}`, 'tool', request.name, p.id, input, grant ? { ...input, grant } : input, toolIsIdempotent(request), () => {
           if (!real.tool) throw new Error(`this host performs no effects (${request.name})`);
           // the journal's key travels with the effect (an HTTP Idempotency-Key), identical on a retry
-          return real.tool({ ...request, idempotencyKey: this.keyOf(`e${n}`) });
+          return real.tool({ ...request, idempotencyKey: this.keyOf(`e${n}`), approvals: this.approvalsOf(`e${n}`, p.id) });
         });
       },
+    };
+  }
+
+  /**
+   * The approvals of journal step `step` (docs/authority.md, "Approval"). The j-th one asked is the
+   * journal entry `a<step>.<j>`: written as an intent holding the question and committed before the
+   * question is asked — so a resume after an interruption at the prompt knows the effect went no
+   * further (`unapproved`) — then completed with the decision, who made it and when, and committed
+   * again before the effect acts on it. A resume that meets a decided approval replays it and
+   * never asks again; one that was never decided is asked again.
+   */
+  private approvalsOf(step: string, pid: number): JournaledApprovals {
+    let j = 0;
+    return async (request: ApprovalAsked, ask: () => Promise<ApprovalAnswer>) => {
+      const key = approvalStep(step, ++j);
+      const recorded = this.approvals.get(key);
+      if (recorded?.status === 'ok') {
+        const d = bytesJson(recorded.payload) as { decision?: unknown } | null;
+        if (d?.decision === 'approve' || d?.decision === 'deny') {
+          this.replayedApprovals++;
+          return d.decision;
+        }
+      }
+      if (this.halted || this.interrupted) return this.never();
+      const question = { effect: request.effect, summary: request.summary, step };
+      const seq =
+        recorded?.seq ??
+        this.write(() => this.journal.append({ kind: 'approval', name: request.effect, pid: request.pid ?? pid, status: 'intent', idempotencyKey: this.keyOf(key), idempotent: true, payload: jsonBytes(question) }));
+      if (seq === undefined || (this.write(() => this.journal.flush()) === undefined && this.dead)) return this.never();
+      const answer = await ask();
+      // an interruption while the question was open: nothing is decided, the resume asks again
+      if (this.halted || this.interrupted) return this.never();
+      const decided = { type: 'approval', ...question, decision: answer.decision, by: answer.by, at: new Date().toISOString() };
+      this.write(() => this.journal.complete(seq, 'ok', jsonBytes(decided)));
+      if (this.write(() => this.journal.flush()) === undefined && this.dead) return this.never();
+      return answer.decision;
     };
   }
 
@@ -690,6 +754,28 @@ export class Durable implements DurableHooks {
     return live;
   }
 
+  agentGranted(p: ProcessRef, agent: string, capabilities: readonly string[]): void {
+    if (!this.journalsGrants || this.halted) return;
+    const key = `g${++this.grants}`;
+    const e = this.grantEntries.get(key);
+    if (e) {
+      const was = bytesJson(e.payload) as { agent?: unknown; capabilities?: unknown } | null;
+      const had = Array.isArray(was?.capabilities) ? (was.capabilities as unknown[]).filter((c): c is string => typeof c === 'string') : [];
+      const wider = capabilities.filter((c) => !had.includes(c));
+      if (wider.length > 0) {
+        const list = (cs: readonly string[]): string => (cs.length === 0 ? 'none' : cs.join(', '));
+        this.fail(
+          new DivergenceError(
+            `replay diverged at step ${e.seq} (${key}): agent "${String(was?.agent)}" was granted the capabilities ${list(had)} when the run started, ` +
+              `the program now grants agent "${agent}" ${list(capabilities)}; a resumed or migrated run cannot widen an agent's capabilities (${list(wider)})`,
+          ),
+        );
+      }
+      return;
+    }
+    this.write(() => this.journal.append({ kind: 'grant', name: agent, pid: p.id, status: 'ok', idempotencyKey: this.keyOf(key), payload: jsonBytes({ agent, capabilities: [...capabilities] }) }));
+  }
+
   timerFirst(): boolean {
     const e = this.byKey.get(`t${this.checks + 1}`);
     return e !== undefined && (bytesJson(e.payload) as { awaited?: boolean }).awaited === true;
@@ -703,7 +789,7 @@ export class Durable implements DurableHooks {
     if (e === null || this.halted) return this.never();
     let snapshot: Uint8Array | undefined;
     try {
-      snapshot = encodeSnapshot(vmSnapshot(this.vm, 0, SEMANTICS_VERSION, { effects: this.effects, clocks: this.clocks, checks: this.checks, waits: this.waits, suspends: this.suspends, outputs: this.outputs }, p.id));
+      snapshot = encodeSnapshot(vmSnapshot(this.vm, 0, SEMANTICS_VERSION, { effects: this.effects, clocks: this.clocks, checks: this.checks, waits: this.waits, suspends: this.suspends, outputs: this.outputs, grants: this.grants }, p.id));
     } catch {
       snapshot = undefined; // a value the format cannot hold: the journal alone is the truth
     }

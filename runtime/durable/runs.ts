@@ -7,9 +7,10 @@ import type { Bundle } from '../compile/bundle.js';
 import { compileBundle, localPath, portablePath, type SourceUnit } from '../compile/index.js';
 import { formatDiagnostic } from '../diagnostics.js';
 import { StoreError, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
+import type { InferReply } from '../infer/types.js';
 import { decodeSnapshot } from '../store/serialize.js';
 import { bytesJson, jsonBytes, SEMANTICS_VERSION } from './index.js';
-import { decisionKey, journalKey, migrationKey } from './keys.js';
+import { decisionKey, journalKey, migrationKey, stoppedAtApproval } from './keys.js';
 import { restorePoint, type RestorePoint } from './snapshot.js';
 
 /**
@@ -88,10 +89,32 @@ export function decisions(entries: JournalEntry[]): Map<number, Decision> {
   return out;
 }
 
+/**
+ * The model calls a run made (each journaled exchange with its reply) and the prompts they
+ * answered: what it spent of its model budgets before this OS process (runtime/run: a resume
+ * counts them again, so `--max-model-calls` and `--max-model-tokens` hold across resumes).
+ */
+export function earlierModelCalls(entries: readonly JournalEntry[]): { prompt: string; reply: InferReply }[] {
+  const out: { prompt: string; reply: InferReply }[] = [];
+  for (const e of entries) {
+    if (e.kind !== 'infer' || e.status !== 'ok') continue;
+    const asked = bytesJson(e.request) as { prompt?: unknown } | null;
+    // a store is read as outside data: only the fields the count reads, of the types it expects
+    const r = bytesJson(e.payload) as { text?: unknown; value?: unknown; usage?: unknown } | null;
+    if (r === null || typeof r !== 'object') continue;
+    const usage = r.usage !== null && typeof r.usage === 'object' ? (r.usage as InferReply['usage']) : undefined;
+    const reply: InferReply = { ...(typeof r.text === 'string' ? { text: r.text } : { value: r.value }), ...(usage ? { usage } : {}) };
+    out.push({ prompt: typeof asked?.prompt === 'string' ? asked.prompt : '', reply });
+  }
+  return out;
+}
+
 /** Effects whose outcome is unknown, that may not be re-run and that nobody has decided about yet. */
 export function blockingUnknowns(entries: JournalEntry[]): JournalEntry[] {
   const retried = retriedSteps(entries);
-  return entries.filter((e) => e.status === 'unknown' && !e.idempotent && !retried.has(e.seq));
+  // an effect that stopped at an approval nobody decided was not performed: it runs again (keys.ts)
+  const unasked = stoppedAtApproval(entries);
+  return entries.filter((e) => e.status === 'unknown' && !e.idempotent && !retried.has(e.seq) && !unasked.has(e.seq));
 }
 
 /** The bytecode hash a run runs now: its first one, or the last it migrated to. */

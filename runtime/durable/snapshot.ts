@@ -6,6 +6,7 @@ import { SUSPEND_TOOL } from '../ports/durable.js';
 import type { ContextSnapshot, Json, ProcessSnapshot, SnapshotData, Slot } from '../store/serialize.js';
 import type { ClosureVal, Value } from '../values/index.js';
 import type { VM } from '../vm/index.js';
+import { leftOf, type Limits } from '../vm/budgets.js';
 import { EFFECT, Process, type AgentGrants, type Failure, type Frame, type SchedulerState, type SchedulerWaits, type ScopeRecord, type Site, type StackEntry, type Waiting } from '../vm/process.js';
 
 const STATUS = ['ready', 'blocked', 'effect', 'done', 'failed'];
@@ -19,6 +20,8 @@ export interface Counters {
   suspends: number;
   /** output lines journaled (issue 26; 0 in snapshots of an older Turn, whose runs journal none) */
   outputs: number;
+  /** agents' grants journaled (absent or 0 in snapshots of an older Turn, whose runs journal none) */
+  grants?: number;
 }
 
 /** A context's tiers as the Context class keeps them (token counts included, so a restore never re-tokenizes). */
@@ -76,13 +79,15 @@ export function processSnapshot(p: Process): ProcessSnapshot {
     cancelReason: p.cancelReason,
     detached: p.detached,
     ...(p.grants ? { grants: { agent: p.grants.agent, categories: [...p.grants.categories] } } : {}),
+    // a process's own limits go on from what it has left (its spending counters are not kept)
+    ...(p.limits ? { limits: limitsJson(leftOf(p.limits, p)) } : {}),
     gatherCursor: p.gatherCursor,
     watchers: p.watchers,
     loading: p.loading,
     monitors: p.monitors,
     waiters: p.waiters,
     joining: p.joining,
-    scopes: p.scopes.map((s) => ({ id: s.id, policy: s.policy, tasks: s.tasks, handlers: s.handlers, decidedBy: s.decidedBy })),
+    scopes: p.scopes.map((s) => ({ id: s.id, policy: s.policy, tasks: s.tasks, handlers: s.handlers, decidedBy: s.decidedBy, ...(s.taskLimits ? { taskLimits: limitsJson(s.taskLimits) } : {}) })),
     ownerScope: p.ownerScope,
     invokes: p.invokes.map((r) => ({ handlers: r.handlers, saved: contextSnapshot(r.saved) as unknown as Json })),
     hasContext: p.hasContext(),
@@ -176,6 +181,19 @@ function grantsFrom(x: unknown): AgentGrants | null {
   return { agent: agent as string, categories: [...(categories as string[])] };
 }
 
+function limitsJson(l: Limits): Json {
+  return { alloc: l.alloc, steps: l.steps, timeMs: l.timeMs };
+}
+
+/** Limits as a snapshot holds them (absent: none, and in snapshots older than kept limits). */
+function limitsFrom(x: unknown): Limits | null {
+  if (!x || typeof x !== 'object') return null;
+  const { alloc, steps, timeMs } = x as Record<string, unknown>;
+  const whole = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+  need(whole(alloc) && whole(steps) && whole(timeMs), 'limits', 0);
+  return { alloc: alloc as number, steps: steps as number, timeMs: timeMs as number, allocFrom: 0 };
+}
+
 function restoreProcess(ps: ProcessSnapshot, suspended: number): Process {
   const st = ps.state as Record<string, unknown>;
   need(st !== null && typeof st === 'object', 'process state', st);
@@ -198,13 +216,18 @@ function restoreProcess(ps: ProcessSnapshot, suspended: number): Process {
   p.cancelReason = String(st.cancelReason ?? '');
   p.detached = st.detached === true;
   p.grants = grantsFrom(st.grants);
+  p.limits = limitsFrom(st.limits);
   p.gatherCursor = num(st.gatherCursor, 'gatherCursor');
   p.watchers = nums(st.watchers, 'watchers');
   p.loading = nums(st.loading, 'loading');
   p.monitors = nums(st.monitors, 'monitors');
   p.waiters = nums(st.waiters, 'waiters');
   p.joining = nums(st.joining, 'joining');
-  p.scopes = (st.scopes as ScopeRecord[]).map((s) => ({ ...s, tasks: [...s.tasks] }));
+  p.scopes = (st.scopes as ScopeRecord[]).map((s) => {
+    const taskLimits = limitsFrom(s.taskLimits);
+    const { taskLimits: _stored, ...rest } = s;
+    return { ...rest, tasks: [...s.tasks], ...(taskLimits ? { taskLimits } : {}) };
+  });
   p.ownerScope = (st.ownerScope ?? null) as Process['ownerScope'];
   p.invokes = (st.invokes as { handlers: number; saved: ContextSnapshot }[]).map((r) => ({ handlers: r.handlers, saved: contextFrom(r.saved) }));
   if (st.hasContext === true) p.context = contextFrom(ps.context);
@@ -266,6 +289,7 @@ export function restorePoint(data: SnapshotData): RestorePoint | string {
       waits: num(sch.waits, 'waits'),
       suspends: num(sch.suspends, 'suspends'),
       outputs: sch.outputs === undefined ? 0 : num(sch.outputs, 'outputs'),
+      grants: sch.grants === undefined ? 0 : num(sch.grants, 'grants'),
     };
     let maxScope = 0;
     for (const p of processes) for (const s of p.scopes) maxScope = Math.max(maxScope, s.id);

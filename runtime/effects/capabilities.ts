@@ -107,6 +107,15 @@ export class EffectDenied extends Error {
   }
 }
 
+/**
+ * A run-wide budget the program cannot go past (`--max-model-tokens`): unlike a denial, it ends the
+ * run, located at the call that would not fit or that crossed it (runtime/vm: an `infer` failing
+ * with reason `budget`), as `--max-steps` and `--max-alloc` do.
+ */
+export class BudgetExhaustedError extends EffectDenied {
+  readonly budgetExhausted = true;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Host patterns
 
@@ -564,6 +573,8 @@ export interface ApprovalRequest {
   summary: string;
   /** The process asking, when known. */
   pid?: number;
+  /** Aborted when the run is interrupted while the question is open: the hook stops asking and rejects. */
+  signal?: AbortSignal;
 }
 
 export type ApprovalDecision = 'approve' | 'deny';
@@ -576,6 +587,10 @@ export interface ApprovalRecord {
   summary: string;
   decision: ApprovalDecision;
   at: string;
+  /** who decided: `--approve all`, `--approve none`, `the terminal (--approve ask)`, `the editor`, `the host` */
+  by?: string;
+  /** the journal step (`e3`, `e5.1`: an effect, or an attempt of an infer) the approval gated */
+  step?: string;
 }
 
 export interface CliApprovalOptions {
@@ -603,14 +618,30 @@ export function cliApproval(options: CliApprovalOptions = {}): ApprovalHook {
     }
     // node:readline is loaded only when there is someone to ask (it costs start-up time otherwise)
     const readline = await import('node:readline');
+    const signal = request.signal;
+    if (signal?.aborted) throw cancelled(signal);
     const rl = readline.createInterface({ input, output });
+    let onAbort: (() => void) | undefined;
     try {
-      const answer = await new Promise<string>((resolve) => rl.question(`turn: allow ${request.summary}? [y/N] `, resolve));
+      const answer = await new Promise<string>((resolve, reject) => {
+        onAbort = () => reject(cancelled(signal!));
+        signal?.addEventListener('abort', onAbort, { once: true });
+        // the end of input is a no; Ctrl-C at the prompt (which a terminal in raw mode delivers to
+        // readline, not as a signal) is the signal it means, so the run is interrupted as anywhere else
+        rl.on('close', () => resolve(''));
+        rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
+        rl.question(`turn: allow ${request.summary}? [y/N] `, resolve);
+      });
       return /^y(es)?$/i.test(answer.trim()) ? 'approve' : 'deny';
     } finally {
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
       rl.close();
     }
   };
+}
+
+function cancelled(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('the approval was cancelled');
 }
 
 /** Parses the `--approve` flag value. */

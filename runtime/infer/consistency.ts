@@ -27,6 +27,9 @@ export function selfConsistent(ask: AskModel, samples: number | ((request: Infer
       );
     });
     const got = await Promise.all(asked);
+    // a sample that exhausted a run-wide budget ends the run, whatever the others answered
+    const exhausted = got.find((g) => !g.ok && (g.error as { budgetExhausted?: unknown } | null | undefined)?.budgetExhausted === true);
+    if (exhausted) throw (exhausted as { error: unknown }).error;
     const replies = got.filter((g) => g.ok).map((g) => g.reply);
     // every sample failed: the first failure is the call's
     if (replies.length === 0) throw (got[0] as { error: unknown }).error;

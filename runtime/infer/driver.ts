@@ -33,7 +33,8 @@ export type InferOutcome =
   | { ok: false; message: string; details: InferFailure };
 
 export interface InferFailure {
-  reason: 'invalid' | 'provider';
+  /** `budget`: the call would not fit in, or took the run past, a run-wide budget (`--max-model-tokens`): the run ends */
+  reason: 'invalid' | 'provider' | 'budget';
   typeName: string;
   attempts: number;
   /** the last raw reply (null when no reply came) */
@@ -217,7 +218,7 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
         ok: false,
         message: `infer ${call.typeName}: the model call failed: ${errorMessage(e)}`,
         details: {
-          reason: 'provider',
+          reason: (e as { budgetExhausted?: unknown } | null | undefined)?.budgetExhausted === true ? 'budget' : 'provider',
           typeName: call.typeName,
           attempts: attempt,
           reply: last?.raw ?? null,

@@ -4,6 +4,7 @@
 import type { RenderedPrompt, Tiers } from '../context/render.js';
 import type { JsonSchema } from './schema.js';
 import type { InferOptions } from './options.js';
+import type { JournaledApprovals } from '../ports/approval.js';
 
 export interface ValidationIssue {
   /** JSON Pointer into the reply envelope, e.g. `/value/score` ("" = the whole reply) */
@@ -80,6 +81,8 @@ export interface InferReply {
 /** What a host can do while it answers: report events (HTTP retries, streamed text) to the run's event stream. */
 export interface InferIO {
   emit(event: HttpRetry | InferDelta): void;
+  /** a durable run's approvals of this model call (`--approve-effects model`): journaled, replayed on resume */
+  approvals?: JournaledApprovals;
 }
 
 /** Text of a reply as it streams in (an event of the run's stream; the driver adds the infer's id, pid and attempt). */

@@ -30,6 +30,12 @@ export interface DurableHooks {
    * live; on replay, returns the recorded position (the `live` argument is ignored).
    */
   effectFirst(live: number): number;
+  /**
+   * An agent was started with `capabilities` (runtime/vm/agents.ts): journaled live; on replay —
+   * a resume, a migration to new code — compared with what the journal recorded, and a widening
+   * stops the run as a divergence. A narrowing is fine.
+   */
+  agentGranted(p: ProcessRef, agent: string, capabilities: readonly string[]): void;
 }
 
 /**

@@ -4,6 +4,7 @@
 // redaction, trace) and wraps it for durable runs and the debugger.
 import type { RunEvent } from '../events/index.js';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
+import type { JournaledApprovals } from './approval.js';
 
 /** What the host receives for an effect tool: plain JSON-like arguments; an identity as the IdentityHandle the host minted for it (runtime/effects/identity.ts). */
 export interface ToolRequest {
@@ -12,6 +13,8 @@ export interface ToolRequest {
   pid: number;
   /** a durable run's journal key of this effect (`turn:<run>:e<n>`): the same on every retry */
   idempotencyKey?: string;
+  /** a durable run's approvals of this effect (ports/approval.ts): journaled, replayed on resume */
+  approvals?: JournaledApprovals;
 }
 
 /**

@@ -2,8 +2,9 @@
 // capabilities and approvals, redaction, the trace and the knowledge store, built from a run's
 // options. The CLI, the run panel, the debugger (and the durable layer wrapping it) all get their
 // host here, so a budget or a capability cannot be applied in one and skipped in another.
-import { budgetedModel, performTool, redactError } from '../effects/host.js';
-import { capabilitiesFromFlags, CapabilityError, cliApproval, newUsage, type ApprovalHook, type Capabilities, type Usage } from '../effects/capabilities.js';
+import { budgetedModel, performTool, redactError, type TokenMeter } from '../effects/host.js';
+import { countTokens } from '../context/tokens.js';
+import { capabilitiesFromFlags, CapabilityError, cliApproval, newUsage, record, type ApprovalHook, type Capabilities, type Usage } from '../effects/capabilities.js';
 import type { EffectToolContext } from '../effects/tools.js';
 import { providerKeyNamesIn, scrubInitialEnvironment } from '../effects/environ.js';
 import type { Bundle } from '../compile/bundle.js';
@@ -20,6 +21,7 @@ import { providerKeys } from '../providers/index.js';
 import { createModel, inferRetriesFromEnv, ModelInputError, resolveModelSpec, UnknownModelError, type Model } from './model.js';
 import { RunSetupError } from './errors.js';
 import type { AuthorityOptions, RunOptions } from './options.js';
+import type { JournaledApprovals } from '../ports/approval.js';
 
 /** The most one effect tool call may take by default (`toolTimeoutMs`, `--tool-timeout`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -35,6 +37,14 @@ export interface RunHost {
   refuse(reason: string): void;
   /** cancel every model call in flight (an interruption); returns how many there were */
   cancelModelCalls(reason: string): number;
+  /** stop asking every approval still open (an interruption: a prompt on the terminal stops waiting) */
+  cancelApprovals(reason: string): void;
+  /**
+   * A resumed run's model calls made before (their journaled replies, and the prompts they answered):
+   * spent already, they count against the model budgets again, whether the resume replays them or
+   * starts from a snapshot after them.
+   */
+  chargeEarlierCalls(calls: readonly { prompt: string; reply: InferReply }[]): void;
   /** where effects' own events (an MCP server's progress and logs) join the run's event stream */
   attachEvents(emit: (body: RunEventBody) => void): void;
   /** the program's literal MCP launch maps (Bundle.launchMaps): the only stdio servers the run may start */
@@ -46,6 +56,13 @@ const approvalHook = (approve: AuthorityOptions['approve']): ApprovalHook => {
   if (typeof approve === 'function') return approve;
   return cliApproval({ mode: approve ?? 'ask' });
 };
+
+/** Who decides the run's approvals, as its journal records it. */
+function approver(a: AuthorityOptions): string {
+  if (typeof a.approve === 'function') return a.grantedBy === 'settings' ? 'the editor' : 'the host';
+  if (a.approve === 'all' || a.approve === 'none') return `--approve ${a.approve}`;
+  return 'the terminal (--approve ask)';
+}
 
 /**
  * Performs an effect tool within `limitMs`: past it, the call fails (an `EffectError` the program
@@ -130,15 +147,17 @@ function runSampling(options: RunOptions): Sampling | undefined {
 }
 
 /**
- * The request with its sampling: the infer's own options (`with { seed: 7 }`) over the run's; the
- * samples of a self-consistent call get seeds seed, seed+1, ... so they differ yet replay.
+ * The request with its sampling: the infer's own options (`with { seed: 7 }`) over the run's, but
+ * never an output bound above the run's `--max-tokens`; the samples of a self-consistent call get
+ * seeds seed, seed+1, ... so they differ yet replay.
  */
 function withSampling(request: InferRequest, sampling: Sampling | undefined): InferRequest {
   const o = request.options;
   const s: Sampling = { ...sampling };
   if (o?.seed !== undefined) s.seed = o.seed;
   if (o?.temperature !== undefined) s.temperature = o.temperature;
-  if (o?.maxTokens !== undefined) s.maxTokens = o.maxTokens;
+  // the run's --max-tokens is the operator's bound: one infer may ask for less, never more
+  if (o?.maxTokens !== undefined) s.maxTokens = s.maxTokens === undefined ? o.maxTokens : Math.min(s.maxTokens, o.maxTokens);
   if (Object.keys(s).length === 0) return request;
   if (s.seed !== undefined && request.sample !== undefined) s.seed += request.sample - 1;
   return { ...request, sampling: s };
@@ -192,6 +211,39 @@ async function knownSecrets(options: Pick<RunOptions, 'env' | 'authority'>, reda
 }
 
 /**
+ * How a model call spends `--max-model-tokens`: the prompt is estimated with the tokenizer of
+ * context budgets (runtime/context/tokens.ts) before the call; after it, the provider's usage
+ * (input + output, else its total) counts, and where a provider reports none, the estimate of the
+ * prompt plus the reply's tokens. A count that is not a whole number >= 0 is not believed.
+ */
+const MODEL_TOKENS: TokenMeter<[InferRequest, InferIO?], InferReply> = {
+  prompt: (request) => promptTokens(request),
+  reported: (reply) => replyTokens(reply),
+  estimated: (reply, request) => promptTokens(request) + replyText(reply),
+};
+
+function replyText(reply: InferReply): number {
+  return countTokens(reply.text ?? JSON.stringify(reply.value ?? null) ?? '');
+}
+
+function promptTokens(request: InferRequest): number {
+  const r = request.rendered;
+  let n = countTokens(r.system) + countTokens(r.context) + countTokens(r.task);
+  for (const f of request.feedback) n += countTokens(f.reply) + f.issues.reduce((k, i) => k + countTokens(i.message), 0);
+  return n;
+}
+
+function replyTokens(reply: InferReply): number | undefined {
+  const u = reply.usage;
+  if (!u) return undefined;
+  const count = (x: unknown): number | undefined => (typeof x === 'number' && Number.isSafeInteger(x) && x >= 0 ? x : undefined);
+  const input = count(u.inputTokens);
+  const output = count(u.outputTokens);
+  if (input !== undefined || output !== undefined) return (input ?? 0) + (output ?? 0);
+  return count(u.totalTokens);
+}
+
+/**
  * Builds the host of a run. `knowledgeRunId`: the id std/knowledge writes under (a durable run
  * passes its own, so a resumed run still sees its drafts). Throws RunSetupError.
  */
@@ -213,12 +265,27 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   }
   const hold = options.beforeEffect;
   const base = approvalHook(a.approve);
-  const approve: ApprovalHook = hold
+  const held: ApprovalHook = hold
     ? async (request) => {
         await hold({ kind: 'approval', pid: request.pid ?? 1, description: `approval needed: ${request.summary}` });
         return base(request);
       }
     : base;
+  // every question still open, so an interruption can stop them (a terminal prompt stops waiting)
+  const openApprovals = new Set<AbortController>();
+  const approve: ApprovalHook = async (request) => {
+    const own = new AbortController();
+    openApprovals.add(own);
+    try {
+      return await held({ ...request, signal: request.signal ? AbortSignal.any([request.signal, own.signal]) : own.signal });
+    } finally {
+      openApprovals.delete(own);
+    }
+  };
+  // a durable run's approvals: the journaled decision, else asked here and journaled (ports/approval.ts)
+  const by = approver(a);
+  const journaled = (approvals: JournaledApprovals | undefined): ApprovalHook | undefined =>
+    approvals ? (request) => approvals(request, async () => ({ decision: await approve(request), by })) : undefined;
   let model: Model;
   let inferRetries: number | undefined;
   // the standard providers' keys (isProviderKeyName) are the host's whatever the model: `env.get`
@@ -280,11 +347,18 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   }
   const sampling = runSampling(options);
   // each sample of a self-consistent call is a model call of the budget, and is approved like one
-  const budgeted = budgetedModel<[InferRequest, InferIO?], InferReply>(capabilities, usage, (request, io) => model.infer(withSampling(request, sampling), io), {
-    approve,
-    summary: (request) => `a model call to ${model.provider.name} (infer ${request.typeName})`,
-    pid: (request) => request.pid,
-  });
+  const budgeted = budgetedModel<[InferRequest, InferIO?], InferReply>(
+    capabilities,
+    usage,
+    (request, io) => model.infer(withSampling(request, sampling), io),
+    {
+      approve,
+      summary: (request) => `a model call to ${model.provider.name} (infer ${request.typeName})`,
+      pid: (request) => request.pid,
+      approveFor: (_request, io) => journaled(io?.approvals),
+    },
+    MODEL_TOKENS,
+  );
   // an infer's `with { consistency: k }` over the run's --consistency
   const ask = selfConsistent((request, io) => budgeted(request, io), (request) => request.options?.consistency ?? consistency);
   const sinks: ((e: RunEvent) => void)[] = [];
@@ -307,6 +381,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
         const streamed = redactedStreams(redactor, io);
         try {
           reply = await ask(request, { emit: streamed.emit, signal } as InferIO);
+          reply = await ask(request, { emit: io ? (e) => io.emit(e) : () => {}, signal, ...(io?.approvals ? { approvals: io.approvals } : {}) } as InferIO);
         } catch (e) {
           throw redactError(redactor, e);
         } finally {
@@ -318,7 +393,8 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     tool: (request: ToolRequest) =>
       guard(async () => {
         if (hold) await hold({ kind: 'effect', pid: request.pid, description: `waiting on an effect (${request.name})` });
-        return toolTimeoutMs > 0 ? timed(effects, request, toolTimeoutMs) : performTool(effects, request);
+        const ctx = request.approvals ? { ...effects, approve: journaled(request.approvals) } : effects;
+        return toolTimeoutMs > 0 ? timed(ctx, request, toolTimeoutMs) : performTool(ctx, request);
       }),
     // the grant each effect's journal entry records (runtime/effects/grants.ts)
     grantOf: (effect) => {
@@ -347,6 +423,13 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     inferRetries,
     refuse: (reason) => {
       refused = reason;
+    },
+    chargeEarlierCalls: (calls) => {
+      const counted = capabilities.model?.tokens !== undefined;
+      for (const { prompt, reply } of calls) record(usage, { kind: 'model' }, MODEL_TOKENS.reported(reply) ?? (counted ? countTokens(prompt) + replyText(reply) : 0));
+    },
+    cancelApprovals: (reason) => {
+      for (const c of openApprovals) c.abort(new Error(reason));
     },
     cancelModelCalls: (reason) => {
       const n = inflight.size;

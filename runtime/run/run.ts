@@ -7,7 +7,7 @@ import type { Bundle } from '../compile/bundle.js';
 import { compileBundle } from '../compile/index.js';
 import type { ContextLimits } from '../context/index.js';
 import { Durable, DivergenceError, JournalWriter, restoreRun, POLICY_VERSIONS, SEMANTICS_VERSION, UnknownOutcomeError, jsonBytes, storeMessage } from '../durable/index.js';
-import { prepareResume, ResumeRefused, sourcesOf, type FreshCode } from '../durable/runs.js';
+import { earlierModelCalls, prepareResume, ResumeRefused, sourcesOf, type FreshCode } from '../durable/runs.js';
 import type { RestorePoint } from '../durable/snapshot.js';
 import { hasErrors } from '../diagnostics.js';
 import { InputError, loadProgram, type FileDiagnostic } from '../load.js';
@@ -193,6 +193,7 @@ export class Run {
     const reason = `interrupted by ${signal}`;
     this.setup.refuse(reason);
     const inflight = this.setup.cancelModelCalls(reason);
+    this.setup.cancelApprovals(reason);
     this.vm?.events.emit({ kind: 'interrupted', signal, durable: this.durable !== undefined, inflight });
     this.stop(reason);
   }
@@ -507,6 +508,14 @@ export async function resumeRun(options: RunOptions & { runId: string; migrate?:
   try {
     setup = await buildHost(options, () => options.runId);
   } catch (e) {
+    return fail(e);
+  }
+  // the model calls made before count against the model budgets again (their journaled replies)
+  const model = setup.capabilities.model;
+  try {
+    if (model?.calls !== undefined || model?.tokens !== undefined) setup.chargeEarlierCalls(earlierModelCalls(store.readJournal(options.runId)));
+  } catch (e) {
+    setup.close();
     return fail(e);
   }
   if (prepared.kind === 'waiting') {

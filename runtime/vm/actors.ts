@@ -10,7 +10,7 @@
 import { DONE, FAILED, type Process, type ScopePolicy, type ScopeRecord, type Waiting } from './process.js';
 import { PidVal, StructVal, VMError, containsIdentity, render, typeName, unwrap, type Value } from '../values/index.js';
 import { Context } from '../context/index.js';
-import { limitsArg, limitsValue } from './budgets.js';
+import { leftOf, limitsArg, limitsValue, lowered } from './budgets.js';
 
 export { SCOPE_POLICIES } from '../syntax/ast.js';
 
@@ -308,7 +308,8 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
   },
   /**
    * `context_budget({"working": N, "episodic": M})`: the caller's P1 and P2 token budgets from now on
-   * (either may be left out); its children inherit them. Returns the budgets in force.
+   * (either may be left out; each at most what it is now: a budget is only lowered); its children
+   * inherit them. Returns the budgets in force.
    */
   context_budget(_rt, p, args) {
     arity('context_budget', args, 1);
@@ -319,6 +320,8 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
       const n = unwrap(v);
       if (k !== 'working' && k !== 'episodic') throw new VMError(`context_budget: unknown tier budget "${k}" (working, episodic)`);
       if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new VMError(`context_budget: ${k} must be a whole number of tokens >= 1`);
+      // a budget of the run (--context-working, --context-episodic) or one the process set: it can only be lowered
+      if (n > limits[k]) throw new VMError(`context_budget: cannot raise ${k} to ${n}: this process's ${k} budget is ${limits[k]} tokens, and a process can only lower its limits`);
       limits[k] = n;
     }
     p.context.limits = limits;
@@ -402,23 +405,29 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
   },
   /**
    * `budget({"alloc": N, "steps": M, "time_ms": T})`: limits of the caller's own from now on (any
-   * subset; 0 or missing = none); past one, it fails with a BudgetExhausted error (budgets.ts)
+   * subset: one not named keeps what is left of it; 0 = none); past one, it fails with a
+   * BudgetExhausted error (budgets.ts). A limit can only be lowered: asking for more than is left is
+   * a Turn error at the call.
    */
   budget(_rt, p, args) {
     arity('budget', args, 1);
-    const limits = limitsArg('budget', args[0]);
+    const limits = lowered('budget', leftOf(p.limits, p), limitsArg('budget', args[0]));
     limits.allocFrom = p.spent;
     p.steps = 0;
     p.timeMs = 0;
     p.limits = limits;
     return limitsValue(limits);
   },
-  /** `task_budget({...})` inside a scope block: the limits each task of the innermost scope started from now on gets */
+  /**
+   * `task_budget({...})` inside a scope block: the limits each task of the innermost scope started
+   * from now on gets, within what the caller has left (each task also gets no more than the caller
+   * has left when it starts: VM.spawn)
+   */
   task_budget(_rt, p, args) {
     arity('task_budget', args, 1);
     const rec = p.scopes[p.scopes.length - 1];
     if (!rec) throw new VMError('task_budget runs only inside a `scope` block');
-    rec.taskLimits = limitsArg('task_budget', args[0]);
+    rec.taskLimits = lowered('task_budget', leftOf(p.limits, p), limitsArg('task_budget', args[0]));
     return limitsValue(rec.taskLimits);
   },
   /** milliseconds since the run started, on the scheduler's clock */

@@ -21,11 +21,45 @@ import type { AgentGrants, Process } from './process.js';
 /** What an agent may grant: the effect tools' categories and model calls. */
 export const AGENT_CAPABILITIES: readonly string[] = [...EFFECT_CATEGORIES, 'model'];
 
-/** Refuses an effect of `category` to a process bound by an agent's grants that lack it. */
-export function refuseUngranted(grants: AgentGrants, what: string, category: string): void {
+/**
+ * An effect an agent's capabilities do not cover, refused by the VM before the host is asked. It is
+ * raised as the error a refused grant raises, so the program catches both the same way: an
+ * `EffectError` for an effect tool (as when the run's capabilities refuse it), an `InferError` for
+ * `infer` (as when the run's model grant or budget refuses the call).
+ */
+export class EffectRefused extends VMError {
+  constructor(
+    message: string,
+    /** the effect tool refused, or the type of the refused `infer` */
+    readonly target: { tool: string } | { infer: string },
+  ) {
+    super(message);
+  }
+
+  /** The error value the program catches, at `line`. */
+  errorValue(line: number): Map<string, Value> {
+    if ('tool' in this.target) {
+      return new Map<string, Value>([['type', 'EffectError'], ['tool', this.target.tool], ['message', this.message], ['line', line]]);
+    }
+    return new Map<string, Value>([
+      ['type', 'InferError'],
+      ['message', `infer ${this.target.infer}: the model call was refused: ${this.message}`],
+      ['line', line],
+      ['reason', 'provider'],
+      ['infer', this.target.infer],
+      ['attempts', 0],
+      ['reply', null],
+      ['errors', []],
+    ]);
+  }
+}
+
+/** Refuses an effect of `category` (an effect tool, or `infer` of a type) to a process bound by an agent's grants that lack it. */
+export function refuseUngranted(grants: AgentGrants, target: { tool: string } | { infer: string }, category: string): void {
   if (grants.categories.includes(category)) return;
   const has = grants.categories.length === 0 ? 'none' : grants.categories.join(', ');
-  throw new VMError(`${what} needs the "${category}" capability, which agent "${grants.agent}" was not granted (its capabilities: ${has})`);
+  const what = 'tool' in target ? target.tool : `infer ${target.infer}`;
+  throw new EffectRefused(`${what} needs the "${category}" capability, which agent "${grants.agent}" was not granted (its capabilities: ${has})`, target);
 }
 
 /** The memory key an agent's record lives under (identity, policy and version, capabilities). */
@@ -34,6 +68,8 @@ export const AGENT_KEY = '__agent';
 export interface AgentRuntime extends ActorRuntime {
   /** starts `closure(args)` as a process owned by the runtime (`detach`) or as a child of `parent` */
   startProcess(parent: Process, closure: ClosureVal, args: Value[], detached: boolean): Process;
+  /** an agent was granted `categories` (a durable run journals it; a migration may not widen it) */
+  agentGranted(agent: Process, name: string, categories: readonly string[]): void;
 }
 
 export type AgentTool = (rt: AgentRuntime, p: Process, args: Value[]) => Value;
@@ -72,6 +108,7 @@ export const AGENT_TOOLS: Record<string, AgentTool> = {
     const handler = closureArg('agent', args[1]);
     const agent = rt.startProcess(p, rt.copy(handler) as ClosureVal, [], true);
     agent.grants = { agent: name, categories };
+    rt.agentGranted(agent, name, categories);
     agent.memory = new Map<string, Value>([[AGENT_KEY, new Map<string, Value>([
       ['name', name],
       ['pid', new PidVal(agent.id)],

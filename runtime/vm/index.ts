@@ -37,10 +37,10 @@ import { ProcessTable, finishProcess, type LifecycleRuntime } from './lifecycle.
 import { RunQueue, seededRandom } from './run-queue.js';
 import { failureMessage, processSite, runtimeErrorValue, siteOf, stackTrace } from './sites.js';
 import { Timers } from './timers.js';
-import { MESSAGE_COST, budgetError, type BudgetKind, type Limits } from './budgets.js';
+import { MESSAGE_COST, budgetError, leftOf, tighter, type BudgetKind, type Limits } from './budgets.js';
 import { Mailbox } from './mailbox.js';
 import { select } from './select.js';
-import { AGENT_TOOLS, refuseUngranted, type AgentRuntime } from './agents.js';
+import { AGENT_TOOLS, EffectRefused, refuseUngranted, type AgentRuntime } from './agents.js';
 import { CompiledLoops, compileLoopsByDefault } from './jit/compiled-loops.js';
 
 export * from '../values/index.js';
@@ -153,6 +153,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
   private debugSlice = 0;
   /** set by `halt`: the run ends at the next safe point */
   private haltReason: string | null = null;
+  /** a run-wide budget a host effect exhausted (`--max-model-tokens`): the run ends where `p` stands */
+  private exhausted: { p: Process; message: string } | null = null;
   /** ends the scheduler's current wait (a halt) */
   private wakeScheduler: (() => void) | undefined;
   /** where the main process returned (its frames are gone by the time the run's outcome is made) */
@@ -284,6 +286,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
           lastYield = nowMs();
         }
         if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
+        if (this.exhausted !== null) return this.failRun(this.exhausted.p, this.exhausted.message, false);
         if (this.allocLeft < 0 || this.overBudget.length > 0) {
           const end = this.settleBudgets();
           if (end) return end;
@@ -345,6 +348,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
       // sleepers would spin, since no timer may fire after the stop.
       if (this.durable?.stoppedNow) return this.failRun(main, 'the durable run stopped', true);
       const woke = await this.awaitEffectOrTimer();
+      if (this.exhausted !== null) return this.failRun(this.exhausted.p, this.exhausted.message, false);
       if (this.allocLeft < 0 || this.overBudget.length > 0) {
         const end = this.settleBudgets();
         if (end) return end;
@@ -563,7 +567,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     // placement seam: a child placed elsewhere is a proxy waiting on one effect (ports/placement.ts);
     // a parent with a context keeps its children here (the context does not travel)
     // and an agent's processes stay here too: a worker elsewhere would not hold them to its capabilities
-    const placed = this.placement && !parent.hasContext() && parent.grants === null ? this.placement.place(closure, args, this.procs.nextPid) : null;
+    // (nor a process with limits of its own, to them)
+    const placed = this.placement && !parent.hasContext() && parent.grants === null && parent.limits === null ? this.placement.place(closure, args, this.procs.nextPid) : null;
     if (placed) {
       const proxy = this.newProcess(parent.id, linked);
       proxy.effect = { kind: 'tool', request: { ...placed, pid: proxy.id } };
@@ -573,6 +578,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     }
     const child = this.newProcess(parent.id, linked);
     child.grants = parent.grants; // an agent's capabilities bind every process its computations start
+    // a process's own limits bind what it starts: a child gets at most what its parent has left (budgets.ts)
+    if (parent.limits !== null) child.limits = { ...leftOf(parent.limits, parent), allocFrom: child.spent };
     // a child starts from its parent's context as it is now, and owns its copy from then on
     if (parent.hasContext()) child.context = parent.context.snapshot();
     child.stack.push(closure);
@@ -580,6 +587,11 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     child.sp = this.enter(child, closure, args.length, 1, 0);
     this.queue.push(child);
     return child;
+  }
+
+  /** An agent was granted `categories` (agents.ts): a durable run journals the grant (ports/durable.ts). */
+  agentGranted(agent: Process, name: string, categories: readonly string[]): void {
+    this.durable?.agentGranted(agent, name, categories);
   }
 
   /** A process started by a tool (agents.ts): a detached one is owned by the runtime. */
@@ -637,6 +649,12 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     let failure: Value | undefined;
     if (result.kind === 'infer') {
       const outcome = result.outcome;
+      if (!outcome.ok && outcome.details.reason === 'budget') {
+        // a run-wide budget, like --max-steps: no catch sees it; the run ends at this infer
+        this.exhausted ??= { p, message: outcome.message };
+        p.status = BLOCKED;
+        return;
+      }
       if (!outcome.ok) failure = inferErrorValue(outcome, this.site(p).line);
       else if (w.effect.kind === 'infer') p.stack[p.sp++] = inferredValue(outcome, w.effect.desc.schema);
     } else {
@@ -769,6 +787,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
   private errorValue(p: Process, e: unknown): Value {
     if (e instanceof TurnThrow || e instanceof ProcessFailed) return e.value;
     const line = this.site(p).line;
+    if (e instanceof EffectRefused) return e.errorValue(line);
     if (e instanceof VMError) return runtimeErrorValue(e.message, line);
     if (e instanceof RangeError && /call stack/i.test(e.message)) return runtimeErrorValue('call depth limit exceeded', line);
     return runtimeErrorValue(`internal error: ${e instanceof Error ? e.message : String(e)}`, line);
@@ -1397,7 +1416,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
                 }
                 if (EFFECT_TOOL_NAMES.has(target)) {
                   const values = toolArgs(stack.slice(sp - argc, sp));
-                  if (p.grants !== null) refuseUngranted(p.grants, target, effectCategory(target));
+                  if (p.grants !== null) refuseUngranted(p.grants, { tool: target }, effectCategory(target));
                   refuseHandleData(target, values);
                   const args = values.map(toHostArg);
                   sp -= argc + 1;
@@ -1587,7 +1606,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
                   throw e;
                 }
               }
-              if (p.grants !== null) refuseUngranted(p.grants, `infer ${desc.typeName}`, 'model');
+              if (p.grants !== null) refuseUngranted(p.grants, { infer: desc.typeName }, 'model');
               p.effect = {
                 kind: 'infer',
                 desc,
@@ -1713,7 +1732,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
               const child = this.spawn(p, this.copy(c) as ClosureVal, [], false);
               if (rec) {
                 rec.tasks.push(child.id);
-                if (rec.taskLimits) child.limits = { ...rec.taskLimits, allocFrom: child.spent };
+                if (rec.taskLimits) child.limits = { ...tighter(rec.taskLimits, leftOf(child.limits, child)), allocFrom: child.spent };
                 child.ownerScope = { pid: p.id, scope: rec.id };
               } else {
                 child.detached = true;
