@@ -380,8 +380,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
         let reply: InferReply;
         const streamed = redactedStreams(redactor, io);
         try {
-          reply = await ask(request, { emit: streamed.emit, signal } as InferIO);
-          reply = await ask(request, { emit: io ? (e) => io.emit(e) : () => {}, signal, ...(io?.approvals ? { approvals: io.approvals } : {}) } as InferIO);
+          reply = await ask(request, { emit: streamed.emit, signal, ...(io?.approvals ? { approvals: io.approvals } : {}) } as InferIO);
         } catch (e) {
           throw redactError(redactor, e);
         } finally {
