@@ -611,14 +611,22 @@ export class Durable implements DurableHooks {
    * journal entry `a<step>.<j>`: written as an intent holding the question and committed before the
    * question is asked — so a resume after an interruption at the prompt knows the effect went no
    * further (`unapproved`) — then completed with the decision, who made it and when, and committed
-   * again before the effect acts on it. A resume that meets a decided approval replays it and
-   * never asks again; one that was never decided is asked again.
+   * again before the effect acts on it. A resume that meets a given approval replays it and never
+   * asks again; one that was never decided is asked again, and so is one that was denied: in a
+   * durable run a denial is a refusal before sending (the step stays unrun and the run waits), so
+   * the resume is where someone may now approve it.
    */
   private approvalsOf(step: string, pid: number): JournaledApprovals {
     let j = 0;
     return async (request: ApprovalAsked, ask: () => Promise<ApprovalAnswer>) => {
-      const key = approvalStep(step, ++j);
-      const recorded = this.approvals.get(key);
+      let key = approvalStep(step, ++j);
+      let recorded = this.approvals.get(key);
+      // a denial left the step unrun (a refusal, not its outcome: the run waited), so the resume
+      // asks again, under the next key; the denial stays in the journal as who said no, and when
+      while (this.refusalsWait && recorded?.status === 'ok' && (bytesJson(recorded.payload) as { decision?: unknown } | null)?.decision === 'deny') {
+        key = approvalStep(step, ++j);
+        recorded = this.approvals.get(key);
+      }
       if (recorded?.status === 'ok') {
         const d = bytesJson(recorded.payload) as { decision?: unknown } | null;
         if (d?.decision === 'approve' || d?.decision === 'deny') {

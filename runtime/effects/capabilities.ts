@@ -114,6 +114,10 @@ export class EffectDenied extends Error {
  */
 export class BudgetExhaustedError extends EffectDenied {
   readonly budgetExhausted = true;
+  constructor(message: string) {
+    // spent is spent: an outcome, never a refusal a resume could lift
+    super(message, true);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
