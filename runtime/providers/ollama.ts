@@ -94,9 +94,12 @@ function ollamaStream(url: string, model: string): StreamDecoder {
       text += piece;
       return piece;
     },
-    finish(status) {
+    finish(status, stoppedByHost) {
+      // Ollama's last line says `done: true` (with `done_reason: "length"` when a token limit cut
+      // it); a stream that ends without it was cut short by the server or the connection
+      if (!last && !stoppedByHost) throw new ProviderError(`the stream from the Ollama server at ${url} ended early: it closed before its last line (\`"done": true\`), so the reply is incomplete`, false, status);
       const reply: InferReply = { text, meta: { model: last?.model ?? model, status } };
-      if (!last) reply.finishReason = 'length'; // the stream ended before its last line
+      if (!last) reply.finishReason = 'length'; // the host stopped reading past the token bound
       else {
         const finish = finishOf(last);
         if (finish) reply.finishReason = finish;

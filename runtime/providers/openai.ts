@@ -130,13 +130,17 @@ function openaiStream(url: string, model: string): StreamDecoder {
   let refusal = '';
   let finish: string | undefined;
   let sawChoice = false;
+  let done = false;
   let usage: InferReply['usage'];
   let id: unknown;
   let served: unknown;
   const tokens: TokenLogprob[] = [];
   return {
     push(data) {
-      if (data.trim() === '[DONE]') return undefined;
+      if (data.trim() === '[DONE]') {
+        done = true;
+        return undefined;
+      }
       let j: Record<string, unknown>;
       try {
         j = JSON.parse(data) as Record<string, unknown>;
@@ -170,9 +174,11 @@ function openaiStream(url: string, model: string): StreamDecoder {
       text += piece;
       return piece;
     },
-    finish(status) {
+    finish(status, stoppedByHost) {
       if (!sawChoice) throw new ProviderError(`the OpenAI-compatible server at ${url} streamed no choices`, false, status);
       if (refusal) throw new ProviderError(`the model refused: ${refusal}`, false, status);
+      // the last chunk carries a finish_reason, then `[DONE]`: a stream with neither was cut short
+      if (!finish && !done && !stoppedByHost) throw new ProviderError(`the stream from the OpenAI-compatible server at ${url} ended early: it closed without a finish_reason or [DONE], so the reply is incomplete`, false, status);
       const reply: InferReply = { text, meta: { model: served ?? model, status, ...(id ? { requestId: id } : {}) } };
       if (finish) reply.finishReason = finish;
       if (tokens.length > 0) reply.logprobs = tokens;

@@ -135,7 +135,7 @@ test('openai: a body cut off in transit is not sent again (the server had answer
   const r = await run(openai(s, '&backoff_ms=10'), CATCHING);
   const e = okJson(r) as Record<string, unknown>;
   assert.equal(e.reason, 'provider');
-  assert.match(String(e.message), /the reply broke off from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions after \d+ ms; not sent again, as the server had started on it/);
+  assert.match(String(e.message), /the connection was dropped mid-reply from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions \(HTTP 200, application\/json, \d+ bytes in \d+ ms\); not sent again, as the server had started on it$/);
   assert.equal(s.received.length, 1);
 });
 
