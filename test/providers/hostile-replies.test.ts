@@ -12,8 +12,12 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { createModel } from '../../runtime/run/model.js';
 import { okJson, runWith } from '../infer/helpers.js';
+import { turnAsync } from '../cli/run-cli.js';
 
 /** how far an endless body goes before the server gives up (an old host buffered all of it) */
 const ENDLESS = 96 * 1024 * 1024;
@@ -247,4 +251,30 @@ test('the bounds are model spec options with defaults, refused when not a positi
   assert.throws(() => createModel('openai:m?base_url=http://127.0.0.1:1&max_reply_bytes=0'), /option max_reply_bytes needs a whole number >= 1, got `0`/);
   assert.throws(() => createModel('anthropic:m?max_frame_bytes=lots'), /option max_frame_bytes needs a whole number >= 1/);
   createModel('ollama:m?api=native&max_reply_bytes=100&max_frame_bytes=10&timeout_ms=5');
+});
+
+test('a refused reply is journaled: the resume of a durable run replays the error and does not ask again', { timeout: 120_000 }, async () => {
+  const h = await hostile((res) => {
+    sse(res);
+    flood(res, Buffer.from(delta('a'.repeat(16 * KiB))));
+  });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-hostile-'));
+  try {
+    fs.writeFileSync(
+      path.join(dir, 'p.tn'),
+      'struct Verdict { ok: Bool, label: Str };\nlet judge = turn() -> Str {\n  try { let v = infer Verdict { "Judge it."; }; return "bound"; } catch (e) { return e["message"]; }\n};\nlet said = judge();\nsuspend;\nreturn said;\n',
+    );
+    const spec = openai(h, `max_reply_bytes=${256 * KiB}`);
+    const first = await turnAsync(['run', 'p.tn', '--store', 'st', '--model', spec], { cwd: dir, killAfterMs: 60_000 });
+    assert.equal(first.code, 0, first.stderr);
+    const id = /suspended: (\S+)/.exec(first.stderr)?.[1];
+    assert.ok(id, first.stderr);
+    assert.equal(h.requests, 1);
+    const resumed = await turnAsync(['resume', id, '--store', 'st', '--json'], { cwd: dir, killAfterMs: 60_000 });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(String(JSON.parse(resumed.stdout)), /refused the reply: it is over 262144 bytes \(max_reply_bytes\)/);
+    assert.equal(h.requests, 1, 'the resume replayed the journaled error instead of asking again');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
