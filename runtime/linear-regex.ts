@@ -53,14 +53,25 @@ export function quotePattern(p: string): string {
   return JSON.stringify(p.length > 80 ? p.slice(0, 80) + '…' : p);
 }
 
+/**
+ * The longest schema pattern compiled (characters). RE2's time is linear in the text times the
+ * pattern's compiled size, and compiling is linear in the pattern: a megabyte pattern from an MCP
+ * server would cost seconds per check. Real schema patterns are far shorter.
+ */
+export const MAX_PATTERN_CHARS = 4096;
+
 /** Compiled patterns, kept while few (each holds a lazy DFA's state cache). */
 const compiled = new Map<string, RE2JS>();
 const COMPILED_KEPT = 256;
 
-/** `pattern` compiled by RE2, as written in JavaScript (ECMAScript) syntax; throws PatternError. */
-export function compileLinear(pattern: string): RE2JS {
+/**
+ * `pattern` compiled by RE2, as written in JavaScript (ECMAScript) syntax; throws PatternError.
+ * `maxChars`: the longest pattern taken (a script fixture's own `match`, the user's file, may be longer).
+ */
+export function compileLinear(pattern: string, maxChars = MAX_PATTERN_CHARS): RE2JS {
   const hit = compiled.get(pattern);
   if (hit) return hit;
+  if (pattern.length > maxChars) throw new PatternError(`the pattern ${quotePattern(pattern)} is longer than ${maxChars} characters, more than Turn compiles for a schema`);
   const missing = unsupportedSyntax(pattern);
   if (missing) {
     throw new PatternError(

@@ -118,7 +118,7 @@ export function parseScript(file: string, text: string): Entry[] {
     }
     if (entry.match !== undefined) {
       try {
-        compileLinear(entry.match);
+        compileLinear(entry.match, Infinity);
       } catch (err) {
         throw new ModelConfigError(`${file}: replies[${i}].match: ${(err as Error).message}`);
       }
@@ -129,8 +129,9 @@ export function parseScript(file: string, text: string): Entry[] {
 
 export function scriptProvider(file: string, text: string): LocalProvider {
   const entries = parseScript(file, text);
-  // RE2 (../linear-regex.ts): a prompt carries outside data (tool output, earlier replies)
-  const patterns = entries.map((e) => (e.match === undefined ? null : compileLinear(e.match)));
+  // RE2 (../linear-regex.ts): a prompt carries outside data (tool output, earlier replies); the
+  // patterns are the fixture's own (`turn test` records a whole prompt as one), so any length
+  const patterns = entries.map((e) => (e.match === undefined ? null : compileLinear(e.match, Infinity)));
   const used = new Array<boolean>(entries.length).fill(false);
   return {
     kind: 'local',

@@ -137,6 +137,8 @@ test('MCP: a server whose outputSchema pattern backtracks, with structuredConten
   assert.ok(thrown instanceof McpError, String(thrown));
   assert.match((thrown).message, /does not match its output schema/);
   assert.ok(ms < 1000, `the refusal took ${Math.round(ms)} ms`);
+  // a megabyte pattern is refused before it is compiled (compiling and matching cost its size)
+  assert.throws(() => toolReply('t', { content: [], structuredContent: { id: 'a' } }, { type: 'object', properties: { id: { type: 'string', pattern: 'a'.repeat(1_000_000) } } }), /output schema cannot be used: .*longer than 4096 characters/);
   // a lookahead in a server's schema is refused by name, not run
   assert.throws(() => toolReply('t', { content: [], structuredContent: { id: 'a' } }, { type: 'object', properties: { id: { type: 'string', pattern: '(?!x)' } } }), /output schema cannot be used: .*lookahead/);
 });
