@@ -327,8 +327,12 @@ function send(
           ? midReply(`no first byte of the body within ${opts.firstByteTimeoutMs} ms of the headers`, 'raise first_byte_timeout_ms')
           : new ProviderError(`no reply from ${url} within ${opts.firstByteTimeoutMs} ms of sending (first_byte_timeout_ms)`, true),
       );
+    let sentAt = wire.t0;
     req.on('socket', (socket) => {
-      const connected = () => firstByte();
+      const connected = () => {
+        sentAt = performance.now();
+        firstByte();
+      };
       if (!socket.connecting) connected();
       else socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
     });
@@ -347,7 +351,6 @@ function send(
       wire.type = type.split(';')[0].trim();
       const streaming = decoder !== undefined && status >= 200 && status < 300 && /event-stream|ndjson|jsonl/.test(type);
       const chunks: Buffer[] = [];
-      let gotBody = false;
       let tokens = 0;
       const bound = call.maxTokens;
       // silence: a buffered body resets it with any bytes, a stream only with content (a delta)
@@ -365,7 +368,7 @@ function send(
               const delta = decoder.push(data, event);
               if (delta) {
                 tokens++;
-                silence();
+                silence(); // the first content replaces the first-byte timer
                 io?.emit({ kind: 'infer.delta', delta, tokens, elapsedMs: wire.ms() });
                 if (bound !== undefined && tokens > bound + TOKEN_SLACK) throw new StopReading();
               }
@@ -387,12 +390,8 @@ function send(
           fail(midReply(`refused the reply: it is over ${opts.maxReplyBytes} bytes (max_reply_bytes)`, 'raise max_reply_bytes for a larger reply'));
           return;
         }
-        if (!gotBody) {
-          gotBody = true;
-          silence(); // the first byte came: from now on, silence is what is timed
-        }
         if (!frames) {
-          silence();
+          silence(); // any bytes of a buffered body
           chunks.push(c);
           return;
         }
@@ -435,7 +434,15 @@ function send(
       });
       res.on('error', (e: Error & { code?: string }) => fail(midReply(`the connection was dropped mid-reply (${e.code ?? e.message})`, '')));
       res.on('aborted', () => fail(midReply('the connection was dropped mid-reply', '')));
-      if (!gotBody) firstByte();
+      if (streaming) {
+        // Until its first content, a stream has what is left of first_byte_timeout_ms since the
+        // request was sent (a reasoning model, a slow prompt): keep-alives and empty events do not
+        // reset it; from the first content on, idle_timeout_ms times the silence between pieces.
+        const left = Math.max(1, opts.firstByteTimeoutMs - (performance.now() - sentAt));
+        arm(opts.firstByteTimeoutMs > 0 ? left : 0, () =>
+          midReply(`no content within ${opts.firstByteTimeoutMs} ms of sending (first_byte_timeout_ms; keep-alives and empty events do not count)`, 'raise first_byte_timeout_ms for a model slow to start'),
+        );
+      } else firstByte(); // the body's first byte, then silence between chunks
     });
     req.end(body);
   });

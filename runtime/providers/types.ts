@@ -93,7 +93,7 @@ export type Provider = LocalProvider | HttpProvider;
 export interface TransportOptions {
   /** connecting (TCP and TLS) (default 10 000) */
   connectTimeoutMs: number;
-  /** from sending to the first byte of the response (default 300 000: a slow local model's prompt, or a whole unstreamed reply) */
+  /** from sending to the first byte of the response, and for a stream to its first content (default 300 000: a slow local model's prompt, a reasoning model, or a whole unstreamed reply) */
   firstByteTimeoutMs: number;
   /** the longest silence once the response started: between chunks of a buffered body, between pieces of content of a stream (keep-alives do not count) (default 60 000) */
   idleTimeoutMs: number;

@@ -160,10 +160,12 @@ test('an SSE event that never ends (no blank line) is refused at max_frame_bytes
   boundedMemory(rssGrowth);
 });
 
-// Keep-alives: alive, never silent, never saying anything. Only content resets the silence timer.
+// Keep-alives: alive, never silent, never saying anything. Only content resets the silence timer
+// (idle_timeout_ms); before the first content, first_byte_timeout_ms runs from sending, unreset.
 const KEEP_ALIVE = /no content for 300 ms \(idle_timeout_ms; keep-alives and empty events do not count\).*; not sent again, as the server had started on it \(raise idle_timeout_ms/;
+const NO_CONTENT = /no content within 300 ms of sending \(first_byte_timeout_ms; keep-alives and empty events do not count\).*; not sent again, as the server had started on it \(raise first_byte_timeout_ms/;
 
-test('SSE comments forever end at idle_timeout_ms', async () => {
+test('SSE comments forever, once content began, end at idle_timeout_ms', async () => {
   const h = await hostile((res) => {
     sse(res);
     res.write(delta('{"value": '));
@@ -174,31 +176,32 @@ test('SSE comments forever end at idle_timeout_ms', async () => {
   assert.equal(h.requests, 1);
 });
 
-test('empty deltas forever end at idle_timeout_ms', async () => {
+test('empty deltas forever end at first_byte_timeout_ms, counted from sending', async () => {
   const h = await hostile((res) => {
     sse(res);
     drip(res, delta(''));
   });
-  const { error } = await attack(openai(h, 'idle_timeout_ms=300'));
-  assert.match(String(error.message), KEEP_ALIVE);
+  const { error } = await attack(openai(h, 'first_byte_timeout_ms=300&idle_timeout_ms=300'));
+  assert.match(String(error.message), NO_CONTENT);
 });
 
-test('Anthropic pings forever end at idle_timeout_ms', async () => {
+test('Anthropic pings forever end at first_byte_timeout_ms', async () => {
   const h = await hostile((res) => {
     sse(res);
     res.write(`event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'msg', model: 'm', usage: { input_tokens: 1 } } })}\n\n`);
     drip(res, 'event: ping\ndata: {"type": "ping"}\n\n');
   });
   process.env.H5_FAKE_KEY = 'k';
-  const { error } = await attack(`anthropic:m?base_url=${h.url}&api_key_env=H5_FAKE_KEY&idle_timeout_ms=300`);
-  assert.match(String(error.message), KEEP_ALIVE);
+  const { error } = await attack(`anthropic:m?base_url=${h.url}&api_key_env=H5_FAKE_KEY&first_byte_timeout_ms=300&idle_timeout_ms=300`);
+  assert.match(String(error.message), NO_CONTENT);
   assert.match(String(error.message), /\/v1\/messages/);
 });
 
-test('Ollama empty lines forever end at idle_timeout_ms', async () => {
+test('Ollama empty lines (and empty messages) forever, once content began, end at idle_timeout_ms', async () => {
   const h = await hostile((res) => {
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-    drip(res, '\n');
+    res.write(JSON.stringify({ model: 'm', message: { role: 'assistant', content: '{"value": ' }, done: false }) + '\n');
+    drip(res, '\n\n' + JSON.stringify({ model: 'm', message: { role: 'assistant', content: '' }, done: false }) + '\n');
   });
   const { error } = await attack(`ollama:m?api=native&base_url=${h.url}&idle_timeout_ms=300`);
   assert.match(String(error.message), KEEP_ALIVE);
