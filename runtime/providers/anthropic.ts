@@ -7,7 +7,7 @@
 import type { InferReply, InferRequest } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
-import { ProviderError, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
+import { ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface AnthropicOptions {
   model: string;
@@ -122,7 +122,8 @@ function anthropicStream(url: string, model: string): StreamDecoder {
         blocks[index] = { type: String(b?.type ?? ''), ...(typeof b?.name === 'string' ? { name: b.name } : {}), text: typeof b?.text === 'string' ? b.text : '' };
       } else if (type === 'content_block_delta') {
         const index = typeof j.index === 'number' ? j.index : blocks.length - 1;
-        const d = j.delta as { type?: unknown; partial_json?: unknown; text?: unknown } | undefined;
+        const d = j.delta as { type?: unknown; partial_json?: unknown; text?: unknown; thinking?: unknown } | undefined;
+        if (d?.type === 'thinking_delta') return typeof d.thinking === 'string' && d.thinking !== '' ? THINKING : undefined; // extended thinking
         const piece = typeof d?.partial_json === 'string' ? d.partial_json : typeof d?.text === 'string' ? d.text : '';
         const b = (blocks[index] ??= { type: d?.type === 'input_json_delta' ? 'tool_use' : 'text', text: '' });
         b.text += piece;

@@ -6,7 +6,7 @@
 import type { InferReply, InferRequest } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
-import { ProviderError, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
+import { ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface OllamaOptions {
   model: string;
@@ -89,8 +89,9 @@ function ollamaStream(url: string, model: string): StreamDecoder {
       }
       if (typeof j.error === 'string') throw new ProviderError(`the Ollama server at ${url} reported an error mid-stream: ${j.error}`);
       if (j.done === true) last = j;
-      const piece = (j.message as { content?: unknown } | undefined)?.content;
-      if (typeof piece !== 'string' || piece === '') return undefined;
+      const message = j.message as { content?: unknown; thinking?: unknown } | undefined;
+      const piece = message?.content;
+      if (typeof piece !== 'string' || piece === '') return typeof message?.thinking === 'string' && message.thinking !== '' ? THINKING : undefined;
       text += piece;
       return piece;
     },

@@ -10,7 +10,7 @@ import { strictSchema } from '../infer/provider-schema.js';
 import type { InferReply, InferRequest, TokenLogprob } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
-import { ProviderError, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
+import { ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface OpenAIOptions {
   model: string;
@@ -158,7 +158,7 @@ function openaiStream(url: string, model: string): StreamDecoder {
         usage = { inputTokens: u.prompt_tokens, outputTokens: u.completion_tokens };
         if (typeof u.prompt_tokens_details?.cached_tokens === 'number') usage.cachedTokens = u.prompt_tokens_details.cached_tokens;
       }
-      const choice = Array.isArray(j.choices) ? (j.choices[0] as { delta?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown; logprobs?: { content?: unknown } } | undefined) : undefined;
+      const choice = Array.isArray(j.choices) ? (j.choices[0] as { delta?: { content?: unknown; refusal?: unknown; reasoning_content?: unknown; reasoning?: unknown }; finish_reason?: unknown; logprobs?: { content?: unknown } } | undefined) : undefined;
       if (!choice) return undefined;
       sawChoice = true;
       if (typeof choice.finish_reason === 'string') finish = choice.finish_reason;
@@ -170,7 +170,11 @@ function openaiStream(url: string, model: string): StreamDecoder {
       }
       if (typeof choice.delta?.refusal === 'string') refusal += choice.delta.refusal;
       const piece = choice.delta?.content;
-      if (typeof piece !== 'string' || piece === '') return undefined;
+      if (typeof piece !== 'string' || piece === '') {
+        // a reasoning model's thinking (vLLM and DeepSeek: reasoning_content; OpenRouter, Ollama: reasoning)
+        const thought = choice.delta?.reasoning_content ?? choice.delta?.reasoning;
+        return typeof thought === 'string' && thought !== '' ? THINKING : undefined;
+      }
       text += piece;
       return piece;
     },

@@ -15,7 +15,7 @@
 import type * as http from 'node:http';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 import { FrameTooLarge, readFrames } from './frames.js';
-import { DEFAULT_TRANSPORT, ProviderError, type HttpCall, type HttpProvider, type HttpResult, type Provider, type StreamDecoder, type TransportOptions } from './types.js';
+import { DEFAULT_TRANSPORT, ProviderError, THINKING, type HttpCall, type HttpProvider, type HttpResult, type Provider, type StreamDecoder, type TransportOptions } from './types.js';
 
 export interface SecretSource {
   /** the secret named `name`, or undefined */
@@ -366,7 +366,8 @@ function send(
             framing,
             (data, event) => {
               const delta = decoder.push(data, event);
-              if (delta) {
+              if (delta === THINKING) silence(); // generation, not yet the reply
+              else if (delta) {
                 tokens++;
                 silence(); // the first content replaces the first-byte timer
                 io?.emit({ kind: 'infer.delta', delta, tokens, elapsedMs: wire.ms() });

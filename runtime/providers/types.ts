@@ -66,10 +66,17 @@ export interface StreamFormat {
   decoder(request: InferRequest): StreamDecoder;
 }
 
+/** What a frame of a reasoning model's thinking gives (`StreamDecoder.push`): generation, but not the reply. */
+export const THINKING = Symbol('thinking');
+
 /** Reads one streamed reply, frame by frame (an SSE event's data, or one NDJSON line). */
 export interface StreamDecoder {
-  /** takes one frame; returns the reply text it adds (for the progress events), if any. Throws ProviderError for an error frame. */
-  push(data: string, event: string | undefined): string | undefined;
+  /**
+   * Takes one frame; returns the reply text it adds (for the progress events), THINKING for a
+   * reasoning model's thinking (the model is generating: the silence timer is reset, no text is
+   * shown), or undefined (metadata, an empty delta, a ping). Throws ProviderError for an error frame.
+   */
+  push(data: string, event: string | undefined): string | typeof THINKING | undefined;
   /**
    * The whole reply, once the stream ended (validated by the driver exactly like a buffered one).
    * Throws ProviderError for a stream that ended early (without its last frame) — unless

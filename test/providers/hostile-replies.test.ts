@@ -176,7 +176,22 @@ test('SSE comments forever, once content began, end at idle_timeout_ms', async (
   assert.equal(h.requests, 1);
 });
 
-test('empty deltas forever end at first_byte_timeout_ms, counted from sending', async () => {
+test('empty deltas forever end at first_byte_timeout_ms, counted from sending; a reasoning model\'s thinking is generation, not a keep-alive', async () => {
+  // thinking for over twice first_byte_timeout_ms, then the answer: it binds (the first thought
+  // comes at 50 ms, and then the silence between thoughts is timed by idle_timeout_ms)
+  const thinker = await hostile((res) => {
+    sse(res);
+    let n = 0;
+    const timer = setInterval(() => {
+      if (++n <= 25) return void res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: '', reasoning_content: 'hmm ' }, finish_reason: null }] })}\n\n`);
+      clearInterval(timer);
+      res.end(delta('{"value": {"ok": true, "label": "thought"}, "confidence": 0.5}') + `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+    }, 50);
+    res.on('close', () => clearInterval(timer));
+  });
+  const model = createModel(openai(thinker, 'first_byte_timeout_ms=500&idle_timeout_ms=1000'));
+  assert.deepEqual(okJson(await runWith(PROGRAM, (q, io) => model.infer(q, io))), { ok: true, label: 'thought' });
+
   const h = await hostile((res) => {
     sse(res);
     drip(res, delta(''));
