@@ -88,7 +88,9 @@ test('every Ajv instance in runtime/ runs patterns on RE2 (LINEAR_AJV_OPTIONS)',
   assert.deepEqual(missing, []);
 });
 
-// ---- the attack: `^(a+)+$` against 30 `a`s and a `!` (the old code: 2^30 backtracking steps per test)
+// ---- the attack: `^(a+)+$` against 30 `a`s and a `!` (the old code: 2^30 backtracking steps per
+// test, 9 to 12 s each on the development machine). A run that compiles a program and answers an
+// infer is given 2 s (it takes well under one), a bare validation 1 s (it takes milliseconds).
 
 const EVIL = '^(a+)+$';
 const VICTIM = 'a'.repeat(30) + '!';
@@ -106,7 +108,7 @@ test('infer: an @pattern that backtracks is matched in linear time; the reply is
   assert.deepEqual(okJson(await runWith(program, script([{ value: { name: 'aaaa' } }]))), { name: 'aaaa' });
   const [r, ms] = await timed(() => runWith(program, script([{ value: { name: VICTIM } }])));
   assert.match(failure(r).message, /must match the pattern "\^\(a\+\)\+\$"/);
-  assert.ok(ms < 1000, `the refusal took ${Math.round(ms)} ms`);
+  assert.ok(ms < 2000, `the refusal took ${Math.round(ms)} ms`);
 });
 
 test('infer: a pattern RE2 cannot run (a lookahead, a backreference) is a compile-time error at the field, naming it', async () => {
@@ -197,5 +199,5 @@ test('absorbed spec: a reply checked against the spec\'s backtracking pattern is
   const [bad, ms] = await timed(() => runApi('bad.tn', 'bad'));
   assert.equal(bad.kind, 'failed', JSON.stringify(bad));
   if (bad.kind === 'failed') assert.match(bad.error.message, /ReplyError.*getThing/);
-  assert.ok(ms < 1000, `the refusal took ${Math.round(ms)} ms`);
+  assert.ok(ms < 2000, `the refusal took ${Math.round(ms)} ms`);
 });
