@@ -177,7 +177,7 @@ test('SSE comments forever, once content began, end at idle_timeout_ms', async (
 });
 
 test('empty deltas forever end at first_byte_timeout_ms, counted from sending; a reasoning model\'s thinking is generation, not a keep-alive', async () => {
-  // thinking for over twice first_byte_timeout_ms, then the answer: it binds (the first thought
+  // thinking for longer than first_byte_timeout_ms, then the answer: it binds (the first thought
   // comes at 50 ms, and then the silence between thoughts is timed by idle_timeout_ms)
   const thinker = await hostile((res) => {
     sse(res);
@@ -189,7 +189,7 @@ test('empty deltas forever end at first_byte_timeout_ms, counted from sending; a
     }, 50);
     res.on('close', () => clearInterval(timer));
   });
-  const model = createModel(openai(thinker, 'first_byte_timeout_ms=500&idle_timeout_ms=1000'));
+  const model = createModel(openai(thinker, 'first_byte_timeout_ms=1000&idle_timeout_ms=2000'));
   assert.deepEqual(okJson(await runWith(PROGRAM, (q, io) => model.infer(q, io))), { ok: true, label: 'thought' });
 
   const h = await hostile((res) => {
@@ -228,7 +228,8 @@ test('content without end stops at the call\'s deadline (timeout_ms), which cont
     sse(res);
     drip(res, delta('a'));
   });
-  const { error } = await attack(openai(h, 'idle_timeout_ms=300&timeout_ms=800'));
+  // content every 20 ms, silence allowed far longer than the deadline: only the deadline can end it
+  const { error } = await attack(openai(h, 'idle_timeout_ms=10000&timeout_ms=800'));
   assert.match(String(error.message), /no complete reply: the call's deadline, timeout_ms=800, passed from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions \(HTTP 200, text\/event-stream, \d+ bytes in \d+ ms\); not sent again.*raise timeout_ms/);
 });
 
