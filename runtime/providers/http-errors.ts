@@ -1,4 +1,6 @@
-// How HTTP providers classify failures: what is retried (429, 408, 5xx, 529) and how long to wait.
+// How HTTP providers classify failures: what is retried (429, 408, 5xx, 529) and how long to wait,
+// and what a body that is not the API's JSON is called. The transport adds what came over the wire
+// (status, content type, bytes, milliseconds) to every message.
 import { ProviderError, type HttpResult } from './types.js';
 
 /** Milliseconds from `retry-after-ms` / `retry-after` (seconds or an HTTP date), if present. */
@@ -18,16 +20,10 @@ function isHtml(res: HttpResult): boolean {
   return /text\/html|application\/xhtml/i.test(type) || /^\s*<(!doctype html|html|head|body)\b/i.test(res.body.slice(0, 200));
 }
 
-/** What came back, for a message: `HTTP 200, text/html, 5120 bytes`. */
-export function wireOf(res: HttpResult): string {
-  const type = (res.headers['content-type'] ?? '').split(';')[0].trim();
-  return `HTTP ${res.status}${type ? `, ${type}` : ''}, ${Buffer.byteLength(res.body, 'utf8')} bytes`;
-}
-
 /** A ProviderError for a non-2xx response; `service` names the API in the message. */
 export function httpError(service: string, url: string, res: HttpResult): ProviderError {
   let detail = '';
-  if (isHtml(res)) detail = `an HTML page, not the API's JSON (${wireOf(res)}): is the base URL right?`;
+  if (isHtml(res)) detail = `an HTML page, not the API's JSON: is the base URL right?`;
   else {
     try {
       const j = JSON.parse(res.body) as { error?: { message?: unknown; type?: unknown } | string; message?: unknown };
@@ -59,7 +55,7 @@ export function httpError(service: string, url: string, res: HttpResult): Provid
  */
 export function parseBody(service: string, url: string, res: HttpResult): Record<string, unknown> {
   if (isHtml(res)) {
-    throw new ProviderError(`${service} at ${url} answered with an HTML page, not JSON (${wireOf(res)}): is the base URL right? (it should be the API's root, e.g. …/v1)`, false, res.status);
+    throw new ProviderError(`${service} at ${url} answered with an HTML page, not JSON: is the base URL right? (it should be the API's root, e.g. …/v1)`, false, res.status);
   }
   let why = 'not JSON';
   try {
@@ -70,5 +66,5 @@ export function parseBody(service: string, url: string, res: HttpResult): Record
     if (res.body.trim() === '') why = 'empty';
   }
   const head = res.body.slice(0, 120).trim();
-  throw new ProviderError(`${service} at ${url} answered with a body that is ${why} (${wireOf(res)})${head ? `: ${JSON.stringify(head)}` : ''}`, false, res.status);
+  throw new ProviderError(`${service} at ${url} answered with a body that is ${why}${head ? `: ${JSON.stringify(head)}` : ''}`, false, res.status);
 }

@@ -159,7 +159,7 @@ async function httpExchange(provider: HttpProvider, request: InferRequest, specO
     try {
       const decoder = call.stream && provider.stream ? provider.stream.decoder(request) : undefined;
       const got = await send(call, headers, { ...opts, callLeftMs: left(), attempt }, dial, decoder, provider.stream?.framing ?? 'sse', io, signal);
-      const reply = got.streamed ?? provider.decode(got.result!, request);
+      const reply = got.streamed ?? decodeResult(provider, got, request);
       reply.meta = { ...reply.meta, httpAttempts: attempt, httpMs: Math.round(performance.now() - started), ...(got.streamed ? { streamed: true } : {}) };
       if (request.sampling || request.maxTokens !== undefined) reply.meta.sampling = sentSampling(call);
       return reply;
@@ -185,6 +185,18 @@ async function httpExchange(provider: HttpProvider, request: InferRequest, specO
     const waited = performance.now();
     await sleep(wait, signal);
     spent += performance.now() - waited;
+  }
+}
+
+/** A buffered response decoded by its provider; what it refuses says what came over the wire. */
+function decodeResult(provider: HttpProvider, got: Sent, request: InferRequest): InferReply {
+  try {
+    return provider.decode(got.result!, request);
+  } catch (e) {
+    if (!(e instanceof ProviderError)) throw e;
+    // a message that names the status already (`HTTP 500 from …`) gets the rest of the account
+    const wire = e.message.includes(`HTTP ${got.result!.status} `) ? got.wire!.replace(/^HTTP \d+, /, '') : got.wire;
+    throw new ProviderError(`${e.message} (${wire})`, e.retryable, e.status, e.retryAfterMs);
   }
 }
 
@@ -227,6 +239,8 @@ const TOKEN_SLACK = 32;
 interface Sent {
   /** a buffered response, for the provider's decode */
   result?: HttpResult;
+  /** what came over the wire for it: `HTTP 500, application/json, 138 bytes in 12 ms` */
+  wire?: string;
   /** a streamed reply, decoded */
   streamed?: InferReply;
 }
@@ -427,7 +441,7 @@ function send(
             finish(() => resolve({ streamed }));
           } else {
             const result = { status, headers: out, body: Buffer.concat(chunks).toString('utf8') };
-            finish(() => resolve({ result }));
+            finish(() => resolve({ result, wire: String(wire) }));
           }
         } catch (e) {
           fail(malformed(e));

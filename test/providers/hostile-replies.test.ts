@@ -261,7 +261,7 @@ test('a 200 HTML page is "not JSON: is the base URL right?", and is not sent thr
     res.end(page);
   });
   const { error } = await attack(openai(h, 'retries=2'));
-  assert.match(String(error.message), new RegExp(`answered with an HTML page, not JSON \\(HTTP 200, text/html, ${page.length} bytes\\): is the base URL right\\?`));
+  assert.match(String(error.message), new RegExp(`answered with an HTML page, not JSON: is the base URL right\\? .*\\(HTTP 200, text/html, ${page.length} bytes in \\d+ ms\\)$`));
   assert.doesNotMatch(String(error.message), /truncated/);
   assert.equal(h.requests, 1, 'an HTML page is not asked for again');
 });
