@@ -6,6 +6,7 @@
 // free-form objects `Map`; validation keywords (`minimum`, `maxLength`, `pattern`, ...) → checks;
 // what Turn cannot express (a non-object recursive schema, an object literal) becomes `Any`.
 import { BUILTIN_TYPE_NAMES, type StaticType } from '../check/types.js';
+import { patternProblem, quotePattern } from '../linear-regex.js';
 import { pointerOf, pointerSegments, type SpecDoc } from './source.js';
 import type { AbsorbedField, AbsorbedStruct, FieldCheck, SpecDiagnostic } from './types.js';
 
@@ -467,8 +468,9 @@ export function checksOf(schema: Schema, t: StaticType, warn: (message: string) 
     if (count('minLength') !== undefined) out.push({ keyword: 'min_length', value: count('minLength')! });
     if (count('maxLength') !== undefined) out.push({ keyword: 'max_length', value: count('maxLength')! });
     if (typeof schema.pattern === 'string') {
-      if (validPattern(schema.pattern)) out.push({ keyword: 'pattern', value: schema.pattern });
-      else warn(`a pattern that is not a valid JavaScript (Unicode) regular expression is not checked: ${JSON.stringify(schema.pattern.slice(0, 80))}`);
+      const trouble = patternTrouble(schema.pattern);
+      if (trouble === undefined) out.push({ keyword: 'pattern', value: schema.pattern });
+      else warn(`${trouble}; it is not checked`);
     }
   } else if (inner.kind === 'List') {
     if (count('minItems') !== undefined) out.push({ keyword: 'min_items', value: count('minItems')! });
@@ -477,13 +479,8 @@ export function checksOf(schema: Schema, t: StaticType, warn: (message: string) 
   return out;
 }
 
-/** Whether a `pattern` compiles as the validator compiles it (ECMAScript, Unicode mode). */
-function validPattern(p: string): boolean {
-  if (hasUnpairedSurrogate(p)) return false;
-  try {
-    new RegExp(p, 'u');
-    return true;
-  } catch {
-    return false;
-  }
+/** Why a `pattern` cannot be checked by the validator's engine (RE2, ../linear-regex.ts), or undefined when it can. */
+function patternTrouble(p: string): string | undefined {
+  if (hasUnpairedSurrogate(p)) return `the pattern ${quotePattern(p)} has an unpaired surrogate`;
+  return patternProblem(p);
 }

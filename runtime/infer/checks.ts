@@ -2,6 +2,7 @@
 // and what each is in JSON Schema. One catalogue for the analyzer (which reports a misused check),
 // the schema compiler (which writes the keywords) and the docs.
 import type { Closure, Expr, FieldCheck } from '../syntax/ast.js';
+import { patternProblem } from '../linear-regex.js';
 
 /** What a check applies to: the field's type without its `?`. */
 export type CheckBase = 'Num' | 'Str' | 'List';
@@ -99,11 +100,9 @@ export function interpretCheck(check: FieldCheck, base: CheckBase | undefined): 
     return { ok: false, message: `\`@${name}\` applies to a ${spec.on.join(' or a ')} field${base ? `, not a ${base}` : ''}` };
   }
   if (name === 'pattern') {
-    try {
-      new RegExp(values[0] as string, 'u');
-    } catch (e) {
-      return { ok: false, message: `\`@pattern\`: invalid regular expression: ${(e as Error).message}` };
-    }
+    // checked here, at compile time, by the engine that will run it (RE2: no backreferences, no lookaround)
+    const problem = patternProblem(values[0] as string);
+    if (problem) return { ok: false, message: `\`@pattern\`: ${problem}` };
   }
   for (const v of values) {
     if (typeof v === 'number' && !Number.isFinite(v)) return { ok: false, message: `${usage}: the bound must be a finite number` };

@@ -1,8 +1,10 @@
 // Compiled schemas (Ajv, JSON Schema 2020-12, strict mode), each schema object compiled once, and
 // the look-ups the validator and the reply conversion share: `$ref`s into the root's `$defs`, and
-// a union member as a schema of its own.
+// a union member as a schema of its own. Patterns run on RE2 (../linear-regex.ts): a reply is
+// outside data, and so may be the schema (an absorbed spec).
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
+import { LINEAR_AJV_OPTIONS } from '../linear-regex.js';
 import { PREDICATE_KEYWORD } from './checks.js';
 
 type AjvCtor = new (opts: Record<string, unknown>) => {
@@ -19,7 +21,7 @@ export function validatorFor(schema: object): ValidateFunction {
   let v = cache.get(schema);
   if (!v) {
     if (!ajv) {
-      const made = new Ajv2020({ strict: true, allErrors: true });
+      const made = new Ajv2020({ strict: true, allErrors: true, ...LINEAR_AJV_OPTIONS });
       // predicates are run after the schema passes (validate.ts), not by Ajv
       made.addKeyword(PREDICATE_KEYWORD);
       ajv = made;

@@ -6,7 +6,7 @@ import { renderPrompt, type Tiers } from '../context/render.js';
 import { defaultMaxTokens } from './bounds.js';
 import { chooseConfidence, clamp, logprobConfidence, type ConfidenceInfo } from './confidence.js';
 import { feedbackText, taskText, wireSchema } from './prompt.js';
-import { fillLiterals, parseReply } from './repair.js';
+import { fillLiterals, parseReply, rejectedExcerpt, rejectedIssues } from './repair.js';
 import { resolve, validatorFor, withDefs } from './compiled.js';
 import type { JsonSchema } from './schema.js';
 import { optionsRecord, type InferOptions } from './options.js';
@@ -248,7 +248,9 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
       return { ok: true, value: r.value, confidence: r.confidence!, attempts: attempt };
     }
     last = { raw: r.raw, issues: r.issues };
-    feedback.push({ reply: r.raw, issues: r.issues });
+    // the re-ask quotes the rejected reply bounded (head and tail) and its first problems: the whole
+    // of a runaway reply would overflow the model's context (repair.ts, rejectedExcerpt)
+    feedback.push({ reply: rejectedExcerpt(r.raw), issues: rejectedIssues(r.issues) });
     if (attempt <= retries) emit({ kind: 'infer.retry', id: options.id, pid: call.pid, attempt: attempt + 1, errors: r.issues });
   }
   const attempts = retries + 1;

@@ -3,6 +3,7 @@
 // predicates where a small search finds a value they accept). `seed` varies the choices a type
 // leaves open — which member of a union, which value of an enum, whether an optional field is
 // there — so tests can see every shape; seed 0 takes the first member and fills every field.
+import { patternProblem, testLinear } from '../linear-regex.js';
 import { PREDICATE_KEYWORD, type PredicateCheck } from './checks.js';
 import { resolve } from './compiled.js';
 import { runPredicate } from './predicate.js';
@@ -112,7 +113,7 @@ class Mock {
     const fits = (c: string): boolean => {
       const n = [...c].length;
       if (n < min || n > max) return false;
-      return typeof s.pattern !== 'string' || new RegExp(s.pattern, 'u').test(c);
+      return typeof s.pattern !== 'string' || (patternProblem(s.pattern) === undefined && testLinear(s.pattern, c));
     };
     const start = this.choose(STRING_CANDIDATES.length);
     for (let i = 0; i < STRING_CANDIDATES.length; i++) {

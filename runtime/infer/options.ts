@@ -37,7 +37,7 @@ export const INFER_OPTIONS: Readonly<Record<string, InferOptionSpec>> = {
   seed: { key: 'seed', integer: true, min: 0, doc: 'the sampler\'s seed for this call, over --seed (the mock model varies its values by it)' },
   consistency: { key: 'consistency', integer: true, min: 1, max: MAX_CONSISTENCY, doc: 'self-consistency: ask k samples and take their agreement as the confidence, over --consistency' },
   retries: { key: 'retries', integer: true, min: 0, max: MAX_RETRIES, doc: 're-asks after an invalid reply, over TURN_INFER_RETRIES (default 2)' },
-  timeout_ms: { key: 'timeoutMs', integer: true, min: 0, doc: 'the most one HTTP attempt of this call may take, 0 = no limit (the model spec\'s timeout_ms)' },
+  timeout_ms: { key: 'timeoutMs', integer: true, min: 0, doc: 'the deadline of this model call, every HTTP attempt and back-off wait included, 0 = no limit (the model spec\'s timeout_ms, default 600 000)' },
   connect_timeout_ms: { key: 'connectTimeoutMs', integer: true, min: 0, doc: 'the most connecting may take (the model spec\'s connect_timeout_ms, default 10 000)' },
   first_byte_timeout_ms: { key: 'firstByteTimeoutMs', integer: true, min: 0, doc: 'the most the first byte of the reply may take (the model spec\'s first_byte_timeout_ms, default 300 000)' },
   idle_timeout_ms: { key: 'idleTimeoutMs', integer: true, min: 0, doc: 'the longest silence between streamed chunks (the model spec\'s idle_timeout_ms, default 60 000)' },

@@ -125,6 +125,37 @@ export function parseReply(raw: string, plainStringOk = false): Parsed {
   return { ok: false, repairs, error: `the reply is not JSON (${r.ok ? '' : r.error})` };
 }
 
+// ---- what a re-ask sends back
+
+/** The most characters of a rejected reply a re-ask quotes (docs/reliability.md, *Bounds*). */
+export const REJECTED_EXCERPT_CHARS = 2000;
+/** The most validation problems a re-ask lists; the rest are counted. */
+export const REJECTED_ISSUES = 20;
+
+/**
+ * A rejected reply as a re-ask quotes it: whole when short, else its head and its tail around a
+ * marker that counts what was left out, `max` characters in all. A model that wrote 40,000
+ * characters of digits is not sent them back (its context would not hold them, and it would read
+ * them as the start of its next reply); the head shows how it began, the tail where it went wrong.
+ */
+export function rejectedExcerpt(raw: string, max = REJECTED_EXCERPT_CHARS): string {
+  if (raw.length <= max) return raw;
+  const marker = (n: number) => `\n[… ${n} characters of the rejected reply left out …]\n`;
+  const room = max - marker(raw.length).length;
+  let head = Math.floor(room * 0.75);
+  let tail = room - head;
+  // never cut a surrogate pair in two
+  if (/[\uD800-\uDBFF]/.test(raw[head - 1] ?? '')) head--;
+  if (/[\uDC00-\uDFFF]/.test(raw[raw.length - tail] ?? '')) tail--;
+  return raw.slice(0, head) + marker(raw.length - head - tail) + raw.slice(raw.length - tail);
+}
+
+/** The first REJECTED_ISSUES problems, and one more entry that counts the rest. */
+export function rejectedIssues<T extends { path: string; message: string }>(issues: readonly T[]): { path: string; message: string }[] {
+  if (issues.length <= REJECTED_ISSUES) return issues.slice();
+  return [...issues.slice(0, REJECTED_ISSUES), { path: '', message: `and ${issues.length - REJECTED_ISSUES} more problems like these` }];
+}
+
 type Schema = Record<string, unknown>;
 
 /**

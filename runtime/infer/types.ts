@@ -13,7 +13,7 @@ export interface ValidationIssue {
 }
 
 export interface Feedback {
-  /** the raw reply that was rejected */
+  /** the raw reply that was rejected, as the re-ask quotes it: at most REJECTED_EXCERPT_CHARS (repair.ts), head and tail */
   reply: string;
   issues: ValidationIssue[];
 }

@@ -4,6 +4,7 @@
 import AjvModule from 'ajv';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { LINEAR_AJV_OPTIONS } from '../linear-regex.js';
 import { McpError } from './server.js';
 
 /** The server answered the call with `isError`: the program catches it as a thrown `McpToolError`. */
@@ -25,7 +26,7 @@ function validatorFor(schema: Record<string, unknown>): ReturnType<AjvLike['comp
   let v = compiled.get(key);
   if (!v) {
     const modern = typeof schema.$schema === 'string' && /2020-12|2019-09/.test(schema.$schema);
-    const ajv = modern ? (draft2020 ??= new (ctor(Ajv2020Module))({ strict: false, allErrors: true })) : (draft7 ??= new (ctor(AjvModule))({ strict: false, allErrors: true }));
+    const ajv = modern ? (draft2020 ??= new (ctor(Ajv2020Module))({ strict: false, allErrors: true, ...LINEAR_AJV_OPTIONS })) : (draft7 ??= new (ctor(AjvModule))({ strict: false, allErrors: true, ...LINEAR_AJV_OPTIONS }));
     try {
       v = ajv.compile(schema);
     } catch (e) {

@@ -7,7 +7,7 @@
 import type { InferReply, InferRequest } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
-import { ProviderError, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
+import { ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface AnthropicOptions {
   model: string;
@@ -92,6 +92,7 @@ export function anthropicProvider(o: AnthropicOptions): HttpProvider {
 function anthropicStream(url: string, model: string): StreamDecoder {
   const blocks: { type: string; name?: string; text: string }[] = [];
   let stop: string | undefined;
+  let stopped = false;
   let id: unknown;
   let served: unknown;
   const usage: NonNullable<InferReply['usage']> = {};
@@ -121,11 +122,14 @@ function anthropicStream(url: string, model: string): StreamDecoder {
         blocks[index] = { type: String(b?.type ?? ''), ...(typeof b?.name === 'string' ? { name: b.name } : {}), text: typeof b?.text === 'string' ? b.text : '' };
       } else if (type === 'content_block_delta') {
         const index = typeof j.index === 'number' ? j.index : blocks.length - 1;
-        const d = j.delta as { type?: unknown; partial_json?: unknown; text?: unknown } | undefined;
+        const d = j.delta as { type?: unknown; partial_json?: unknown; text?: unknown; thinking?: unknown } | undefined;
+        if (d?.type === 'thinking_delta') return typeof d.thinking === 'string' && d.thinking !== '' ? THINKING : undefined; // extended thinking
         const piece = typeof d?.partial_json === 'string' ? d.partial_json : typeof d?.text === 'string' ? d.text : '';
         const b = (blocks[index] ??= { type: d?.type === 'input_json_delta' ? 'tool_use' : 'text', text: '' });
         b.text += piece;
         return piece || undefined;
+      } else if (type === 'message_stop') {
+        stopped = true;
       } else if (type === 'message_delta') {
         const d = j.delta as { stop_reason?: unknown } | undefined;
         if (typeof d?.stop_reason === 'string') stop = d.stop_reason;
@@ -134,7 +138,9 @@ function anthropicStream(url: string, model: string): StreamDecoder {
       }
       return undefined;
     },
-    finish(status) {
+    finish(status, stoppedByHost) {
+      // a message ends with a stop_reason (message_delta) and message_stop: a stream with neither was cut short
+      if (!stop && !stopped && !stoppedByHost) throw new ProviderError(`the stream from the Anthropic API at ${url} ended early: it closed without a stop_reason or message_stop, so the reply is incomplete`, false, status);
       const tool = blocks.find((b) => b && b.type === 'tool_use' && b.name === TOOL_NAME);
       const text = tool ? (tool.text.trim() === '' ? '{}' : tool.text) : blocks.filter((b) => b && b.type === 'text').map((b) => b.text).join('');
       const reply: InferReply = { text, meta: { model: served ?? model, status, ...(id ? { requestId: id } : {}) } };

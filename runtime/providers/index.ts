@@ -10,7 +10,8 @@
 //                               context_size, threads, gpu (0|1), max_tokens, temperature
 // OPTIONS are `key=value` pairs joined by `&`: base_url, api_key_env, max_tokens, temperature,
 // stream (1|0), and the transport's connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms,
-// timeout_ms (the total of one attempt), retries, backoff_ms, max_wait_ms, concurrency; for openai
+// timeout_ms (the deadline of the whole call), max_reply_bytes, max_frame_bytes, retries,
+// backoff_ms, max_wait_ms, concurrency; for openai
 // also structured (strict|schema|json|none) and logprobs (1|0); for anthropic also version; wasm
 // takes secret, call_timeout_ms and the transport options. See docs/inference.md.
 import { anthropicProvider, ANTHROPIC_DEFAULT_BASE } from './anthropic.js';
@@ -66,7 +67,7 @@ export interface SpecEnv {
   readBinary?(path: string): Uint8Array;
 }
 
-const TRANSPORT = ['connect_timeout_ms', 'first_byte_timeout_ms', 'idle_timeout_ms', 'timeout_ms', 'retries', 'backoff_ms', 'max_wait_ms', 'concurrency'];
+const TRANSPORT = ['connect_timeout_ms', 'first_byte_timeout_ms', 'idle_timeout_ms', 'timeout_ms', 'max_reply_bytes', 'max_frame_bytes', 'retries', 'backoff_ms', 'max_wait_ms', 'concurrency'];
 const COMMON = ['base_url', 'api_key_env', ...TRANSPORT, 'max_tokens', 'temperature', 'stream'];
 
 function options(spec: string, query: string, allowed: string[]): Map<string, string> {
@@ -93,7 +94,7 @@ function num(spec: string, o: Map<string, string>, key: string, min: number, int
   return n;
 }
 
-/** A spec's transport options (0 turns a time limit off). */
+/** A spec's transport options (0 turns a time limit off; a byte bound is at least 1). */
 function transport(spec: string, o: Map<string, string>): Partial<TransportOptions> {
   const t: Partial<TransportOptions> = {};
   const set = <K extends keyof TransportOptions>(key: K, option: string) => {
@@ -104,6 +105,10 @@ function transport(spec: string, o: Map<string, string>): Partial<TransportOptio
   set('firstByteTimeoutMs', 'first_byte_timeout_ms');
   set('idleTimeoutMs', 'idle_timeout_ms');
   set('totalTimeoutMs', 'timeout_ms');
+  for (const [key, option] of [['maxReplyBytes', 'max_reply_bytes'], ['maxFrameBytes', 'max_frame_bytes']] as const) {
+    const v = num(spec, o, option, 1);
+    if (v !== undefined) t[key] = v;
+  }
   set('retries', 'retries');
   set('backoffMs', 'backoff_ms');
   set('maxWaitMs', 'max_wait_ms');

@@ -6,7 +6,7 @@
 import type { InferReply, InferRequest } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
-import { ProviderError, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
+import { ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface OllamaOptions {
   model: string;
@@ -89,14 +89,18 @@ function ollamaStream(url: string, model: string): StreamDecoder {
       }
       if (typeof j.error === 'string') throw new ProviderError(`the Ollama server at ${url} reported an error mid-stream: ${j.error}`);
       if (j.done === true) last = j;
-      const piece = (j.message as { content?: unknown } | undefined)?.content;
-      if (typeof piece !== 'string' || piece === '') return undefined;
+      const message = j.message as { content?: unknown; thinking?: unknown } | undefined;
+      const piece = message?.content;
+      if (typeof piece !== 'string' || piece === '') return typeof message?.thinking === 'string' && message.thinking !== '' ? THINKING : undefined;
       text += piece;
       return piece;
     },
-    finish(status) {
+    finish(status, stoppedByHost) {
+      // Ollama's last line says `done: true` (with `done_reason: "length"` when a token limit cut
+      // it); a stream that ends without it was cut short by the server or the connection
+      if (!last && !stoppedByHost) throw new ProviderError(`the stream from the Ollama server at ${url} ended early: it closed before its last line (\`"done": true\`), so the reply is incomplete`, false, status);
       const reply: InferReply = { text, meta: { model: last?.model ?? model, status } };
-      if (!last) reply.finishReason = 'length'; // the stream ended before its last line
+      if (!last) reply.finishReason = 'length'; // the host stopped reading past the token bound
       else {
         const finish = finishOf(last);
         if (finish) reply.finishReason = finish;

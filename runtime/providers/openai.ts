@@ -10,7 +10,7 @@ import { strictSchema } from '../infer/provider-schema.js';
 import type { InferReply, InferRequest, TokenLogprob } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
-import { ProviderError, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
+import { ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface OpenAIOptions {
   model: string;
@@ -130,13 +130,17 @@ function openaiStream(url: string, model: string): StreamDecoder {
   let refusal = '';
   let finish: string | undefined;
   let sawChoice = false;
+  let done = false;
   let usage: InferReply['usage'];
   let id: unknown;
   let served: unknown;
   const tokens: TokenLogprob[] = [];
   return {
     push(data) {
-      if (data.trim() === '[DONE]') return undefined;
+      if (data.trim() === '[DONE]') {
+        done = true;
+        return undefined;
+      }
       let j: Record<string, unknown>;
       try {
         j = JSON.parse(data) as Record<string, unknown>;
@@ -154,7 +158,7 @@ function openaiStream(url: string, model: string): StreamDecoder {
         usage = { inputTokens: u.prompt_tokens, outputTokens: u.completion_tokens };
         if (typeof u.prompt_tokens_details?.cached_tokens === 'number') usage.cachedTokens = u.prompt_tokens_details.cached_tokens;
       }
-      const choice = Array.isArray(j.choices) ? (j.choices[0] as { delta?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown; logprobs?: { content?: unknown } } | undefined) : undefined;
+      const choice = Array.isArray(j.choices) ? (j.choices[0] as { delta?: { content?: unknown; refusal?: unknown; reasoning_content?: unknown; reasoning?: unknown }; finish_reason?: unknown; logprobs?: { content?: unknown } } | undefined) : undefined;
       if (!choice) return undefined;
       sawChoice = true;
       if (typeof choice.finish_reason === 'string') finish = choice.finish_reason;
@@ -166,13 +170,19 @@ function openaiStream(url: string, model: string): StreamDecoder {
       }
       if (typeof choice.delta?.refusal === 'string') refusal += choice.delta.refusal;
       const piece = choice.delta?.content;
-      if (typeof piece !== 'string' || piece === '') return undefined;
+      if (typeof piece !== 'string' || piece === '') {
+        // a reasoning model's thinking (vLLM and DeepSeek: reasoning_content; OpenRouter, Ollama: reasoning)
+        const thought = choice.delta?.reasoning_content ?? choice.delta?.reasoning;
+        return typeof thought === 'string' && thought !== '' ? THINKING : undefined;
+      }
       text += piece;
       return piece;
     },
-    finish(status) {
+    finish(status, stoppedByHost) {
       if (!sawChoice) throw new ProviderError(`the OpenAI-compatible server at ${url} streamed no choices`, false, status);
       if (refusal) throw new ProviderError(`the model refused: ${refusal}`, false, status);
+      // the last chunk carries a finish_reason, then `[DONE]`: a stream with neither was cut short
+      if (!finish && !done && !stoppedByHost) throw new ProviderError(`the stream from the OpenAI-compatible server at ${url} ended early: it closed without a finish_reason or [DONE], so the reply is incomplete`, false, status);
       const reply: InferReply = { text, meta: { model: served ?? model, status, ...(id ? { requestId: id } : {}) } };
       if (finish) reply.finishReason = finish;
       if (tokens.length > 0) reply.logprobs = tokens;

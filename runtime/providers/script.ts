@@ -4,13 +4,14 @@
 //                    "confidence"?: C, "logprobs"?: [..], "finish_reason"?: S,
 //                    "usage"?: {"input": N, "output": N}, "repeat"?: true, "sample"?: N }, .. ] }
 // Each request takes the first entry, in file order, that is not used up and whose `match` (a
-// regular expression tested against the prompt) and `type` (the infer's type name) fit; entries
+// regular expression tested against the prompt, on RE2) and `type` (the infer's type name) fit; entries
 // without them are therefore taken in order. An entry is used up by the request it answers
 // (re-asks included) unless it says `"repeat": true`. An entry with `"sample": N` answers only the
 // N-th sample of a self-consistent call (`consistency`), which is how `turn test` replays a call's samples.
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import type { InferReply, InferRequest, TokenLogprob } from '../infer/types.js';
+import { compileLinear, LINEAR_AJV_OPTIONS } from '../linear-regex.js';
 import { ModelConfigError, ProviderError, type LocalProvider } from './types.js';
 
 interface Entry {
@@ -102,7 +103,7 @@ export function parseScript(file: string, text: string): Entry[] {
     throw new ModelConfigError(`${where}: the script fixture is not valid JSON: ${(e as Error).message.replace(/ in JSON at position \d+.*$/, '')}`);
   }
   if (Array.isArray(data)) data = { replies: data };
-  validateFile ??= new Ajv2020({ strict: true, allErrors: false }).compile(FILE_SCHEMA);
+  validateFile ??= new Ajv2020({ strict: true, allErrors: false, ...LINEAR_AJV_OPTIONS }).compile(FILE_SCHEMA);
   if (!validateFile(data)) {
     const e = validateFile.errors![0];
     const at = pointerToPath(e.instancePath) || 'the top level';
@@ -117,7 +118,7 @@ export function parseScript(file: string, text: string): Entry[] {
     }
     if (entry.match !== undefined) {
       try {
-        new RegExp(entry.match);
+        compileLinear(entry.match, Infinity);
       } catch (err) {
         throw new ModelConfigError(`${file}: replies[${i}].match: ${(err as Error).message}`);
       }
@@ -128,7 +129,9 @@ export function parseScript(file: string, text: string): Entry[] {
 
 export function scriptProvider(file: string, text: string): LocalProvider {
   const entries = parseScript(file, text);
-  const patterns = entries.map((e) => (e.match === undefined ? null : new RegExp(e.match)));
+  // RE2 (../linear-regex.ts): a prompt carries outside data (tool output, earlier replies); the
+  // patterns are the fixture's own (`turn test` records a whole prompt as one), so any length
+  const patterns = entries.map((e) => (e.match === undefined ? null : compileLinear(e.match, Infinity)));
   const used = new Array<boolean>(entries.length).fill(false);
   return {
     kind: 'local',

@@ -1,17 +1,22 @@
 // The host side of a model call: performs the HTTP call an HttpProvider describes, with the
 // credential injected here and nowhere else. A call has phases, each with its own limit
-// (docs/inference.md, *Timeouts*): connecting, the first byte of the response body, silence between
-// chunks, and an optional total. Only a failure before the server answered is sent again (429, 5xx,
-// refused or timed-out connections, no first byte): once response headers came back, the server
-// had started on it, and a resend would throw that generation away. A streamed reply (SSE or
-// NDJSON, providers' `stream`) is read chunk by chunk, its text reported as `infer.delta` events,
-// and decoded when complete. Calls to one server wait in the host's queue (`concurrency`), where no
-// clock runs. Every way it can fail ends in a ProviderError with a message, never a hang.
+// (docs/inference.md, *Timeouts*): connecting, the first byte of the response, silence between
+// pieces of content, and a deadline for the whole call (every attempt and back-off wait) that
+// nothing extends. A reply is bounded in bytes too (`max_reply_bytes`, and `max_frame_bytes` per
+// streamed line or event): a server cannot make the host buffer without end. Only a failure before
+// the server answered is sent again (429, 5xx, refused or timed-out connections, no first byte):
+// once response headers came back, the server had started on it, and a resend would throw that
+// generation away. A streamed reply (SSE or NDJSON, providers' `stream`) is read frame by frame,
+// its text reported as `infer.delta` events, and decoded when complete; only content resets the
+// silence timer, so keep-alives (SSE comments, empty deltas, Anthropic pings, Ollama's empty
+// lines) cannot hold a call open. Calls to one server wait in the host's queue (`concurrency`),
+// where no clock runs. Every way it can fail ends in a ProviderError that says what came over the
+// wire (status, content type, bytes, time) and which option to change, never a hang.
 import type * as http from 'node:http';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
-import { readFrames } from './frames.js';
+import { FrameTooLarge, readFrames } from './frames.js';
 import { markRefusedBeforeSending } from '../ports/refusal.js';
-import { DEFAULT_TRANSPORT, ProviderError, type HttpCall, type HttpProvider, type HttpResult, type Provider, type StreamDecoder, type TransportOptions } from './types.js';
+import { DEFAULT_TRANSPORT, ProviderError, THINKING, type HttpCall, type HttpProvider, type HttpResult, type Provider, type StreamDecoder, type TransportOptions } from './types.js';
 
 export interface SecretSource {
   /** the secret named `name`, or undefined */
@@ -139,6 +144,9 @@ async function httpExchange(provider: HttpProvider, request: InferRequest, specO
   const call = provider.encode(request);
   const headers = withSecret(call, secrets);
   const signal = io?.signal;
+  // the call's deadline (timeout_ms) counts its attempts and back-off waits, not the host's queue
+  let spent = 0;
+  const left = () => (opts.totalTimeoutMs > 0 ? opts.totalTimeoutMs - spent : Infinity);
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw cancelled(signal, call.url);
     let err: ProviderError;
@@ -151,8 +159,8 @@ async function httpExchange(provider: HttpProvider, request: InferRequest, specO
     const started = performance.now();
     try {
       const decoder = call.stream && provider.stream ? provider.stream.decoder(request) : undefined;
-      const got = await send(call, headers, opts, dial, decoder, provider.stream?.framing ?? 'sse', io, signal);
-      const reply = got.streamed ?? provider.decode(got.result!, request);
+      const got = await send(call, headers, { ...opts, callLeftMs: left(), attempt }, dial, decoder, provider.stream?.framing ?? 'sse', io, signal);
+      const reply = got.streamed ?? decodeResult(provider, got, request);
       reply.meta = { ...reply.meta, httpAttempts: attempt, httpMs: Math.round(performance.now() - started), ...(got.streamed ? { streamed: true } : {}) };
       if (request.sampling || request.maxTokens !== undefined) reply.meta.sampling = sentSampling(call);
       return reply;
@@ -160,6 +168,7 @@ async function httpExchange(provider: HttpProvider, request: InferRequest, specO
       err = e instanceof ProviderError ? e : new ProviderError(String((e as Error)?.message ?? e));
     } finally {
       leave();
+      spent += performance.now() - started;
     }
     const last = attempt > opts.retries;
     if (!err.retryable || last) {
@@ -170,8 +179,25 @@ async function httpExchange(provider: HttpProvider, request: InferRequest, specO
     if (wait > opts.maxWaitMs) {
       throw new ProviderError(`${err.message} (asked to wait ${Math.ceil(wait / 1000)} s, more than the ${Math.ceil(opts.maxWaitMs / 1000)} s the host waits)`, false, err.status);
     }
+    if (wait >= left()) {
+      throw new ProviderError(`${err.message} (not sent again: the call's deadline, timeout_ms=${opts.totalTimeoutMs}, ends before another attempt could start; raise timeout_ms to wait longer)`, false, err.status);
+    }
     io?.emit({ kind: 'http.retry', provider: provider.name, attempt: attempt + 1, status: err.status ?? null, waitMs: wait, reason: err.message });
+    const waited = performance.now();
     await sleep(wait, signal);
+    spent += performance.now() - waited;
+  }
+}
+
+/** A buffered response decoded by its provider; what it refuses says what came over the wire. */
+function decodeResult(provider: HttpProvider, got: Sent, request: InferRequest): InferReply {
+  try {
+    return provider.decode(got.result!, request);
+  } catch (e) {
+    if (!(e instanceof ProviderError)) throw e;
+    // a message that names the status already (`HTTP 500 from …`) gets the rest of the account
+    const wire = e.message.includes(`HTTP ${got.result!.status} `) ? got.wire!.replace(/^HTTP \d+, /, '') : got.wire;
+    throw new ProviderError(`${e.message} (${wire})`, e.retryable, e.status, e.retryAfterMs);
   }
 }
 
@@ -214,14 +240,38 @@ const TOKEN_SLACK = 32;
 interface Sent {
   /** a buffered response, for the provider's decode */
   result?: HttpResult;
+  /** what came over the wire for it: `HTTP 500, application/json, 138 bytes in 12 ms` */
+  wire?: string;
   /** a streamed reply, decoded */
   streamed?: InferReply;
+}
+
+/** One attempt's options: the transport's, with what is left of the call's deadline. */
+interface AttemptOptions extends TransportOptions {
+  /** milliseconds left of the call's deadline (Infinity: none) */
+  callLeftMs: number;
+  attempt: number;
+}
+
+/** What came over the wire so far, for messages: `HTTP 200, text/event-stream, 12345 bytes in 812 ms`. */
+class Wire {
+  status?: number;
+  type = '';
+  bytes = 0;
+  readonly t0 = performance.now();
+  ms(): number {
+    return Math.round(performance.now() - this.t0);
+  }
+  toString(): string {
+    if (this.status === undefined) return `no response after ${this.ms()} ms`;
+    return `HTTP ${this.status}${this.type ? `, ${this.type}` : ''}, ${this.bytes} bytes in ${this.ms()} ms`;
+  }
 }
 
 function send(
   call: HttpCall,
   headers: Record<string, string>,
-  opts: TransportOptions,
+  opts: AttemptOptions,
   dial: Dial,
   decoder: StreamDecoder | undefined,
   framing: 'sse' | 'ndjson',
@@ -241,7 +291,7 @@ function send(
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const lib = (target.protocol === 'https:' ? require('node:https') : require('node:http')) as typeof http;
     const body = Buffer.from(call.body, 'utf8');
-    const t0 = performance.now();
+    const wire = new Wire();
     let answered = false; // response headers came back: the server has the request
     let settled = false;
     let phase: ReturnType<typeof setTimeout> | undefined;
@@ -262,8 +312,9 @@ function send(
       clearTimeout(phase);
       if (ms > 0) phase = setTimeout(() => fail(what()), ms);
     };
-    const midReply = (what: string) =>
-      new ProviderError(`${what} from ${url} after ${Math.round(performance.now() - t0)} ms; not sent again, as the server had started on it (raise the limit with idle_timeout_ms or first_byte_timeout_ms)`, false);
+    /** A failure once the server had started on the request: never sent again. */
+    const midReply = (what: string, change: string) =>
+      new ProviderError(`${what} from ${url} (${wire}); not sent again, as the server had started on it${change ? ` (${change})` : ''}`, false, wire.status);
     const onCancel = () => {
       finish(() => reject(cancelled(signal!, url)));
       req.destroy();
@@ -271,26 +322,39 @@ function send(
 
     const req = lib.request(target, { method: call.method, headers: { ...headers, 'content-length': String(body.length) } });
     arm(opts.connectTimeoutMs, () => new ProviderError(`cannot reach ${url}: no connection within ${opts.connectTimeoutMs} ms (connect_timeout_ms)`, true));
-    if (opts.totalTimeoutMs > 0) {
+    if (opts.callLeftMs !== Infinity) {
+      // the call's deadline: content does not move it, keep-alives do not, a resend does not
+      const deadline = `the call's deadline, timeout_ms=${opts.totalTimeoutMs}, passed`;
       total = setTimeout(
-        () => fail(answered ? midReply(`no complete reply within ${opts.totalTimeoutMs} ms (timeout_ms)`) : new ProviderError(`no reply from ${url} within ${opts.totalTimeoutMs} ms (timeout_ms)`, true)),
-        opts.totalTimeoutMs,
+        () =>
+          fail(
+            answered
+              ? midReply(`no complete reply: ${deadline}`, 'raise timeout_ms for a reply that takes longer')
+              : new ProviderError(`no response from ${url}: ${deadline} (${wire}, attempt ${opts.attempt}; raise timeout_ms, or first_byte_timeout_ms for a server slow to start)`, false),
+          ),
+        Math.max(0, opts.callLeftMs),
       );
     }
     signal?.addEventListener('abort', onCancel, { once: true });
     const firstByte = () =>
       arm(opts.firstByteTimeoutMs, () =>
-        answered ? midReply(`no first byte of the reply within ${opts.firstByteTimeoutMs} ms`) : new ProviderError(`no reply from ${url} within ${opts.firstByteTimeoutMs} ms of sending (first_byte_timeout_ms)`, true),
+        answered
+          ? midReply(`no first byte of the body within ${opts.firstByteTimeoutMs} ms of the headers`, 'raise first_byte_timeout_ms')
+          : new ProviderError(`no reply from ${url} within ${opts.firstByteTimeoutMs} ms of sending (first_byte_timeout_ms)`, true),
       );
+    let sentAt = wire.t0;
     req.on('socket', (socket) => {
-      const connected = () => firstByte();
+      const connected = () => {
+        sentAt = performance.now();
+        firstByte();
+      };
       if (!socket.connecting) connected();
       else socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
     });
     req.on('error', (e: Error & { code?: string }) => {
       if (settled) return;
       const detail = e.code ?? e.message;
-      fail(answered ? midReply(`the connection broke (${detail})`) : new ProviderError(`cannot reach ${url}: ${detail}`, true));
+      fail(answered ? midReply(`the connection was dropped (${detail})`, '') : new ProviderError(`cannot reach ${url}: ${detail}`, true));
     });
     req.on('response', (res) => {
       answered = true;
@@ -298,26 +362,55 @@ function send(
       const out: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
       const type = out['content-type'] ?? '';
+      wire.status = status;
+      wire.type = type.split(';')[0].trim();
       const streaming = decoder !== undefined && status >= 200 && status < 300 && /event-stream|ndjson|jsonl/.test(type);
       const chunks: Buffer[] = [];
-      let gotBody = false;
       let tokens = 0;
       const bound = call.maxTokens;
+      // silence: a buffered body resets it with any bytes, a stream only with content (a delta)
+      const silence = () =>
+        arm(opts.idleTimeoutMs, () =>
+          midReply(
+            streaming ? `no content for ${opts.idleTimeoutMs} ms (idle_timeout_ms; keep-alives and empty events do not count)` : `the reply stopped: no data for ${opts.idleTimeoutMs} ms (idle_timeout_ms)`,
+            'raise idle_timeout_ms for a model that pauses longer',
+          ),
+        );
       const frames = streaming
-        ? readFrames(framing, (data, event) => {
-            const delta = decoder.push(data, event);
-            if (delta) {
-              tokens++;
-              io?.emit({ kind: 'infer.delta', delta, tokens, elapsedMs: Math.round(performance.now() - t0) });
-              if (bound !== undefined && tokens > bound + TOKEN_SLACK) throw new StopReading();
-            }
-          })
+        ? readFrames(
+            framing,
+            (data, event) => {
+              const delta = decoder.push(data, event);
+              if (delta === THINKING) silence(); // generation, not yet the reply
+              else if (delta) {
+                tokens++;
+                silence(); // the first content replaces the first-byte timer
+                io?.emit({ kind: 'infer.delta', delta, tokens, elapsedMs: wire.ms() });
+                if (bound !== undefined && tokens > bound + TOKEN_SLACK) throw new StopReading();
+              }
+            },
+            opts.maxFrameBytes,
+          )
         : undefined;
+      // what a decoder refused (an error event, no choices, a stream that ended early), with the wire's account
+      const malformed = (e: unknown) =>
+        e instanceof ProviderError
+          ? new ProviderError(`${e.message} (${wire})`, e.retryable, e.status ?? wire.status, e.retryAfterMs)
+          : e instanceof FrameTooLarge
+            ? midReply(`refused the stream: ${e.message} (max_frame_bytes)`, 'raise max_frame_bytes if the server really sends such frames')
+            : midReply(`the stream is malformed: ${(e as Error).message}`, '');
       res.on('data', (c: Buffer) => {
         if (settled) return;
-        gotBody = true;
-        arm(opts.idleTimeoutMs, () => midReply(`the reply stopped: no data for ${opts.idleTimeoutMs} ms`));
-        if (!frames) return void chunks.push(c);
+        wire.bytes += c.length;
+        if (wire.bytes > opts.maxReplyBytes) {
+          fail(midReply(`refused the reply: it is over ${opts.maxReplyBytes} bytes (max_reply_bytes)`, 'raise max_reply_bytes for a larger reply'));
+          return;
+        }
+        if (!frames) {
+          silence(); // any bytes of a buffered body
+          chunks.push(c);
+          return;
+        }
         try {
           frames.push(c);
         } catch (e) {
@@ -325,9 +418,9 @@ function send(
             // the server ignored the bound: the reply ends here, as if it had stopped at its limit
             let reply: InferReply;
             try {
-              reply = decoder!.finish(status);
+              reply = decoder!.finish(status, true);
             } catch (err) {
-              fail(err instanceof ProviderError ? err : new ProviderError(`the stream from ${url} is malformed: ${(err as Error).message}`, false, status));
+              fail(malformed(err));
               return;
             }
             reply.finishReason = 'length';
@@ -335,7 +428,7 @@ function send(
             req.destroy();
             return;
           }
-          fail(e instanceof ProviderError ? e : new ProviderError(`the stream from ${url} is malformed: ${(e as Error).message}`, false, status));
+          fail(malformed(e));
         }
       });
       res.on('end', () => {
@@ -343,20 +436,29 @@ function send(
         try {
           if (frames) {
             frames.end();
-            // decoded before `finish`: a decoder that throws (no choices, a refusal) must reach
-            // `fail` while the call is still unsettled, or the call never settles at all
+            // decoded before `finish`: a decoder that throws (no choices, a refusal, a stream that
+            // ended early) must reach `fail` while the call is still unsettled
             const streamed = decoder!.finish(status);
             finish(() => resolve({ streamed }));
           } else {
-            finish(() => resolve({ result: { status, headers: out, body: Buffer.concat(chunks).toString('utf8') } }));
+            const result = { status, headers: out, body: Buffer.concat(chunks).toString('utf8') };
+            finish(() => resolve({ result, wire: String(wire) }));
           }
         } catch (e) {
-          fail(e instanceof ProviderError ? e : new ProviderError(`the stream from ${url} is malformed: ${(e as Error).message}`, false, status));
+          fail(malformed(e));
         }
       });
-      res.on('error', (e: Error & { code?: string }) => fail(midReply(`the reply broke off (${e.code ?? e.message})`)));
-      res.on('aborted', () => fail(midReply('the reply broke off')));
-      if (!gotBody) firstByte();
+      res.on('error', (e: Error & { code?: string }) => fail(midReply(`the connection was dropped mid-reply (${e.code ?? e.message})`, '')));
+      res.on('aborted', () => fail(midReply('the connection was dropped mid-reply', '')));
+      if (streaming) {
+        // Until its first content, a stream has what is left of first_byte_timeout_ms since the
+        // request was sent (a reasoning model, a slow prompt): keep-alives and empty events do not
+        // reset it; from the first content on, idle_timeout_ms times the silence between pieces.
+        const left = Math.max(1, opts.firstByteTimeoutMs - (performance.now() - sentAt));
+        arm(opts.firstByteTimeoutMs > 0 ? left : 0, () =>
+          midReply(`no content within ${opts.firstByteTimeoutMs} ms of sending (first_byte_timeout_ms; keep-alives and empty events do not count)`, 'raise first_byte_timeout_ms for a model slow to start'),
+        );
+      } else firstByte(); // the body's first byte, then silence between chunks
     });
     req.end(body);
   });

@@ -66,33 +66,50 @@ export interface StreamFormat {
   decoder(request: InferRequest): StreamDecoder;
 }
 
+/** What a frame of a reasoning model's thinking gives (`StreamDecoder.push`): generation, but not the reply. */
+export const THINKING = Symbol('thinking');
+
 /** Reads one streamed reply, frame by frame (an SSE event's data, or one NDJSON line). */
 export interface StreamDecoder {
-  /** takes one frame; returns the reply text it adds (for the progress events), if any. Throws ProviderError for an error frame. */
-  push(data: string, event: string | undefined): string | undefined;
-  /** the whole reply, once the stream ended (validated by the driver exactly like a buffered one) */
-  finish(status: number): InferReply;
+  /**
+   * Takes one frame; returns the reply text it adds (for the progress events), THINKING for a
+   * reasoning model's thinking (the model is generating: the silence timer is reset, no text is
+   * shown), or undefined (metadata, an empty delta, a ping). Throws ProviderError for an error frame.
+   */
+  push(data: string, event: string | undefined): string | typeof THINKING | undefined;
+  /**
+   * The whole reply, once the stream ended (validated by the driver exactly like a buffered one).
+   * Throws ProviderError for a stream that ended early (without its last frame) — unless
+   * `stoppedByHost`: the host stopped reading a server that ran past the token bound.
+   */
+  finish(status: number, stoppedByHost?: boolean): InferReply;
 }
 
 export type Provider = LocalProvider | HttpProvider;
 
 /**
- * Options of the host's HTTP transport (docs/inference.md, *Timeouts*). A model call has phases,
- * each with its own limit: connecting, waiting for the first byte of the response (the server's
- * queue and the prompt's evaluation; for an unstreamed reply the whole generation), and silence
- * between streamed chunks; an optional total covers the attempt. The time a call waits in the
- * host's own queue (`concurrency`) counts against none of them. Only a failure before the first
- * byte came back is sent again: once a server answered, its generation had begun.
+ * Options of the host's HTTP transport (docs/inference.md, *Timeouts*; docs/reliability.md,
+ * *Bounds*). A model call has phases, each with its own limit: connecting, waiting for the first
+ * byte of the response (the server's queue and the prompt's evaluation; for an unstreamed reply
+ * the whole generation), and silence between pieces of content once it streams; a deadline covers
+ * the whole call, attempts and back-off waits included, and nothing the server sends extends it.
+ * The time a call waits in the host's own queue (`concurrency`) counts against none of them. Only
+ * a failure before the first byte came back is sent again: once a server answered, its generation
+ * had begun. A reply is bounded in bytes, and so is each line or event of a stream.
  */
 export interface TransportOptions {
   /** connecting (TCP and TLS) (default 10 000) */
   connectTimeoutMs: number;
-  /** from sending to the first byte of the response (default 300 000: a slow local model's prompt, or a whole unstreamed reply) */
+  /** from sending to the first byte of the response, and for a stream to its first content (default 300 000: a slow local model's prompt, a reasoning model, or a whole unstreamed reply) */
   firstByteTimeoutMs: number;
-  /** the longest silence between two chunks of a response once it started (default 60 000) */
+  /** the longest silence once the response started: between chunks of a buffered body, between pieces of content of a stream (keep-alives do not count) (default 60 000) */
   idleTimeoutMs: number;
-  /** one HTTP attempt from start to end; 0 = no limit (default 0) */
+  /** the whole call, from its first attempt's start to its reply, every attempt and back-off wait included; 0 = no limit (default 600 000) */
   totalTimeoutMs: number;
+  /** the most bytes of one response body (default 8 MiB) */
+  maxReplyBytes: number;
+  /** the most bytes of one line, or one event's data, of a streamed response (default 1 MiB) */
+  maxFrameBytes: number;
   /** extra HTTP attempts after a failure before any byte came back: 429, 5xx, connect or first-byte timeout, refused connection (default 2) */
   retries: number;
   /** first back-off wait; doubles per retry (default 500) */
@@ -103,7 +120,17 @@ export interface TransportOptions {
   concurrency?: number;
 }
 
-export const DEFAULT_TRANSPORT: TransportOptions = { connectTimeoutMs: 10_000, firstByteTimeoutMs: 300_000, idleTimeoutMs: 60_000, totalTimeoutMs: 0, retries: 2, backoffMs: 500, maxWaitMs: 30_000 };
+export const DEFAULT_TRANSPORT: TransportOptions = {
+  connectTimeoutMs: 10_000,
+  firstByteTimeoutMs: 300_000,
+  idleTimeoutMs: 60_000,
+  totalTimeoutMs: 600_000,
+  maxReplyBytes: 8 * 1024 * 1024,
+  maxFrameBytes: 1024 * 1024,
+  retries: 2,
+  backoffMs: 500,
+  maxWaitMs: 30_000,
+};
 
 /** A failed model call. `retryable` failures are retried by the transport, within its budget. */
 export class ProviderError extends Error {

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseReply } from '../../runtime/infer/repair.js';
+import { parseReply, rejectedExcerpt, REJECTED_EXCERPT_CHARS } from '../../runtime/infer/repair.js';
+import { chatTurns } from '../../runtime/providers/messages.js';
+import { okJson, runWith, script } from './helpers.js';
 
 test('repairs: code fences, prose around the JSON, trailing commas — each recorded', () => {
   const cases: [string, unknown, RegExp[]][] = [
@@ -31,4 +33,42 @@ test('what cannot be repaired is reported, not guessed', () => {
   const s = parseReply('Paris', true);
   assert.deepEqual([s.ok, s.value, s.repairs.length], [true, 'Paris', 1]);
   assert.equal(parseReply('Paris', false).ok, false);
+});
+
+// A re-ask quotes the rejected reply bounded: a runaway reply (a model that wrote digits until its
+// token limit) used to be sent back whole, 9,691 tokens against a 4,096-token context.
+test('a re-ask sends the validation errors and a bounded excerpt of the rejected reply: head and tail, at most 2,000 characters', async () => {
+  const runaway = '{"value": {"n": 1' + '7'.repeat(40_000) + 'END';
+  const problems = Array.from({ length: 50 }, (_, i) => `"f${i}": 1`).join(', ');
+  const ask = script([{ text: runaway }, { text: `{"value": {${problems}}}` }, { value: { n: 3 } }]);
+  const r = await runWith('struct N { n: Num };\nreturn infer N with { retries: 2 } { "count"; };', ask);
+  assert.deepEqual(okJson(r), { n: 3 });
+  const [, second, third] = r.requests;
+  const quoted = second.feedback[0].reply;
+  assert.ok(quoted.length <= REJECTED_EXCERPT_CHARS, `${quoted.length} characters`);
+  assert.ok(quoted.startsWith('{"value": {"n": 17777'), 'the head');
+  assert.ok(quoted.endsWith('777END'), 'the tail');
+  assert.match(quoted, /\[… \d+ characters of the rejected reply left out …\]/);
+  assert.deepEqual(second.feedback[0].issues.map((i) => i.path), ['']);
+  // what the provider sends: the assistant turn is the excerpt, the user turn the errors
+  const turns = chatTurns(second).turns;
+  assert.equal(turns[1].role, 'assistant');
+  assert.equal(turns[1].content, quoted);
+  assert.match(turns[2].content, /^That reply was rejected:\n- \/: /);
+  // a reply with many problems: the first 20 are listed, the rest counted
+  const listed = third.feedback[1].issues;
+  assert.equal(listed.length, 21);
+  assert.match(listed[20].message, /^and \d+ more problems like these$/);
+  const body = chatTurns(third).turns.map((t) => t.content).join('\n');
+  assert.ok(body.length < 8_000, `the whole re-ask conversation is ${body.length} characters`);
+});
+
+test('rejectedExcerpt: a short reply is quoted whole; a long one never splits a surrogate pair', () => {
+  assert.equal(rejectedExcerpt('{"value": 1}'), '{"value": 1}');
+  for (let shift = 0; shift < 4; shift++) {
+    const raw = 'x'.repeat(shift) + '😀'.repeat(3000);
+    const e = rejectedExcerpt(raw);
+    assert.ok(e.length <= REJECTED_EXCERPT_CHARS);
+    assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(e), `an unpaired surrogate at shift ${shift}`);
+  }
 });

@@ -41,7 +41,8 @@ test('script: malformed fixtures are refused with a location', () => {
     ['{"replies": [{"confidence": 0.5}]}', /f\.json: replies\[0\]: needs exactly one of/],
     ['{"replies": [{"value": 1, "confidense": 0.5}]}', /f\.json: replies\[0\]: must NOT have additional properties \("confidense"\)/],
     ['{"replies": [{"value": 1, "confidence": 2}]}', /f\.json: replies\[0\]\.confidence: must be <= 1/],
-    ['{"replies": [{"value": 1, "match": "(unclosed"}]}', /f\.json: replies\[0\]\.match: Invalid regular expression/],
+    ['{"replies": [{"value": 1, "match": "(unclosed"}]}', /f\.json: replies\[0\]\.match: the pattern "\(unclosed" is not a regular expression Turn can run/],
+    ['{"replies": [{"value": 1, "match": "(?!x)"}]}', /f\.json: replies\[0\]\.match: the pattern "\(\?!x\)" uses a lookahead assertion/],
     ['{"answers": []}', /f\.json: the top level: must have required property 'replies'/],
   ];
   for (const [text, re] of bad) assert.throws(() => parseScript('f.json', text), re, text);

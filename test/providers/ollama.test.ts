@@ -56,14 +56,16 @@ test('api=native: /api/chat with the schema as format, streamed NDJSON binds; to
   assert.deepEqual(reply.usage, { inputTokens: 21, outputTokens: 9 });
 });
 
-test('api=native with stream=0 reads one JSON body; a stream without its last line is a cut-off reply', async () => {
+test('api=native with stream=0 reads one JSON body; a stream without its last line ended early: a provider error that says so, not a token-limit cut-off', async () => {
   const m = createModel(`ollama:llama3.2?api=native&stream=0&base_url=${await url()}`);
   assert.deepEqual(okJson(await runWith(PROGRAM, (q, io) => m.infer(q, io))), [{ ok: true, label: 'fine' }, 0.6]);
   stopAfter = 3;
   try {
     const cut = createModel(`ollama:llama3.2?api=native&base_url=${await url()}`);
     const e = okJson(await runWith(PROGRAM, (q, io) => cut.infer(q, io))) as Record<string, unknown>;
-    assert.match(String(e.message), /cut off at the output token limit/);
+    assert.equal(e.reason, 'provider');
+    assert.match(String(e.message), /the stream from the Ollama server at http:\/\/127\.0\.0\.1:\d+\/api\/chat ended early: it closed before its last line .*\(HTTP 200, application\/x-ndjson, \d+ bytes in \d+ ms\)$/);
+    assert.doesNotMatch(String(e.message), /token limit/);
   } finally {
     stopAfter = undefined;
   }

@@ -56,7 +56,7 @@ test('a stream that stalls mid-reply fails once, with a clear error, and is neve
   const e = okJson(r) as Record<string, unknown>;
   assert.equal(e.type, 'InferError');
   assert.equal(e.reason, 'provider');
-  assert.match(String(e.message), /the reply stopped: no data for 300 ms from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions after \d+ ms; not sent again, as the server had started on it/);
+  assert.match(String(e.message), /no content for 300 ms \(idle_timeout_ms; keep-alives and empty events do not count\) from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions \(HTTP 200, text\/event-stream, \d+ bytes in \d+ ms\); not sent again, as the server had started on it \(raise idle_timeout_ms/);
   assert.equal(s.received.length, 1, 'a generation that had begun is not thrown away by a resend');
   assert.equal(r.events.filter((x) => x.kind === 'http.retry').length, 0);
 });

@@ -224,7 +224,7 @@ test('malformed drivers are refused at load, naming the file', () => {
   assert.match(refused(`wasm:${path.join(FIXTURES, 'nothing-here.wasm')}`), /^cannot read the Wasm driver .*nothing-here\.wasm: ENOENT/);
   assert.match(refused(`wasm:${FIXTURES}`), /^cannot read the Wasm driver .*: it is a directory$/);
   assert.match(refused(`wasm:${fixture('openai')}?secret=not-a-name`), /secret needs environment-variable names/);
-  assert.match(refused(`wasm:${fixture('openai')}?base_url=x`), /unknown option `base_url` \(options: secret, call_timeout_ms, connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms, timeout_ms, retries, backoff_ms, max_wait_ms, concurrency\)/);
+  assert.match(refused(`wasm:${fixture('openai')}?base_url=x`), /unknown option `base_url` \(options: secret, call_timeout_ms, connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms, timeout_ms, max_reply_bytes, max_frame_bytes, retries, backoff_ms, max_wait_ms, concurrency\)/);
   assert.match(refused('wasm:'), /`wasm:PATH` needs the path of a driver module/);
 });
 
