@@ -4,6 +4,7 @@
 import AjvModule from 'ajv';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_JSON_DEPTH } from '../values/index.js';
 import { McpError } from './server.js';
 
 /** The server answered the call with `isError`: the program catches it as a thrown `McpToolError`. */
@@ -35,6 +36,25 @@ function validatorFor(schema: Record<string, unknown>): ReturnType<AjvLike['comp
     compiled.set(key, v);
   }
   return v;
+}
+
+/**
+ * `value` (a server's parsed reply) when it is nested at most MAX_JSON_DEPTH levels deep, else an
+ * McpError naming the bound. JSON.parse reads any depth, but JSON.stringify (the journal, the
+ * trace) overflows the stack a few thousand levels down, so a deeper reply is refused here, at the
+ * boundary, by a walk that keeps its own stack.
+ */
+export function boundedDepth<T>(value: T, what: string): T {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > MAX_JSON_DEPTH) throw new McpError(`${what} is nested more than ${MAX_JSON_DEPTH} levels deep, the most a value may be (MAX_JSON_DEPTH): refused`);
+    for (const child of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return value;
 }
 
 /** The text of a reply's text blocks, joined by newlines. */
