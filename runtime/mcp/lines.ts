@@ -51,8 +51,8 @@ export class BoundedLineReader {
       const held = Buffer.concat(this.pieces, this.length);
       this.pieces = [];
       this.length = 0;
-      this.dropping = { bytes: held.length, head: Buffer.from(held.subarray(0, KEPT_ENDS)), tail: Buffer.alloc(0) };
-      this.drop(held.subarray(this.dropping.head.length));
+      this.dropping = { bytes: 0, head: Buffer.alloc(0), tail: Buffer.alloc(0) };
+      this.drop(held);
     }
     this.drop(piece);
   }
@@ -62,7 +62,7 @@ export class BoundedLineReader {
     d.bytes += piece.length;
     if (d.head.length < KEPT_ENDS) {
       const more = piece.subarray(0, KEPT_ENDS - d.head.length);
-      d.head = Buffer.concat([d.head, more]);
+      d.head = Buffer.from(Buffer.concat([d.head, more]));
       piece = piece.subarray(more.length);
     }
     if (piece.length === 0) return;
