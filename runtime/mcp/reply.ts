@@ -57,6 +57,13 @@ export function boundedDepth<T>(value: T, what: string): T {
   return value;
 }
 
+/** The most of a failed tool's text its error message carries (the message is journaled and shown in events). */
+export const TOOL_ERROR_TEXT_MAX = 4096;
+
+function clipMessage(text: string): string {
+  return text.length <= TOOL_ERROR_TEXT_MAX ? text : `${text.slice(0, TOOL_ERROR_TEXT_MAX)}… (${(text.length - TOOL_ERROR_TEXT_MAX).toLocaleString('en-US')} more characters)`;
+}
+
 /** The text of a reply's text blocks, joined by newlines. */
 export function replyText(result: CallToolResult): string {
   return (result.content ?? [])
@@ -70,7 +77,7 @@ export function replyText(result: CallToolResult): string {
  * `structuredContent` must conform to it. Throws McpToolError (the tool failed) or McpError (the reply is invalid).
  */
 export function toolReply(tool: string, result: CallToolResult, outputSchema?: Record<string, unknown>): unknown {
-  if (result.isError === true) throw new McpToolError(`the MCP tool ${tool} failed: ${replyText(result) || 'no message'}`);
+  if (result.isError === true) throw new McpToolError(`the MCP tool ${tool} failed: ${clipMessage(replyText(result)) || 'no message'}`);
   if (outputSchema) {
     const structured = result.structuredContent;
     if (structured === undefined) throw new McpError(`the MCP tool ${tool} has an output schema but its reply has no structuredContent`);

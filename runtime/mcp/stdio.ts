@@ -20,6 +20,12 @@ export const REPLY_TOO_LARGE = -32099;
 /** Messages read and not yet handed to the SDK past which the server's output is paused (a flood waits for the client). */
 const INBOX_HIGH = 256;
 
+/** Whether a message's first bytes are `{"method": ...` or `{"jsonrpc": "2.0", "method": ...` (a notification or a request). */
+function startsWithMethod(head: string): boolean {
+  const compact = head.replace(/\s+/g, '');
+  return compact.startsWith('{"method":') || compact.startsWith('{"jsonrpc":"2.0","method":');
+}
+
 /** `n` bytes for a message: "16 MiB" when it is a whole number of MiB, else the bytes. */
 export function describeBytes(n: number): string {
   return n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n.toLocaleString('en-US')} bytes`;
@@ -76,13 +82,14 @@ export class LaunchedStdioTransport implements Transport {
       });
       child.on('close', () => {
         this.child = undefined;
+        this.pending.clear(); // the SDK fails them all on close
         this.onclose?.();
       });
       child.stdin?.on('error', (e) => this.onerror?.(e));
       child.stdout?.on('data', (chunk: Buffer) => {
         for (const line of this.lines.push(chunk)) {
           if (line.kind === 'oversized') {
-            this.refuseOversized(line.bytes, idCandidates(line.head, line.tail));
+            this.refuseOversized(line.bytes, line.head, line.tail);
             continue;
           }
           if (line.text.trim() === '') continue;
@@ -129,11 +136,16 @@ export class LaunchedStdioTransport implements Transport {
 
   /**
    * A message over the bound was dropped: the request it answers (found by the id in its kept ends)
-   * gets an error reply instead, or, when no pending id is found there, every pending request does,
-   * so none waits for a reply that will never come.
+   * gets an error reply instead. A notification (it starts with its method) answers nothing and is
+   * only reported; a message whose pending id cannot be found fails every pending request, so none
+   * waits for a reply that will never come.
    */
-  private refuseOversized(bytes: number, ids: (string | number)[]): void {
-    const id = ids.find((i) => this.pending.has(i));
+  private refuseOversized(bytes: number, head: string, tail: string): void {
+    const id = idCandidates(head, tail).find((i) => this.pending.has(i));
+    if (id === undefined && startsWithMethod(head)) {
+      this.onerror?.(new Error(`the server sent a notification of ${bytes.toLocaleString('en-US')} bytes, over ${describeBytes(this.maxReplyBytes)}: dropped`));
+      return;
+    }
     const failed = id !== undefined ? [id] : [...this.pending];
     const message =
       `the server's reply is over ${describeBytes(this.maxReplyBytes)} (it was ${bytes.toLocaleString('en-US')} bytes), the most one MCP message may be; ` +

@@ -8,8 +8,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { JS_STACK, turnAsync } from '../cli/run-cli.js';
 import { BoundedLineReader, idCandidates } from '../../runtime/mcp/lines.js';
+import { LaunchedStdioTransport } from '../../runtime/mcp/stdio.js';
 import { NOTICE_TEXT_MAX, NoticeBucket } from '../../runtime/mcp/notices.js';
 import { FILESYSTEM, NODE, launchMap } from './servers.js';
 
@@ -178,6 +180,53 @@ call("echo", r.text);
   const dropped = notices.reduce((n, e) => n + ((e.dropped as number | undefined) ?? 0), 0);
   assert.ok(dropped > 0, 'held-back notifications are counted');
   assert.ok(dropped + notices.length <= 2 * count);
+});
+
+// A raw server: each tools/call names how it is answered. `big-last` and `big-first` answer with
+// 5,000 bytes of text, the id at the end (as the TypeScript SDK writes) or at the start (as others
+// do); `noisy` sends a 5,000-byte log notification, then a small answer; `small` answers small.
+const RAW_SERVER = `
+let buf = '';
+const line = (m) => process.stdout.write(m + '\\n');
+const text = 'y'.repeat(5000);
+process.stdin.on('data', (c) => {
+  buf += c;
+  let i;
+  while ((i = buf.indexOf('\\n')) >= 0) {
+    const m = JSON.parse(buf.slice(0, i));
+    buf = buf.slice(i + 1);
+    if (m.method === 'initialize') line(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } } }));
+    if (m.method !== 'tools/call') continue;
+    const name = m.params.name;
+    if (name === 'big-last') line('{"result":{"content":[{"type":"text","text":"' + text + '"}]},"jsonrpc":"2.0","id":' + JSON.stringify(m.id) + '}');
+    else if (name === 'big-first') line('{"jsonrpc":"2.0","id":' + JSON.stringify(m.id) + ',"result":{"content":[{"type":"text","text":"' + text + '"}]}}');
+    else {
+      if (name === 'noisy') line(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: text } }));
+      line(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: name }] } }));
+    }
+  }
+});
+`;
+
+test('a message over the transport bound fails only the request it answers (id last or first); an oversized notification fails none', async () => {
+  const w = workspace();
+  const script = path.join(w.dir, 'raw-server.js');
+  fs.writeFileSync(script, RAW_SERVER);
+  const transport = new LaunchedStdioTransport({ file: process.execPath, args: [script], env: {}, cwd: w.dir }, 1024);
+  const client = new Client({ name: 'test', version: '1' });
+  await client.connect(transport);
+  try {
+    const call = (name: string) => client.callTool({ name, arguments: {} });
+    const [last, small, first, noisy] = await Promise.allSettled([call('big-last'), call('small'), call('big-first'), call('noisy')]);
+    for (const r of [last, first]) {
+      assert.ok(r.status === 'rejected', 'the oversized reply fails its call');
+      assert.match(String(r.reason), /the server's reply is over 1,024 bytes \(it was 5,0\d\d bytes\), the most one MCP message may be/);
+    }
+    assert.deepEqual(small.status === 'fulfilled' && small.value.content, [{ type: 'text', text: 'small' }]);
+    assert.deepEqual(noisy.status === 'fulfilled' && noisy.value.content, [{ type: 'text', text: 'noisy' }]);
+  } finally {
+    await client.close();
+  }
 });
 
 test('the line reader drops a line over its bound as it arrives and keeps its ends, whatever the chunking', () => {
