@@ -9,10 +9,11 @@ import { LoggingMessageNotificationSchema, McpError as SdkMcpError, type CallToo
 import { check, requireApproval, EffectDenied } from '../effects/capabilities.js';
 import { describeIdentity, injectIdentity, secretName, secretOptional, type IdentityHandle } from '../effects/identity.js';
 import type { Redactor, Vault } from '../effects/vault.js';
+import { boundedResponse, requestIds } from './http-bound.js';
 import { authorizeLaunch, type LaunchAuthority } from './launch.js';
 import { boundedDepth } from './reply.js';
 import { McpError, describeServer, type McpServerSpec } from './server.js';
-import { LaunchedStdioTransport, REPLY_TOO_LARGE } from './stdio.js';
+import { DEFAULT_MAX_REPLY_BYTES, LaunchedStdioTransport, REPLY_TOO_LARGE } from './stdio.js';
 
 /** Turn's name and version as an MCP client. */
 export const CLIENT_INFO = { name: 'turn', version: '1.0.0' };
@@ -176,7 +177,8 @@ function failure(e: unknown, transport: LaunchedStdioTransport | StreamableHTTPC
 
 /**
  * The SDK's Streamable HTTP transport with a fetch that checks every request against the run's
- * network capability (the server's origin only) and adds the identity's credential.
+ * network capability (the server's origin only), adds the identity's credential, and holds each
+ * message of the reply to DEFAULT_MAX_REPLY_BYTES (http-bound.ts).
  */
 async function httpTransport(url: string, a: SessionAuthority, identity?: IdentityHandle): Promise<StreamableHTTPClientTransport> {
   const target = new URL(url);
@@ -202,7 +204,8 @@ async function httpTransport(url: string, a: SessionAuthority, identity?: Identi
     new Headers(init?.headers).forEach((v, k) => (headers[k] = v));
     const out = { url: u, headers };
     if (identity && secret !== undefined) injectIdentity(out, identity, secret);
-    return base(out.url.href, { ...init, headers: out.headers, redirect: 'manual' });
+    const response = await base(out.url.href, { ...init, headers: out.headers, redirect: 'manual' });
+    return boundedResponse(response, DEFAULT_MAX_REPLY_BYTES, (init?.method ?? 'GET') === 'POST' ? requestIds(init?.body) : []);
   };
   return new StreamableHTTPClientTransport(target, { fetch: guarded });
 }

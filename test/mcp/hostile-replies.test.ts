@@ -6,6 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -226,6 +228,58 @@ test('a message over the transport bound fails only the request it answers (id l
     assert.deepEqual(noisy.status === 'fulfilled' && noisy.value.content, [{ type: 'text', text: 'noisy' }]);
   } finally {
     await client.close();
+  }
+});
+
+// A Streamable HTTP server answering with messages over the 16 MiB bound: an SSE event
+// (`big-sse`), a JSON body (`big-json`), an SSE notification before a small reply (`noisy-sse`).
+function oversizedHttpServer(): Promise<{ url: string; close(): void }> {
+  const huge = 'z'.repeat(17 * 1024 * 1024);
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'POST') return void res.writeHead(405).end();
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const m = JSON.parse(body) as { id?: number; method: string; params?: { name?: string; protocolVersion?: string } };
+      const reply = (result: unknown) => JSON.stringify({ jsonrpc: '2.0', id: m.id, result });
+      if (m.id === undefined) return void res.writeHead(202).end();
+      if (m.method === 'initialize') {
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(reply({ protocolVersion: m.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'huge', version: '1' } }));
+      }
+      const name = m.params?.name;
+      const text = (t: string) => reply({ content: [{ type: 'text', text: t }] });
+      if (name === 'big-json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(text(huge));
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (name === 'noisy-sse') res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: huge } })}\n\n`);
+      res.end(`event: message\ndata: ${text(name === 'big-sse' ? huge : 'small after the noise')}\n\n`);
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, close: () => server.close() })),
+  );
+}
+
+test('over Streamable HTTP, an SSE event or a JSON reply over 16 MiB fails its call at once; an oversized notification is dropped', async () => {
+  const w = workspace();
+  const server = await oversizedHttpServer();
+  try {
+    const file = w.write(
+      'http.tn',
+      `let s = ${JSON.stringify(server.url)};
+try { call("mcp_call", null, s, "big-sse", {}); } catch (e) { call("echo", "sse: " + e.message); }
+try { call("mcp_call", null, s, "big-json", {}); } catch (e) { call("echo", "json: " + e.message); }
+let n = call("mcp_call", null, s, "noisy-sse", {});
+call("echo", n.text);
+`,
+    );
+    const r = await turnAsync(['run', file, '--allow-net', '127.0.0.1:*'], { cwd: w.dir, env: w.env });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n').filter(Boolean);
+    assert.match(lines[0], /^sse: tools\/call big-sse on http:.* failed: the server's reply is over 16 MiB \(it was 17,\d{3},\d{3} bytes\), the most one MCP message may be/);
+    assert.match(lines[1], /^json: tools\/call big-json on http:.* failed: .*the server's reply is over 16 MiB/);
+    assert.equal(lines[2], 'small after the noise');
+  } finally {
+    server.close();
   }
 });
 
