@@ -40,7 +40,7 @@ export interface GgufHeader {
 
 /** Reads a file forward through a window of WINDOW bytes: the header can be walked without holding it. */
 class Cursor {
-  private readonly buf = Buffer.alloc(WINDOW);
+  private readonly buf: Buffer;
   private start = 0; // file offset of buf[0]
   private end = 0; // file offset just past the bytes in buf
   pos = 0;
@@ -49,7 +49,10 @@ class Cursor {
     private readonly fd: number,
     readonly size: number,
     private readonly file: string,
-  ) {}
+  ) {
+    // a u64 is the longest read, so a window never needs fewer than 8 bytes
+    this.buf = Buffer.alloc(Math.max(8, Math.min(WINDOW, size)));
+  }
 
   fail(what: string): never {
     throw new GgufError(`${this.file} is not a valid GGUF model: ${what} (at byte ${this.pos.toLocaleString('en-US')} of ${this.size.toLocaleString('en-US')})`);
@@ -61,7 +64,7 @@ class Cursor {
     if (this.pos + n > GGUF_MAX_HEADER_BYTES) this.fail(`the header is over ${GGUF_MAX_HEADER_BYTES / (1024 * 1024)} MiB`);
     if (this.pos < this.start || this.pos + n > this.end) {
       this.start = this.pos;
-      this.end = this.pos + fs.readSync(this.fd, this.buf, 0, WINDOW, this.pos);
+      this.end = this.pos + fs.readSync(this.fd, this.buf, 0, this.buf.length, this.pos);
       if (this.pos + n > this.end) this.fail(`the file ends inside ${what}`);
     }
     const at = this.pos - this.start;

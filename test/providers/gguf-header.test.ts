@@ -84,6 +84,26 @@ test('crafted headers are refused at once with what is wrong and where, in bound
   assert.ok(process.memoryUsage().rss - rss < 64 * 1024 * 1024);
 });
 
+test('any corruption of a well-formed file is accepted or refused as a GgufError, never another exception', () => {
+  const good = Buffer.concat(wellFormed());
+  let seed = 42;
+  const next = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+  const file = path.join(dir, 'mutated.gguf');
+  let refused = 0;
+  for (let round = 0; round < 2000; round++) {
+    const bytes = Buffer.from(good.subarray(0, round % 5 === 0 ? next(good.length) : good.length));
+    for (let k = 0; k < 1 + next(4); k++) if (bytes.length > 0) bytes[next(bytes.length)] = next(256);
+    fs.writeFileSync(file, bytes);
+    try {
+      checkGgufHeader(file);
+    } catch (e) {
+      assert.ok(e instanceof GgufError, `round ${round}: ${String(e)}`);
+      refused++;
+    }
+  }
+  assert.ok(refused > 1000, `${refused} of 2000 corrupted files refused`);
+});
+
 test('a header longer than the bound is refused without reading it all (a sparse file)', () => {
   const file = path.join(dir, 'long-header.gguf');
   const start = Buffer.concat([Buffer.from('GGUF'), u32(3), u64(0), u64(1), str('k'), u32(8), u64(GGUF_MAX_HEADER_BYTES)]);
