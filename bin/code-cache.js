@@ -18,6 +18,11 @@
 // Writing is best-effort (a read-only or full folder is ignored) and atomic (a temporary file
 // renamed), so two `turn` started at once cannot leave a torn cache.
 //
+// Code compiled by `vm.Script` has no loader for `import()` (and in Node 20 a script restored from a
+// code cache loses even one it is given), so the bundle's code never uses `import()` itself: the one
+// ES module it loads, node-llama-cpp, is imported through a script compiled at that moment
+// (runtime/providers/llama.ts, importModule).
+//
 // TURN_CODE_CACHE=off loads the bundle with a plain require (the bench's comparison);
 // TURN_CODE_CACHE_WRITE=DIR writes the cache of this run into DIR whatever it found (the build);
 // TURN_CODE_CACHE_DEBUG=1 says on stderr what was used and written.

@@ -321,9 +321,10 @@ function operationText(op: AbsorbedOperation, key: string, names: Names, replies
         }`;
 }
 
-/** A value made of strings, lists and maps (an MCP launch map) as a Turn literal. */
+/** A value made of strings, numbers, lists and maps (an MCP launch map) as a Turn literal. */
 function turnLiteral(v: unknown): string {
   if (typeof v === 'string') return turnString(v);
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   if (Array.isArray(v)) return `[${v.map(turnLiteral).join(', ')}]`;
   if (v && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${turnString(k)}: ${turnLiteral(x)}`).join(', ')}}`;
   return 'null';

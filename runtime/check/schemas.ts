@@ -27,12 +27,13 @@ export function schemaKey(node: UseSchemaExpr): string {
 }
 
 /**
- * A literal made of strings, lists and maps as plain JSON (an MCP launch map:
- * `{"command": "node", "args": ["server.js"]}`), or undefined when it holds anything else.
+ * A literal made of strings, numbers, lists and maps as plain JSON (an MCP launch map:
+ * `{"command": "node", "args": ["server.js"], "max_reply_bytes": 67108864}`), or undefined when it holds anything else.
  */
 export function literalValue(e: Expr): unknown {
   switch (e.kind) {
     case 'String':
+    case 'Number':
       return e.value;
     case 'List': {
       const items = e.items.map(literalValue);

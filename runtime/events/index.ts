@@ -63,9 +63,9 @@ export type RunEventBody =
   /** an MCP server of the run started (processId: a launched server's OS process) or stopped (runtime/mcp) */
   | { kind: 'mcp.server'; pid: number; server: string; state: 'started' | 'stopped'; processId?: number }
   /** a progress notification of an MCP request process `pid` is waiting on (tool: null for a request that is not a tools/call) */
-  | { kind: 'mcp.progress'; pid: number; server: string; tool: string | null; progress: number; total: number | null; message: string | null }
+  | { kind: 'mcp.progress'; pid: number; server: string; tool: string | null; progress: number; total: number | null; message: string | null; dropped?: number }
   /** a log message an MCP server sent (pid: the process whose request was in flight, else the one that opened the session) */
-  | { kind: 'mcp.log'; pid: number; server: string; level: string; logger: string | null; data: unknown }
+  | { kind: 'mcp.log'; pid: number; server: string; level: string; logger: string | null; data: unknown; dropped?: number }
   | (HttpRetry & { id: string; pid: number });
 
 export type RunEventKind = RunEventBody['kind'];

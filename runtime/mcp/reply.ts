@@ -5,6 +5,7 @@ import AjvModule from 'ajv';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { LINEAR_AJV_OPTIONS } from '../linear-regex.js';
+import { MAX_JSON_DEPTH } from '../values/index.js';
 import { McpError } from './server.js';
 
 /** The server answered the call with `isError`: the program catches it as a thrown `McpToolError`. */
@@ -38,6 +39,32 @@ function validatorFor(schema: Record<string, unknown>): ReturnType<AjvLike['comp
   return v;
 }
 
+/**
+ * `value` (a server's parsed reply) when it is nested at most MAX_JSON_DEPTH levels deep, else an
+ * McpError naming the bound. JSON.parse reads any depth, but JSON.stringify (the journal, the
+ * trace) overflows the stack a few thousand levels down, so a deeper reply is refused here, at the
+ * boundary, by a walk that keeps its own stack.
+ */
+export function boundedDepth<T>(value: T, what: string): T {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > MAX_JSON_DEPTH) throw new McpError(`${what} is nested more than ${MAX_JSON_DEPTH} levels deep, the most a value may be (MAX_JSON_DEPTH): refused`);
+    for (const child of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return value;
+}
+
+/** The most of a failed tool's text its error message carries (the message is journaled and shown in events). */
+export const TOOL_ERROR_TEXT_MAX = 4096;
+
+function clipMessage(text: string): string {
+  return text.length <= TOOL_ERROR_TEXT_MAX ? text : `${text.slice(0, TOOL_ERROR_TEXT_MAX)}… (${(text.length - TOOL_ERROR_TEXT_MAX).toLocaleString('en-US')} more characters)`;
+}
+
 /** The text of a reply's text blocks, joined by newlines. */
 export function replyText(result: CallToolResult): string {
   return (result.content ?? [])
@@ -51,7 +78,7 @@ export function replyText(result: CallToolResult): string {
  * `structuredContent` must conform to it. Throws McpToolError (the tool failed) or McpError (the reply is invalid).
  */
 export function toolReply(tool: string, result: CallToolResult, outputSchema?: Record<string, unknown>): unknown {
-  if (result.isError === true) throw new McpToolError(`the MCP tool ${tool} failed: ${replyText(result) || 'no message'}`);
+  if (result.isError === true) throw new McpToolError(`the MCP tool ${tool} failed: ${clipMessage(replyText(result)) || 'no message'}`);
   if (outputSchema) {
     const structured = result.structuredContent;
     if (structured === undefined) throw new McpError(`the MCP tool ${tool} has an output schema but its reply has no structuredContent`);

@@ -5,10 +5,11 @@
 //
 // `env` holds literal values the program gives; `pass_env` names variables copied from the run's
 // environment (each needs `--allow-env`). Nothing else reaches the server's environment.
+// `max_reply_bytes` raises (or lowers) the most one message of the server may be (stdio.ts).
 
 export type McpServerSpec =
   | { kind: 'http'; url: string }
-  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; passEnv: string[]; cwd?: string };
+  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; passEnv: string[]; cwd?: string; maxReplyBytes?: number };
 
 /** A malformed server description, or a server that cannot be reached or launched: the program sees its message. */
 export class McpError extends Error {
@@ -16,7 +17,9 @@ export class McpError extends Error {
 }
 
 const isObj = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
-const LAUNCH_KEYS = new Set(['command', 'args', 'env', 'pass_env', 'cwd']);
+const LAUNCH_KEYS = new Set(['command', 'args', 'env', 'pass_env', 'cwd', 'max_reply_bytes']);
+/** The range `max_reply_bytes` may take: 1 KiB to 1 GiB. */
+const REPLY_BYTES_RANGE = [1024, 1024 ** 3] as const;
 
 /** The server a Turn value describes (a URL string, or a launch map as plain JSON). Throws McpError. */
 export function serverSpec(x: unknown): McpServerSpec {
@@ -42,7 +45,19 @@ export function serverSpec(x: unknown): McpServerSpec {
   const passEnv = x.pass_env ?? [];
   if (!Array.isArray(passEnv) || !passEnv.every((a) => typeof a === 'string')) throw new McpError('"pass_env" of an MCP launch map must be a list of variable names');
   if (x.cwd !== undefined && typeof x.cwd !== 'string') throw new McpError('"cwd" of an MCP launch map must be a string');
-  return { kind: 'stdio', command: x.command, args: args, env: env as Record<string, string>, passEnv: passEnv, ...(x.cwd !== undefined ? { cwd: x.cwd } : {}) };
+  const max = x.max_reply_bytes;
+  if (max !== undefined && (typeof max !== 'number' || !Number.isInteger(max) || max < REPLY_BYTES_RANGE[0] || max > REPLY_BYTES_RANGE[1])) {
+    throw new McpError(`"max_reply_bytes" of an MCP launch map must be a whole number of bytes from ${REPLY_BYTES_RANGE[0]} to ${REPLY_BYTES_RANGE[1]}`);
+  }
+  return {
+    kind: 'stdio',
+    command: x.command,
+    args: args,
+    env: env as Record<string, string>,
+    passEnv: passEnv,
+    ...(x.cwd !== undefined ? { cwd: x.cwd } : {}),
+    ...(max !== undefined ? { maxReplyBytes: max } : {}),
+  };
 }
 
 /** One line naming the server, for messages and events (no environment values). */

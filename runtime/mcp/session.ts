@@ -5,13 +5,15 @@
 // carries the identity's credential, resolved from the vault when the session opens.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema, type CallToolResult, type Progress, type ReadResourceResult, type Resource, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingMessageNotificationSchema, McpError as SdkMcpError, type CallToolResult, type Progress, type ReadResourceResult, type Resource, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { check, requireApproval, EffectDenied } from '../effects/capabilities.js';
 import { describeIdentity, injectIdentity, secretName, secretOptional, type IdentityHandle } from '../effects/identity.js';
 import type { Redactor, Vault } from '../effects/vault.js';
+import { boundedResponse, requestIds } from './http-bound.js';
 import { authorizeLaunch, type LaunchAuthority } from './launch.js';
+import { boundedDepth } from './reply.js';
 import { McpError, describeServer, type McpServerSpec } from './server.js';
-import { LaunchedStdioTransport } from './stdio.js';
+import { DEFAULT_MAX_REPLY_BYTES, LaunchedStdioTransport, REPLY_TOO_LARGE } from './stdio.js';
 
 /** Turn's name and version as an MCP client. */
 export const CLIENT_INFO = { name: 'turn', version: '1.0.0' };
@@ -36,8 +38,13 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/** The most of a server's standard error a message quotes: its last lines, at most 1 KB. */
+const STDERR_QUOTED = 1024;
+
 export class McpSession {
   private closed = false;
+  /** set when the connection ended without close() (a stdio server that exited or crashed) */
+  private lost = false;
 
   private constructor(
     readonly spec: McpServerSpec,
@@ -48,8 +55,9 @@ export class McpSession {
   ) {}
 
   /** Connects (launching a stdio server first): throws EffectDenied when not granted, McpError when it fails. */
-  static async open(spec: McpServerSpec, a: SessionAuthority, identity?: IdentityHandle, onLog?: (m: LogMessage) => void): Promise<McpSession> {
-    const transport = spec.kind === 'stdio' ? new LaunchedStdioTransport(await authorizeLaunch(spec, a)) : await httpTransport(spec.url, a, identity);
+  /** `onEnded`: the connection ended on its own (the server exited or crashed), not by close(). */
+  static async open(spec: McpServerSpec, a: SessionAuthority, identity?: IdentityHandle, onLog?: (m: LogMessage) => void, onEnded?: () => void): Promise<McpSession> {
+    const transport = spec.kind === 'stdio' ? new LaunchedStdioTransport(await authorizeLaunch(spec, a), spec.maxReplyBytes) : await httpTransport(spec.url, a, identity);
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     if (onLog) {
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
@@ -62,7 +70,18 @@ export class McpSession {
       await transport.close().catch(() => undefined);
       throw new McpError(`cannot connect to the MCP server ${describeServer(spec)}: ${failure(e, transport, a.redactor)}`);
     }
-    return new McpSession(spec, client, transport, a.redactor);
+    const session = new McpSession(spec, client, transport, a.redactor);
+    client.onclose = () => {
+      if (session.closed) return;
+      session.lost = true;
+      onEnded?.();
+    };
+    return session;
+  }
+
+  /** Whether the connection ended on its own (the server exited or crashed): sessions.ts starts it again. */
+  get ended(): boolean {
+    return this.lost;
   }
 
   get capabilities(): ReturnType<Client['getServerCapabilities']> {
@@ -124,12 +143,15 @@ export class McpSession {
 
   private async request<T>(f: () => Promise<T>, what: string): Promise<T> {
     if (this.closed) throw new McpError(`the MCP server ${describeServer(this.spec)} is closed`);
+    let result: T;
     try {
-      return await f();
+      result = await f();
     } catch (e) {
       if (e instanceof EffectDenied) throw e;
       throw new McpError(`${what} on ${describeServer(this.spec)} failed: ${failure(e, this.transport, this.redactor)}`);
     }
+    // every reply is held to the depth the journal and the VM can take before anything walks it
+    return boundedDepth(result, `the reply of ${what} on ${describeServer(this.spec)}`);
   }
 
   /** Ends the session (a stdio server is stopped; an HTTP session is ended with DELETE when it has an id). */
@@ -143,17 +165,15 @@ export class McpSession {
   }
 }
 
-/** The most of a server's standard error a message quotes (its last lines, after redaction). */
-const STDERR_QUOTED = 1024;
-
 function failure(e: unknown, transport: LaunchedStdioTransport | StreamableHTTPClientTransport, redactor: Redactor | undefined): string {
-  const message = e instanceof Error ? e.message : String(e);
+  // the error stdio.ts answers an oversized reply with says it all: no "MCP error -32099:" before it
+  const message = e instanceof SdkMcpError && e.code === REPLY_TOO_LARGE ? e.message.replace(`MCP error ${REPLY_TOO_LARGE}: `, '') : e instanceof Error ? e.message : String(e);
   if (transport instanceof LaunchedStdioTransport && transport.exit) {
     const how = transport.exit.signal ? `was killed by ${transport.exit.signal}` : `exited with code ${transport.exit.code}`;
     // the server is outside the run: what it says passes the redactor (its 4 KB tail, transport.stderr) and is cut short
     const tail = transport.stderr.split('\n').slice(-3).join(' | ');
     const quoted = redactor ? redactor.redact(tail) : tail;
-    const said = quoted ? `; it said: ${quoted.length > STDERR_QUOTED ? '...' + quoted.slice(-STDERR_QUOTED) : quoted}` : '';
+    const said = quoted ? `; it said: ${quoted.length > STDERR_QUOTED ? `…${quoted.slice(-STDERR_QUOTED)}` : quoted}` : '';
     return `${message} (the server ${how}${said})`;
   }
   return message;
@@ -161,7 +181,8 @@ function failure(e: unknown, transport: LaunchedStdioTransport | StreamableHTTPC
 
 /**
  * The SDK's Streamable HTTP transport with a fetch that checks every request against the run's
- * network capability (the server's origin only) and adds the identity's credential.
+ * network capability (the server's origin only), adds the identity's credential, and holds each
+ * message of the reply to DEFAULT_MAX_REPLY_BYTES (http-bound.ts).
  */
 async function httpTransport(url: string, a: SessionAuthority, identity?: IdentityHandle): Promise<StreamableHTTPClientTransport> {
   const target = new URL(url);
@@ -187,7 +208,8 @@ async function httpTransport(url: string, a: SessionAuthority, identity?: Identi
     new Headers(init?.headers).forEach((v, k) => (headers[k] = v));
     const out = { url: u, headers };
     if (identity && secret !== undefined) injectIdentity(out, identity, secret);
-    return base(out.url.href, { ...init, headers: out.headers, redirect: 'manual' });
+    const response = await base(out.url.href, { ...init, headers: out.headers, redirect: 'manual' });
+    return boundedResponse(response, DEFAULT_MAX_REPLY_BYTES, (init?.method ?? 'GET') === 'POST' ? requestIds(init?.body) : []);
   };
   return new StreamableHTTPClientTransport(target, { fetch: guarded });
 }

