@@ -17,6 +17,8 @@ const STDERR_KEPT = 4096;
 export const DEFAULT_MAX_REPLY_BYTES = 16 * 1024 * 1024;
 /** The JSON-RPC error code of the error that answers a request whose reply was over the bound (session.ts shows its message alone). */
 export const REPLY_TOO_LARGE = -32099;
+/** The error code of the reply stdio.ts makes for a server's reply that is not valid JSON-RPC. */
+export const MALFORMED_REPLY = -32098;
 /** Messages read and not yet handed to the SDK past which the server's output is paused (a flood waits for the client). */
 const INBOX_HIGH = 256;
 
@@ -96,7 +98,7 @@ export class LaunchedStdioTransport implements Transport {
           try {
             this.inbox.push(deserializeMessage(line.text));
           } catch (e) {
-            this.onerror?.(e as Error);
+            this.refuseMalformed(line.text, e as Error);
           }
         }
         if (this.inbox.length > INBOX_HIGH) child.stdout?.pause();
@@ -151,6 +153,29 @@ export class LaunchedStdioTransport implements Transport {
       `the server's reply is over ${describeBytes(this.maxReplyBytes)} (it was ${bytes.toLocaleString('en-US')} bytes), the most one MCP message may be; ` +
       `it was dropped unread (raise the bound with "max_reply_bytes" in the server's launch map)`;
     for (const i of failed) this.inbox.push({ jsonrpc: '2.0', id: i, error: { code: REPLY_TOO_LARGE, message } });
+  }
+
+  /**
+   * A line that is not a JSON-RPC message. The SDK drops such a line (through `onerror`), so a reply
+   * that is JSON with the id of a pending request but not a valid response (a `result` that is a
+   * list, a number...) would leave its request waiting until the tool's time limit: it gets an error
+   * reply instead, at once. Any other line (a server's stray log output) is only reported.
+   */
+  private refuseMalformed(text: string, e: Error): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      this.onerror?.(e);
+      return;
+    }
+    const id = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && !('method' in parsed) ? (parsed as { id?: unknown }).id : undefined;
+    if ((typeof id !== 'string' && typeof id !== 'number') || !this.pending.has(id)) {
+      this.onerror?.(e);
+      return;
+    }
+    const shown = text.length > 200 ? `${text.slice(0, 200)}...` : text;
+    this.inbox.push({ jsonrpc: '2.0', id, error: { code: MALFORMED_REPLY, message: `the server's reply is not a valid JSON-RPC response (a response holds an object as its result, or an error): ${shown}` } });
   }
 
   /**

@@ -54,7 +54,7 @@ test('T? narrows to T after a null test; a field read through a possibly-null st
 });
 
 test('check annotations are checked where the struct is declared', async () => {
-  assert.deepEqual(await messages('struct S { a: Str @pattern("(") }'), ['a.tn:1:19: a: `@pattern`: invalid regular expression: Invalid regular expression: /(/u: Unterminated group']);
+  assert.deepEqual(await messages('struct S { a: Str @pattern("(") }'), ['a.tn:1:19: a: `@pattern`: the pattern "(" is not a regular expression Turn can run: missing closing ): `(`']);
   assert.deepEqual(await messages('struct S { a: Num @length(1, 2) }'), ['a.tn:1:19: a: `@length` applies to a Str or a List field, not a Num']);
   assert.deepEqual(await messages('struct S { a: Num @range(5, 1) }'), ['a.tn:1:19: a: `@range(N, N)`: the lower bound 5 is above the upper bound 1']);
   assert.deepEqual(await messages('struct S { a: Num? @range(0, 1) @multiple_of(0.5), b: List<Str> @length(0, 3), c: Str @length(1, 9) }'), []);

@@ -1,5 +1,5 @@
 // Fuzz targets at the boundaries where data nobody here controls comes in (issue 37): a model
-// server's bytes on the wire, a stored run's bytes. Each feeds hostile input through the runtime as a
+// server's bytes on the wire, an MCP server's replies, a model file's header, a stored run's bytes. Each feeds hostile input through the runtime as a
 // user reaches it and counts as a failure what targets.ts counts: a JavaScript exception where a
 // located Turn error belongs, an error without a line, or a case that does not end within its bounds.
 import * as fs from 'node:fs';
@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { openStore, resumeRun, startRun, type RunResult } from '../../runtime/index.js';
+import { checkGgufHeader, GgufError } from '../../runtime/providers/gguf.js';
 
 const BAD = /internal error|Maximum call stack|is not a function|Cannot read propert|undefined is not|is not iterable|RangeError|TypeError/;
 
@@ -138,6 +139,149 @@ async function throughTheWire(input: string): Promise<string | null> {
   }
 }
 
+// ---- an MCP server's replies ------------------------------------------------------------------------
+
+/** What the hostile stdio MCP server does when its tool is called. */
+interface McpCase {
+  /** the tools/call result; or, with `raw`, a line written as is (`$ID` becomes the request's id) */
+  result?: unknown;
+  raw?: string;
+  /** a JSON text nested this deep, as the result's structuredContent (built as text: JSON.stringify overflows) */
+  deep?: number;
+  /** notifications written before the answer: progress with a message of this many characters */
+  progress?: number[];
+  outputSchema?: unknown;
+  /** the server exits with this code instead of answering */
+  crash?: number;
+}
+
+/** A minimal stdio MCP server in plain JavaScript (no SDK: it must be able to send anything). */
+const MCP_SERVER = `const fs = require('fs');
+const c = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const send = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+let buf = '';
+process.stdin.on('data', (d) => {
+  buf += d;
+  let i;
+  while ((i = buf.indexOf('\\n')) >= 0) { const line = buf.slice(0, i); buf = buf.slice(i + 1); handle(line); }
+});
+function handle(line) {
+  let m;
+  try { m = JSON.parse(line); } catch { return; }
+  if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'fuzz', version: '1' } } });
+  else if (m.method === 'tools/list') send({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 't', inputSchema: { type: 'object' }, ...(c.outputSchema !== undefined ? { outputSchema: c.outputSchema } : {}) }] } });
+  else if (m.method === 'tools/call') {
+    for (const n of c.progress || []) send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: (m.params._meta || {}).progressToken ?? 0, progress: 1, message: 'p'.repeat(n) } });
+    if (c.crash !== undefined) process.exit(c.crash);
+    if (c.raw !== undefined) process.stdout.write(c.raw.split('$ID').join(JSON.stringify(m.id)) + '\\n');
+    else if (c.deep !== undefined) process.stdout.write('{"jsonrpc":"2.0","id":' + JSON.stringify(m.id) + ',"result":{"content":[],"structuredContent":' + '{"a":'.repeat(c.deep) + '1' + '}'.repeat(c.deep) + '}}\\n');
+    else send({ jsonrpc: '2.0', id: m.id, result: c.result });
+  } else if (m.id !== undefined) send({ jsonrpc: '2.0', id: m.id, result: {} });
+}
+`;
+
+const mcpDir = path.join(dir, 'mcp');
+const MCP_SERVER_FILE = path.join(mcpDir, 'server.cjs');
+const MCP_CASE_FILE = path.join(mcpDir, 'case.json');
+const MCP_PROGRAM_FILE = path.join(mcpDir, 'p.tn');
+
+function mcpProgram(): string {
+  const launch = JSON.stringify({ command: process.execPath, args: [MCP_SERVER_FILE, MCP_CASE_FILE] });
+  return `let server = ${launch};
+try { let r = call("mcp_call", null, server, "t", {}); call("echo", "got " + call("type_of", r)); } catch (e) { call("echo", "caught " + e["type"]); }
+try { let r = call("mcp_call", null, server, "t", {}); call("echo", "again " + call("type_of", r)); } catch (e) { call("echo", "caught again " + e["type"]); }
+`;
+}
+
+async function throughAnMcpServer(input: string): Promise<string | null> {
+  if (!fs.existsSync(MCP_PROGRAM_FILE)) {
+    fs.mkdirSync(mcpDir, { recursive: true });
+    fs.writeFileSync(MCP_SERVER_FILE, MCP_SERVER);
+    fs.writeFileSync(MCP_PROGRAM_FILE, mcpProgram());
+  }
+  fs.writeFileSync(MCP_CASE_FILE, input);
+  let run;
+  try {
+    // a server that answers garbage is bounded by the tool's time limit: short here, so a case ends soon
+    run = await startRun({ file: MCP_PROGRAM_FILE, cwd: mcpDir, model: 'mock', fetchSchemas: false, toolTimeoutMs: 3_000, authority: { allowRun: [process.execPath] }, onOutput: () => {} });
+  } catch (e) {
+    return `startRun threw ${describe(e)}`;
+  }
+  return judged(run, 'run', 20_000);
+}
+
+const mcpContent = fc.oneof(
+  fc.record({ type: fc.constant('text'), text: fc.string({ maxLength: 40 }) }),
+  fc.record({ type: fc.constantFrom('image', 'audio'), data: fc.base64String({ maxLength: 40 }), mimeType: fc.string({ maxLength: 10 }) }),
+  fc.jsonValue({ maxDepth: 2 }),
+);
+
+const mcpCase: fc.Arbitrary<McpCase> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ result: fc.record({ content: fc.array(mcpContent, { maxLength: 3 }), structuredContent: fc.jsonValue({ maxDepth: 4 }), isError: fc.boolean() }, { requiredKeys: [] }), outputSchema: fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.record({ type: fc.constant('object'), properties: fc.dictionary(fc.string({ maxLength: 4 }), fc.record({ type: fc.constantFrom('string', 'number', 'object'), pattern: fc.constantFrom('^(a+)+$', '(x|x)*y', '^a', '(?=a)a', '\\\\1') }, { requiredKeys: ['type'] }), { maxKeys: 3 }) })) }, { requiredKeys: ['result'] }) },
+  { weight: 2, arbitrary: fc.record({ result: fc.jsonValue({ maxDepth: 4 }) }) },
+  { weight: 2, arbitrary: fc.record({ raw: fc.oneof(fc.string({ unit: 'binary', maxLength: 80 }), fc.jsonValue({ maxDepth: 3 }).map((v) => `{"jsonrpc":"2.0","id":$ID,"result":${JSON.stringify(v)}}`), fc.constant('{"jsonrpc":"2.0","id":$ID,"error":{"code":-32000,"message":"no"}}'), fc.constant('{"jsonrpc":"2.0","id":"other","result":{}}')) }) },
+  { weight: 1, arbitrary: fc.record({ deep: fc.integer({ min: 1, max: 20_000 }) }) },
+  { weight: 1, arbitrary: fc.record({ progress: fc.array(fc.integer({ min: 0, max: 100_000 }), { minLength: 1, maxLength: 50 }), result: fc.constant({ content: [] }) }) },
+  { weight: 1, arbitrary: fc.record({ crash: fc.integer({ min: 0, max: 3 }) }) },
+);
+
+// ---- a model file's header ----------------------------------------------------------------------------
+
+const u32 = (n: number): Buffer => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n >>> 0);
+  return b;
+};
+const u64 = (n: bigint): Buffer => {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(BigInt.asUintN(64, n));
+  return b;
+};
+const gstr = (s: string): Buffer => Buffer.concat([u64(BigInt(Buffer.byteLength(s))), Buffer.from(s)]);
+
+interface GgufCase {
+  version: number;
+  /** the counts the header claims (any 64-bit value) */
+  tensors: string;
+  kvs: string;
+  /** metadata entries as written: a key, a value type and (for strings and arrays) a claimed length */
+  entries: { key: string; type: number; length: string; elem: number }[];
+  /** byte edits of the result: [position in 1/10000, byte] */
+  edits: [number, number][];
+}
+
+/** A GGUF file from a case: a plausible header with hostile counts, lengths and types. */
+function ggufBytes(c: GgufCase): Buffer {
+  const parts: Buffer[] = [Buffer.from('GGUF'), u32(c.version), u64(BigInt(c.tensors)), u64(BigInt(c.kvs))];
+  for (const e of c.entries) {
+    parts.push(gstr(e.key), u32(e.type));
+    if (e.type === 8) parts.push(u64(BigInt(e.length)), Buffer.from('x'.repeat(Math.min(Number(BigInt.asUintN(16, BigInt(e.length))), 64))));
+    else if (e.type === 9) parts.push(u32(e.elem), u64(BigInt(e.length)), Buffer.alloc(16));
+    else parts.push(Buffer.alloc(8));
+  }
+  parts.push(gstr('t'), u32(1), u64(4n), u32(0), u64(0n), Buffer.alloc(64));
+  const bytes = Buffer.concat(parts);
+  for (const [at, byte] of c.edits) bytes[Math.floor((at / 10_000) * bytes.length) % bytes.length] = byte;
+  return bytes;
+}
+
+const bigCount = fc.oneof(fc.bigInt({ min: 0n, max: 8n }), fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), fc.constantFrom(1n << 62n, (1n << 63n) - 1n, (1n << 64n) - 1n)).map(String);
+
+const ggufFile = path.join(dir, 'fuzz.gguf');
+
+async function throughAGgufHeader(input: string): Promise<string | null> {
+  fs.writeFileSync(ggufFile, ggufBytes(JSON.parse(input) as GgufCase));
+  const t0 = performance.now();
+  try {
+    checkGgufHeader(ggufFile);
+  } catch (e) {
+    if (!(e instanceof GgufError)) return `checkGgufHeader threw ${describe(e)}`;
+  }
+  const ms = performance.now() - t0;
+  // a header is read in a bounded window: a check that takes seconds reads what a header claims
+  return ms > 2_000 ? `checking a ${fs.statSync(ggufFile).size}-byte header took ${Math.round(ms)} ms` : null;
+}
+
 // ---- a stored run, damaged between suspend and resume ----------------------------------------------
 
 interface StoreCase {
@@ -225,6 +369,24 @@ export const BOUNDARY_TARGETS: BoundaryTarget[] = [
       })
       .map((c) => JSON.stringify(c)),
     check: throughTheWire,
+  },
+  {
+    name: 'mcp-result',
+    arbitrary: mcpCase.map((c) => JSON.stringify(c)),
+    check: throughAnMcpServer,
+  },
+  {
+    name: 'gguf-header',
+    arbitrary: fc
+      .record({
+        version: fc.oneof(fc.constantFrom(2, 3), fc.nat()),
+        tensors: bigCount,
+        kvs: bigCount,
+        entries: fc.array(fc.record({ key: fc.string({ maxLength: 12 }), type: fc.oneof(fc.integer({ min: 0, max: 12 }), fc.nat()), length: bigCount, elem: fc.integer({ min: 0, max: 13 }) }), { maxLength: 6 }),
+        edits: fc.array(fc.tuple(fc.nat(9_999), fc.nat(255)), { maxLength: 3 }),
+      })
+      .map((c) => JSON.stringify(c)),
+    check: throughAGgufHeader,
   },
   {
     name: 'store',

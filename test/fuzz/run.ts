@@ -19,7 +19,7 @@ const { values } = parseArgs({ options: { seconds: { type: 'string' }, seed: { t
 const seconds = Number(values.seconds ?? 60);
 let seed = values.seed === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed ?? 1);
 if (!Number.isFinite(seconds) || seconds <= 0 || !Number.isInteger(seed)) {
-  console.error('usage: npm run fuzz -- [--seconds N] [--seed S|random] [--targets program,text,value-bytes,spec,model-reply,lsp,wire-reply,store]');
+  console.error('usage: npm run fuzz -- [--seconds N] [--seed S|random] [--targets program,text,value-bytes,spec,model-reply,lsp,wire-reply,mcp-result,gguf-header,store]');
   process.exit(64);
 }
 
