@@ -1,18 +1,16 @@
 // The MCP launch maps a program writes in its source (docs/authority.md, *Launching programs*).
 // `--allow-run node` grants launching `node` with the arguments written literally in the program,
 // so the run needs to know which launch maps those are: every map literal with a "command" key
-// whose entries are all literals (strings, lists and maps of strings), in any unit of the program
+// whose entries are all literals (strings, numbers, lists and maps of them), in any unit of the program
 // (an absorbed MCP module's `client({...})` included). A map that names a command but holds
 // anything computed is "built at run time": it is never launched, and `turn check` says where.
 import type { Program, MapLit } from '../syntax/ast.js';
 import type { SourceFile } from '../syntax/source.js';
 import { walk } from '../syntax/walk.js';
-import { McpError, launchKey, serverSpec, type McpServerSpec } from '../mcp/server.js';
+import { LAUNCH_KEYS, McpError, launchKey, serverSpec, type McpServerSpec } from '../mcp/server.js';
 import { literalValue } from './schemas.js';
 import { check, parseRunGrant, runGrantFlag } from '../effects/capabilities.js';
 import { CODE_FLAGS, commandName, isInterpreter } from '../mcp/interpreters.js';
-
-const LAUNCH_KEYS = new Set(['command', 'args', 'env', 'pass_env', 'cwd']);
 
 /** A launch map as written in the source, and where. */
 export interface LaunchMapSite {

@@ -66,8 +66,10 @@ export function resolveCommand(command: string, cwd: string, env: NodeJS.Process
 export async function authorizeLaunch(spec: Extract<McpServerSpec, { kind: 'stdio' }>, a: LaunchAuthority): Promise<Launch> {
   const shown = describeServer(spec);
   if (!a.writtenLaunches?.has(launchKey(spec))) {
+    // the program's own doing, which no grant on a resume lifts: an outcome, not a refusal before sending
     throw new EffectDenied(
-      `cannot start the MCP server ${shown}: its launch map is built at run time, and only a launch map written literally in the program (a map of string literals, shown by turn check) is launched`,
+      `cannot start the MCP server ${shown}: its launch map is built at run time, and only a launch map written literally in the program (a map of literals, shown by turn check) is launched`,
+      true,
     );
   }
   const hostEnv = a.env ?? process.env;

@@ -17,7 +17,8 @@ export class McpError extends Error {
 }
 
 const isObj = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
-const LAUNCH_KEYS = new Set(['command', 'args', 'env', 'pass_env', 'cwd', 'max_reply_bytes']);
+/** The keys a launch map may hold (check/launch-maps.ts recognises a launch map written in the source by them). */
+export const LAUNCH_KEYS: ReadonlySet<string> = new Set(['command', 'args', 'env', 'pass_env', 'cwd', 'max_reply_bytes']);
 /** The range `max_reply_bytes` may take: 1 KiB to 1 GiB. */
 const REPLY_BYTES_RANGE = [1024, 1024 ** 3] as const;
 
