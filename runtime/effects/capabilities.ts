@@ -530,7 +530,7 @@ export function capabilitiesFromPlain(x: unknown, cwd: string): Capabilities {
   return out;
 }
 
-/** CLI flags → capabilities: `--allow-net HOSTS --allow-read DIRS --allow-write DIRS --allow-env NAMES --allow-run COMMANDS --max-model-calls N --max-model-tokens N --max-spawn N` (comma-separated lists). */
+/** CLI flags → capabilities: `--allow-net HOSTS --allow-read DIRS --allow-write DIRS --allow-env NAMES --allow-run COMMANDS --max-model-calls N --max-model-tokens N` (comma-separated lists). `maxSpawn` has no flag: no spawn is checked against the `spawn` capability yet. */
 export interface CapabilityFlags {
   allowNet?: string[];
   allowRead?: string[];
