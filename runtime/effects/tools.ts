@@ -9,6 +9,7 @@ import { authorize, existsEffect, listDirEffect, readFileEffect, writeFileEffect
 import { performHttp, type HttpResponse } from './http.js';
 import { forgedMessage, isHandle, looksLikeHandle } from './identity.js';
 import { isProviderKeyName } from './environ.js';
+import { unsupportedSyntax } from '../linear-regex.js';
 // the VM mints a host handle for each IdentityVal it passes (the one module of effects/ it imports is this)
 export { mintHandle } from './identity.js';
 import type { Redactor, Vault } from './vault.js';
@@ -109,31 +110,6 @@ function re2(): typeof RE2JS {
 }
 const COMPILED_KEPT = 16;
 
-/** What a pattern uses that a linear-time engine cannot have, outside character classes. */
-function unsupported(p: string): string | null {
-  let inClass = false;
-  for (let i = 0; i < p.length; i++) {
-    const c = p[i];
-    if (c === '\\') {
-      const d = p[i + 1];
-      if (!inClass && ((d >= '1' && d <= '9') || (d === 'k' && p[i + 2] === '<'))) return `backreferences (\\1, \\k<name>) are`;
-      i++;
-    } else if (inClass) {
-      if (c === ']') inClass = false;
-    } else if (c === '[') {
-      inClass = true;
-      if (p[i + 1] === '^') i++;
-      if (p[i + 1] === ']') i++; // `[]` and `[^]`: the class is empty (or everything)
-      else continue;
-      inClass = false;
-    } else if (c === '(' && p[i + 1] === '?') {
-      if (p[i + 2] === '=' || p[i + 2] === '!') return 'lookahead assertions ((?=…), (?!…)) are';
-      if (p[i + 2] === '<' && (p[i + 3] === '=' || p[i + 3] === '!')) return 'lookbehind assertions ((?<=…), (?<!…)) are';
-    }
-  }
-  return null;
-}
-
 function regex(tool: string, pattern: unknown, flags: unknown): RE2JS {
   const p = str(tool, pattern, 'pattern');
   const f = flags === undefined || flags === null ? '' : str(tool, flags, 'flags');
@@ -142,9 +118,9 @@ function regex(tool: string, pattern: unknown, flags: unknown): RE2JS {
   const key = `${f}/${p}`;
   const cached = compiled.get(key);
   if (cached) return cached;
-  const missing = unsupported(p);
+  const missing = unsupportedSyntax(p);
   if (missing) {
-    throw new ToolError(`${tool}: ${missing} not supported: Turn's regular expressions (RE2) run in time linear in the text, which rules out backreferences and lookaround (docs/language.md, std/regex)`);
+    throw new ToolError(`${tool}: ${missing} is not supported: Turn's regular expressions (RE2) run in time linear in the text, which rules out backreferences and lookaround (docs/language.md, std/regex)`);
   }
   let re: RE2JS;
   try {

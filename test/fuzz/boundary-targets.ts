@@ -26,7 +26,7 @@ function describe(e: unknown): string {
 }
 
 /** Ends a started run within `ms` and says what went wrong with it, if anything. */
-async function judged(run: { start(): Promise<RunResult>; stop(why: string): void }, what: string, ms: number): Promise<string | null> {
+export async function judged(run: { start(): Promise<RunResult>; stop(why: string): void }, what: string, ms: number): Promise<string | null> {
   const stop = setTimeout(() => run.stop(`the fuzzer stopped a ${what} that did not end within ${ms} ms`), ms);
   try {
     const result = await run.start();

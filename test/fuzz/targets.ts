@@ -17,7 +17,7 @@ import {
 } from 'vscode-languageserver/node';
 import { startServer } from '../../language-server/server.js';
 import { loadCorpus, mutate, OPERATIONS, VOCABULARY, type Mutation } from './mutate.js';
-import { BOUNDARY_TARGETS } from './boundary-targets.js';
+import { BOUNDARY_TARGETS, judged } from './boundary-targets.js';
 
 export interface Target {
   name: string;
@@ -236,23 +236,7 @@ try { let s = call("json_stringify", x); } catch (e) { call("echo", "not JSON: "
   );
   const store = openStore(path.join(caseDir, '.turn'));
   const model = `script:${script}`;
-  const ended = async (run: { start(): Promise<import('../../runtime/index.js').RunResult>; stop(why: string): void }, what: string): Promise<string | null> => {
-    const stop = setTimeout(() => run.stop(`the fuzzer stopped a ${what} that did not end within 20 s`), 20_000);
-    try {
-      const result = await run.start();
-      if (result.kind === 'stopped') return `the ${what} did not end within 20 s`;
-      if (result.kind === 'aborted') return `${what} aborted: ${result.message}`;
-      if (result.kind === 'failed') {
-        if (BAD.test(result.error.message)) return `${what}: ${result.error.message}`;
-        if (!(result.error.line >= 1)) return `a ${what} error without a line: ${result.error.message}`;
-      }
-      return null;
-    } catch (e) {
-      return `${what} threw ${describe(e)}`;
-    } finally {
-      clearTimeout(stop);
-    }
-  };
+  const ended = (run: Parameters<typeof judged>[0], what: string) => judged(run, what, 20_000);
   try {
     let run;
     try {
