@@ -89,8 +89,12 @@ let big = files.read_text_file(null, ${JSON.stringify(fsDir.log)}, null, null);
 call("echo", "read " + call("len", big.content));
 `;
   const launch = { command: NODE, args: [FILESYSTEM, fsDir.root] };
-  const failed = await turnAsync(['run', w.write('small.tn', read(launch)), '--store', 'st', '--allow-run', NODE], { cwd: w.dir, env: w.env });
+  // the server sends about 25 MB for the file: dropped as it arrives, it never fills the process
+  const peak = { ...w.env, NODE_OPTIONS: `--require ${path.join(__dirname, 'fixtures', 'peak-rss.cjs')}` };
+  const failed = await turnAsync(['run', w.write('small.tn', read(launch)), '--store', 'st', '--allow-run', NODE], { cwd: w.dir, env: peak });
   assert.equal(failed.code, 1, failed.stderr);
+  const peakKb = Number(/peak-rss-kb (\d+)/.exec(failed.stderr)?.[1]);
+  assert.ok(peakKb > 0 && peakKb < 250 * 1024, `turn's peak RSS was ${Math.round(peakKb / 1024)} MB, over the 250 MB this test allows`);
   // located at the absorbed call's line in the program (the module's own line is inside the generated module)
   assert.match(failed.stderr, /small\.tn:\d+:\d+: runtime error: uncaught error: .*"EffectError".*over 16 MiB.*at small\.tn:2\)\n {4}at main \(small\.tn:2:\d+\)/);
   assert.doesNotMatch(failed.stderr, JS_STACK);
