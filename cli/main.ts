@@ -168,6 +168,9 @@ async function checkOne(file: string, values: { 'refresh-schemas'?: boolean; off
   }
 }
 
+/** Commands that serve until their input or connection ends, rather than finish. */
+const SERVING_COMMANDS = new Set(['mcp', 'lsp', 'serve']);
+
 /** Runs the CLI as a process: maps every failure to a message and an exit code, never a stack trace. */
 export function runAsProcess(argv: string[]): void {
   // before anything can launch a program: the run's secrets out of the environment block that
@@ -183,7 +186,9 @@ export function runAsProcess(argv: string[]): void {
     process.stderr.write('turn: internal error: the command stopped with a step still pending that can never finish (nothing left to wait on)\n(this is a bug in Turn, not in your program; a durable run can be resumed)\n');
     process.exitCode = EXIT.internal;
   };
-  process.once('beforeExit', drained);
+  // a server (`turn mcp` over stdio, `turn lsp`, `turn serve`) ends when its input does, with its
+  // promise still pending by design: only the commands that finish their work are watched
+  if (!SERVING_COMMANDS.has(argv[0] ?? '')) process.once('beforeExit', drained);
   main(argv).then(
     (code) => {
       settled = true;
