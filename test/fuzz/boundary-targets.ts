@@ -296,8 +296,12 @@ call("echo", call("json_stringify", kept));
 `;
 const EXPECTED_LINE = '{"a":[1,2,3],"b":"text kept across the suspend"}';
 
-/** What a run stopped by a damaged store says: it names the store (StoreError's messages). */
-const DAMAGED_STORE = /^resume (aborted: .*|threw StoreError: .*)the Turn store .+ is corrupt|^resume (aborted|threw StoreError): .*in the Turn store /;
+/**
+ * What a run stopped by a damaged store says: it names the store (StoreError's messages: "the Turn
+ * store FILE is corrupt...", "cannot append to the journal in the Turn store FILE", a constraint the
+ * damage broke "... (store FILE)"). Stopping there is right; going on with a wrong value is not.
+ */
+const DAMAGED_STORE = /^resume (aborted|threw StoreError): .*(the Turn store |\(store )\S+/;
 
 /** The SQLite file of a store folder (whatever the driver names it). */
 function storeFile(storeDir: string): string | undefined {
