@@ -21,7 +21,7 @@ import { vmSnapshot, type Counters, type RestorePoint } from './snapshot.js';
 import { reserveScopeIds } from '../vm/actors.js';
 import { GRANT_KEY, REPLAYED_KEY, approvalStep, journalKey, logicalKey, refusalKey, stoppedAtApproval } from './keys.js';
 import type { ApprovalAnswer, ApprovalAsked, JournaledApprovals } from '../ports/approval.js';
-import { MCP_CALL_TOOL, MCP_READ_ONLY_TOOLS, mcpCallIsIdempotent } from '../mcp/tools.js';
+import { MCP_CALL_TOOL, MCP_READ_ONLY_TOOLS, mcpCallIsIdempotent } from '../ports/mcp-calls.js';
 
 /**
  * The VM's semantics version: what a journal means (the keys above, what each step records, the

@@ -9,7 +9,7 @@
 import { StoreError, type JournalAppend, type JournalEntry, type NewRun, type RunRecord, type RunStatus, type RunStore, type Snapshot, type StoreInfo } from '../store/types.js';
 import type { Host } from '../ports/host.js';
 import { VM } from '../vm/index.js';
-import { processViews, type ProcessView } from '../run/run.js';
+import { processViews, type ProcessView } from './views.js';
 import { Durable, DivergenceError, JournalWriter, UnknownOutcomeError, bytesJson } from './index.js';
 import { getRun, prepareResume } from './runs.js';
 

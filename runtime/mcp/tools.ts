@@ -30,15 +30,6 @@ export interface McpToolContext {
 }
 
 /** The tool names, and which of them change nothing (replayed or retried freely). */
-export const MCP_CALL_TOOL = 'mcp_call';
-export const MCP_READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['mcp_tools', 'mcp_resources', 'mcp_read']);
-
-/** Whether an `mcp_call` request was declared idempotent (its options' `idempotent`). */
-export function mcpCallIsIdempotent(args: readonly unknown[]): boolean {
-  const o = args[4];
-  return !!o && typeof o === 'object' && (o as Record<string, unknown>).idempotent === true;
-}
-
 /** The call's credential: a handle the host minted from a grant, or none. A map is never one, whatever its shape. */
 function identityOf(auth: unknown): IdentityHandle | undefined {
   if (auth === null || auth === undefined) return undefined;

@@ -1,5 +1,6 @@
 // The run API: one way to run a Turn program (docs/architecture.md).
-export { startRun, resumeRun, compileProgram, Run, type RunResult, type ProgramError, type ProcessView, type RunMeta, type CompiledProgram } from './run.js';
+export { startRun, resumeRun, compileProgram, Run, type RunResult, type ProgramError, type RunMeta, type CompiledProgram } from './run.js';
+export type { ProcessView } from '../durable/views.js';
 export { buildHost, knownSecretsRedactor, type RunHost } from './host.js';
 export { RunSetupError, type SetupErrorKind } from './errors.js';
 export type { RunOptions, AuthorityOptions, EffectWait } from './options.js';

@@ -5,7 +5,6 @@
 import * as path from 'node:path';
 import type { Bundle } from '../compile/bundle.js';
 import { compileBundle } from '../compile/index.js';
-import type { ContextLimits } from '../context/index.js';
 import { Durable, DivergenceError, JournalWriter, restoreRun, POLICY_VERSIONS, SEMANTICS_VERSION, UnknownOutcomeError, jsonBytes, storeMessage } from '../durable/index.js';
 import { earlierModelCalls, prepareResume, ResumeRefused, sourcesOf, type FreshCode } from '../durable/runs.js';
 import type { RestorePoint } from '../durable/snapshot.js';
@@ -19,12 +18,13 @@ import { StoreError, type JournalEntry, type RunRecord, type RunStore } from '..
 import type { Value } from '../values/index.js';
 import { Debugger, type DebuggerOptions } from '../vm/debug.js';
 import { VM, type RunOutcome } from '../vm/index.js';
-import type { ProcessInfo } from '../vm/actors.js';
 import { buildHost, type RunHost } from './host.js';
 import { RunSetupError } from './errors.js';
 import type { AuthorityOptions, RunOptions } from './options.js';
 import { resolveModelSpec } from './model.js';
-import { originNote, userLocation } from './locate.js';
+import { originNote, userLocation } from '../locate.js';
+import { processViews, type ProcessView } from '../durable/views.js';
+import type { ProcessInfo } from '../vm/actors.js';
 import { walk } from '../syntax/walk.js';
 
 /** A run-time error of the program, located in its source (message redacted). */
@@ -47,20 +47,6 @@ export type RunResult =
   /** the durable run cannot go on: a store failure, or a replay that diverged from its journal */
   | { kind: 'aborted'; message: string };
 
-/** One process as the editor shows it. */
-export interface ProcessView extends ProcessInfo {
-  /** the function it runs (its bottom frame), when it still has frames */
-  name: string | null;
-  /** where it stands, when it still has frames */
-  site: { path: string; line: number; column: number } | null;
-  context: { P0: string[]; P1: string[]; P2: string[]; limits: ContextLimits };
-  memory: [string, Value][];
-  /** the messages waiting in its mailbox (`mailbox` is their count) */
-  messages: Value[];
-  /** its result, when done; its failure's value, when failed */
-  result: Value;
-  failure: Value | null;
-}
 
 interface Durability {
   store: RunStore;
@@ -310,24 +296,6 @@ export class Run {
   }
 }
 
-/** Every process of a VM, as the editor shows it (a run's `processes()`, a replayed step's state). */
-export function processViews(vm: VM): ProcessView[] {
-  return vm.inspectProcesses().map((info) => {
-    const p = vm.process(info.pid)!;
-    const t = p.context.tiers();
-    const bottom = p.frames[0];
-    return {
-      ...info,
-      name: bottom ? bottom.closure.name ?? null : null,
-      site: p.frames.length > 0 ? userLocation(vm.bundle, vm.site(p), vm.stackTrace(p)).site : null,
-      context: { P0: t.system, P1: t.working, P2: t.episodic, limits: { ...p.context.limits } },
-      memory: [...p.memory],
-      messages: p.mailbox.slice(),
-      result: info.status === 'done' ? p.result : null,
-      failure: info.status === 'failed' && p.failure ? p.failure.value : null,
-    };
-  });
-}
 
 /** A compiled program, with what its check had to say short of an error. */
 export interface CompiledProgram extends FreshCode {

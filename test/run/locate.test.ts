@@ -1,4 +1,4 @@
-// Errors and sites map to the user's source (runtime/run/locate.ts): a frame in a standard module
+// Errors and sites map to the user's source (runtime/locate.ts): a frame in a standard module
 // maps to the user's calling line, a frame in a module absorbed from `use schema::...` to that
 // `use schema` line — in the run API (what the panel shows) and in the CLI's messages.
 import { test } from 'node:test';

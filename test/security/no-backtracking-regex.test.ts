@@ -30,7 +30,7 @@ const REVIEWED: { file: string; code: string; why: string }[] = [
   { file: 'runtime/effects/vault.ts', code: 'new RegExp(alternatives.map(', why: 'the Redactor: alternatives of escaped secret forms (fixed fragments, no nested quantifier)' },
   { file: 'runtime/effects/vault.ts', code: 'new RegExp(this.pieces.flatMap(', why: 'the Redactor: alternatives of escapeRegExp-ed pieces of secrets (literals only)' },
   { file: 'runtime/providers/wasm.ts', code: 'new RegExp(WHOLE_TEMPLATE.source', why: 'a constant pattern (WHOLE_TEMPLATE), only made global' },
-  { file: 'runtime/run/locate.ts', code: 'new RegExp(`use\\\\s+schema::', why: 'an escaped protocol name, run on the user\'s own source file' },
+  { file: 'runtime/locate.ts', code: 'new RegExp(`use\\\\s+schema::', why: 'an escaped protocol name, run on the user\'s own source file' },
 ];
 
 function sourceFiles(dir: string): string[] {

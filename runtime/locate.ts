@@ -5,10 +5,20 @@
 // maps to the `use schema::...` line it came from, the message naming the user's call. Errors, the
 // panel's timeline and journal lines, and the CLI's messages all go through here.
 import * as path from 'node:path';
-import { stdDirectory } from '../check/index.js';
-import { schemaCacheDir } from '../check/schemas.js';
-import type { Bundle } from '../compile/bundle.js';
-import type { Site, StackEntry } from '../vm/process.js';
+import { stdDirectory } from './check/index.js';
+import { schemaCacheDir } from './check/schemas.js';
+import type { Bundle } from './compile/bundle.js';
+
+/** A place in a source file, as the VM reports one (structurally runtime/vm/process.ts's `Site`; not imported, as only the run API and durability may reach the VM). */
+interface Site {
+  path: string;
+  line: number;
+  column: number;
+}
+/** A frame of a stack trace (the VM's `StackEntry`). */
+interface StackEntry extends Site {
+  fn: string;
+}
 
 export type CodeKind = 'user' | 'std' | 'schema';
 
