@@ -299,9 +299,11 @@ const EXPECTED_LINE = '{"a":[1,2,3],"b":"text kept across the suspend"}';
 /**
  * What a run stopped by a damaged store says: it names the store (StoreError's messages: "the Turn
  * store FILE is corrupt...", "cannot append to the journal in the Turn store FILE", a constraint the
- * damage broke "... (store FILE)"). Stopping there is right; going on with a wrong value is not.
+ * damage broke "... (store FILE)"), or a replay that no longer matches its journal (a journal row's
+ * bytes changed: the journal has no checksum, so the damage reads as a divergence). Stopping there is
+ * right; going on with a wrong value is not.
  */
-const DAMAGED_STORE = /^resume (aborted|threw StoreError): .*(the Turn store |\(store )\S+/;
+const DAMAGED_STORE = /^resume (aborted|threw StoreError): .*(the Turn store |\(store )\S+|^resume aborted: replay diverged at step /;
 
 /** The SQLite file of a store folder (whatever the driver names it). */
 function storeFile(storeDir: string): string | undefined {
