@@ -13,7 +13,7 @@ import { optionsRecord, type InferOptions } from './options.js';
 import type { Feedback, InferIO, InferReply, InferRequest, ValidationIssue } from './types.js';
 import { formatIssue, issues as validationIssues } from './validate.js';
 import type { RunEventBody } from '../events/index.js';
-import { MAX_JSON_DEPTH } from '../values/index.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../values/index.js';
 
 export const DEFAULT_INFER_RETRIES = 2;
 
@@ -122,18 +122,6 @@ export function interpret(
   if (problems) return { raw, issues: problems, repairs };
   const lp = reply.logprobs && reply.logprobs.length > 0 ? logprobConfidence(reply.text, reply.logprobs) : null;
   return { raw, value, issues: [], repairs, confidence: chooseConfidence(reported, lp, reply.agreement) };
-}
-
-/** Whether a JSON value has containers nested more than `max` levels. Iterative. */
-export function nestedDeeperThan(value: unknown, max: number): boolean {
-  const work: [unknown, number][] = [[value, 1]];
-  while (work.length > 0) {
-    const [v, depth] = work.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth > max) return true;
-    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') work.push([x, depth + 1]);
-  }
-  return false;
 }
 
 /** A cut-off envelope whose value is complete and whose `confidence` was being written: the envelope without it. */

@@ -5,7 +5,7 @@ import AjvModule from 'ajv';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { LINEAR_AJV_OPTIONS } from '../linear-regex.js';
-import { MAX_JSON_DEPTH } from '../values/index.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../values/index.js';
 import { McpError } from './server.js';
 
 /** The server answered the call with `isError`: the program catches it as a thrown `McpToolError`. */
@@ -46,15 +46,7 @@ function validatorFor(schema: Record<string, unknown>): ReturnType<AjvLike['comp
  * boundary, by a walk that keeps its own stack.
  */
 export function boundedDepth<T>(value: T, what: string): T {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth > MAX_JSON_DEPTH) throw new McpError(`${what} is nested more than ${MAX_JSON_DEPTH} levels deep, the most a value may be (MAX_JSON_DEPTH): refused`);
-    for (const child of Array.isArray(v) ? v : Object.values(v as Record<string, unknown>)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-    }
-  }
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw new McpError(`${what} is nested more than ${MAX_JSON_DEPTH} levels deep, the most a value may be (MAX_JSON_DEPTH): refused`);
   return value;
 }
 

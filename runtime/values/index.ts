@@ -128,6 +128,19 @@ function quote(s: string): string {
 /** Deeper values cannot be converted to JSON (`--json`, `json_stringify`, a run's stored result). */
 export const MAX_JSON_DEPTH = 1000;
 
+/** Whether a JSON value has containers nested more than `max` levels. Iterative: a model reply's value
+ * (infer/driver.ts) and an MCP server's reply (mcp/reply.ts) are measured before they are used. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const work: [unknown, number][] = [[value, 1]];
+  while (work.length > 0) {
+    const [v, depth] = work.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) return true;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') work.push([x, depth + 1]);
+  }
+  return false;
+}
+
 /** How much of a value a message shows (`uncaught error: ...`); the rest is cut to `…`. */
 export const MESSAGE_VALUE_LENGTH = 1000;
 
