@@ -16,8 +16,8 @@ export class PatternError extends Error {
 }
 
 let re2Class: typeof RE2JS | undefined;
-/** re2js, required by the first pattern (it costs a few ms to initialise). */
-function re2(): typeof RE2JS {
+/** re2js, required by the first pattern (it costs a few ms to initialise): schema patterns and std/regex's. */
+export function re2(): typeof RE2JS {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (re2Class ??= (require('re2js') as typeof import('re2js')).RE2JS);
 }

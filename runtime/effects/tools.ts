@@ -9,7 +9,7 @@ import { authorize, existsEffect, listDirEffect, readFileEffect, writeFileEffect
 import { performHttp, type HttpResponse } from './http.js';
 import { forgedMessage, isHandle, looksLikeHandle } from './identity.js';
 import { isProviderKeyName } from './environ.js';
-import { unsupportedSyntax } from '../linear-regex.js';
+import { re2, unsupportedSyntax } from '../linear-regex.js';
 // the VM mints a host handle for each IdentityVal it passes (the one module of effects/ it imports is this)
 export { mintHandle } from './identity.js';
 import type { Redactor, Vault } from './vault.js';
@@ -102,12 +102,6 @@ const MAX_MATCHING_MS = 5_000;
 
 /** recently compiled patterns (few: each may hold a lazy DFA's state cache, up to 8 MB) */
 const compiled = new Map<string, RE2JS>();
-let re2Class: typeof RE2JS | undefined;
-/** re2js, required by the first regular expression (it costs about 6 ms to initialise at every start). */
-function re2(): typeof RE2JS {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (re2Class ??= (require('re2js') as typeof import('re2js')).RE2JS);
-}
 const COMPILED_KEPT = 16;
 
 function regex(tool: string, pattern: unknown, flags: unknown): RE2JS {
