@@ -73,6 +73,8 @@ export function isSecretEnvName(name: string, more?: ReadonlySet<string>): boole
 }
 
 let scrubbing = false;
+/** Names whose bytes in the initial block were already overwritten (or found absent). */
+const considered = new Set<string>();
 
 /** Turns the scrub on for this process (the CLI does at start-up; a library host such as the editor's does not). */
 export function enableEnvironScrub(): void {
@@ -97,8 +99,11 @@ function environBlock(): { start: number; end: number } | undefined {
  */
 export function scrubInitialEnvironment(more?: ReadonlySet<string>): string[] {
   if (!scrubbing || process.platform !== 'linux') return [];
-  const names = Object.keys(process.env).filter((n) => isSecretEnvName(n, more));
+  // each name once per process: the CLI's start-up does the usual names, a run's host only the
+  // `api_key_env=` names its model adds (a process running many tests builds many hosts)
+  const names = Object.keys(process.env).filter((n) => !considered.has(n) && isSecretEnvName(n, more));
   if (names.length === 0) return [];
+  for (const n of names) considered.add(n);
   let fd: number | undefined;
   try {
     const block = environBlock();
