@@ -18,6 +18,7 @@ import { spanToRange } from './diagnostics.js';
 import type { TurnDocument } from './document.js';
 import type { Workspace } from './workspace.js';
 import { KEYWORDS } from './completion.js';
+import { importedType, wordAt } from './modules.js';
 
 export type Target = { doc: TurnDocument; symbol: SymbolDef } | { doc: TurnDocument; span: A.Span };
 
@@ -80,6 +81,11 @@ export function resolveTarget(ws: Workspace, doc: TurnDocument, offset: number):
   }
   const ref = refAt(analysis.index, offset);
   if (ref) return { doc, symbol: ref.symbol };
+  // a struct or alias of a module, named in this file: its declaration there
+  const w = wordAt(doc.text, offset);
+  const imported = w && importedType(doc, w.word);
+  const declaring = imported && ws.byPath(imported.file);
+  if (imported && declaring) return { doc: declaring, span: imported.decl.name.span };
   for (const [use, modulePath] of analysis.uses) {
     const target = use.kind === 'Use' ? use.path.span : use.source.span;
     if (target.start <= offset && offset <= target.end) {

@@ -11,7 +11,7 @@ import { walk } from '../syntax/walk.js';
 import { analyze } from './analyze.js';
 import { absorbSchemas, bindSchemas, type AbsorbedSchemas, type SchemaFetching } from './schemas.js';
 import { isPathSpec, projectCandidates, projectOf } from './project.js';
-import { exportCollector, exportedTypes, importModules, type ModuleContext, type ModuleExports } from './modules.js';
+import { exportCollector, exportedTypes, importModules, type ImportedModules, type ModuleContext, type ModuleExports } from './modules.js';
 import { ANY } from './types.js';
 
 export interface CheckResult {
@@ -24,6 +24,8 @@ export interface CheckResult {
   schemaUses: UseSchemaExpr[];
   /** What this file gives a file that uses it: its value's type and its types (modules.ts). */
   exports: ModuleExports;
+  /** What this file takes from its modules (the symbol index is built with the same). */
+  imports: Pick<ImportedModules, 'types' | 'values'>;
 }
 
 /**
@@ -63,7 +65,7 @@ export function checkParsed(filePath: string, file: SourceFile, program: Program
     else useDiagnostics.push({ severity: 'error', message: moduleUses.failed.get(node) ?? 'cannot find module', span: node.path.span, code: 'unknown-module' });
   }
   const all = [...syntax, ...semantic, ...useDiagnostics, ...imported.diagnostics, ...bound.diagnostics].sort((a, b) => a.span.start - b.span.start);
-  return { file, program, diagnostics: all, uses, schemaUses, exports };
+  return { file, program, diagnostics: all, uses, schemaUses, exports, imports: { types: imported.types, values: imported.values } };
 }
 
 /**

@@ -307,7 +307,9 @@ export class ModuleGraph {
           continue;
         }
         const syntax = this.syntaxErrors.get(target);
-        modules.set(target, { exports: checked.exports, problem: syntax ? `module ${this.shown(target)} does not parse: ${syntax}` : undefined });
+        // what a module that does not parse returns is not known: its value is Any (its types, as far as they parsed, stay)
+        if (syntax) modules.set(target, { exports: { ...checked.exports, value: ANY }, problem: `module ${this.shown(target)} does not parse: ${syntax}` });
+        else modules.set(target, { exports: checked.exports });
       }
     } finally {
       this.stack.pop();

@@ -223,7 +223,7 @@ function memorySource(graph: Record<string, string[]>): ModuleSource {
       if (!(p in graph)) return { ok: false, message: `${p}: no such file` };
       const program: Program = { kind: 'Program', body: [], span: { start: 0, end: 0 } };
       const m = new Map<UseExpr, string>();
-      for (const target of graph[p]) m.set({ kind: 'Use', path: { kind: 'String', value: target, span: { start: 0, end: 0 } }, span: { start: 0, end: 0 } } as UseExpr, target);
+      for (const target of graph[p]) m.set({ kind: 'Use', path: { kind: 'String', value: target, span: { start: 0, end: 0 } }, span: { start: 0, end: 0 } } satisfies UseExpr, target);
       uses.set(program, m);
       return { ok: true, file: new SourceFile(p, ''), program, syntax: [] };
     },

@@ -1,0 +1,88 @@
+// Programs of many files in the editor: before a document is checked, the modules it uses (open
+// documents first, else the files on disk) are checked as `turn check` checks them
+// (runtime/check/modules.ts), so its calls into them are typed and a cycle or a broken module is
+// shown at its `use`. The document remembers which files it was checked against, so that a change
+// to one of them (an edit in another open document, or a file changed on disk) re-checks it.
+import * as path from 'node:path';
+import { checkParsed, ModuleGraph, typedModuleUses, typeToString, type CheckedModule, type ExportedType, type ModuleMember, type ModuleShape, type ModuleSource } from '../runtime/index.js';
+import type { Ast } from '../runtime/index.js';
+import type { Analysis, TurnDocument } from './document.js';
+import type { Workspace } from './workspace.js';
+
+/** How a file is named in messages: relative to the workspace folder that holds it, else to `near`'s folder. */
+function shownFrom(ws: Workspace, near: string): (file: string) => string {
+  return (file) => {
+    const root = ws.roots.find((r) => file.startsWith(r + path.sep));
+    return path.relative(root ?? path.dirname(near), file) || path.basename(file);
+  };
+}
+
+/** The workspace's documents as the module graph reads them. */
+function workspaceSource(ws: Workspace): ModuleSource {
+  return {
+    async read(file) {
+      const doc = ws.byPath(file);
+      if (!doc) return { ok: false, message: `${file}: cannot be read` };
+      if (doc.tooLarge) return { ok: false, message: `${file}: too large to analyse in the editor` };
+      const a = doc.analysis();
+      return { ok: true, file: a.file, program: a.program, syntax: a.syntax };
+    },
+    async check(file, parsed, context): Promise<CheckedModule> {
+      const result = checkParsed(file, parsed.file, parsed.program, parsed.syntax, undefined, context);
+      return { exports: result.exports, result, file: result.file };
+    },
+    uses: (file, program) => typedModuleUses(file, program),
+  };
+}
+
+/**
+ * Checks the modules `doc` uses (and theirs) and hands the result to the document, whose next
+ * analysis types its `use`s by it.
+ */
+export async function prepareModules(ws: Workspace, doc: TurnDocument): Promise<void> {
+  if (doc.tooLarge) return;
+  const graph = new ModuleGraph(workspaceSource(ws), shownFrom(ws, doc.path));
+  const context = await graph.contextFor(doc.path, doc.analysis().program);
+  doc.setModules(context, new Set(graph.checked.keys()));
+}
+
+/** The open documents (other than `changed` itself) whose last check read the file at `changed`. */
+export function dependentsOf(ws: Workspace, changed: string): TurnDocument[] {
+  return ws.openDocuments().filter((d) => d.path !== changed && d.modulePaths.has(changed));
+}
+
+/** A module member's signature as the hover shows it: `fmt(m: Money) -> Str`, or `unit: Str`. */
+export function memberSignature(name: string, member: ModuleMember): string {
+  if (member.sig) {
+    const params = member.sig.params.map((p) => (p.type ? `${p.name}: ${typeToString(p.type)}` : p.name)).join(', ');
+    return `${name}(${params})${member.sig.result ? ' -> ' + typeToString(member.sig.result) : ''}`;
+  }
+  return `${name}: ${typeToString(member.type)}`;
+}
+
+/** The module shape a `use` was typed with in the document's last analysis. */
+export function moduleShapeOf(analysis: Analysis, use: Ast.UseExpr): ModuleShape | undefined {
+  const t = analysis.index.exprTypes.get(use);
+  return t?.kind === 'Map' ? t.module : undefined;
+}
+
+/** The type a document takes from its modules under this name (a struct or alias of another file). */
+export function importedType(doc: TurnDocument, name: string): ExportedType | undefined {
+  if (doc.analysis().index.types.has(name)) return undefined; // its own declaration wins
+  for (const m of doc.modules?.modules.values() ?? []) {
+    const t = m.exports?.types.find((x) => x.decl.name.name === name);
+    if (t) return t;
+  }
+  return undefined;
+}
+
+const WORD = /[_\p{ID_Continue}]/u;
+
+/** The identifier around `offset` in `text`, with where it starts. */
+export function wordAt(text: string, offset: number): { word: string; start: number } | undefined {
+  let start = offset;
+  let end = offset;
+  while (start > 0 && WORD.test(text[start - 1])) start--;
+  while (end < text.length && WORD.test(text[end])) end++;
+  return end > start ? { word: text.slice(start, end), start } : undefined;
+}
