@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import { checkParsed, ModuleGraph, typedModuleUses, typeToString, type CheckedModule, type ExportedType, type ModuleMember, type ModuleShape, type ModuleSource } from '../runtime/index.js';
 import type { Ast } from '../runtime/index.js';
+import { walk } from '../runtime/index.js';
 import type { Analysis, TurnDocument } from './document.js';
 import type { Workspace } from './workspace.js';
 
@@ -85,4 +86,26 @@ export function wordAt(text: string, offset: number): { word: string; start: num
   while (start > 0 && WORD.test(text[start - 1])) start--;
   while (end < text.length && WORD.test(text[end])) end++;
   return end > start ? { word: text.slice(start, end), start } : undefined;
+}
+
+/** Whether `doc` was checked against the module at `file`, or uses it directly. */
+export function usesModule(doc: TurnDocument, file: string): boolean {
+  if (doc.modulePaths.has(file)) return true;
+  for (const target of doc.analysis().uses.values()) if (target === file) return true;
+  return false;
+}
+
+/**
+ * Where a file names the type `name` it takes from a module: struct literals, written types and
+ * `impl`s. None when the file declares a type of that name itself (its own wins).
+ */
+export function typeNameSpans(program: Ast.Program, name: string): Ast.Span[] {
+  if (program.body.some((s) => (s.kind === 'Struct' || s.kind === 'TypeAlias') && s.name.name === name)) return [];
+  const out: Ast.Span[] = [];
+  walk(program, (n) => {
+    if (n.kind === 'StructLit' && n.name.name === name) out.push(n.name.span);
+    else if (n.kind === 'NamedType' && n.name === name) out.push({ start: n.span.start, end: n.span.start + name.length });
+    else if (n.kind === 'Impl' && n.typeName.name === name) out.push(n.typeName.span);
+  });
+  return out;
 }

@@ -206,13 +206,13 @@ class Analyzer implements TypeResolver {
     for (const s of body) {
       if (s.kind === 'Struct') {
         if (this.structs.has(s.name.name) || this.aliases.has(s.name.name)) {
-          this.report(s.name.span, `\`${s.name.name}\` is already declared`, 'duplicate');
+          if (!this.foreign.has(s)) this.report(s.name.span, `\`${s.name.name}\` is already declared`, 'duplicate');
           continue;
         }
         this.structs.set(s.name.name, { decl: s, fields: new Map(), methods: new Map() });
       } else if (s.kind === 'TypeAlias') {
         if (this.structs.has(s.name.name) || this.aliases.has(s.name.name)) {
-          this.report(s.name.span, `\`${s.name.name}\` is already declared`, 'duplicate');
+          if (!this.foreign.has(s)) this.report(s.name.span, `\`${s.name.name}\` is already declared`, 'duplicate');
           continue;
         }
         this.aliases.set(s.name.name, s);

@@ -183,6 +183,22 @@ describe('modules in the language server', () => {
     await fixed;
   });
 
+  it("finds a module's struct wherever the files using it name it, and renames it in all of them from a using file", async () => {
+    const refs = await client.sendRequest<Location[]>('textDocument/references', { textDocument: { uri: uri('main.tn') }, position: { line: 2, character: 15 }, context: { includeDeclaration: true } });
+    const count = (name: string) => refs.filter((r) => r.uri === uri(name)).length;
+    assert.deepEqual([count('money.tn'), count('ledger.tn'), count('main.tn')], [7, 2, 1]);
+    const prepared = await client.sendRequest<{ placeholder: string } | null>('textDocument/prepareRename', { textDocument: { uri: uri('main.tn') }, position: { line: 2, character: 15 } });
+    assert.equal(prepared?.placeholder, 'Money');
+    const edit = await client.sendRequest<WorkspaceEdit | null>('textDocument/rename', { textDocument: { uri: uri('main.tn') }, position: { line: 2, character: 15 }, newName: 'Amount' });
+    const changes = edit?.changes ?? {};
+    assert.deepEqual(Object.keys(changes).sort(), [uri('ledger.tn'), uri('main.tn'), uri('money.tn')].sort());
+    assert.deepEqual(
+      changes[uri('ledger.tn')].map((e) => `${e.range.start.line + 1}:${e.range.start.character + 1} ${e.newText}`),
+      ['2:30 Amount', '2:41 Amount'],
+    );
+    assert.equal(changes[uri('money.tn')].length, 7);
+  });
+
   it('shows a module cycle at the use in the open document, with the files relative to the workspace', async () => {
     fs.writeFileSync(file('b.tn'), 'let a = use "./a";\nreturn {"y": 1};\n');
     fs.writeFileSync(file('a.tn'), 'let b = use "./b";\nreturn {"x": 1};\n');
