@@ -120,6 +120,10 @@ export const members: CompletionProvider = (ctx) => {
       for (const [field, ft] of index.structs.get(name)?.fields ?? []) {
         if (!items.has(field)) items.set(field, { label: field, kind: CompletionItemKind.Field, detail: `${name}.${field}: ${typeToString(ft)}`, sortText: '0' + field });
       }
+      for (const [method, sig] of index.structs.get(name)?.methods ?? []) {
+        const params = sig.params.map((p) => (p.type ? `${p.name}: ${typeToString(p.type)}` : p.name)).join(', ');
+        if (!items.has(method)) items.set(method, { label: method, kind: CompletionItemKind.Method, detail: `${name}.${method}(${params})${sig.result ? ' -> ' + typeToString(sig.result) : ''}`, sortText: '1' + method });
+      }
       continue;
     }
     for (const def of membersOf(index, name)) {

@@ -133,7 +133,7 @@ export interface AnalysisObserver {
 }
 
 /**
- * `imported`: struct and alias declarations from elsewhere that this file may name — the structs of
+ * `imported`: struct and alias declarations (and their `impl`s) from elsewhere that this file may name — the structs of
  * the schemas it absorbs (`use schema::...`) and the types of the modules it uses (modules.ts); a
  * declaration of this file's own with the same name takes their place. `modules`: the type of each
  * `use "..."` whose module was checked (a map of its members), else that `use` is Any.
@@ -141,7 +141,7 @@ export interface AnalysisObserver {
 export function analyze(
   program: A.Program,
   observer?: AnalysisObserver,
-  imported: (A.StructDecl | A.TypeAliasDecl)[] = [],
+  imported: (A.StructDecl | A.TypeAliasDecl | A.ImplDecl)[] = [],
   apis?: ReadonlyMap<string, ApiShape>,
   modules?: ReadonlyMap<A.UseExpr, StaticType>,
 ): AnalysisResult {
@@ -177,8 +177,11 @@ class Analyzer implements TypeResolver {
   /** declarations of other files: their problems are reported in their own file, not here */
   private readonly foreign = new Set<A.Node>();
 
-  run(program: A.Program, imported: (A.StructDecl | A.TypeAliasDecl)[] = []): void {
-    const own = (d: A.StructDecl | A.TypeAliasDecl) => program.body.some((s) => (s.kind === 'Struct' || s.kind === 'TypeAlias') && s.name.name === d.name.name);
+  run(program: A.Program, imported: (A.StructDecl | A.TypeAliasDecl | A.ImplDecl)[] = []): void {
+    const own = (d: A.StructDecl | A.TypeAliasDecl | A.ImplDecl) => {
+      const name = d.kind === 'Impl' ? d.typeName.name : d.name.name;
+      return program.body.some((s) => (s.kind === 'Struct' || s.kind === 'TypeAlias') && s.name.name === name);
+    };
     const visible = imported.filter((d) => !own(d));
     for (const d of visible) this.foreign.add(d);
     this.declareTypes([...visible, ...program.body]);
@@ -240,12 +243,12 @@ class Analyzer implements TypeResolver {
       if (s.kind !== 'Impl') continue;
       const info = this.structs.get(s.typeName.name);
       if (!info) {
-        this.report(s.typeName.span, `\`impl\` for unknown struct \`${s.typeName.name}\``, 'unknown-struct');
+        if (!this.foreign.has(s)) this.report(s.typeName.span, `\`impl\` for unknown struct \`${s.typeName.name}\``, 'unknown-struct');
         continue;
       }
       for (const m of s.methods) {
         if (m.value.kind !== 'Closure') {
-          this.report(m.value.span, `method \`${m.name.name}\` must be a closure (\`turn(..) { .. }\`)`, 'invalid-method');
+          if (!this.foreign.has(s)) this.report(m.value.span, `method \`${m.name.name}\` must be a closure (\`turn(..) { .. }\`)`, 'invalid-method');
           continue;
         }
         info.methods.set(m.name.name, this.signature(m.value));

@@ -25,6 +25,8 @@ export const MAX_MODULE_DEPTH = 64;
 
 export interface ExportedType {
   decl: A.StructDecl | A.TypeAliasDecl;
+  /** a struct's methods: the `impl`s of it in the declaring file */
+  impls: A.ImplDecl[];
   /** the file that declares it */
   file: string;
 }
@@ -118,7 +120,8 @@ export function exportedTypes(filePath: string, program: A.Program, context: Mod
   for (const s of program.body) {
     if ((s.kind === 'Struct' || s.kind === 'TypeAlias') && !seen.has(s.name.name)) {
       seen.add(s.name.name);
-      out.push({ decl: s, file: filePath });
+      const impls = program.body.filter((i): i is A.ImplDecl => i.kind === 'Impl' && i.typeName.name === s.name.name);
+      out.push({ decl: s, file: filePath, impls });
     }
   }
   for (const m of context?.modules.values() ?? []) {
@@ -148,8 +151,8 @@ function declShape(d: A.StructDecl | A.TypeAliasDecl): string {
 export interface ImportedModules {
   /** the type of each `use` of a checked module */
   values: Map<A.UseExpr, StaticType>;
-  /** the types this file may name from its modules */
-  types: (A.StructDecl | A.TypeAliasDecl)[];
+  /** the types this file may name from its modules, and their methods */
+  types: (A.StructDecl | A.TypeAliasDecl | A.ImplDecl)[];
   /** problems of the modules (cycles, syntax errors), and types declared differently in two places */
   diagnostics: Diagnostic[];
 }
@@ -197,7 +200,7 @@ export function importModules(program: A.Program, uses: ReadonlyMap<A.UseExpr, s
         continue;
       }
       taken.set(name, t);
-      out.types.push(t.decl);
+      out.types.push(t.decl, ...t.impls);
     }
   }
   return out;

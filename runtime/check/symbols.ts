@@ -84,7 +84,7 @@ export interface IndexResult {
  * Analyzes `program` once and indexes it. `imports`: what it takes from its modules (a
  * CheckResult's `imports`), so that types and members from other files are known here too.
  */
-export function indexProgram(program: A.Program, imports?: { types: (A.StructDecl | A.TypeAliasDecl)[]; values: ReadonlyMap<A.UseExpr, StaticType> }): IndexResult {
+export function indexProgram(program: A.Program, imports?: { types: (A.StructDecl | A.TypeAliasDecl | A.ImplDecl)[]; values: ReadonlyMap<A.UseExpr, StaticType> }): IndexResult {
   const symbols: SymbolDef[] = [];
   const refs: SymbolRef[] = [];
   const scopes: ScopeInfo[] = [];

@@ -106,6 +106,18 @@ test("a module's struct is checked in the using file: fields, construction, and 
   ]);
 });
 
+test("a module's struct keeps its methods in the files that use it, at check time and at run time", () => {
+  const dir = project({
+    'money.tn': 'struct Money { cents: Num };\nimpl Money { let show = turn(suffix: Str) -> Str { return "" + cents + suffix; }; }\nreturn {"one": Money { cents: 1 }};\n',
+    'main.tn': 'let money = use "./money";\nlet m = Money { cents: 5 };\ncall("echo", m.show("c"));\ncall("echo", money.one.show("c"));\ncall("echo", m == Money { cents: 5 });\n',
+  });
+  assert.deepEqual(check(dir).lines, []);
+  const r = turn(['run', 'main.tn'], { cwd: dir });
+  assert.equal(r.stdout, '5c\n1c\ntrue\n', r.stderr);
+  fs.appendFileSync(path.join(dir, 'main.tn'), 'm.shw("c");\nm.show(1);\n');
+  assert.deepEqual(check(dir).lines, ['main.tn:6:3: Money has no method `shw` (did you mean `show`?)', 'main.tn:7:8: type mismatch: parameter `suffix` of `Money.show` is Str, got Num']);
+});
+
 test('a struct declared again differently in the using file is an error; an identical copy is the same struct', () => {
   const differs = project({ 'money.tn': MONEY, 'main.tn': 'let money = use "./money";\nstruct Money { cents: Num };\n' });
   const c = check(differs);
