@@ -4,7 +4,7 @@
 // shown at its `use`. The document remembers which files it was checked against, so that a change
 // to one of them (an edit in another open document, or a file changed on disk) re-checks it.
 import * as path from 'node:path';
-import { checkParsed, ModuleGraph, typedModuleUses, typeToString, type CheckedModule, type ExportedType, type ModuleMember, type ModuleShape, type ModuleSource } from '../runtime/index.js';
+import { checkParsed, ModuleGraph, readSourceText, typedModuleUses, typeToString, type CheckedModule, type ExportedType, type ModuleMember, type ModuleShape, type ModuleSource } from '../runtime/index.js';
 import type { Ast } from '../runtime/index.js';
 import { walk } from '../runtime/index.js';
 import type { Analysis, TurnDocument } from './document.js';
@@ -18,12 +18,22 @@ function shownFrom(ws: Workspace, near: string): (file: string) => string {
   };
 }
 
+/** Why the workspace could not read `file`: the runtime's message (not text, too large, ...). */
+function unreadable(file: string): string {
+  try {
+    readSourceText(file);
+  } catch (e) {
+    if (e instanceof Error) return e.message;
+  }
+  return `${file}: cannot be read`;
+}
+
 /** The workspace's documents as the module graph reads them. */
 function workspaceSource(ws: Workspace): ModuleSource {
   return {
     async read(file) {
       const doc = ws.byPath(file);
-      if (!doc) return { ok: false, message: `${file}: cannot be read` };
+      if (!doc) return { ok: false, message: unreadable(file) };
       if (doc.tooLarge) return { ok: false, message: `${file}: too large to analyse in the editor` };
       const a = doc.analysis();
       return { ok: true, file: a.file, program: a.program, syntax: a.syntax };

@@ -140,7 +140,8 @@ export function startServer(connection: Connection = createDefaultConnection(), 
     const version = doc.version;
     if (!options.check) {
       await doc.prepareSchemas();
-      await prepareModules(ws, doc);
+      // a failure here must not cost the document its own diagnostics: it is then checked alone
+      await prepareModules(ws, doc).catch((err: unknown) => log(`checking the modules of ${uri} failed: ${err instanceof Error ? err.message : String(err)}`));
     }
     const diagnostics = options.check && !doc.tooLarge ? await validateDocument({ uri, getText: () => doc.text }, options.check) : documentDiagnostics(doc);
     // A newer edit has its own check coming, and a closed document has had its diagnostics cleared.

@@ -208,6 +208,12 @@ describe('modules in the language server', () => {
     assert.deepEqual(p.diagnostics[0].range.start, { line: 0, character: 12 });
   });
 
+  it('names a module that is not text at its use, with the reason', async () => {
+    fs.writeFileSync(file('blob.tn'), Buffer.from([0x41, 0x00, 0xff]));
+    const p = await open('uses-blob.tn', 'let b = use "./blob";\n');
+    assert.deepEqual(messages(p), [`1:13: cannot use this module: ${file('blob.tn')}: not a text file (binary data at byte 1)`]);
+  });
+
   it('ignores a watched-files notification of the wrong shape, and keeps answering', async () => {
     await client.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: 5, type: 'changed' }] });
     await client.sendNotification('workspace/didChangeWatchedFiles', null);
