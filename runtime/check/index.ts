@@ -41,6 +41,7 @@ export async function checkSource(filePath: string, text: string, schemaFetching
 /**
  * The part of `checkSource` after parsing, for callers that already hold a lowered program (the
  * language server re-parses incrementally): analysis, `use` resolution, diagnostics in file order.
+ * `context`: what the file's modules export (modules.ts); without it, each `use` is Any.
  */
 export function checkParsed(filePath: string, file: SourceFile, program: Program, syntax: Diagnostic[], schemas?: AbsorbedSchemas, context?: ModuleContext): CheckResult {
   const moduleUses = resolveUses(filePath, program);
@@ -49,7 +50,7 @@ export function checkParsed(filePath: string, file: SourceFile, program: Program
   const analyzed = !syntax.some((d) => d.code === 'nesting');
   const semantic = analyzed ? analyze(program, collector.observer, [...(schemas?.structs ?? []), ...imported.types], schemas?.apis, imported.values).diagnostics : [];
   const exports: ModuleExports = { value: analyzed ? collector.value() : ANY, types: exportedTypes(filePath, program, context) };
-  // One walk finds both kinds of `use`.
+  // both kinds of `use`, in source order (where the module ones lead, resolveUses found above)
   const modules: UseExpr[] = [];
   const schemaUses: UseSchemaExpr[] = [];
   walk(program, (node) => {
