@@ -7,6 +7,7 @@ import type { CompletionItem, CompletionList, CompletionParams } from 'vscode-la
 import { membersOf, visibleNames, type SymbolDef, type SymbolIndex } from '../runtime/index.js';
 import { BUILTIN_TYPE_NAMES, CHECK_DOCS, CHECK_NAMES, INFER_OPTIONS, INFER_OPTION_NAMES, inferOptionExpectation, typeToString } from '../runtime/index.js';
 import { declarationDocs } from './hover.js';
+import { memberSignature } from './modules.js';
 import { cursorContext, typeBeforeDot, type CursorContext } from './context.js';
 import type { TurnDocument } from './document.js';
 
@@ -102,10 +103,29 @@ export const members: CompletionProvider = (ctx) => {
   if (std) return stdExports(std).map((name) => ({ label: name, kind: CompletionItemKind.Function, detail: `std/${std}` }));
   const written = typeBeforeDot(index, ctx.doc.text, dot);
   const t = written?.kind === 'Optional' ? written.inner : written;
+  // a module of the program: what it exports, with each closure's parameters
+  if (t?.kind === 'Map' && t.module) {
+    return [...t.module.members].map(([name, m]) => ({
+      label: name,
+      kind: m.type.kind === 'Closure' ? CompletionItemKind.Function : CompletionItemKind.Field,
+      detail: `${t.module!.spec}: ${memberSignature(name, m)}`,
+    }));
+  }
   // a union of structs: the members' fields, each saying which members have it
   const structs = t?.kind === 'Struct' ? [t.name] : t?.kind === 'Union' && t.members.every((m) => m.kind === 'Struct') ? t.members.map((m) => (m as { name: string }).name) : [];
   const items = new Map<string, CompletionItem>();
   for (const name of structs) {
+    // a struct of another file (a module's): its fields as the analyzer knows them
+    if (!index.types.has(name)) {
+      for (const [field, ft] of index.structs.get(name)?.fields ?? []) {
+        if (!items.has(field)) items.set(field, { label: field, kind: CompletionItemKind.Field, detail: `${name}.${field}: ${typeToString(ft)}`, sortText: '0' + field });
+      }
+      for (const [method, sig] of index.structs.get(name)?.methods ?? []) {
+        const params = sig.params.map((p) => (p.type ? `${p.name}: ${typeToString(p.type)}` : p.name)).join(', ');
+        if (!items.has(method)) items.set(method, { label: method, kind: CompletionItemKind.Method, detail: `${name}.${method}(${params})${sig.result ? ' -> ' + typeToString(sig.result) : ''}`, sortText: '1' + method });
+      }
+      continue;
+    }
     for (const def of membersOf(index, name)) {
       const docs = declarationDocs(ctx.doc.text, def.decl);
       const seen = items.get(def.name);

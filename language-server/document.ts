@@ -13,6 +13,7 @@ import { SourceFile } from '../runtime/index.js';
 import { checkParsed } from '../runtime/index.js';
 import { absorbSchemas, schemaKey, type AbsorbedSchemas, type SchemaFetching } from '../runtime/index.js';
 import { indexProgram, type SymbolIndex } from '../runtime/index.js';
+import type { ModuleContext, ModuleExports } from '../runtime/index.js';
 
 /** A parse (full or incremental) that takes longer than this is abandoned; the document reports it. */
 export const PARSE_TIME_CAP_MS = 2000;
@@ -44,6 +45,10 @@ export interface Analysis {
   uses: Map<UseExpr | UseSchemaExpr, string>;
   /** The program's `use schema` expressions (found by the analysis' walk, so not walked again). */
   schemaUses: UseSchemaExpr[];
+  /** The syntax diagnostics alone (a module with any is named at the `use`s of it). */
+  syntax: Diagnostic[];
+  /** What the file exports to the files that use it. */
+  exports?: ModuleExports;
 }
 
 /** Parses `text`, reusing `oldTree` (already edited) when given; null when the time cap ran out. */
@@ -210,11 +215,27 @@ export class TurnDocument {
         this.oversize !== undefined
           ? { severity: 'warning', code: 'too-large', span: { start: 0, end: 0 }, message: `this file is too large to analyse in the editor (${mib(this.oversize)}; the limit is ${mib(this.maxBytes)}): no diagnostics, completion, hover or outline` }
           : { severity: 'error', code: 'parse-timeout', span: { start: 0, end: 0 }, message: `parsing took longer than ${this.capMs} ms and was stopped` };
-      this.analysisCache = { file, program, diagnostics: [diagnostic], index: indexProgram(program).index, uses: new Map(), schemaUses: [] };
+      this.analysisCache = { file, program, diagnostics: [diagnostic], index: indexProgram(program).index, uses: new Map(), schemaUses: [], syntax: [diagnostic] };
       return this.analysisCache;
     }
-    this.analysisCache = analyzeTree(this.path, file, this.currentTree, this.schemas, this.lowering);
+    this.analysisCache = analyzeTree(this.path, file, this.currentTree, this.schemas, this.lowering, this.moduleContext);
     return this.analysisCache;
+  }
+
+  /** What this document's modules export, as the server last prepared it (modules.ts); undefined: none yet. */
+  private moduleContext: ModuleContext | undefined;
+  /** The files the last module context was made of (this document's modules and theirs). */
+  modulePaths: ReadonlySet<string> = new Set();
+
+  /** Analyses from now on type this document's `use`s by `context` (the server's `prepareModules`). */
+  setModules(context: ModuleContext, paths: ReadonlySet<string>): void {
+    this.moduleContext = context;
+    this.modulePaths = paths;
+    this.analysisCache = undefined;
+  }
+
+  get modules(): ModuleContext | undefined {
+    return this.moduleContext;
   }
 
   dispose(): void {
@@ -228,9 +249,9 @@ export class TurnDocument {
  * same lowering, then the same `checkParsed`. The parity test (test/language-server/parity.test.ts)
  * compares the two on every fixture and conformance program.
  */
-export function analyzeTree(filePath: string, file: SourceFile, tree: Tree, schemas?: AbsorbedSchemas, lowering?: LoweringCache): Analysis {
+export function analyzeTree(filePath: string, file: SourceFile, tree: Tree, schemas?: AbsorbedSchemas, lowering?: LoweringCache, modules?: ModuleContext): Analysis {
   const lowered = lowerProgram(tree.rootNode, file, lowering);
-  const { program, diagnostics: all, uses, schemaUses } = checkParsed(filePath, file, lowered.program, lowered.diagnostics, schemas);
+  const { program, diagnostics: all, uses, schemaUses, exports, imports } = checkParsed(filePath, file, lowered.program, lowered.diagnostics, schemas, modules);
   const tooDeep = lowered.diagnostics.some((d) => d.code === 'nesting');
   let index: SymbolIndex | undefined;
   return {
@@ -239,9 +260,11 @@ export function analyzeTree(filePath: string, file: SourceFile, tree: Tree, sche
     diagnostics: all,
     uses,
     schemaUses,
+    syntax: lowered.diagnostics,
+    exports,
     get index() {
       // Past the nesting limit the analyzer is not run (as in checkSource); the index is then empty.
-      index ??= indexProgram(tooDeep ? { kind: 'Program', body: [], span: program.span } : program).index;
+      index ??= indexProgram(tooDeep ? { kind: 'Program', body: [], span: program.span } : program, modules ? imports : undefined).index;
       return index;
     },
   };

@@ -2,7 +2,8 @@
 // Providers are tried in order, so absorbed schema operations (the authority issue) can add theirs.
 import { MarkupKind } from 'vscode-languageserver';
 import type { Hover, HoverParams } from 'vscode-languageserver';
-import { describeSymbol, refAt, type SymbolDef } from '../runtime/index.js';
+import { describeSymbol, moduleRefAt, refAt, typeToString, type SymbolDef } from '../runtime/index.js';
+import { importedType, memberSignature, moduleShapeOf, wordAt } from './modules.js';
 import { typeToSchema, SchemaError, PREDICATE_KEYWORD, CHECK_DOCS, INFER_OPTIONS, INFER_OPTION_NAMES, inferOptionExpectation, type TypeEnv } from '../runtime/index.js';
 import type { Ast as A } from '../runtime/index.js';
 import { walk } from '../runtime/index.js';
@@ -121,7 +122,29 @@ export const symbolHover: HoverProvider = (doc, analysis, offset) => {
   return { contents: { kind: MarkupKind.Markdown, value: symbolMarkdown(doc, ref.symbol) }, range: spanToRange(analysis.file, ref.span.start, ref.span.end) };
 };
 
-export const DEFAULT_HOVER_PROVIDERS: readonly HoverProvider[] = [inferOptionHover, inferSchemaHover, symbolHover];
+/** On `money.fmt`: the member's signature, from the module's exports (modules.ts). */
+export const moduleMemberHover: HoverProvider = (_doc, analysis, offset) => {
+  const ref = moduleRefAt(analysis.index, offset);
+  const member = ref && moduleShapeOf(analysis, ref.use)?.members.get(ref.member);
+  if (!ref || !member) return undefined;
+  return { contents: { kind: MarkupKind.Markdown, value: code('turn', `(module ${ref.use.path.value}) ${memberSignature(ref.member, member)}`) }, range: spanToRange(analysis.file, ref.span.start, ref.span.end) };
+};
+
+/** On a struct or alias name that comes from a module: its declaration, and which file declares it. */
+export const importedTypeHover: HoverProvider = (doc, analysis, offset) => {
+  const w = wordAt(doc.text, offset);
+  const t = w && refAt(analysis.index, offset) === undefined ? importedType(doc, w.word) : undefined;
+  if (!w || !t) return undefined;
+  const info = analysis.index.structs.get(w.word);
+  const shape =
+    t.decl.kind === 'Struct' && info
+      ? `struct ${w.word} { ${[...info.fields].map(([f, ft]) => `${f}: ${typeToString(ft)}`).join(', ')} }`
+      : `type ${w.word}`;
+  const value = code('turn', shape) + `\n\nfrom ${t.file}` + (t.decl.kind === 'Struct' && t.decl.description ? `\n\n${t.decl.description}` : '');
+  return { contents: { kind: MarkupKind.Markdown, value }, range: spanToRange(analysis.file, w.start, w.start + w.word.length) };
+};
+
+export const DEFAULT_HOVER_PROVIDERS: readonly HoverProvider[] = [inferOptionHover, inferSchemaHover, moduleMemberHover, symbolHover, importedTypeHover];
 
 export function onHover(doc: TurnDocument, params: HoverParams, providers: readonly HoverProvider[] = DEFAULT_HOVER_PROVIDERS): Hover | null {
   const analysis = doc.analysis();

@@ -18,6 +18,7 @@ import { spanToRange } from './diagnostics.js';
 import type { TurnDocument } from './document.js';
 import type { Workspace } from './workspace.js';
 import { KEYWORDS } from './completion.js';
+import { importedType, typeNameSpans, usesModule, wordAt } from './modules.js';
 
 export type Target = { doc: TurnDocument; symbol: SymbolDef } | { doc: TurnDocument; span: A.Span };
 
@@ -80,6 +81,14 @@ export function resolveTarget(ws: Workspace, doc: TurnDocument, offset: number):
   }
   const ref = refAt(analysis.index, offset);
   if (ref) return { doc, symbol: ref.symbol };
+  // a struct or alias of a module, named in this file: its declaration there
+  const w = wordAt(doc.text, offset);
+  const imported = w && importedType(doc, w.word);
+  const declaring = imported && ws.byPath(imported.file);
+  if (imported && declaring) {
+    const there = refAt(declaring.analysis().index, imported.decl.name.span.start);
+    return there?.symbol.kind === 'struct' || there?.symbol.kind === 'typeAlias' ? { doc: declaring, symbol: there.symbol } : { doc: declaring, span: imported.decl.name.span };
+  }
   for (const [use, modulePath] of analysis.uses) {
     const target = use.kind === 'Use' ? use.path.span : use.source.span;
     if (target.start <= offset && offset <= target.end) {
@@ -106,6 +115,14 @@ interface Occurrence {
 function occurrences(ws: Workspace, target: { doc: TurnDocument; symbol: SymbolDef }): Occurrence[] {
   const out: Occurrence[] = referencesOf(target.doc.analysis().index, target.symbol).map((r) => ({ doc: target.doc, span: r.span, role: r.role }));
   if (target.symbol.scope && target.symbol.scope.owner.kind !== 'Program') return out;
+  if (target.symbol.kind === 'struct' || target.symbol.kind === 'typeAlias') {
+    // a type's name is its identity across the program: the files that use its module name it too
+    for (const other of ws.allDocuments()) {
+      if (other.path === target.doc.path || !usesModule(other, target.doc.path)) continue;
+      for (const span of typeNameSpans(other.analysis().program, target.symbol.name)) out.push({ doc: other, span, role: 'read' });
+    }
+    return out;
+  }
   const names = exportNames(target.doc, target.symbol);
   if (names.length === 0) return out;
   for (const other of ws.allDocuments()) {
@@ -135,7 +152,12 @@ export function onPrepareRename(ws: Workspace, doc: TurnDocument, params: Prepar
     throw new ResponseError(ErrorCodes.InvalidRequest, 'a module member is named by its module: rename it in the module file');
   }
   const ref = refAt(analysis.index, offset);
-  if (!ref) return null;
+  if (!ref) {
+    // a struct or alias of a module: renamed in its module and in every file that names it
+    const w = wordAt(doc.text, offset);
+    if (!w || !importedType(doc, w.word)) return null;
+    return { range: spanToRange(analysis.file, w.start, w.start + w.word.length), placeholder: w.word };
+  }
   if (ref.symbol.kind === 'self') throw new ResponseError(ErrorCodes.InvalidRequest, '`self` cannot be renamed');
   return { range: spanToRange(analysis.file, ref.span.start, ref.span.end), placeholder: doc.text.slice(ref.span.start, ref.span.end) };
 }

@@ -7,6 +7,7 @@ import type {
   CompletionParams,
   DefinitionParams,
   DidChangeTextDocumentParams,
+  DidChangeWatchedFilesParams,
   DidCloseTextDocumentParams,
   DidOpenTextDocumentParams,
   DocumentFormattingParams,
@@ -113,7 +114,10 @@ export const range = object({ start: position, end: position });
 const textDocument = object({ uri: string });
 const positionParams = { textDocument, position };
 
-export type RootParams = Partial<Pick<InitializeParams, 'workspaceFolders' | 'rootUri' | 'rootPath'>>;
+export type RootParams = Partial<Pick<InitializeParams, 'workspaceFolders' | 'rootUri' | 'rootPath'>> & {
+  /** read only for what the server registers dynamically; its shape is not checked */
+  capabilities?: { workspace?: { didChangeWatchedFiles?: { dynamicRegistration?: unknown } } };
+};
 export const initializeParams: Check<RootParams> = object({
   workspaceFolders: optional(nullable(array(object({ uri: string, name: string })))),
   rootUri: optional(nullable(string)),
@@ -161,5 +165,6 @@ export const codeActionParams: Check<CodeActionParams> = object({
   context: object({ diagnostics: array(diagnostic), only: optional(array(string)) }),
 });
 
+export const didChangeWatchedFilesParams: Check<DidChangeWatchedFilesParams> = object({ changes: array(object({ uri: string, type: literal(1, 2, 3) })) });
 export const workspaceSymbolParams: Check<WorkspaceSymbolParams> = object({ query: string });
 export const executeCommandParams: Check<ExecuteCommandParams> = object({ command: string, arguments: optional(array((_v: unknown, _at: string) => undefined)) });

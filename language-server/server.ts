@@ -5,7 +5,7 @@
 //    this module starts itself (see the bottom of the file).
 //  - Other editors run `turn lsp`, whose CLI calls `startServer()`: with no transport flag on the
 //    command line it speaks LSP on stdin/stdout.
-import { createConnection, ErrorCodes, ProposedFeatures, ResponseError } from 'vscode-languageserver/node';
+import { createConnection, DidChangeWatchedFilesNotification, ErrorCodes, FileChangeType, ProposedFeatures, ResponseError } from 'vscode-languageserver/node';
 import type { Connection } from 'vscode-languageserver/node';
 import { FETCH_SCHEMAS_COMMAND, onCodeAction } from './code-actions.js';
 import { onCompletion } from './completion.js';
@@ -24,6 +24,8 @@ import { uriToPath } from './uri.js';
 import { documentDiagnostics, validateDocument } from './validate.js';
 import type { CheckFn } from './validate.js';
 import { Workspace } from './workspace.js';
+import { dependentsOf, prepareModules } from './modules.js';
+import { PROJECT_FILE } from '../runtime/index.js';
 
 /** Delay between the last edit of a burst and the re-check. */
 export const CHECK_DEBOUNCE_MS = 150;
@@ -136,7 +138,11 @@ export function startServer(connection: Connection = createDefaultConnection(), 
     const doc = ws.get(uri);
     if (!doc) return;
     const version = doc.version;
-    if (!options.check) await doc.prepareSchemas();
+    if (!options.check) {
+      await doc.prepareSchemas();
+      // a failure here must not cost the document its own diagnostics: it is then checked alone
+      await prepareModules(ws, doc).catch((err: unknown) => log(`checking the modules of ${uri} failed: ${err instanceof Error ? err.message : String(err)}`));
+    }
     const diagnostics = options.check && !doc.tooLarge ? await validateDocument({ uri, getText: () => doc.text }, options.check) : documentDiagnostics(doc);
     // A newer edit has its own check coming, and a closed document has had its diagnostics cleared.
     if (ws.get(uri)?.version !== version) return;
@@ -144,8 +150,15 @@ export function startServer(connection: Connection = createDefaultConnection(), 
     options.onPublished?.(uri, version);
   }
 
+  /** Re-checks the open documents that read `file` when they were last checked (it changed). */
+  const recheckDependents = (ws: Workspace, file: string): void => {
+    for (const d of dependentsOf(ws, file)) debouncer.schedule(d.uri);
+  };
+  let watchFiles = false;
+
   connection.onInitialize(
     request('initialize', P.initializeParams, (params) => {
+      watchFiles = params.capabilities?.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
       const roots = workspaceRoots(params, uriToPath);
       void workspace.then((ws) => {
         ws.roots = roots;
@@ -156,7 +169,9 @@ export function startServer(connection: Connection = createDefaultConnection(), 
   connection.onDidOpenTextDocument(
     notification('textDocument/didOpen', P.didOpenParams, ({ textDocument: d }) =>
       inOrder((ws) => {
-        ws.openDocument(d.uri, d.text, d.version);
+        const doc = ws.openDocument(d.uri, d.text, d.version);
+        // the editor's text now stands for the file on disk in the documents that use it
+        recheckDependents(ws, doc.path);
         // checked at once: the debounce coalesces a burst of edits, and an open is not one (it was
         // 150 ms of the time `turn lsp` took to its first diagnostics)
         debouncer.runNow(d.uri);
@@ -166,7 +181,10 @@ export function startServer(connection: Connection = createDefaultConnection(), 
   connection.onDidChangeTextDocument(
     notification('textDocument/didChange', P.didChangeParams, ({ textDocument: d, contentChanges }) =>
       inOrder((ws) => {
-        if (ws.changeDocument(d.uri, contentChanges, d.version)) debouncer.schedule(d.uri);
+        const doc = ws.changeDocument(d.uri, contentChanges, d.version);
+        if (!doc) return;
+        debouncer.schedule(d.uri);
+        recheckDependents(ws, doc.path);
       }),
     ),
   );
@@ -174,8 +192,33 @@ export function startServer(connection: Connection = createDefaultConnection(), 
     notification('textDocument/didClose', P.didCloseParams, ({ textDocument: d }) =>
       inOrder((ws) => {
         debouncer.cancel(d.uri);
+        const closed = ws.get(d.uri)?.path;
         ws.closeDocument(d.uri);
+        // the file on disk stands for it again
+        if (closed) recheckDependents(ws, closed);
         return connection.sendDiagnostics({ uri: d.uri, diagnostics: [] });
+      }),
+    ),
+  );
+
+  // Files changed outside the editor: a module on disk re-checks the open documents that use it; a
+  // file created or deleted, or a turn.json changed, may change where any `use` leads: all of them.
+  connection.onInitialized(() => {
+    if (watchFiles) {
+      void connection.client
+        .register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.tn' }, { globPattern: '**/turn.json' }] })
+        .catch((err: unknown) => log(`cannot watch files: ${err instanceof Error ? err.message : String(err)}`));
+    }
+  });
+  connection.onDidChangeWatchedFiles(
+    notification('workspace/didChangeWatchedFiles', P.didChangeWatchedFilesParams, ({ changes }) =>
+      inOrder((ws) => {
+        const all = changes.some((c) => c.type !== FileChangeType.Changed || c.uri.endsWith('/' + PROJECT_FILE));
+        if (all) {
+          for (const d of ws.openDocuments()) debouncer.schedule(d.uri);
+          return;
+        }
+        for (const c of changes) recheckDependents(ws, uriToPath(c.uri));
       }),
     ),
   );

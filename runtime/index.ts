@@ -13,13 +13,15 @@ export { lowerProgram } from './syntax/lower.js';
 export { LoweringCache } from './syntax/lower.js';
 export { walk, forEachChild, isStatement, type ChildRole, type WalkVisitor } from './syntax/walk.js';
 export { formatDiagnostic, hasErrors, type Diagnostic, type Severity } from './diagnostics.js';
-export { checkParsed, checkSource, stdDirectory, type CheckResult } from './check/index.js';
+export { checkParsed, checkSource, stdDirectory, typedModuleUses, type CheckResult } from './check/index.js';
+export { PROJECT_FILE } from './check/project.js';
+export { ModuleGraph, type ModuleContext, type ModuleExports, type ModuleSource, type CheckedModule, type ExportedType } from './check/modules.js';
 export { absorbSchemas, schemaKey, useSchemaNodes, type AbsorbedSchemas, type SchemaFetching } from './check/schemas.js';
 export {
   describeSymbol, indexProgram, lookupName, membersOf, moduleRefAt, refAt, referencesOf, visibleNames, typeAt,
   type SymbolDef, type SymbolIndex, type SymbolRef,
 } from './check/symbols.js';
-export { ANY, BUILTIN_TYPE_NAMES, typeToString, type StaticType } from './check/types.js';
+export { ANY, BUILTIN_TYPE_NAMES, typeToString, type StaticType, type ModuleShape, type ModuleMember } from './check/types.js';
 export { editDistance } from './check/spelling.js';
 export { typeToSchema, SchemaError, type TypeEnv, type JsonSchema } from './infer/schema.js';
 export { CHECK_NAMES, CHECK_DOCS, PREDICATE_KEYWORD } from './infer/checks.js';

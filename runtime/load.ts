@@ -3,7 +3,10 @@
 // is ready to show a person; syntax and semantic problems become diagnostics per file.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { checkSource } from './check/index.js';
+import { checkParsed, checkSource, typedModuleUses, type CheckResult } from './check/index.js';
+import { ModuleGraph } from './check/modules.js';
+import { absorbSchemas } from './check/schemas.js';
+import { cachedParse } from './syntax/parse-cache.js';
 import type { SchemaFetching } from './check/schemas.js';
 import type { SourceUnit } from './compile/index.js';
 import type { Diagnostic } from './diagnostics.js';
@@ -81,23 +84,56 @@ export interface LoadedProgram {
   diagnostics: FileDiagnostic[];
 }
 
-/** Loads the entry file and, transitively, every module it uses; each file is read and checked once. */
+/**
+ * Loads the entry file and, transitively, every module it uses; each file is read and checked once.
+ * A file's modules are checked before it (modules.ts), so its calls into them are typed; the
+ * standard modules and the modules generated from absorbed schemas are checked as files of their own.
+ */
 export async function loadProgram(entryFile: string, schemaFetching: SchemaFetching = {}): Promise<LoadedProgram> {
   const entryPath = path.resolve(entryFile);
+  const shown = (abs: string) => (abs === entryPath ? entryFile : path.relative(process.cwd(), abs) || abs);
+  const graph = new ModuleGraph(
+    {
+      read: async (abs) => {
+        let text: string;
+        try {
+          text = readSourceText(shown(abs));
+        } catch (e) {
+          // the entry's own problem stops the load; a module's is reported at its `use`
+          if (e instanceof InputError && abs !== entryPath) return { ok: false, message: e.message };
+          throw e;
+        }
+        const parsed = await cachedParse(shown(abs), text);
+        return { ok: true, file: parsed.file, program: parsed.program, syntax: parsed.diagnostics };
+      },
+      check: async (abs, parsed, context) => {
+        const schemas = await absorbSchemas(shown(abs), parsed.program, schemaFetching);
+        const result = checkParsed(shown(abs), parsed.file, parsed.program, parsed.syntax, schemas, context);
+        return { exports: result.exports, result, file: result.file };
+      },
+      uses: (abs, program) => typedModuleUses(abs, program),
+    },
+    shown,
+  );
+  await graph.check(entryPath);
+  const checked = new Map<string, CheckResult>();
+  // the entry first, as the bundle has always listed it
+  checked.set(entryPath, graph.checked.get(entryPath)!.result as CheckResult);
+  for (const [abs, c] of graph.checked) checked.set(abs, c.result as CheckResult);
+  // what the graph does not type: standard modules, generated schema modules
+  const queue = [...checked.values()].flatMap((r) => [...r.uses.values()]);
+  while (queue.length > 0) {
+    const abs = queue.shift()!;
+    if (checked.has(abs) || graph.unreadableMessage(abs) !== undefined) continue;
+    const result = await checkSource(shown(abs), readSourceText(shown(abs)), schemaFetching);
+    checked.set(abs, result);
+    queue.push(...result.uses.values());
+  }
   const units: SourceUnit[] = [];
   const diagnostics: FileDiagnostic[] = [];
-  const seen = new Set<string>();
-  const queue: { abs: string; shown: string }[] = [{ abs: entryPath, shown: entryFile }];
-  while (queue.length > 0) {
-    const { abs, shown } = queue.shift()!;
-    if (seen.has(abs)) continue;
-    seen.add(abs);
-    const result = await checkSource(shown, readSourceText(shown), schemaFetching);
+  for (const [abs, result] of checked) {
     units.push({ path: abs, file: result.file, program: result.program, uses: result.uses });
     for (const d of result.diagnostics) diagnostics.push({ file: result.file, diagnostic: d });
-    for (const target of result.uses.values()) {
-      if (!seen.has(target)) queue.push({ abs: target, shown: path.relative(process.cwd(), target) || target });
-    }
   }
   return { entryPath, units, diagnostics };
 }

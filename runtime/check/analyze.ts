@@ -32,6 +32,8 @@ import {
   type TypeResolver,
   type ApiOperation,
   type ApiShape,
+  type ModuleMember,
+  type ModuleShape,
 } from './types.js';
 
 /** Tools that would print, serialize or store a value as text: a handle given to them is a leak. */
@@ -131,11 +133,19 @@ export interface AnalysisObserver {
 }
 
 /**
- * `imported`: struct declarations from elsewhere that this file may name — the structs of the
- * schemas it absorbs (`use schema::...`).
+ * `imported`: struct and alias declarations (and their `impl`s) from elsewhere that this file may name — the structs of
+ * the schemas it absorbs (`use schema::...`) and the types of the modules it uses (modules.ts); a
+ * declaration of this file's own with the same name takes their place. `modules`: the type of each
+ * `use "..."` whose module was checked (a map of its members), else that `use` is Any.
  */
-export function analyze(program: A.Program, observer?: AnalysisObserver, imported: A.StructDecl[] = [], apis?: ReadonlyMap<string, ApiShape>): AnalysisResult {
-  const analyzer = new Analyzer(observer, apis);
+export function analyze(
+  program: A.Program,
+  observer?: AnalysisObserver,
+  imported: (A.StructDecl | A.TypeAliasDecl | A.ImplDecl)[] = [],
+  apis?: ReadonlyMap<string, ApiShape>,
+  modules?: ReadonlyMap<A.UseExpr, StaticType>,
+): AnalysisResult {
+  const analyzer = new Analyzer(observer, apis, modules);
   analyzer.run(program, imported);
   return { diagnostics: analyzer.diagnostics, structs: analyzer.structs };
 }
@@ -160,10 +170,21 @@ class Analyzer implements TypeResolver {
     private readonly observer?: AnalysisObserver,
     /** the typed operations of the absorbed schemas, by `schemaKey` (runtime/check/schemas.ts) */
     private readonly apis?: ReadonlyMap<string, ApiShape>,
+    /** the type of each `use "..."` of a checked module (runtime/check/modules.ts) */
+    private readonly modules?: ReadonlyMap<A.UseExpr, StaticType>,
   ) {}
 
-  run(program: A.Program, imported: A.StructDecl[] = []): void {
-    this.declareTypes([...imported.filter((d) => !program.body.some((s) => s.kind === 'Struct' && s.name.name === d.name.name)), ...program.body]);
+  /** declarations of other files: their problems are reported in their own file, not here */
+  private readonly foreign = new Set<A.Node>();
+
+  run(program: A.Program, imported: (A.StructDecl | A.TypeAliasDecl | A.ImplDecl)[] = []): void {
+    const own = (d: A.StructDecl | A.TypeAliasDecl | A.ImplDecl) => {
+      const name = d.kind === 'Impl' ? d.typeName.name : d.name.name;
+      return program.body.some((s) => (s.kind === 'Struct' || s.kind === 'TypeAlias') && s.name.name === name);
+    };
+    const visible = imported.filter((d) => !own(d));
+    for (const d of visible) this.foreign.add(d);
+    this.declareTypes([...visible, ...program.body]);
     const top = new FunctionScope(undefined);
     this.hoist(program.body, top);
     this.observer?.enterScope?.(program, top);
@@ -188,13 +209,13 @@ class Analyzer implements TypeResolver {
     for (const s of body) {
       if (s.kind === 'Struct') {
         if (this.structs.has(s.name.name) || this.aliases.has(s.name.name)) {
-          this.report(s.name.span, `\`${s.name.name}\` is already declared`, 'duplicate');
+          if (!this.foreign.has(s)) this.report(s.name.span, `\`${s.name.name}\` is already declared`, 'duplicate');
           continue;
         }
         this.structs.set(s.name.name, { decl: s, fields: new Map(), methods: new Map() });
       } else if (s.kind === 'TypeAlias') {
         if (this.structs.has(s.name.name) || this.aliases.has(s.name.name)) {
-          this.report(s.name.span, `\`${s.name.name}\` is already declared`, 'duplicate');
+          if (!this.foreign.has(s)) this.report(s.name.span, `\`${s.name.name}\` is already declared`, 'duplicate');
           continue;
         }
         this.aliases.set(s.name.name, s);
@@ -204,6 +225,10 @@ class Analyzer implements TypeResolver {
     // Field types after all names are known, so structs can refer to each other.
     for (const info of this.structs.values()) {
       const params = new Set(info.decl.typeParams.map((p) => p.name));
+      if (this.foreign.has(info.decl)) {
+        for (const f of info.decl.fields) if (!info.fields.has(f.name.name)) info.fields.set(f.name.name, resolveType(f.type, this, params));
+        continue;
+      }
       for (const f of info.decl.fields) {
         if (info.fields.has(f.name.name)) {
           this.report(f.name.span, `field \`${f.name.name}\` is declared twice in ${info.decl.name.name}`, 'duplicate');
@@ -213,17 +238,17 @@ class Analyzer implements TypeResolver {
         for (const p of fieldCheckProblems(f, info.fields.get(f.name.name)!)) this.report(p.span, p.message, 'field-check');
       }
     }
-    for (const alias of this.aliases.values()) this.checkTypeExpr(alias.type);
+    for (const alias of this.aliases.values()) if (!this.foreign.has(alias)) this.checkTypeExpr(alias.type);
     for (const s of body) {
       if (s.kind !== 'Impl') continue;
       const info = this.structs.get(s.typeName.name);
       if (!info) {
-        this.report(s.typeName.span, `\`impl\` for unknown struct \`${s.typeName.name}\``, 'unknown-struct');
+        if (!this.foreign.has(s)) this.report(s.typeName.span, `\`impl\` for unknown struct \`${s.typeName.name}\``, 'unknown-struct');
         continue;
       }
       for (const m of s.methods) {
         if (m.value.kind !== 'Closure') {
-          this.report(m.value.span, `method \`${m.name.name}\` must be a closure (\`turn(..) { .. }\`)`, 'invalid-method');
+          if (!this.foreign.has(s)) this.report(m.value.span, `method \`${m.name.name}\` must be a closure (\`turn(..) { .. }\`)`, 'invalid-method');
           continue;
         }
         info.methods.set(m.name.name, this.signature(m.value));
@@ -459,7 +484,7 @@ class Analyzer implements TypeResolver {
         t = this.listOp(e, scope);
         break;
       case 'Use':
-        t = ANY;
+        t = this.modules?.get(e) ?? ANY;
         break;
       case 'UseSchema': {
         this.expr(e.source, scope);
@@ -651,6 +676,7 @@ class Analyzer implements TypeResolver {
       this.report(e.name.span, r.message, r.code);
       return ANY;
     }
+    if (target.kind === 'Map' && target.module) return this.moduleMember(target.module, e.name)?.type ?? ANY;
     if (target.kind === 'Map' && target.api) {
       const op = this.apiOperation(target.api, e.name);
       return op ? { kind: 'Closure', params: op.params.map((p) => p.type), result: op.result } : ANY;
@@ -894,6 +920,7 @@ class Analyzer implements TypeResolver {
     for (const x of e.args) argTypes.push(this.expr(x, scope));
     if (e.args.length > 0) this.credential(e.args[0]);
     if (target.kind === 'Map' && target.api) return this.apiCall(target.api, e, argTypes);
+    if (target.kind === 'Map' && target.module) return this.moduleCall(target.module, e, argTypes);
     if (target.kind === 'Struct') {
       const info = this.structs.get(target.name);
       if (!info) return ANY;
@@ -923,6 +950,32 @@ class Analyzer implements TypeResolver {
     if (!op) return ANY;
     this.checkCall({ params: op.params, result: op.result }, e.args, argTypes, e.name.name, e.span, false);
     return op.result;
+  }
+
+  /** `money.fmt(x)` on a checked module: the member must exist, be callable, and take what it is given. */
+  private moduleCall(shape: ModuleShape, e: A.MethodCall, argTypes: StaticType[]): StaticType {
+    const member = this.moduleMember(shape, e.name);
+    if (!member) return ANY;
+    if (member.sig) {
+      this.checkCall(member.sig, e.args, argTypes, e.name.name, e.span, false);
+      return member.sig.result ?? (member.type.kind === 'Closure' ? member.type.result : ANY);
+    }
+    const t = member.type;
+    if (t.kind === 'Closure') return t.result;
+    if (t.kind !== 'Any' && t.kind !== 'Optional' && t.kind !== 'Union') {
+      this.report(e.name.span, `\`${e.name.name}\` of module \`${shape.spec}\` is a ${typeToString(t)}, not a closure`, 'not-callable');
+    }
+    return ANY;
+  }
+
+  /** The member `name` of a checked module, or a located error naming the members there are. */
+  private moduleMember(shape: ModuleShape, name: A.Identifier): ModuleMember | undefined {
+    const member = shape.members.get(name.name);
+    if (member) return member;
+    const known = [...shape.members.keys()];
+    const list = known.length > 0 ? ` (it exports ${known.slice(0, 8).join(', ')}${known.length > 8 ? ', ...' : ''})` : ' (its map is empty)';
+    this.report(name.span, `module \`${shape.spec}\` has no member \`${name.name}\`${suggest(name.name, known)}${list}`, 'unknown-member');
+    return undefined;
   }
 
   /** The operation `name` of an absorbed API, or a located error naming the operations there are. */

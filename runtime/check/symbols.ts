@@ -80,8 +80,11 @@ export interface IndexResult {
   diagnostics: Diagnostic[];
 }
 
-/** Analyzes `program` once and indexes it. */
-export function indexProgram(program: A.Program): IndexResult {
+/**
+ * Analyzes `program` once and indexes it. `imports`: what it takes from its modules (a
+ * CheckResult's `imports`), so that types and members from other files are known here too.
+ */
+export function indexProgram(program: A.Program, imports?: { types: (A.StructDecl | A.TypeAliasDecl | A.ImplDecl)[]; values: ReadonlyMap<A.UseExpr, StaticType> }): IndexResult {
   const symbols: SymbolDef[] = [];
   const refs: SymbolRef[] = [];
   const scopes: ScopeInfo[] = [];
@@ -193,61 +196,67 @@ export function indexProgram(program: A.Program): IndexResult {
     } else if (target.kind === 'Identifier') namedTargets.push({ target, name });
   };
 
-  const result = analyze(program, {
-    enterScope(owner, scope) {
-      const info: ScopeInfo = {
-        owner,
-        span: owner.kind === 'Closure' ? owner.body.span : owner.span,
-        parent: scope.parent ? scopeOf.get(scope.parent) : undefined,
-        names: new Map(),
-        receiver: scope.receiver?.decl.name.name,
-      };
-      scopeOf.set(scope, info);
-      scopes.push(info);
-      if (owner.kind === 'Closure') {
-        owner.params.forEach((p) => typeRefs(p.type));
-        typeRefs(owner.returnType);
-      }
-      for (const [name, b] of scope.names) {
-        const def = symbolFor(b, info);
-        if (def) {
-          info.names.set(name, def);
-          if (def.kind === 'parameter') refs.push({ span: def.nameSpan, symbol: def, role: 'definition' });
-          if (b.origin?.kind === 'catch') refs.push({ span: def.nameSpan, symbol: def, role: 'definition' });
+  const result = analyze(
+    program,
+    {
+      enterScope(owner, scope) {
+        const info: ScopeInfo = {
+          owner,
+          span: owner.kind === 'Closure' ? owner.body.span : owner.span,
+          parent: scope.parent ? scopeOf.get(scope.parent) : undefined,
+          names: new Map(),
+          receiver: scope.receiver?.decl.name.name,
+        };
+        scopeOf.set(scope, info);
+        scopes.push(info);
+        if (owner.kind === 'Closure') {
+          owner.params.forEach((p) => typeRefs(p.type));
+          typeRefs(owner.returnType);
         }
-      }
-    },
-    reference(id, b, scope) {
-      const def = b ? symbolFor(b, scopeOf.get(scope)) : undefined;
-      if (def) refs.push({ span: id.span, symbol: def, role: 'read' });
-    },
-    let(stmt, b, scope) {
-      typeRefs(stmt.type);
-      const def = b ? symbolFor(b, scopeOf.get(scope)) : undefined;
-      if (def) refs.push({ span: stmt.name.span, symbol: def, role: def.decl === stmt ? 'definition' : 'write' });
-    },
-    expr(e, type) {
-      exprTypes.set(e, type);
-      switch (e.kind) {
-        case 'Member':
-        case 'MethodCall':
-          member(e.target, e.name);
-          break;
-        case 'StructLit':
-          typeRef(e.name.name, e.name.span);
-          for (const f of e.fields) {
-            const def = members.get(`${e.name.name}.${f.name.name}`);
-            if (def?.kind === 'field') refs.push({ span: f.name.span, symbol: def, role: 'write' });
+        for (const [name, b] of scope.names) {
+          const def = symbolFor(b, info);
+          if (def) {
+            info.names.set(name, def);
+            if (def.kind === 'parameter') refs.push({ span: def.nameSpan, symbol: def, role: 'definition' });
+            if (b.origin?.kind === 'catch') refs.push({ span: def.nameSpan, symbol: def, role: 'definition' });
           }
-          break;
-        case 'Infer':
-          typeRefs(e.type);
-          break;
-        default:
-          break;
-      }
+        }
+      },
+      reference(id, b, scope) {
+        const def = b ? symbolFor(b, scopeOf.get(scope)) : undefined;
+        if (def) refs.push({ span: id.span, symbol: def, role: 'read' });
+      },
+      let(stmt, b, scope) {
+        typeRefs(stmt.type);
+        const def = b ? symbolFor(b, scopeOf.get(scope)) : undefined;
+        if (def) refs.push({ span: stmt.name.span, symbol: def, role: def.decl === stmt ? 'definition' : 'write' });
+      },
+      expr(e, type) {
+        exprTypes.set(e, type);
+        switch (e.kind) {
+          case 'Member':
+          case 'MethodCall':
+            member(e.target, e.name);
+            break;
+          case 'StructLit':
+            typeRef(e.name.name, e.name.span);
+            for (const f of e.fields) {
+              const def = members.get(`${e.name.name}.${f.name.name}`);
+              if (def?.kind === 'field') refs.push({ span: f.name.span, symbol: def, role: 'write' });
+            }
+            break;
+          case 'Infer':
+            typeRefs(e.type);
+            break;
+          default:
+            break;
+        }
+      },
     },
-  });
+    imports?.types,
+    undefined,
+    imports?.values,
+  );
 
   // Final types of bindings (the analyzer updates them as it walks).
   for (const [b, def] of byBinding) def.type = b.type;

@@ -13,7 +13,7 @@ export type StaticType =
   | { kind: 'Vec' }
   | { kind: 'Identity' }
   /** `value`: `Map<Str, T>`'s T (a plain `Map` has none) */
-  | { kind: 'Map'; api?: ApiShape; value?: StaticType }
+  | { kind: 'Map'; api?: ApiShape; value?: StaticType; module?: ModuleShape }
   | { kind: 'List'; element: StaticType }
   | { kind: 'Struct'; name: string }
   | { kind: 'Enum'; values: string[] }
@@ -39,6 +39,22 @@ export interface ApiShape {
   hasDefault: boolean;
   /** what `client(...)` takes (default Str, a base URL; an MCP module takes a URL or a launch map: Any) */
   clientBase?: StaticType;
+}
+
+/**
+ * What the checker knows of a Turn module's value (`let money = use "./money";`): the members of the
+ * map its top level returns, with their types and, for closures, their parameters (runtime/check/modules.ts).
+ */
+export interface ModuleShape {
+  /** the module as the program names it (`./money`), for messages */
+  spec: string;
+  members: Map<string, ModuleMember>;
+}
+
+export interface ModuleMember {
+  type: StaticType;
+  /** a closure's parameters by name (and declared types), as written in the module */
+  sig?: { params: { name: string; type?: StaticType }[]; result?: StaticType };
 }
 
 export interface ApiOperation {
