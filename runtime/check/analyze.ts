@@ -64,7 +64,8 @@ export interface StructInfo {
 }
 
 export interface ClosureSig {
-  params: { name: string; type?: StaticType }[];
+  /** `mayLeaveOut`: a trailing parameter a call may leave out (an absorbed operation's optional one) */
+  params: { name: string; type?: StaticType; mayLeaveOut?: boolean }[];
   result?: StaticType;
 }
 
@@ -944,11 +945,14 @@ class Analyzer implements TypeResolver {
     if (spreads && args.length === 1 && this.singleArgument(sig, args[0], argTypes[0], name)) return;
     // an absorbed operation's or a closure's `auth`: a struct (an API's reply, a model's) is never a handle
     if (args.length > 0 && credentialParam(sig)) this.credentialType(args[0], argTypes[0]);
-    if (args.length !== sig.params.length) {
-      this.report(where, `\`${name}\` takes ${plural(sig.params.length, 'argument')}, got ${args.length}`, 'arity');
+    let required = sig.params.length;
+    while (required > 0 && sig.params[required - 1].mayLeaveOut) required--;
+    if (args.length < required || args.length > sig.params.length) {
+      const want = required === sig.params.length ? plural(required, 'argument') : `${required} to ${sig.params.length} arguments`;
+      this.report(where, `\`${name}\` takes ${want}, got ${args.length}`, 'arity');
       return;
     }
-    sig.params.forEach((p, i) => {
+    sig.params.slice(0, args.length).forEach((p, i) => {
       if (p.type && !isAssignable(argTypes[i], p.type)) {
         this.mismatch(args[i].span, `parameter \`${p.name}\` of \`${name}\` is`, p.type, argTypes[i]);
       } else if (p.type) this.checkElements(args[i], p.type, `parameter \`${p.name}\` of \`${name}\``);

@@ -39,6 +39,13 @@ export interface FunctionProto {
    * v1's `net.get({"url": u, "identity": id})`), it gets the map first and null for the rest.
    */
   std?: boolean;
+  /**
+   * A closure whose last parameter is `arguments_given` (what an absorbed API's generated module
+   * declares: runtime/absorb/module.ts): it may be called without its trailing parameters declared
+   * `T?`, down to this many; those left out are null and `arguments_given` receives, per parameter
+   * before it, whether the call gave it (a List of Bool), so that "left out" and `null` differ.
+   */
+  required?: number;
 }
 
 export interface StructDesc {

@@ -95,6 +95,20 @@ function typeText(t: TypeExpr): string {
   }
 }
 
+/** The parameter through which a closure learns which of its arguments a call gave (FunctionProto.required). */
+export const ARGUMENTS_GIVEN = 'arguments_given';
+
+function countsArguments(params: { name: string }[]): boolean {
+  return params.length > 0 && params[params.length - 1].name === ARGUMENTS_GIVEN;
+}
+
+/** The parameters before `arguments_given` that a call must give: all but the trailing ones declared `T?`. */
+function requiredCount(params: { type?: TypeExpr }[]): number {
+  let n = params.length - 1;
+  while (n > 0 && params[n - 1].type?.kind === 'OptionalType') n--;
+  return n;
+}
+
 function checkOf(t: TypeExpr | undefined, aliases: Map<string, TypeExpr>, depth = 0): number {
   if (!t || t.kind !== 'NamedType' || depth > 10) return Check.NONE;
   switch (t.name) {
@@ -220,6 +234,7 @@ class Compiler {
       consts: fs.consts,
       upvalues: fs.upvalues.map(({ local, index }) => ({ local, index })),
       ...(portablePath(this.unit.path).startsWith('std:') ? { std: true } : {}),
+      ...(countsArguments(params) ? { required: requiredCount(params) } : {}),
     };
     this.fs = saved;
     return id;
