@@ -7,11 +7,12 @@
 // runtime/vm/tools.ts), which walk a value along its shape: nested at any depth, in lists, maps and
 // union members; iteratively, and refusing a value nested deeper than MAX_JSON_DEPTH with an error.
 //
-// Absent is not null. A field a struct literal leaves out is null in the struct and left out of
-// the request (so the server's default applies), unless the spec requires the property (then it is
-// sent, as null). A map says which keys it has: a key present with null is sent as null where the
-// spec allows null (a nullable property), a key it does not have is left out. An operation's
-// arguments are encoded by `wire_arguments`, which knows which ones the call gave (FunctionProto.required).
+// Absent is not null. A `T?` field a struct literal leaves out is null in the struct and left out
+// of the request (so the server's default applies), unless the spec requires the property (then it
+// is sent, as null); a field the literal writes `null` is sent as null where the spec allows null
+// (StructVal.writtenNull). A map says which keys it has: a key present with null is written null.
+// An operation's arguments are encoded by `wire_arguments`, which knows which ones the call gave
+// (FunctionProto.required).
 import type { StaticType } from '../check/types.js';
 import { MAX_JSON_DEPTH, StructVal, Uncertain, VMError, type Value } from '../values/index.js';
 
@@ -180,8 +181,10 @@ function walk(root: Value, rootShape: Shape, w: Walk): Value {
       known.add(key);
       const x = fields.get(key)!;
       if (w.encode && unwrapped(x) === null) {
-        // a struct fills a field it was not given with null; a map holds the key it was given
-        const send = flags & REQUIRED || (!(v instanceof StructVal) && flags & NULLABLE);
+        // a struct literal fills a `T?` field it left out with null (StructVal.writtenNull tells them
+        // from the ones it wrote null); a map has the keys it was given
+        const written = v instanceof StructVal ? !!v.writtenNull?.has(key) : true;
+        const send = flags & REQUIRED || (written && flags & NULLABLE);
         if (send) map.set(to, null);
         continue;
       }

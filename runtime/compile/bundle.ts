@@ -55,6 +55,8 @@ export interface StructDesc {
   spread: boolean;
   /** declared field order (null when the struct is not declared in the bundle) */
   order: string[] | null;
+  /** the `T?` fields the literal left out, which the compiler gives null (not written null: StructVal.writtenNull) */
+  filled?: string[];
 }
 
 export interface ImplDesc {

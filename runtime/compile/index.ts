@@ -673,12 +673,14 @@ class Compiler {
     for (const f of e.fields) this.expr(f.value);
     const decl = this.structs.get(e.name.name);
     const names = e.fields.map((f) => f.name.name);
+    const filled: string[] = [];
     // An omitted `T?` field is null (with a spread, the base supplies what the literal omits).
     if (decl && !e.spread) {
       for (const f of decl.fields) {
         if (f.type.kind === 'OptionalType' && !names.includes(f.name)) {
           this.emit(e.span.start, Op.NULL);
           names.push(f.name);
+          filled.push(f.name);
         }
       }
     }
@@ -688,6 +690,7 @@ class Compiler {
       names,
       spread: !!e.spread,
       order: decl ? decl.fields.map((f) => f.name) : null,
+      ...(filled.length > 0 ? { filled } : {}),
     };
     this.emit(e.span.start, Op.MAKE_STRUCT, this.fs.descriptor(desc), names.length);
   }
