@@ -198,8 +198,9 @@ class Selector {
       if (members.length > 0) {
         const parts: string[] = [TYPENAME];
         const schemas: JsonSchema[] = [];
+        const conflicting = conflictingFields(members);
         for (const o of members) {
-          const sub = this.objectSelection(o, depth, stack);
+          const sub = this.objectSelection(o, depth, stack, conflicting);
           parts.push(`... on ${o.name} ${sub.text}`);
           schemas.push(sub.schema);
         }
@@ -211,7 +212,8 @@ class Selector {
     return sel.text === '{  }' ? undefined : sel;
   }
 
-  private objectSelection(t: GraphQLObjectType, depth: number, stack: string[]): { text: string; schema: JsonSchema } {
+  /** `leaveOut`: fields not selected (same-named fields of other members of a union whose types differ). */
+  private objectSelection(t: GraphQLObjectType, depth: number, stack: string[], leaveOut?: ReadonlySet<string>): { text: string; schema: JsonSchema } {
     const parts: string[] = [];
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
@@ -222,6 +224,7 @@ class Selector {
     }
     for (const field of Object.values(t.getFields())) {
       if (field.args.some((a) => isNonNullType(a.type) && a.defaultValue === undefined)) continue; // needs arguments we do not have
+      if (leaveOut?.has(field.name)) continue;
       const inner = getNamedType(field.type);
       let named: JsonSchema | undefined;
       if (isScalarType(inner) || isEnumType(inner)) {
@@ -240,6 +243,26 @@ class Selector {
     }
     return { text: `{ ${parts.join(' ')} }`, schema: { type: 'object', properties, required } };
   }
+}
+
+/**
+ * The fields of a union's (or interface's) object types that a query may not select in each of their
+ * inline fragments: a name two of them have with different types (GitHub's `name: String!` on one,
+ * `name: String` on another). A server refuses such a query ("Fields "name" conflict because they
+ * return conflicting types"), so those fields are left out of the selection.
+ */
+function conflictingFields(members: readonly GraphQLObjectType[]): Set<string> {
+  const typeOf = new Map<string, string>();
+  const out = new Set<string>();
+  for (const o of members) {
+    for (const f of Object.values(o.getFields())) {
+      const t = f.type.toString();
+      const seen = typeOf.get(f.name);
+      if (seen === undefined) typeOf.set(f.name, t);
+      else if (seen !== t) out.add(f.name);
+    }
+  }
+  return out;
 }
 
 /** `s` or null, as the validator words best (`anyOf [T, null]`: a failure says what a T must be). */

@@ -15,6 +15,7 @@
 // (FunctionProto.required).
 import type { StaticType } from '../check/types.js';
 import { MAX_JSON_DEPTH, StructVal, Uncertain, VMError, type Value } from '../values/index.js';
+import { packJson, unpackJson } from './packed.js';
 
 /**
  * How a value of a declared type is laid out, as far as names go: `0` nothing to rename or leave
@@ -63,12 +64,10 @@ export function shapeOf(t: StaticType, inTable: (struct: string) => boolean, dep
   }
 }
 
-/** How a generated module writes its name table: `base64:` and the base64 of its JSON text. */
+/** How a generated module writes its name table: packed JSON text (packed.ts). */
 export function encodedTable(table: NameTable): string {
-  return BASE64 + Buffer.from(JSON.stringify(table), 'utf8').toString('base64');
+  return packJson(JSON.stringify(table));
 }
-
-const BASE64 = 'base64:';
 
 // ---- run time
 
@@ -83,9 +82,9 @@ function parseText<T>(text: Value, what: string, check: (v: unknown) => boolean)
   if (hit !== undefined) return hit as T;
   let v: unknown;
   try {
-    v = JSON.parse(text.startsWith(BASE64) ? Buffer.from(text.slice(BASE64.length), 'base64').toString('utf8') : text);
-  } catch {
-    throw new VMError(`the ${what} is not JSON`);
+    v = JSON.parse(unpackJson(text));
+  } catch (e) {
+    throw new VMError(`the ${what} is not JSON: ${(e as Error).message}`);
   }
   if (!check(v)) throw new VMError(`the ${what} is not a name ${what === 'name table' ? 'table' : 'shape'}`);
   if (parsed.size >= MAX_PARSED) parsed.delete(parsed.keys().next().value!);

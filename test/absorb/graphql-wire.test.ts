@@ -117,8 +117,12 @@ before(async () => {
       if (body) sent.push(((JSON.parse(body) as { variables?: Record<string, unknown> }).variables ?? {}));
       // the body, read once to record it, goes to yoga through its fetch API
       void Promise.resolve(yoga.fetch(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers as Record<string, string>, ...(body ? { body } : {}) })).then(async (r) => {
-        res.writeHead(r.status, Object.fromEntries(r.headers));
+        // no keep-alive: a socket the server closes when idle while the next run reuses it is a reset
+        res.writeHead(r.status, { ...Object.fromEntries(r.headers), connection: 'close' });
         res.end(await r.text());
+      }, (e: Error) => {
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(String(e.stack));
       });
     });
   });
