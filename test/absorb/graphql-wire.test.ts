@@ -165,6 +165,17 @@ if c != null { call("echo", c.title + " " + c.year + " " + c.genre); }
   assert.deepEqual(lines, ['Persuasion (1818) 1817 NOVEL', 'Persuasion null NOVEL']);
 });
 
+test('Turn v1\'s call(f, map) names the arguments it gives: one before a given one may be left out', { timeout: 60_000 }, async () => {
+  reset();
+  const { result, lines } = await run('update-named.tn', `
+let b = call(gql["updateBook"], {"auth": null, "id": "1", "genre": "SCIFI"});
+call("echo", b["title"] + " " + b["year"] + " " + b["genre"]);
+`);
+  assert.equal(result.kind, 'done', JSON.stringify(result));
+  assert.deepEqual(sent, [{ id: '1', genre: 'SCIFI' }]);
+  assert.deepEqual(lines, ['Persuasion 1817 SCIFI']);
+});
+
 test('defaults apply when arguments are left out, a non-null one with a default included', { timeout: 60_000 }, async () => {
   reset();
   const { result, lines } = await run('books.tn', `
