@@ -300,7 +300,7 @@ export class WireNames {
     const out = new Set<string>();
     const names = (sh: Shape, acc: string[]): string[] => {
       if (typeof sh === 'string') acc.push(sh);
-      else if (Array.isArray(sh)) for (const x of sh.slice(1) as Shape[]) names(x, acc);
+      else if (Array.isArray(sh)) for (const x of sh.slice(1)) names(x, acc);
       return acc;
     };
     for (let changed = true; changed; ) {
@@ -399,7 +399,7 @@ export function absorbedApi(result: AbsorbResult, source: string): ApiShape {
   for (const { op, key } of keyedOperations(result.operations)) {
     // optional parameters (and an optional body) at the end may be left out of a call
     const params: ApiOperation['params'] = [
-      { name: 'auth', type: { kind: 'Any' } as StaticType },
+      { name: 'auth', type: { kind: 'Any' } },
       ...boundParams(op).map((b) => ({ name: b.local, type: fieldType(b.param, names), ...(b.param.optional ? { mayLeaveOut: true } : {}) })),
     ];
     if (op.body) params.push({ name: 'body', type: fieldType(op.body, names), ...(op.body.optional ? { mayLeaveOut: true } : {}) });

@@ -134,7 +134,7 @@ function walk(root: Value, rootShape: Shape, w: Walk): Value {
     const { v: raw, shape: s, depth, put } = pending.pop()!;
     const v = unwrapped(raw);
     let shape = s;
-    if (Array.isArray(shape) && shape[0] === 'U') shape = member(shape.slice(1) as Shape[], v, w.table, !w.encode);
+    if (Array.isArray(shape) && shape[0] === 'U') shape = member(shape.slice(1), v, w.table, !w.encode);
     if (shape === 0 || v === null || typeof v !== 'object') {
       put(raw);
       continue;

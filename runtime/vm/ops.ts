@@ -139,8 +139,10 @@ export function makeStruct(desc: StructDesc, stack: Value[], base: number, n: nu
   let spreadNulls: { has(k: string): boolean } | undefined;
   if (desc.spread) {
     const s = unwrap(stack[base + n]);
-    if (s instanceof StructVal) (spread = s.fields), (spreadNulls = s.writtenNull);
-    else if (s instanceof Map) spread = spreadNulls = s; // a map's keys are written: a null one was written null
+    if (s instanceof StructVal) {
+      spread = s.fields;
+      spreadNulls = s.writtenNull;
+    } else if (s instanceof Map) spread = spreadNulls = s; // a map's keys are written: a null one was written null
     else throw new VMError(`cannot spread a ${typeName(s)} into ${desc.type}`);
   }
   const fields = new Map<string, Value>();

@@ -142,7 +142,10 @@ test('deep nesting from outside is a located error, never a stack overflow (repl
   for (let i = 0; i < 400; i++) ok = new Map<string, Value>([['type', 'n'], ['next', ok]]);
   let out = wireDecode(ok, '"Node"', table, alloc) as Map<string, Value>;
   let n = 0;
-  while (out.has('next')) (out = out.get('next') as Map<string, Value>), n++;
+  while (out.has('next')) {
+    out = out.get('next') as Map<string, Value>;
+    n++;
+  }
   assert.equal(n, 400);
   assert.equal(out.get('type_'), 'leaf');
 });
