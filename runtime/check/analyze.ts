@@ -859,7 +859,7 @@ class Analyzer implements TypeResolver {
       given.add(f.name.name);
       const declared = info.fields.get(f.name.name);
       if (!declared) {
-        this.report(f.name.span, `${e.name.name} has no field \`${f.name.name}\`${suggest(f.name.name, info.fields.keys())}`, 'unknown-field');
+        this.report(f.name.span, `${e.name.name} has no field \`${f.name.name}\`${wireNameHint(info, f.name.name) ?? suggest(f.name.name, info.fields.keys())}`, 'unknown-field');
       } else {
         // a string given for a literal-typed field is checked as that literal (`kind: "aprove"` where
         // `kind: "approve"` is declared); string enums keep Turn v1's leniency
@@ -883,7 +883,7 @@ class Analyzer implements TypeResolver {
     if (!info) return ANY;
     const t = info.fields.get(field);
     if (!t) {
-      this.report(where, `${structName} has no field \`${field}\`${suggest(field, info.fields.keys())}`, 'unknown-field');
+      this.report(where, `${structName} has no field \`${field}\`${wireNameHint(info, field) ?? suggest(field, info.fields.keys())}`, 'unknown-field');
       return ANY;
     }
     return t;
@@ -1121,6 +1121,15 @@ function sameType(a: StaticType, b: StaticType): boolean {
 
 function calleeName(e: A.Expr): string {
   return e.kind === 'Identifier' ? e.name : 'closure';
+}
+
+/**
+ * For an absorbed struct (its fields' docs say "On the wire: `type`." where the spec's name is not a
+ * Turn name: runtime/absorb/module.ts), the field a spec name stands for: ` (the spec's \`type\` is \`type_\` in Turn)`.
+ */
+function wireNameHint(info: StructInfo, name: string): string | undefined {
+  const f = info.decl.fields.find((x) => x.description?.includes(`On the wire: \`${name}\`.`));
+  return f ? ` (the spec's \`${name}\` is \`${f.name.name}\` in Turn)` : undefined;
 }
 
 function plural(n: number, word: string): string {

@@ -176,3 +176,34 @@ test('a table or shape that is not one is an error, not a crash', () => {
   assert.throws(() => wireDecode(null, '0', 'gzip64:AAAA', alloc), (e: unknown) => e instanceof VMError && /cannot be read/.test(e.message));
   assert.throws(() => wireArguments([1], [true, true], '[["a", 0, 0]]', table, alloc), VMError);
 });
+
+test('turn check names both: a spec name used as a field says its Turn name; a call may leave out only optional parameters', async () => {
+  const { checkSource } = await import('../../runtime/check/index.js');
+  const { formatDiagnostic } = await import('../../runtime/diagnostics.js');
+  const file = path.join(dir, 'check.tn');
+  const saved = process.env.TURN_SCHEMA_DIR;
+  process.env.TURN_SCHEMA_DIR = path.join(dir, '.schemas');
+  try {
+    const r = await checkSource(
+      file,
+      `let people = use schema::openapi("people.json");
+let api = people.client("http://127.0.0.1:1");
+let p = api.addPerson(null, Person { first_name: "A", type: "x", nickname: null });
+call("echo", p.type);
+api.addPerson(null);
+`,
+    );
+    assert.deepEqual(
+      r.diagnostics.map((d) => formatDiagnostic(r.file, d).slice(dir.length + 1)),
+      [
+        'check.tn:3:29: missing field `type_` in Person',
+        'check.tn:3:55: Person has no field `type` (the spec\'s `type` is `type_` in Turn)',
+        'check.tn:4:16: Person has no field `type` (the spec\'s `type` is `type_` in Turn)',
+        'check.tn:5:1: `addPerson` takes 2 arguments, got 1',
+      ],
+    );
+  } finally {
+    if (saved === undefined) delete process.env.TURN_SCHEMA_DIR;
+    else process.env.TURN_SCHEMA_DIR = saved;
+  }
+});
