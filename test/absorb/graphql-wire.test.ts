@@ -243,3 +243,15 @@ call("echo", none == null);
   assert.equal(result.kind, 'done', JSON.stringify(result));
   assert.deepEqual(lines, ['book Persuasion novel', 'author Jane Austen novelist', 'author Jane Austen novelist', 'true']);
 });
+
+test('hover text: a renamed field says its wire name, a defaulted one its default (the `///` lines of the generated struct)', async () => {
+  const { absorbSchema } = await import('../../runtime/absorb/index.js');
+  const { absorbedModuleSource } = await import('../../runtime/absorb/module.js');
+  const r = await absorbSchema('graphql', 'shelf.graphql', dir, { cacheDir: path.join(dir, '.cache') });
+  const module = absorbedModuleSource(r, 'graphql', 'shelf.graphql');
+  const input = /struct BookInput \{[\s\S]*?\n\};/.exec(module)?.[0] ?? '';
+  assert.match(input, /\/\/\/ Default \(applied by the server when left out\): NOVEL\.\n {4}genre: \("NOVEL" \| "POETRY" \| "SCIFI"\)\?/);
+  assert.match(input, /\/\/\/ Default \(applied by the server when left out\): 3\.5\.\n {4}rating: Num\?/);
+  assert.match(input, /\/\/\/ On the wire: `type`\.\n {4}type_: Str\?/);
+  assert.match(input, /\/\/\/ On the wire: `scope`\.\n {4}scope_: List<TagInput>\?/);
+});
