@@ -1,14 +1,16 @@
 // GraphQL SDL: object and input types → structs, enums → Enum, Query and Mutation fields →
-// callables that POST a generated query document with variables. Nullable fields, arguments and
-// list items → optional (`T?`), like a non-null input field or argument with a default (it may be
-// left out); unions and interface-typed fields → unions of the object types they can be, each such
+// callables that POST a generated query document with variables. Nullable fields, arguments,
+// results and list items → optional (`T?`), like a non-null input field or argument with a default
+// (it may be left out; the default is kept for hover, and the variable of such an argument is
+// declared nullable so that leaving it out lets the server apply the default); unions and
+// interface-typed fields → unions of the object types they can be, each such
 // object type carrying `__typename` as its literal discriminator (selected in every query). Each
 // operation also gets the JSON Schema of its reply as the query document selects it (what the server
 // must send back), which the generated module validates the reply against.
 import {
   GraphQLError, buildASTSchema, getNamedType, isEnumType, isInputObjectType, isInterfaceType, isListType, isNonNullType,
-  isObjectType, isScalarType, isUnionType, parse, type GraphQLField, type GraphQLNamedType, type GraphQLObjectType,
-  type DocumentNode, type GraphQLSchema, type GraphQLType,
+  isObjectType, isScalarType, isUnionType, parse, print, type GraphQLField, type GraphQLNamedType, type GraphQLObjectType,
+  type DocumentNode, type GraphQLArgument, type GraphQLInputField, type GraphQLSchema, type GraphQLType,
 } from 'graphql';
 import { validateSDL } from 'graphql/validation/validate.js';
 import type { StaticType } from '../check/types.js';
@@ -101,8 +103,9 @@ export function absorbGraphQL(text: string, file: string, diags: SpecDiagnostic[
     for (const f of Object.values(t.getFields())) {
       const ty = typeOf(f.type);
       // an input field with a default may be left out, whatever its type
-      const defaulted = isInputObjectType(t) && (f as { defaultValue?: unknown }).defaultValue !== undefined;
-      const field: AbsorbedStruct['fields'][number] = { name: uniqueName(identifier(f.name), taken), wireName: f.name, type: ty.type, optional: ty.optional || defaulted };
+      const given = isInputObjectType(t) ? defaultText(f as GraphQLInputField) : undefined;
+      const field: AbsorbedStruct['fields'][number] = { name: uniqueName(identifier(f.name), taken), wireName: f.name, type: ty.type, optional: ty.optional || given !== undefined, ...(ty.optional ? { nullable: true } : {}) };
+      if (given !== undefined) field.default = given;
       if (f.description) field.doc = f.description;
       fields.push(field);
     }
@@ -120,7 +123,9 @@ export function absorbGraphQL(text: string, file: string, diags: SpecDiagnostic[
       const taken = new Set<string>();
       const params: AbsorbedParam[] = f.args.map((a) => {
         const t = typeOf(a.type);
-        const p: AbsorbedParam = { name: uniqueName(identifier(a.name), taken), wireName: a.name, in: 'variable', type: t.type, optional: t.optional || a.defaultValue !== undefined };
+        const given = defaultText(a);
+        const p: AbsorbedParam = { name: uniqueName(identifier(a.name), taken), wireName: a.name, in: 'variable', type: t.type, optional: t.optional || given !== undefined, ...(t.optional ? { nullable: true } : {}) };
+        if (given !== undefined) p.default = given;
         if (a.description) p.doc = a.description;
         return p;
       });
@@ -131,9 +136,9 @@ export function absorbGraphQL(text: string, file: string, diags: SpecDiagnostic[
         method: 'POST',
         path: '',
         params,
-        // a nullable result is typed as its type, as before optional types (a `T?` result would need a
-        // null test before every field read in programs that exist); its reply schema allows null
-        result: typeOf(f.type).type,
+        // a nullable result is `T?`: the server answers null for it (`book(id)` of no book), so a
+        // program narrows it before reading a field
+        result: withOptional(typeOf(f.type)),
         origin: `${root.name}.${f.name}`,
         graphql: { operation: kind, field: f.name, document },
         replySchema: reply,
@@ -155,7 +160,9 @@ class Selector {
 
   /** `query Name($a: T!) { field(a: $a) { scalar fields, nested objects to depth 3 } }`, and the schema of `data.field`. */
   operation(kind: 'query' | 'mutation', f: GraphQLField<unknown, unknown>): { document: string; reply: JsonSchema } {
-    const vars = f.args.map((a) => `$${a.name}: ${a.type.toString()}`).join(', ');
+    // a non-null argument with a default takes a nullable variable (the spec allows it), so that a
+    // variable left out lets the server apply the default
+    const vars = f.args.map((a) => `$${a.name}: ${(isNonNullType(a.type) && a.defaultValue !== undefined ? a.type.ofType : a.type).toString()}`).join(', ');
     const args = f.args.map((a) => `${a.name}: $${a.name}`).join(', ');
     const opName = f.name[0].toUpperCase() + f.name.slice(1);
     const sel = this.selection(getNamedType(f.type), 0, []);
@@ -191,8 +198,9 @@ class Selector {
       if (members.length > 0) {
         const parts: string[] = [TYPENAME];
         const schemas: JsonSchema[] = [];
+        const conflicting = conflictingFields(members);
         for (const o of members) {
-          const sub = this.objectSelection(o, depth, stack);
+          const sub = this.objectSelection(o, depth, stack, conflicting);
           parts.push(`... on ${o.name} ${sub.text}`);
           schemas.push(sub.schema);
         }
@@ -204,7 +212,8 @@ class Selector {
     return sel.text === '{  }' ? undefined : sel;
   }
 
-  private objectSelection(t: GraphQLObjectType, depth: number, stack: string[]): { text: string; schema: JsonSchema } {
+  /** `leaveOut`: fields not selected (same-named fields of other members of a union whose types differ). */
+  private objectSelection(t: GraphQLObjectType, depth: number, stack: string[], leaveOut?: ReadonlySet<string>): { text: string; schema: JsonSchema } {
     const parts: string[] = [];
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
@@ -215,6 +224,7 @@ class Selector {
     }
     for (const field of Object.values(t.getFields())) {
       if (field.args.some((a) => isNonNullType(a.type) && a.defaultValue === undefined)) continue; // needs arguments we do not have
+      if (leaveOut?.has(field.name)) continue;
       const inner = getNamedType(field.type);
       let named: JsonSchema | undefined;
       if (isScalarType(inner) || isEnumType(inner)) {
@@ -235,11 +245,37 @@ class Selector {
   }
 }
 
+/**
+ * The fields of a union's (or interface's) object types that a query may not select in each of their
+ * inline fragments: a name two of them have with different types (GitHub's `name: String!` on one,
+ * `name: String` on another). A server refuses such a query ("Fields "name" conflict because they
+ * return conflicting types"), so those fields are left out of the selection.
+ */
+function conflictingFields(members: readonly GraphQLObjectType[]): Set<string> {
+  const typeOf = new Map<string, string>();
+  const out = new Set<string>();
+  for (const o of members) {
+    for (const f of Object.values(o.getFields())) {
+      const t = f.type.toString();
+      const seen = typeOf.get(f.name);
+      if (seen === undefined) typeOf.set(f.name, t);
+      else if (seen !== t) out.add(f.name);
+    }
+  }
+  return out;
+}
+
 /** `s` or null, as the validator words best (`anyOf [T, null]`: a failure says what a T must be). */
 function orNull(s: JsonSchema): JsonSchema {
   if (Object.keys(s).length === 0) return s;
   if (Array.isArray(s.anyOf)) return { anyOf: [...(s.anyOf as unknown[]), { type: 'null' }] };
   return { anyOf: [s, { type: 'null' }] };
+}
+
+/** A field's or argument's default as the SDL writes it (`3.5`, `ASC`, `{limit: 10}`), at most 200 characters. */
+function defaultText(x: GraphQLArgument | GraphQLInputField): string | undefined {
+  if (x.astNode?.defaultValue) return print(x.astNode.defaultValue).slice(0, 200);
+  return x.defaultValue === undefined ? undefined : JSON.stringify(x.defaultValue)?.slice(0, 200);
 }
 
 function validateNames(schema: GraphQLSchema): string[] {

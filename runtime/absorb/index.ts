@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import { absorbGraphQL } from './graphql.js';
 import { absorbOpenApi } from './openapi.js';
-import { SchemaConverter, hasUnpairedSurrogate, identifier, operationNames, structName, uniqueName } from './schema.js';
+import { SchemaConverter, defaultOf, hasUnpairedSurrogate, identifier, operationNames, structName, uniqueName } from './schema.js';
 import { loadSource, parseSpecText, pointerOf } from './source.js';
 import { bundleExternalRefs, firstExternalRef } from './refs.js';
 import { listServerTools } from '../mcp/list.js';
@@ -201,7 +201,9 @@ function absorbMcp(conv: SchemaConverter, server?: string | Record<string, unkno
     if (isObj(input.properties)) {
       for (const [k, s] of Object.entries(input.properties)) {
         const t = conv.typeOf(s, `${ptr}/inputSchema/properties/${pointerOf([k]).slice(2)}`, structName(tool.name) + structName(k));
-        const p: AbsorbedParam = { name: uniqueName(identifier(k), taken), wireName: k, in: 'argument', type: t.type, optional: t.optional || !required.has(k) };
+        const p: AbsorbedParam = { name: uniqueName(identifier(k), taken), wireName: k, in: 'argument', type: t.type, optional: t.optional || !required.has(k), ...(t.optional ? { nullable: true } : {}) };
+        const given = defaultOf(s);
+        if (given !== undefined) p.default = given;
         if (isObj(s) && typeof s.description === 'string') p.doc = s.description;
         params.push(p);
       }

@@ -9,12 +9,15 @@
 //   let quote = market.get_quote(grant identity::bearer("market"), "ACME");
 //
 // Every operation takes the credential first (an identity handle, a capability map, or null), then
-// its parameters: required ones in spec order, then optional ones (pass null to leave one out).
-import type { ApiShape, StaticType } from '../check/types.js';
+// its parameters: required ones in spec order, then optional ones, which a call may leave out at
+// the end (then they are not sent; a `null` given is sent as null where the spec allows null).
+// Values go out and come back in the spec's names (wire.ts: `type_` is `type` on the wire).
+import type { ApiOperation, ApiShape, StaticType } from '../check/types.js';
 import { BUILTIN_TYPE_NAMES } from '../check/types.js';
 import { encodedSchema, replyDefs, typeSchema } from './reply.js';
 import { TURN_KEYWORDS, UNPAIRED_SURROGATE, identifier, structName, uniqueName } from './schema.js';
 import type { AbsorbedField, AbsorbedOperation, AbsorbedParam, AbsorbedStruct, AbsorbResult } from './types.js';
+import { NULLABLE, REQUIRED, encodedTable, shapeOf, type FieldEntry, type NameTable, type ParamEntry, type Shape } from './wire.js';
 
 // The module is correct by construction: every string goes through `turnString`, every comment
 // through `commentText`, every name through a check that it is an identifier the grammar accepts
@@ -22,7 +25,7 @@ import type { AbsorbedField, AbsorbedOperation, AbsorbedParam, AbsorbedStruct, A
 // test/absorb/generated.test.ts holds it to that over generated specs.
 
 /** Names the generated code binds itself: a parameter of an operation never takes one of them. */
-const MODULE_LOCALS = new Set(['auth', 'base', 'body', 'data', 'decode', 'graphql_data', 'client', 'default_client', 'res', 'reply', 'reply_defs', 'conform', 'more_issues', 'operations', 'validated']);
+const MODULE_LOCALS = new Set(['auth', 'base', 'body', 'data', 'decode', 'graphql_data', 'client', 'default_client', 'res', 'reply', 'reply_defs', 'conform', 'more_issues', 'operations', 'validated', 'wire_names', 'arguments_given']);
 /** Beyond this many nested `List<...>`, an element type is `Any` (specs are already bounded by the converter). */
 const MAX_TYPE_DEPTH = 32;
 
@@ -189,14 +192,147 @@ function localName(name: string, taken: Set<string>): string {
   return uniqueName(isIdentifier(base) ? base : '_' + base, taken);
 }
 
+/** The names a struct's fields are declared under (the absorbers' names, unless a name is not one the grammar accepts). */
+function fieldNames(s: AbsorbedStruct): string[] {
+  const taken = new Set<string>();
+  return s.fields.map((f) => localName(f.name, taken));
+}
+
+/** What hover shows of a field or parameter: its description, its name on the wire when it differs, its default. */
+export function describedDoc(x: { doc?: string; wireName: string; default?: string }, turnName: string): string | undefined {
+  const notes = [
+    ...(x.wireName !== turnName ? [`On the wire: \`${x.wireName}\`.`] : []),
+    ...(x.default !== undefined ? [`Default (applied by the server when left out): ${x.default}.`] : []),
+  ];
+  if (notes.length === 0) return x.doc;
+  return [x.doc, notes.join(' ')].filter((l) => l !== undefined && l !== '').join('\n');
+}
+
 function structText(s: AbsorbedStruct, name: string, names: Names): string {
   const doc = s.doc ? docLines(s.doc, '') : '';
-  const taken = new Set<string>();
-  const fields = s.fields.map((f) => {
+  const turnNames = fieldNames(s);
+  const fields = s.fields.map((f, i) => {
     const declared = fieldType(f, names);
-    return `${f.doc ? docLines(f.doc, '    ') : ''}    ${localName(f.name, taken)}: ${names.typeText(declared)}${checksText(f, declared)}`;
+    const fdoc = describedDoc(f, turnNames[i]);
+    return `${fdoc ? docLines(fdoc, '    ') : ''}    ${turnNames[i]}: ${names.typeText(declared)}${checksText(f, declared)}`;
   });
   return `${doc}struct ${name} {\n${fields.join(',\n')}\n};`;
+}
+
+/**
+ * The module's name table (runtime/absorb/wire.ts): every struct an operation's parameters, body or
+ * result reaches, with its fields' Turn and wire names, shapes and flags; and `shape(t)`, the shape
+ * of a value of type `t` against it.
+ */
+export class WireNames {
+  readonly table: NameTable = {};
+  private readonly byDeclared = new Map<string, AbsorbedStruct>();
+
+  constructor(
+    result: AbsorbResult,
+    private readonly names: Names,
+  ) {
+    result.structs.forEach((s, i) => this.byDeclared.set(names.declared[i], s));
+    for (const op of result.operations) {
+      for (const t of [op.result, ...op.params.map((p) => p.type), ...(op.body ? [op.body.type] : [])]) this.reach(names.staticType(t));
+    }
+  }
+
+  /** Adds the structs `t` names, and those their fields name, to the table. */
+  private reach(t: StaticType): void {
+    const pending = [t];
+    while (pending.length > 0) {
+      const x = pending.pop()!;
+      if (x.kind === 'List') pending.push(x.element);
+      else if (x.kind === 'Optional') pending.push(x.inner);
+      else if (x.kind === 'Map' && x.value) pending.push(x.value);
+      else if (x.kind === 'Union') pending.push(...x.members);
+      else if (x.kind === 'Struct' && !Object.hasOwn(this.table, x.name)) {
+        const s = this.byDeclared.get(x.name);
+        if (!s) continue;
+        this.table[x.name] = []; // marks it reached before its fields are
+        const fieldTypes = s.fields.map((f) => this.names.staticType(f.type));
+        pending.push(...fieldTypes);
+        this.fill(x.name, s, fieldTypes);
+      }
+    }
+  }
+
+  private fill(declared: string, s: AbsorbedStruct, fieldTypes: StaticType[]): void {
+    const turnNames = fieldNames(s);
+    // shapes name structs reached later too: computed once every struct is in the table
+    this.pendingFields.push(() => {
+      this.table[declared] = s.fields.map((f, i): FieldEntry => {
+        const flags = (!f.optional || f.requiredNullable ? REQUIRED : 0) | (f.nullable ? NULLABLE : 0);
+        const shape = this.shape(fieldTypes[i]);
+        const t = fieldTypes[i];
+        return t.kind === 'Literal' && t.value !== null ? [turnNames[i], f.wireName, shape, flags, t.value] : [turnNames[i], f.wireName, shape, flags];
+      });
+    });
+  }
+
+  private readonly pendingFields: (() => void)[] = [];
+  private filled = false;
+
+  /** The shape of a value of the declared type `t`. */
+  shape(t: StaticType): Shape {
+    this.finish();
+    return shapeOf(t, (name) => Object.hasOwn(this.table, name));
+  }
+
+  /** The shape of an operation's value of absorbed type `t` (what it sends: every struct, whose null fields may be left out). */
+  shapeOfAbsorbed(t: StaticType): Shape {
+    return this.shape(this.names.staticType(t));
+  }
+
+  /** The shape of a reply of absorbed type `t`: only the structs that rename a field, or hold one that does, need a walk. */
+  replyShape(t: StaticType): Shape {
+    this.finish();
+    const renaming = this.renaming();
+    return shapeOf(this.names.staticType(t), (name) => renaming.has(name));
+  }
+
+  private renamingStructs?: Set<string>;
+
+  /** The structs with a field whose Turn name is not its wire name, or whose value is such a struct (a fixpoint). */
+  private renaming(): Set<string> {
+    if (this.renamingStructs) return this.renamingStructs;
+    const out = new Set<string>();
+    const names = (sh: Shape, acc: string[]): string[] => {
+      if (typeof sh === 'string') acc.push(sh);
+      else if (Array.isArray(sh)) for (const x of sh.slice(1)) names(x, acc);
+      return acc;
+    };
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const [struct, fields] of Object.entries(this.table)) {
+        if (out.has(struct)) continue;
+        if (fields.some((f) => f[0] !== f[1] || names(f[2], []).some((n) => out.has(n)))) {
+          out.add(struct);
+          changed = true;
+        }
+      }
+    }
+    this.renamingStructs = out;
+    return out;
+  }
+
+  /** An operation's parameters for `wire_arguments`. */
+  params(ps: readonly AbsorbedParam[]): ParamEntry[] {
+    return ps.map((p) => [p.wireName, this.shapeOfAbsorbed(p.type), (p.optional ? 0 : REQUIRED) | (p.nullable ? NULLABLE : 0)]);
+  }
+
+  private finish(): void {
+    if (this.filled) return;
+    this.filled = true;
+    for (const f of this.pendingFields) f();
+  }
+
+  /** The table as the module's constant text (base64, as the reply schemas: a Turn string of JSON is mostly escapes). */
+  text(): string {
+    this.finish();
+    return encodedTable(this.table);
+  }
 }
 
 /** A field's or parameter's type as declared: `T?` when it may be absent or null. */
@@ -261,8 +397,12 @@ export function absorbedApi(result: AbsorbResult, source: string): ApiShape {
   const operations: ApiShape['operations'] = new Map();
   const unvalidated: ApiShape['operations'] = new Map();
   for (const { op, key } of keyedOperations(result.operations)) {
-    const params = [{ name: 'auth', type: { kind: 'Any' } as StaticType }, ...boundParams(op).map((b) => ({ name: b.local, type: fieldType(b.param, names) }))];
-    if (op.body) params.push({ name: 'body', type: fieldType(op.body, names) });
+    // optional parameters (and an optional body) at the end may be left out of a call
+    const params: ApiOperation['params'] = [
+      { name: 'auth', type: { kind: 'Any' } },
+      ...boundParams(op).map((b) => ({ name: b.local, type: fieldType(b.param, names), ...(b.param.optional ? { mayLeaveOut: true } : {}) })),
+    ];
+    if (op.body) params.push({ name: 'body', type: fieldType(op.body, names), ...(op.body.optional ? { mayLeaveOut: true } : {}) });
     operations.set(key, { params, result: names.staticType(op.result) });
     unvalidated.set(key, { params, result: { kind: 'Any' } });
   }
@@ -275,30 +415,43 @@ export function absorbedApi(result: AbsorbResult, source: string): ApiShape {
   return shape;
 }
 
-function operationText(op: AbsorbedOperation, key: string, names: Names, replies: ReplySchemas): string {
+function operationText(op: AbsorbedOperation, key: string, names: Names, replies: ReplySchemas, wire: WireNames): string {
   const params = boundParams(op);
-  const signature = ['auth: Any', ...params.map((p) => `${p.local}: Any`)];
-  if (op.body) signature.push('body: Any');
+  // an optional parameter is declared `Any?` and `arguments_given` last: a call may leave out the
+  // optional ones at the end, which are then not sent (FunctionProto.required)
+  const signature = ['auth: Any', ...params.map((p) => `${p.local}: Any${p.param.optional ? '?' : ''}`)];
+  if (op.body) signature.push(`body: Any${op.body.optional ? '?' : ''}`);
+  signature.push('arguments_given: List');
   const result = names.typeText(op.result);
+  // the reply in Turn's names (only when some name differs or a union must be told apart)
+  const resultShape = wire.replyShape(op.result);
+  const decoded = (reply: string) => (resultShape === 0 ? reply : `call("wire_decode", ${reply}, ${turnString(JSON.stringify(resultShape))}, wire_names)`);
+  // the arguments of protocol `in` as the map to send: in the wire's names, those left out absent
+  const argumentMap = (where: AbsorbedParam['in']) => {
+    const sent = params.map((p, i) => ({ p, i })).filter(({ p }) => p.param.in === where);
+    const values = `[${sent.map(({ p }) => p.local).join(', ')}]`;
+    const given = `[${sent.map(({ i }) => `arguments_given[${i + 1}]`).join(', ')}]`;
+    return `call("wire_arguments", ${values}, ${given}, ${turnString(JSON.stringify(wire.params(sent.map(({ p }) => p.param))))}, wire_names)`;
+  };
   const doc = op.doc ? `        // ${commentText(op.doc)}\n` : '';
   const schema = replies.byOperation.get(op);
   // the reply, validated against the operation's schema unless `unvalidated()` gave this operation
   const conform = (reply: string) => (schema === undefined ? reply : `conform(validated, ${turnString(key)}, ${turnString(result)}, ${turnString(schema)}, ${reply})`);
   let request: string;
   if (op.protocol === 'graphql' && op.graphql) {
-    request = `call("http_request", auth, "POST", base, {"headers": {"content-type": "application/json"}, "body": call("json_stringify", {"query": ${turnString(op.graphql.document)}, "variables": ${paramMap(params, ['variable'])}})})`;
+    request = `call("http_request", auth, "POST", base, {"headers": {"content-type": "application/json"}, "body": call("json_stringify", {"query": ${turnString(op.graphql.document)}, "variables": ${argumentMap('variable')}})})`;
     return `${doc}        ${turnString(key)}: turn(${signature.join(', ')}) -> ${result} {
             let data = graphql_data(${request});
-            return ${conform(`data[${turnString(op.graphql.field)}]`)};
+            return ${decoded(conform(`data[${turnString(op.graphql.field)}]`))};
         }`;
   }
   if (op.protocol === 'mcp' && op.mcp) {
     // the reply of a tool with an output schema is validated against it by the host before it binds
     const options = [`"idempotent": ${op.mcp.idempotent ? 'true' : 'false'}`];
     if (op.mcp.outputSchema !== undefined) options.push(`"output_schema": ${turnString(JSON.stringify(op.mcp.outputSchema))}`);
-    request = `call("mcp_call", auth, base, ${turnString(op.mcp.tool)}, ${paramMap(params, ['argument'])}, {${options.join(', ')}})`;
+    request = `call("mcp_call", auth, base, ${turnString(op.mcp.tool)}, ${argumentMap('argument')}, {${options.join(', ')}})`;
     return `${doc}        ${turnString(key)}: turn(${signature.join(', ')}) -> ${result} {
-            return ${request};
+            return ${decoded(request)};
         }`;
   }
   // OpenAPI: substitute path parameters (URL-encoded), send query and headers, JSON body.
@@ -313,11 +466,11 @@ function operationText(op: AbsorbedOperation, key: string, names: Names, replies
     })
     .join(' + ');
   const options = [`"query": ${paramMap(params, ['query'])}`, `"headers": ${paramMap(params, ['header'])}`];
-  // a JSON body without the optional fields left out (or null); another content type as it is
-  if (op.body) options.push(/json/.test(op.body.contentType) || op.body.contentType === '*/*' ? `"body": call("json_drop_nulls", body)` : `"body": body`);
+  // a JSON body in the wire's names, without the optional fields left out; another content type as it is
+  if (op.body) options.push(/json/.test(op.body.contentType) || op.body.contentType === '*/*' ? `"body": call("wire_encode", body, ${turnString(JSON.stringify(wire.shapeOfAbsorbed(op.body.type)))}, wire_names)` : `"body": body`);
   request = `call("http_request", auth, ${turnString(op.method.toUpperCase())}, base + ${pathExpr || '""'}, {${options.join(', ')}})`;
   return `${doc}        ${turnString(key)}: turn(${signature.join(', ')}) -> ${result} {
-            return ${conform(`decode(${request})`)};
+            return ${decoded(conform(`decode(${request})`))};
         }`;
 }
 
@@ -339,6 +492,7 @@ export function absorbedModuleSource(result: AbsorbResult, protocol: string, sou
   const base = ops.find((o) => o.baseUrl)?.baseUrl;
   const baseType = ops.some((o) => o.protocol === 'mcp') ? 'Any' : 'Str';
   const replies = replySchemas(result, names);
+  const wire = new WireNames(result, names);
   const lines = [
     `// Generated by Turn from ${commentText(`${protocol} spec ${source}`)} — do not edit; it is rebuilt when the spec changes.`,
     '',
@@ -357,6 +511,8 @@ export function absorbedModuleSource(result: AbsorbResult, protocol: string, sou
     '    return reply["data"];',
     '};',
     `let reply_defs = ${turnString(replies.defs)};`,
+    '// Per struct, its fields\' Turn and wire names (runtime/absorb/wire.ts).',
+    `let wire_names = ${turnString(wire.text())};`,
     '// A reply that does not conform to the operation\'s declared result is an error, never a value.',
     'let more_issues = turn(n: Num) -> Str {',
     '    if n > 1 { return " (and " + (n - 1) + " more)"; }',
@@ -374,7 +530,7 @@ export function absorbedModuleSource(result: AbsorbResult, protocol: string, sou
     // an MCP server is a URL or a launch map; every other protocol's base is a URL
     `let operations = turn(base: ${baseType}, validated: Bool) -> Map {`,
     '    return {',
-    [...keyed.map(({ op, key }) => operationText(op, key, names, replies)), `        ${turnString(UNVALIDATED)}: turn() -> Map { return operations(base, false); }`].join(',\n'),
+    [...keyed.map(({ op, key }) => operationText(op, key, names, replies, wire)), `        ${turnString(UNVALIDATED)}: turn() -> Map { return operations(base, false); }`].join(',\n'),
     '    };',
     '};',
     `let client = turn(base: ${baseType}) -> Map { return operations(base, true); };`,

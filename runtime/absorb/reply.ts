@@ -11,6 +11,7 @@
 // literals, unions, list items, map values, checks.
 import type { StaticType } from '../check/types.js';
 import { issues } from '../infer/validate.js';
+import { packJson, unpackJson } from './packed.js';
 import type { AbsorbedStruct, FieldCheck } from './types.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -140,17 +141,15 @@ function schemaObject(schemaText: string, defsText: string): object {
   return schema;
 }
 
-/** How a generated module writes a schema: base64 of its JSON text (a Turn string of JSON is mostly escapes, slow to parse). */
+/** How a generated module writes a schema: packed JSON text (packed.ts). */
 export function encodedSchema(schema: JsonSchema): string {
-  return BASE64 + Buffer.from(JSON.stringify(schema), 'utf8').toString('base64');
+  return packJson(JSON.stringify(schema));
 }
-
-const BASE64 = 'base64:';
 
 function parseObject(text: string, what: string): JsonSchema {
   let v: unknown;
   try {
-    v = JSON.parse(text.startsWith(BASE64) ? Buffer.from(text.slice(BASE64.length), 'base64').toString('utf8') : text);
+    v = JSON.parse(unpackJson(text));
   } catch (e) {
     throw new Error(`json_schema_issues: the ${what} is not JSON: ${(e as Error).message}`);
   }

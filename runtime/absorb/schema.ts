@@ -180,7 +180,11 @@ export class SchemaConverter {
         wireName: key,
         type: t.type,
         optional: t.optional || !required.has(key),
+        ...(t.optional ? { nullable: true } : {}),
+        ...(t.optional && required.has(key) ? { requiredNullable: true } : {}),
       };
+      const given = defaultOf(schema);
+      if (given !== undefined) f.default = given;
       if (t.checks) f.checks = t.checks;
       const d = isObj(schema) && typeof schema.description === 'string' ? schema.description : undefined;
       if (d) f.doc = d;
@@ -443,6 +447,16 @@ function literalsType(values: unknown[]): StaticType {
   }
   if (members.every((m) => m.kind === 'Literal' && typeof m.value === 'boolean') && new Set(values).size === 2) return { kind: 'Bool' };
   return unionType(members);
+}
+
+/** A schema's `default` as JSON text (at most 200 characters), when it has one. */
+export function defaultOf(schema: unknown): string | undefined {
+  if (!isObj(schema) || !Object.hasOwn(schema, 'default')) return undefined;
+  try {
+    return JSON.stringify(schema.default)?.slice(0, 200);
+  } catch {
+    return undefined; // a cyclic value (a YAML alias): no default shown
+  }
 }
 
 /** The check annotations a schema's validation keywords give, for a value of type `t` (the keywords that do not apply to it are dropped). */

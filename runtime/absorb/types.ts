@@ -21,6 +21,12 @@ export interface AbsorbedField {
   type: StaticType;
   /** Not required, or nullable: the value may be `null`/absent (`T?`). */
   optional: boolean;
+  /** The spec allows `null` for it (JSON Schema `type: [T, "null"]`/`nullable`, a nullable GraphQL type). */
+  nullable?: boolean;
+  /** The spec requires the property though it may be null (`optional` is then true): it is always sent, null or not. */
+  requiredNullable?: boolean;
+  /** The spec's default, as the spec writes it (GraphQL `3.5`, JSON `"asc"`): the server applies it when the field is left out. */
+  default?: string;
   doc?: string;
   /** The schema's validation keywords that Turn checks on this field. */
   checks?: FieldCheck[];
@@ -43,6 +49,10 @@ export interface AbsorbedParam {
   in: 'path' | 'query' | 'header' | 'cookie' | 'variable' | 'argument';
   type: StaticType;
   optional: boolean;
+  /** The spec allows `null` for it (a nullable GraphQL argument; an MCP argument whose schema allows null). */
+  nullable?: boolean;
+  /** The spec's default, as the spec writes it: the server applies it when the argument is left out. */
+  default?: string;
   doc?: string;
 }
 

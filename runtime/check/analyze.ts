@@ -66,7 +66,8 @@ export interface StructInfo {
 }
 
 export interface ClosureSig {
-  params: { name: string; type?: StaticType }[];
+  /** `mayLeaveOut`: a trailing parameter a call may leave out (an absorbed operation's optional one) */
+  params: { name: string; type?: StaticType; mayLeaveOut?: boolean }[];
   result?: StaticType;
 }
 
@@ -884,7 +885,7 @@ class Analyzer implements TypeResolver {
       given.add(f.name.name);
       const declared = info.fields.get(f.name.name);
       if (!declared) {
-        this.report(f.name.span, `${e.name.name} has no field \`${f.name.name}\`${suggest(f.name.name, info.fields.keys())}`, 'unknown-field');
+        this.report(f.name.span, `${e.name.name} has no field \`${f.name.name}\`${wireNameHint(info, f.name.name) ?? suggest(f.name.name, info.fields.keys())}`, 'unknown-field');
       } else {
         // a string given for a literal-typed field is checked as that literal (`kind: "aprove"` where
         // `kind: "approve"` is declared); string enums keep Turn v1's leniency
@@ -908,7 +909,7 @@ class Analyzer implements TypeResolver {
     if (!info) return ANY;
     const t = info.fields.get(field);
     if (!t) {
-      this.report(where, `${structName} has no field \`${field}\`${suggest(field, info.fields.keys())}`, 'unknown-field');
+      this.report(where, `${structName} has no field \`${field}\`${wireNameHint(info, field) ?? suggest(field, info.fields.keys())}`, 'unknown-field');
       return ANY;
     }
     return t;
@@ -997,11 +998,14 @@ class Analyzer implements TypeResolver {
     if (spreads && args.length === 1 && this.singleArgument(sig, args[0], argTypes[0], name)) return;
     // an absorbed operation's or a closure's `auth`: a struct (an API's reply, a model's) is never a handle
     if (args.length > 0 && credentialParam(sig)) this.credentialType(args[0], argTypes[0]);
-    if (args.length !== sig.params.length) {
-      this.report(where, `\`${name}\` takes ${plural(sig.params.length, 'argument')}, got ${args.length}`, 'arity');
+    let required = sig.params.length;
+    while (required > 0 && sig.params[required - 1].mayLeaveOut) required--;
+    if (args.length < required || args.length > sig.params.length) {
+      const want = required === sig.params.length ? plural(required, 'argument') : `${required} to ${sig.params.length} arguments`;
+      this.report(where, `\`${name}\` takes ${want}, got ${args.length}`, 'arity');
       return;
     }
-    sig.params.forEach((p, i) => {
+    sig.params.slice(0, args.length).forEach((p, i) => {
       if (p.type && !isAssignable(argTypes[i], p.type)) {
         this.mismatch(args[i].span, `parameter \`${p.name}\` of \`${name}\` is`, p.type, argTypes[i]);
       } else if (p.type) this.checkElements(args[i], p.type, `parameter \`${p.name}\` of \`${name}\``);
@@ -1170,6 +1174,15 @@ function sameType(a: StaticType, b: StaticType): boolean {
 
 function calleeName(e: A.Expr): string {
   return e.kind === 'Identifier' ? e.name : 'closure';
+}
+
+/**
+ * For an absorbed struct (its fields' docs say "On the wire: `type`." where the spec's name is not a
+ * Turn name: runtime/absorb/module.ts), the field a spec name stands for: ` (the spec's \`type\` is \`type_\` in Turn)`.
+ */
+function wireNameHint(info: StructInfo, name: string): string | undefined {
+  const f = info.decl.fields.find((x) => x.description?.includes(`On the wire: \`${name}\`.`));
+  return f ? ` (the spec's \`${name}\` is \`${f.name.name}\` in Turn)` : undefined;
 }
 
 function plural(n: number, word: string): string {

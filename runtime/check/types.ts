@@ -59,7 +59,7 @@ export interface ModuleMember {
 
 export interface ApiOperation {
   /** in call order: the authority first, then the operation's parameters (then `body`) */
-  params: { name: string; type: StaticType }[];
+  params: { name: string; type: StaticType; mayLeaveOut?: boolean }[];
   result: StaticType;
 }
 

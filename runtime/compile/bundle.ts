@@ -39,6 +39,13 @@ export interface FunctionProto {
    * v1's `net.get({"url": u, "identity": id})`), it gets the map first and null for the rest.
    */
   std?: boolean;
+  /**
+   * A closure whose last parameter is `arguments_given` (what an absorbed API's generated module
+   * declares: runtime/absorb/module.ts): it may be called without its trailing parameters declared
+   * `T?`, down to this many; those left out are null and `arguments_given` receives, per parameter
+   * before it, whether the call gave it (a List of Bool), so that "left out" and `null` differ.
+   */
+  required?: number;
 }
 
 export interface StructDesc {
@@ -48,6 +55,8 @@ export interface StructDesc {
   spread: boolean;
   /** declared field order (null when the struct is not declared in the bundle) */
   order: string[] | null;
+  /** the `T?` fields the literal left out, which the compiler gives null (not written null: StructVal.writtenNull) */
+  filled?: string[];
 }
 
 export interface ImplDesc {

@@ -95,6 +95,20 @@ function typeText(t: TypeExpr): string {
   }
 }
 
+/** The parameter through which a closure learns which of its arguments a call gave (FunctionProto.required). */
+export const ARGUMENTS_GIVEN = 'arguments_given';
+
+function countsArguments(params: { name: string }[]): boolean {
+  return params.length > 0 && params[params.length - 1].name === ARGUMENTS_GIVEN;
+}
+
+/** The parameters before `arguments_given` that a call must give: all but the trailing ones declared `T?`. */
+function requiredCount(params: { type?: TypeExpr }[]): number {
+  let n = params.length - 1;
+  while (n > 0 && params[n - 1].type?.kind === 'OptionalType') n--;
+  return n;
+}
+
 function checkOf(t: TypeExpr | undefined, aliases: Map<string, TypeExpr>, depth = 0): number {
   if (!t || t.kind !== 'NamedType' || depth > 10) return Check.NONE;
   switch (t.name) {
@@ -220,6 +234,7 @@ class Compiler {
       consts: fs.consts,
       upvalues: fs.upvalues.map(({ local, index }) => ({ local, index })),
       ...(portablePath(this.unit.path).startsWith('std:') ? { std: true } : {}),
+      ...(countsArguments(params) ? { required: requiredCount(params) } : {}),
     };
     this.fs = saved;
     return id;
@@ -658,12 +673,14 @@ class Compiler {
     for (const f of e.fields) this.expr(f.value);
     const decl = this.structs.get(e.name.name);
     const names = e.fields.map((f) => f.name.name);
+    const filled: string[] = [];
     // An omitted `T?` field is null (with a spread, the base supplies what the literal omits).
     if (decl && !e.spread) {
       for (const f of decl.fields) {
         if (f.type.kind === 'OptionalType' && !names.includes(f.name)) {
           this.emit(e.span.start, Op.NULL);
           names.push(f.name);
+          filled.push(f.name);
         }
       }
     }
@@ -673,6 +690,7 @@ class Compiler {
       names,
       spread: !!e.spread,
       order: decl ? decl.fields.map((f) => f.name) : null,
+      ...(filled.length > 0 ? { filled } : {}),
     };
     this.emit(e.span.start, Op.MAKE_STRUCT, this.fs.descriptor(desc), names.length);
   }

@@ -21,6 +21,12 @@ export class StructVal {
   constructor(
     public readonly type: string,
     public readonly fields: Map<string, Value>,
+    /**
+     * The fields a literal wrote as null (`Pet { tag: null }`), as opposed to the `T?` fields it left
+     * out, which are null too: an absorbed API sends the first as null and leaves the second out
+     * (runtime/absorb/wire.ts). Undefined when there are none; not kept by a stored run.
+     */
+    public readonly writtenNull?: ReadonlySet<string>,
   ) {}
 }
 
@@ -307,7 +313,7 @@ export function isolate(v: Value, memo: Map<object, unknown> = new Map()): Value
     let out: Value;
     if (Array.isArray(x)) out = [];
     else if (x instanceof Map) out = new Map<string, Value>();
-    else if (x instanceof StructVal) out = new StructVal(x.type, new Map());
+    else if (x instanceof StructVal) out = new StructVal(x.type, new Map(), x.writtenNull);
     else if (x instanceof ClosureVal) out = new ClosureVal(x.proto, [], x.name);
     else if (x instanceof Uncertain) return new Uncertain(copy(x.v), x.c);
     else if (x instanceof VecVal) return new VecVal(x.items.slice());

@@ -2,7 +2,7 @@
 // declared types, and Turn v1's binding of a single argument to several parameters.
 import type { FunctionProto } from '../compile/bundle.js';
 import { Check } from '../compile/opcodes.js';
-import { StructVal, Uncertain, confidenceOf, typeName, unwrap, withConfidence, type Value } from '../values/index.js';
+import { StructVal, Uncertain, VMError, confidenceOf, typeName, unwrap, withConfidence, type Value } from '../values/index.js';
 
 export function checkParam(v: Value, check: number): boolean {
   if (v instanceof Uncertain) v = v.v;
@@ -51,6 +51,11 @@ export function singleArgument(proto: FunctionProto, arg: Value): Value[] | null
   }
   const fields = u instanceof Map ? u : u instanceof StructVal ? u.fields : null;
   if (!fields) return null;
+  if (proto.required !== undefined) {
+    // a closure that counts its arguments: a name the map does not have is left out, not null
+    const named = proto.params.slice(0, -1);
+    return [...named.map((p) => keep(fields.get(p.name) ?? null)), named.map((p) => fields.has(p.name))];
+  }
   if (n > 1) return proto.params.map((p) => keep(fields.get(p.name) ?? null));
   if (first.check === Check.MAP || (u instanceof StructVal && first.type === u.type) || !fields.has(first.name)) return null;
   return [keep(fields.get(first.name)!)];
@@ -66,3 +71,26 @@ export function describeMismatch(v: Value, check: number): string {
   return typeName(v);
 }
 
+
+/**
+ * The arguments of a call to a closure that counts them (FunctionProto.required), laid out at
+ * stack[at ..]: the parameters the call left out are filled with null, and the last parameter,
+ * `arguments_given`, gets whether each one before it was given. `given` is how many the call
+ * passed: from `required` to all of them, or all and the list itself (Turn v1's `call(f, map)`,
+ * which names the ones it gives). Returns the arity.
+ */
+export function countArguments(proto: FunctionProto, stack: Value[], at: number, given: number): number {
+  const named = proto.arity - 1;
+  const required = proto.required ?? named;
+  if (given === proto.arity) {
+    const list = unwrap(stack[at + named]);
+    if (Array.isArray(list) && list.length === named && list.every((b) => typeof b === 'boolean')) return proto.arity;
+  }
+  if (given < required || given > named) {
+    const want = required === named ? `${named}` : `${required} to ${named}`;
+    throw new VMError(`${proto.name} expects ${want} argument${named === 1 ? '' : 's'}, got ${given}`);
+  }
+  for (let i = given; i < named; i++) stack[at + i] = null;
+  stack[at + named] = Array.from({ length: named }, (_, i) => i < given);
+  return proto.arity;
+}

@@ -31,7 +31,7 @@ import {
 } from '../values/index.js';
 import { SUSPEND_TOOL, type DurableHooks } from '../ports/durable.js';
 import { REMOTE_CHILD_TOOL, type ChildPlacement } from '../ports/placement.js';
-import { checkParam, describeMismatch, singleArgument } from './calling.js';
+import { checkParam, countArguments, describeMismatch, singleArgument } from './calling.js';
 import { EffectWaits, type EffectResult, type EffectWait } from './effect-waits.js';
 import { ProcessTable, finishProcess, type LifecycleRuntime } from './lifecycle.js';
 import { RunQueue, seededRandom } from './run-queue.js';
@@ -816,7 +816,10 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     const first = proto.method ? 1 : 0;
     // the parameters given (those past it are filled in with null, unchecked)
     let given = argc - first;
-    if (given === 1 && proto.std && proto.arity > 1 && unwrap(p.stack[base + first]) instanceof Map) {
+    if (proto.required !== undefined) {
+      argc = first + countArguments(proto, p.stack, base + first, given);
+      given = proto.arity;
+    } else if (given === 1 && proto.std && proto.arity > 1 && unwrap(p.stack[base + first]) instanceof Map) {
       // Turn v1's single-map form of a standard-module function: the map first, null for the rest
       for (; argc - first < proto.arity; argc++) p.stack[base + argc] = null;
     } else given = proto.arity;

@@ -136,10 +136,13 @@ export function makeStruct(desc: StructDesc, stack: Value[], base: number, n: nu
   const given = new Map<string, Value>();
   for (let i = 0; i < n; i++) given.set(desc.names[i], stack[base + i]);
   let spread: Map<string, Value> | null = null;
+  let spreadNulls: { has(k: string): boolean } | undefined;
   if (desc.spread) {
     const s = unwrap(stack[base + n]);
-    if (s instanceof StructVal) spread = s.fields;
-    else if (s instanceof Map) spread = s;
+    if (s instanceof StructVal) {
+      spread = s.fields;
+      spreadNulls = s.writtenNull;
+    } else if (s instanceof Map) spread = spreadNulls = s; // a map's keys are written: a null one was written null
     else throw new VMError(`cannot spread a ${typeName(s)} into ${desc.type}`);
   }
   const fields = new Map<string, Value>();
@@ -156,5 +159,16 @@ export function makeStruct(desc: StructDesc, stack: Value[], base: number, n: nu
     if (spread) for (const [k, v] of spread) fields.set(k, v);
     for (const [k, v] of given) fields.set(k, v);
   }
-  return new StructVal(desc.type, fields);
+  return new StructVal(desc.type, fields, writtenNull(fields, given, desc.filled, spreadNulls));
+}
+
+/** The fields of a new struct written as null: given null by the literal (not filled in by the compiler), or by the spread base. */
+function writtenNull(fields: Map<string, Value>, given: Map<string, Value>, filled: string[] | undefined, spread: { has(k: string): boolean } | undefined): ReadonlySet<string> | undefined {
+  let out: Set<string> | undefined;
+  for (const [k, v] of fields) {
+    if (unwrap(v) !== null) continue;
+    const written = given.has(k) ? !filled?.includes(k) : !!spread?.has(k);
+    if (written) (out ??= new Set()).add(k);
+  }
+  return out;
 }

@@ -3,6 +3,7 @@
 // tool spends the run's allocation budget (`env.alloc`, runtime/vm/alloc.ts) on the values it
 // makes, before it makes them when their size is known up front (`range`, `list_concat`).
 import { listCost, mapCost, plainCost, textCost } from './alloc.js';
+import { wireArguments, wireDecode, wireEncode } from '../absorb/wire.js';
 import {
   ClosureVal, IdentityVal, Uncertain, VMError, containsIdentity, fromPlain, render, toJson, truthy, typeName, unwrap, equals, type Value,
 } from '../values/index.js';
@@ -292,6 +293,20 @@ export const TOOLS: Record<string, Tool> = {
     arity('json_stringify', args, 1);
     noSecrets(args[0]);
     return made(env, JSON.stringify(toJson(args[0])));
+  },
+  // an absorbed API's values to and from the wire's names (runtime/absorb/wire.ts): they take Turn
+  // values as they are, so a struct (which fills the fields it was not given) differs from a map
+  wire_encode(args, env) {
+    arity('wire_encode', args, 3);
+    return wireEncode(args[0], args[1], args[2], (n) => env.alloc(mapCost(n)));
+  },
+  wire_decode(args, env) {
+    arity('wire_decode', args, 3);
+    return wireDecode(args[0], args[1], args[2], (n) => env.alloc(mapCost(n)));
+  },
+  wire_arguments(args, env) {
+    arity('wire_arguments', args, 4);
+    return wireArguments(args[0], args[1], args[2], args[3], (n) => env.alloc(mapCost(n)));
   },
   abs: (args) => (arity('abs', args, 1), Math.abs(num('abs', args[0]))),
   floor: (args) => (arity('floor', args, 1), Math.floor(num('floor', args[0]))),

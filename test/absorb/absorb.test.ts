@@ -69,10 +69,10 @@ test('OpenAPI 3.0 YAML: operations carry method, path, params, body and result',
 test('OpenAPI 3.1 JSON: type lists with null, self-reference, free-form maps, inline bodies', async () => {
   const r = await absorbSchema('openapi', 'tasks-3.1.json', FIX, { cacheDir });
   assert.deepEqual(r.diagnostics, []);
-  assert.deepEqual(field(r, 'Task', 'due'), { name: 'due', wireName: 'due', type: { kind: 'Str' }, optional: true });
+  assert.deepEqual(field(r, 'Task', 'due'), { name: 'due', wireName: 'due', type: { kind: 'Str' }, optional: true, nullable: true });
   assert.deepEqual(field(r, 'Task', 'subtasks').type, { kind: 'List', element: { kind: 'Struct', name: 'Task' } });
   assert.deepEqual(field(r, 'Task', 'meta').type, { kind: 'Map', value: { kind: 'Str' } }, 'additionalProperties: T → Map<Str, T>');
-  assert.deepEqual(field(r, 'Task', 'priority'), { name: 'priority', wireName: 'priority', type: { kind: 'Num' }, optional: true });
+  assert.deepEqual(field(r, 'Task', 'priority'), { name: 'priority', wireName: 'priority', type: { kind: 'Num' }, optional: true, nullable: true });
   const list = op(r, 'list_tasks');
   assert.deepEqual(list.params.map((p) => [p.name, p.in, p.type.kind]), [['projectId', 'path', 'Num'], ['state', 'query', 'Enum']]);
   const put = op(r, 'put_projects_by_projectId_tasks');

@@ -424,5 +424,5 @@ test('regression: the new mappings (discriminated oneOf, literals, typed maps, c
   assert.match(module, /bad: Str\?,?\n/, 'a pattern the linear-time engine cannot compile is not a check');
   assert.ok(result.diagnostics.some((d) => d.severity === 'warning' && /the pattern "\(\?<!x" uses a lookbehind assertion .*; it is not checked$/.test(d.message)));
   assert.match(module, /value: 3\?,\n {4}flag: true\?,\n {4}children: List<Tree>\? @max_items\(4\),\n {4}labels: Map<Str, Str\?>\?,\n {4}mixed: \(Str \| Num\)\?,\n {4}odd: \("a" \| 1 \| false\)\?/);
-  assert.match(module, /"decide": turn\(auth: Any\) -> Yes \| No \{/);
+  assert.match(module, /"decide": turn\(auth: Any, arguments_given: List\) -> Yes \| No \{/);
 });

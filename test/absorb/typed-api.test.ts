@@ -54,12 +54,14 @@ let lib = use schema::graphql("library.graphql");
 let gql = lib.client("http://127.0.0.1:8080/graphql");
 let b = gql.book(null, "1");
 let t: Str = b.title;
-call("echo", b.isbn);
+if b != null { call("echo", b.isbn); }
 gql.boook(null, "1");
 gql.book(null);
 `);
   assert.deepEqual(m, [
-    'a.tn:6:16: Book has no field `isbn`',
+    // \`book(id: ID!): Book\` is nullable: the server answers null for no book
+    'a.tn:5:16: `b` may be null (Book?): test it first, e.g. `if b != null { ... }`',
+    'a.tn:6:31: Book has no field `isbn`',
     'a.tn:7:5: library.graphql has no operation `boook` (did you mean `book`?) (it has book, books, addBook, unvalidated)',
     'a.tn:8:1: `book` takes 2 arguments, got 1',
   ]);
