@@ -47,7 +47,7 @@ test('the SDK client lists the closures as tools with schemas from their types, 
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name), ['greet', 'forecast', 'notes', 'fail']);
     const forecast = tools.find((t) => t.name === 'forecast')!;
-    assert.deepEqual(forecast.inputSchema, { type: 'object', properties: { city: { type: 'string' }, days: { type: 'number' } }, required: ['city', 'days'] });
+    assert.deepEqual(forecast.inputSchema, { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { city: { type: 'string' }, days: { type: 'number' } }, required: ['city', 'days'], additionalProperties: false });
     assert.deepEqual(forecast.outputSchema?.required, ['city', 'celsius', 'outlook']);
     assert.deepEqual((forecast.outputSchema?.properties as Record<string, unknown>).outlook, { type: 'string', enum: ['sun', 'rain'] });
 
