@@ -8,50 +8,21 @@
 // Everything sent to the client passes the redactor: a call's result, its printed lines and its
 // errors with the run's own (which knows every secret the run resolved), then all of it, and every
 // message outside a run, with one that knows the secrets of the command line (knownSecretsRedactor).
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { knownSecretsRedactor } from '../run/host.js';
 import { RunSetupError } from '../run/errors.js';
 import type { Redactor } from '../effects/vault.js';
-import type { RunOptions } from '../run/options.js';
 import { sweepScratch } from './serve/call.js';
 import { discoverServed, ServeError, type Served, type ServedTool } from './serve/discover.js';
 import { servedServer, type ServedContext } from './serve/handlers.js';
 import { bearerToken, serveHttp } from './serve/http.js';
 import { loadServerSdk } from './serve/sdk.js';
 import { BoundedStdioTransport } from './serve/stdio-transport.js';
+import type { ServeOptions, Serving } from './serve/options.js';
 
 export { ServeError, type Served, type ServedTool };
 export { discoverServed } from './serve/discover.js';
 export { MIN_TOKEN_LENGTH } from './serve/http.js';
-
-export interface ServeOptions {
-  /** the options every call's run gets (capabilities, model, budgets) */
-  run: RunOptions;
-  /** default: this process's standard input and output (each message at most `maxMessageBytes`) */
-  transport?: Transport;
-  /** serve Streamable HTTP on 127.0.0.1 at this port (0: any free one) instead of stdio */
-  port?: number;
-  /**
-   * HTTP: the file holding the bearer token clients must send (owner-only: mode 0600 or 0400);
-   * without it a random token is made (`Serving.token`, for the operator to hand to the client)
-   */
-  tokenFile?: string;
-  /** the most one message from the client may be (default 16 MiB); a longer one is answered with a protocol error */
-  maxMessageBytes?: number;
-  version?: string;
-}
-
-export interface Serving {
-  tools: ServedTool[];
-  served: Served;
-  /** the Streamable HTTP endpoint, when serving HTTP */
-  url?: string;
-  /** HTTP: the bearer token a client must send, and whether it was made now (else read from `tokenFile`) */
-  token?: { value: string; generated: boolean };
-  /** settles when the stdio client closes the connection (never, for HTTP: `close()` ends it) */
-  closed: Promise<void>;
-  close(): Promise<void>;
-}
+export type { ServeOptions, Serving } from './serve/options.js';
 
 /** Serves `file` over MCP. Throws ServeError or InputError before serving. */
 export async function serveMcp(file: string, options: ServeOptions): Promise<Serving> {

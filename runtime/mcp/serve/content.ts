@@ -87,11 +87,11 @@ export function promptMessages(value: unknown): PromptMessage[] {
   return items.map((item, i): PromptMessage => {
     if (typeof item === 'string') return { role: 'user', content: { type: 'text', text: item } };
     if (!isContentValue(item)) throw new ContentError(`message ${i + 1} of the prompt is neither a Str nor a content value (std/mcp)`);
-    if (item[CONTENT_KEY] !== 'message') return { role: 'user', content: contentBlock(item) as PromptMessage['content'] };
+    if (item[CONTENT_KEY] !== 'message') return { role: 'user', content: contentBlock(item) };
     const role = item.role;
     if (role !== 'user' && role !== 'assistant') throw new ContentError(`message ${i + 1} of the prompt: "role" must be "user" or "assistant"`);
     const content = typeof item.content === 'string' ? { type: 'text' as const, text: item.content } : isContentValue(item.content) ? contentBlock(item.content) : undefined;
     if (!content) throw new ContentError(`message ${i + 1} of the prompt: "content" must be a Str or a content value`);
-    return { role, content: content as PromptMessage['content'] };
+    return { role, content: content };
   });
 }

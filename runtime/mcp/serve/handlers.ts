@@ -234,7 +234,7 @@ export function registerHandlers(sdk: ServerSdk, server: Server, ctx: ServedCont
   });
   server.setRequestHandler(t.ListToolsRequestSchema, () => listTools(ctx));
   server.setRequestHandler(t.CallToolRequestSchema, async (request, extra) => {
-    const result = await callTool(ctx, requestContext(extra as never), request.params as never);
+    const result = await callTool(ctx, requestContext(extra), request.params);
     // a call may change what a resource reads: every subscribed one is reported updated
     for (const uri of subscribed) void server.sendResourceUpdated({ uri }).catch(() => undefined);
     return result;

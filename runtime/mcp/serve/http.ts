@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import type * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ServeOptions, Serving } from '../serve.js';
+import type { ServeOptions, Serving } from './options.js';
 import { ServeError } from './discover.js';
 import { servedServer, type ServedContext } from './handlers.js';
 import type { ServerSdk } from './sdk.js';

@@ -22,7 +22,7 @@ export const INVALID_PARAMS = -32602;
 export const INVALID_REQUEST = -32600;
 
 type AjvCtor = new (opts: Record<string, unknown>) => { compile(schema: object): ValidateFunction };
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvCtor }).default ?? Ajv2020Module) as AjvCtor;
+const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvCtor }).default ?? Ajv2020Module);
 let ajv: InstanceType<AjvCtor> | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
 
