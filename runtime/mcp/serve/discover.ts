@@ -146,7 +146,11 @@ export function matchTemplate(template: { literals: string[]; vars: string[] }, 
     if (end <= at) return undefined;
     const value = uri.slice(at, end);
     if (value.includes('/')) return undefined;
-    values[vars[i]] = decodeURIComponent(value);
+    try {
+      values[vars[i]] = decodeURIComponent(value);
+    } catch {
+      return undefined; // a malformed %-escape: no resource has that name
+    }
     at = end + next.length;
   }
   return at === uri.length ? values : undefined;

@@ -9,6 +9,7 @@ import type { CallToolResult, GetPromptResult, LoggingLevel, ReadResourceResult,
 import type { Redactor } from '../../effects/vault.js';
 import type { ElicitAnswer, McpCaller } from '../../ports/mcp-caller.js';
 import type { RunOptions } from '../../run/options.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../values/index.js';
 import { callEntry, type CallOutcome } from './call.js';
 import { ContentError, isContentValue, promptMessages, replyBlocks } from './content.js';
 import { matchTemplate, type Served, type ServedParam, type ServedResource, type ServedTool } from './discover.js';
@@ -67,6 +68,12 @@ export function listTools(ctx: ServedContext) {
   };
 }
 
+/** A client's answer, unless nested deeper than a value may be (it enters the run: measured by a walk with its own stack). */
+function bounded(answer: Record<string, unknown>, what: string): Record<string, unknown> {
+  if (nestedDeeperThan(answer, MAX_JSON_DEPTH)) throw new Error(`${what} is nested more than ${MAX_JSON_DEPTH} levels deep, the most a value may be: refused`);
+  return answer;
+}
+
 /** The client that made a request, as the run's host tools reach it (progress, elicitation, sampling). */
 function callerOf(req: RequestContext, progressToken: string | number | undefined): McpCaller {
   let last = -Infinity;
@@ -80,11 +87,11 @@ function callerOf(req: RequestContext, progressToken: string | number | undefine
     async elicit(message, requestedSchema, signal) {
       if (!req.clientCapabilities()?.elicitation) throw new Error('mcp_elicit: the MCP client declared no elicitation capability: it cannot be asked');
       const answer = await req.ask('elicitation/create', { mode: 'form', message, requestedSchema }, signal ? AbortSignal.any([signal, req.signal]) : req.signal);
-      return answer as unknown as ElicitAnswer;
+      return bounded(answer, 'the answer to mcp_elicit') as unknown as ElicitAnswer;
     },
     async sample(request, signal) {
       if (!req.clientCapabilities()?.sampling) throw new Error('mcp_sample: the MCP client declared no sampling capability: it cannot be asked');
-      return req.ask('sampling/createMessage', request, signal ? AbortSignal.any([signal, req.signal]) : req.signal);
+      return bounded(await req.ask('sampling/createMessage', request, signal ? AbortSignal.any([signal, req.signal]) : req.signal), 'the answer to mcp_sample');
     },
   };
 }
