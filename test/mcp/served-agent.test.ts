@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BIN } from '../cli/run-cli.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-served-agent-'));
@@ -56,6 +56,7 @@ return {
     "tag": turn(label: Str, suffix: Str?) -> Str { if suffix == null { return label; } return label + "-" + suffix; },
     "forecast": turn(city: Str, outlook: Str) -> Forecast { return Forecast { city: city, outlook: outlook }; },
     "deep": turn(value: Any) -> Str { return "took it"; },
+    "chatty": turn() -> Str { call("echo", "said"); return "spoke"; },
     "steps": turn() -> Str { mcp.progress(1, 3, "one"); mcp.progress(2, 3, "two"); mcp.progress(2, 3, "again"); mcp.progress(3, 3, null); return "done"; },
     "confirm_then_post": turn() -> Str {
         let answer = mcp.elicit("Post it?", {"type": "object", "properties": {"ok": {"type": "boolean"}}});
@@ -202,6 +203,40 @@ test('a cancelled call stops at its next safe point: the POST it was about to ma
     } finally {
       await client.close();
     }
+  }
+});
+
+test('a client that cannot be asked is not: mcp_elicit fails at its line, and the POST after it never runs', async () => {
+  posts.length = 0;
+  const { client } = await connect(['--allow-net', '127.0.0.1']);
+  try {
+    const r = (await client.callTool({ name: 'confirm_then_post', arguments: {} })) as CallToolResult;
+    assert.equal(r.isError, true);
+    assert.match(text(r), /declared no elicitation capability/);
+    assert.match(text(r), /^agent\.tn:\d+:\d+: .*declared no elicitation capability/, "located in the served program");
+    assert.deepEqual(posts, []);
+  } finally {
+    await client.close();
+  }
+});
+
+test('logging/setLevel filters what a run prints; a subscribed resource is reported updated after a call', async () => {
+  const { client } = await connect();
+  try {
+    const logs: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (m) => void logs.push(m.params.data));
+    await client.setLoggingLevel('warning');
+    assert.equal(text((await client.callTool({ name: 'chatty', arguments: {} })) as CallToolResult), 'spoke\nsaid');
+    await client.setLoggingLevel('info');
+    const updated = new Promise<string>((resolve) => client.setNotificationHandler(ResourceUpdatedNotificationSchema, (m) => resolve(m.params.uri)));
+    await client.subscribeResource({ uri: 'memo://notes/monday' });
+    await client.callTool({ name: 'chatty', arguments: {} });
+    // the log message of the second call (level info) is sent before its reply; the first call's was not
+    assert.deepEqual(logs, ['said']);
+    assert.equal(await updated, 'memo://notes/monday');
+    await assert.rejects(client.subscribeResource({ uri: 'memo://elsewhere' }), protocolError(-32002, /no resource/));
+  } finally {
+    await client.close();
   }
 });
 

@@ -90,8 +90,11 @@ export type CallOutcome = { ok: true; value: unknown; printed: string[] } | { ok
 /** What a run's end says to the client when it gave no value. */
 function failureOf(r: Exclude<RunResult, { kind: 'done' }>): string {
   switch (r.kind) {
-    case 'failed':
-      return r.error.message;
+    case 'failed': {
+      // located in the served program (relative to the working folder); never at the call's own two-line program
+      const { path: at, line, column, message } = r.error;
+      return at && scratch !== undefined && !at.startsWith(scratch) ? `${path.relative(process.cwd(), at) || at}:${line}:${column}: ${message}` : message;
+    }
     case 'suspended':
       return `the run suspended (run ${r.runId}); resume it with turn resume ${r.runId}`;
     case 'waiting':
