@@ -73,12 +73,12 @@ return {
 }
 const ready = writeAgent();
 
-async function connect(args: string[] = [], capabilities: Record<string, unknown> = {}): Promise<{ client: Client; pid: () => number | null }> {
+async function connect(args: string[] = [], capabilities: Record<string, unknown> = {}): Promise<{ client: Client; pid: () => number | null; transport: StdioClientTransport }> {
   await ready;
   const client = new Client({ name: 'turn-test', version: '1.0.0' }, { capabilities });
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', served, ...args], cwd: dir, stderr: 'pipe', env: { ...(process.env as Record<string, string>), TMPDIR: tmp } });
   await client.connect(transport);
-  return { client, pid: () => transport.pid };
+  return { client, pid: () => transport.pid, transport };
 }
 
 const text = (r: CallToolResult): string => r.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n');
@@ -145,13 +145,26 @@ test('a value that breaks the tool\'s own output schema is an error result, neve
   }
 });
 
-test('call("progress", ...) reaches a caller that gave a progress token, increasing only', async () => {
-  const { client } = await connect();
+test('call("progress", ...) reaches a caller that gave a progress token, increasing only, before the reply', async () => {
+  const { client, transport } = await connect();
   try {
-    const seen: { progress: number; total?: number; message?: string }[] = [];
-    const r = (await client.callTool({ name: 'steps', arguments: {} }, undefined, { onprogress: (p) => void seen.push(p) })) as CallToolResult;
+    // what arrives, in order, as the transport reads it: the SDK 1.x client hands a notification to
+    // its handler a microtask after a response, so one read together with the reply never reaches onprogress
+    const arrived: string[] = [];
+    const deliver = transport.onmessage!;
+    transport.onmessage = (m) => {
+      const x = m as { method?: string; params?: { progress: number; total?: number; message?: string }; result?: unknown };
+      if (x.method === 'notifications/progress') arrived.push(`${x.params!.progress}/${x.params!.total} ${x.params!.message ?? ''}`.trim());
+      else if (x.result !== undefined) arrived.push('reply');
+      deliver(m);
+    };
+    const r = (await client.callTool({ name: 'steps', arguments: {} }, undefined, { onprogress: () => undefined })) as CallToolResult;
     assert.equal(text(r), 'done');
-    assert.deepEqual(seen.map((p) => [p.progress, p.total, p.message]), [[1, 3, 'one'], [2, 3, 'two'], [3, 3, undefined]]);
+    assert.deepEqual(arrived, ['1/3 one', '2/3 two', '3/3', 'reply']);
+    // without a progress token nothing is sent
+    arrived.length = 0;
+    await client.callTool({ name: 'steps', arguments: {} });
+    assert.deepEqual(arrived, ['reply']);
   } finally {
     await client.close();
   }

@@ -29,6 +29,8 @@ export interface RequestContext {
   signal: AbortSignal;
   /** sends a notification related to this request (over HTTP, on its stream) */
   notify(method: string, params: Record<string, unknown>): Promise<void>;
+  /** settles once every notification sent so far is written: the reply goes after them (a client drops a progress notification that comes after the reply) */
+  flush(): Promise<void>;
   /** sends a request to the client related to this request */
   ask(method: 'elicitation/create' | 'sampling/createMessage', params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
   /** what the client declared at initialize */
@@ -101,7 +103,7 @@ function run(ctx: ServedContext, req: RequestContext, key: string, logger: strin
   const onLine = (line: string): void => {
     if (req.logs('info')) void req.notify('notifications/message', { level: 'info', logger, data: ctx.redactor.redact(line) }).catch(() => undefined);
   };
-  return callEntry(ctx.file, key, values, { options: ctx.run, onLine, caller: callerOf(req, progressToken), signal: req.signal });
+  return callEntry(ctx.file, key, values, { options: ctx.run, onLine, caller: callerOf(req, progressToken), signal: req.signal }).finally(() => req.flush());
 }
 
 /** The reply of a tool whose run gave `value`. */
@@ -228,13 +230,23 @@ export function registerHandlers(sdk: ServerSdk, server: Server, ctx: ServedCont
     signal: AbortSignal;
     sendNotification: (n: never) => Promise<void>;
     sendRequest: (r: never, schema: never, options?: { signal?: AbortSignal }) => Promise<unknown>;
-  }): RequestContext => ({
+  }): RequestContext => {
+    const sent = new Set<Promise<void>>();
+    return {
     signal: extra.signal,
-    notify: (method, params) => extra.sendNotification({ method, params } as never),
+    notify: (method, params) => {
+      const p = extra.sendNotification({ method, params } as never).finally(() => sent.delete(p));
+      sent.add(p);
+      return p;
+    },
+    flush: async () => {
+      while (sent.size > 0) await Promise.allSettled([...sent]);
+    },
     ask: async (method, params, signal) => (await extra.sendRequest({ method, params } as never, (method === 'elicitation/create' ? t.ElicitResultSchema : t.CreateMessageResultSchema) as never, { signal })) as Record<string, unknown>,
     clientCapabilities: () => server.getClientCapabilities(),
     logs: (l) => LEVELS.indexOf(l) >= LEVELS.indexOf(level),
-  });
+    };
+  };
   server.setRequestHandler(t.SetLevelRequestSchema, (request) => {
     level = request.params.level;
     return {};
