@@ -99,6 +99,8 @@ test('arguments are validated against the input schema before a run starts: inva
     await assert.rejects(client.callTool({ name: 'greet', arguments: { person: { name: 'Ada', age: 36 }, style: 'warm', admin: true } }), protocolError(-32602, /must NOT have additional properties "admin"/));
     // an unknown tool is a protocol error, not a tool's failure
     await assert.rejects(client.callTool({ name: 'nope', arguments: {} }), protocolError(-32602, /unknown tool "nope"/));
+    // what the client sent is quoted, clipped: a megabyte tool name is not echoed back whole
+    await assert.rejects(client.callTool({ name: 'n'.repeat(1_000_000), arguments: {} }), (e: Error) => /unknown tool "n{200}…"/.test(e.message) && e.message.length < 1000);
     // a refused call ran nothing: the POST tool's argument of the wrong type never reached the sink
     await assert.rejects(client.callTool({ name: 'post', arguments: { text: 42 } }), protocolError(-32602, /\/text: must be string/));
     assert.deepEqual(posts, []);

@@ -53,6 +53,12 @@ export function capabilitiesOf(served: Served): ServerCapabilities {
   };
 }
 
+/** A name or URI the client sent, as an error message quotes it: at most 200 characters. */
+const quoted = (x: unknown): string => {
+  const t = typeof x === 'string' ? x : JSON.stringify(x) ?? String(x);
+  return JSON.stringify(t.length <= 200 ? t : `${t.slice(0, 200)}…`);
+};
+
 const failure = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 
 /** The values of `params` in order from the arguments (a left-out optional one is null). */
@@ -129,7 +135,7 @@ function toolReply(tool: ServedTool, value: unknown, printed: string[]): CallToo
 export async function callTool(ctx: ServedContext, req: RequestContext, params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } }): Promise<CallToolResult> {
   const tool = ctx.served.tools.find((t) => t.name === params.name);
   // the spec's tools section: an unknown tool is a protocol error (invalid params), not a tool's failure
-  if (!tool) throw new ProtocolError(INVALID_PARAMS, ctx.redactor.redact(`unknown tool "${params.name}" (tools: ${ctx.served.tools.map((t) => t.name).join(', ')})`));
+  if (!tool) throw new ProtocolError(INVALID_PARAMS, ctx.redactor.redact(`unknown tool ${quoted(params.name)} (tools: ${ctx.served.tools.map((t) => t.name).join(', ')})`));
   const args = params.arguments ?? {};
   checkArguments(`the tool ${tool.name}`, args, tool.inputSchema);
   let result: CallToolResult;
@@ -156,7 +162,7 @@ export function listPrompts(ctx: ServedContext) {
 
 export async function getPrompt(ctx: ServedContext, req: RequestContext, params: { name: string; arguments?: Record<string, string> }): Promise<GetPromptResult> {
   const prompt = ctx.served.prompts.find((p) => p.name === params.name);
-  if (!prompt) throw new ProtocolError(INVALID_PARAMS, ctx.redactor.redact(`unknown prompt "${params.name}" (prompts: ${ctx.served.prompts.map((p) => p.name).join(', ') || 'none'})`));
+  if (!prompt) throw new ProtocolError(INVALID_PARAMS, ctx.redactor.redact(`unknown prompt ${quoted(params.name)} (prompts: ${ctx.served.prompts.map((p) => p.name).join(', ') || 'none'})`));
   const args = params.arguments ?? {};
   const schema = { type: 'object', properties: Object.fromEntries(prompt.params.map((p) => [p.name, p.schema])), required: prompt.params.filter((p) => !p.optional).map((p) => p.name), additionalProperties: false };
   checkArguments(`the prompt ${prompt.name}`, args, schema);
@@ -195,10 +201,10 @@ const RESOURCE_NOT_FOUND = -32002;
 
 export async function readResource(ctx: ServedContext, req: RequestContext, params: { uri: string }): Promise<ReadResourceResult> {
   const found = resourceAt(ctx, params.uri);
-  if (!found) throw new ProtocolError(RESOURCE_NOT_FOUND, ctx.redactor.redact(`no resource ${params.uri}`));
+  if (!found) throw new ProtocolError(RESOURCE_NOT_FOUND, ctx.redactor.redact(`no resource ${quoted(params.uri)}`));
   const { resource, vars } = found;
   const r = await run(ctx, req, resource.key, `resource ${resource.uri}`, valuesOf(resource.params, vars));
-  if (!r.ok) throw new ProtocolError(-32603, ctx.redactor.redact(`reading ${params.uri} failed: ${r.message}`));
+  if (!r.ok) throw new ProtocolError(-32603, ctx.redactor.redact(`reading ${quoted(params.uri)} failed: ${r.message}`));
   const value = r.value;
   let contents: ReadResourceResult['contents'];
   if (isContentValue(value) && value.mcp_content === 'resource') {
@@ -213,9 +219,9 @@ export async function readResource(ctx: ServedContext, req: RequestContext, para
 export function complete(ctx: ServedContext, params: { ref: { type: string; name?: string; uri?: string }; argument: { name: string; value: string } }) {
   const { ref, argument } = params;
   const owner = ref.type === 'ref/prompt' ? ctx.served.prompts.find((p) => p.name === ref.name) : ref.type === 'ref/resource' ? ctx.served.resources.find((r) => r.uri === ref.uri) : undefined;
-  if (!owner) throw new ProtocolError(INVALID_PARAMS, ctx.redactor.redact(`nothing to complete for ${JSON.stringify(ref)}`));
+  if (!owner) throw new ProtocolError(INVALID_PARAMS, ctx.redactor.redact(`nothing to complete for ${quoted(ref)}`));
   const param = owner.params.find((p) => p.name === argument.name);
-  if (!param) throw new ProtocolError(INVALID_PARAMS, ctx.redactor.redact(`no argument "${argument.name}" to complete`));
+  if (!param) throw new ProtocolError(INVALID_PARAMS, ctx.redactor.redact(`no argument ${quoted(argument.name)} to complete`));
   const values = (param.choices ?? []).filter((c) => c.startsWith(argument.value));
   // the spec bounds one answer at 100 values
   return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
@@ -267,7 +273,7 @@ export function registerHandlers(sdk: ServerSdk, server: Server, ctx: ServedCont
     server.setRequestHandler(t.ListResourceTemplatesRequestSchema, () => listResourceTemplates(ctx));
     server.setRequestHandler(t.ReadResourceRequestSchema, (request, extra) => readResource(ctx, requestContext(extra as never), request.params));
     server.setRequestHandler(t.SubscribeRequestSchema, (request) => {
-      if (!resourceAt(ctx, request.params.uri)) throw new ProtocolError(RESOURCE_NOT_FOUND, ctx.redactor.redact(`no resource ${request.params.uri}`));
+      if (!resourceAt(ctx, request.params.uri)) throw new ProtocolError(RESOURCE_NOT_FOUND, ctx.redactor.redact(`no resource ${quoted(request.params.uri)}`));
       subscribed.add(request.params.uri);
       return {};
     });
