@@ -250,6 +250,11 @@ test('logging/setLevel filters what a run prints; a subscribed resource is repor
     assert.deepEqual(logs, ['said']);
     assert.equal(await updated, 'memo://notes/monday');
     await assert.rejects(client.subscribeResource({ uri: 'memo://elsewhere' }), protocolError(-32002, /no resource/));
+    // a connection's subscriptions are bounded (each is reported after every call)
+    for (let i = 1; i < 1000; i++) await client.subscribeResource({ uri: `memo://notes/day${i}` });
+    await assert.rejects(client.subscribeResource({ uri: 'memo://notes/one-more' }), protocolError(-32602, /subscribed to 1000 resources, the most it may be/));
+    await client.unsubscribeResource({ uri: 'memo://notes/day1' });
+    await client.subscribeResource({ uri: 'memo://notes/one-more' });
   } finally {
     await client.close();
   }

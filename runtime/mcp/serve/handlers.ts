@@ -227,18 +227,17 @@ export function complete(ctx: ServedContext, params: { ref: { type: string; name
   return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
 }
 
-/** Registers every handler on `server` (one SDK Server per connection). */
-export function registerHandlers(sdk: ServerSdk, server: Server, ctx: ServedContext): void {
-  const t = sdk.types;
-  let level: LoggingLevel = 'debug';
-  const subscribed = new Set<string>();
-  const requestContext = (extra: {
-    signal: AbortSignal;
-    sendNotification: (n: never) => Promise<void>;
-    sendRequest: (r: never, schema: never, options?: { signal?: AbortSignal }) => Promise<unknown>;
-  }): RequestContext => {
-    const sent = new Set<Promise<void>>();
-    return {
+/** What the SDK hands a request handler, narrowed to what is used. */
+interface SdkExtra {
+  signal: AbortSignal;
+  sendNotification: (n: never) => Promise<void>;
+  sendRequest: (r: never, schema: never, options?: { signal?: AbortSignal }) => Promise<unknown>;
+}
+
+/** A request's context over the SDK's `extra`; `level`: the connection's logging level now. */
+function requestContextOf(sdk: ServerSdk, server: Server, extra: SdkExtra, level: () => LoggingLevel): RequestContext {
+  const sent = new Set<Promise<void>>();
+  return {
     signal: extra.signal,
     notify: (method, params) => {
       const p = extra.sendNotification({ method, params } as never).finally(() => sent.delete(p));
@@ -248,11 +247,24 @@ export function registerHandlers(sdk: ServerSdk, server: Server, ctx: ServedCont
     flush: async () => {
       while (sent.size > 0) await Promise.allSettled([...sent]);
     },
-    ask: async (method, params, signal) => (await extra.sendRequest({ method, params } as never, (method === 'elicitation/create' ? t.ElicitResultSchema : t.CreateMessageResultSchema) as never, { signal })) as Record<string, unknown>,
+    ask: async (method, params, signal) => {
+      const schema = method === 'elicitation/create' ? sdk.types.ElicitResultSchema : sdk.types.CreateMessageResultSchema;
+      return (await extra.sendRequest({ method, params } as never, schema as never, { signal })) as Record<string, unknown>;
+    },
     clientCapabilities: () => server.getClientCapabilities(),
-    logs: (l) => LEVELS.indexOf(l) >= LEVELS.indexOf(level),
-    };
+    logs: (l) => LEVELS.indexOf(l) >= LEVELS.indexOf(level()),
   };
+}
+
+/** The most resources one connection may be subscribed to. */
+const MAX_SUBSCRIPTIONS = 1000;
+
+/** Registers every handler on `server` (one SDK Server per connection). */
+export function registerHandlers(sdk: ServerSdk, server: Server, ctx: ServedContext): void {
+  const t = sdk.types;
+  let level: LoggingLevel = 'debug';
+  const subscribed = new Set<string>();
+  const requestContext = (extra: SdkExtra): RequestContext => requestContextOf(sdk, server, extra, () => level);
   server.setRequestHandler(t.SetLevelRequestSchema, (request) => {
     level = request.params.level;
     return {};
@@ -266,14 +278,15 @@ export function registerHandlers(sdk: ServerSdk, server: Server, ctx: ServedCont
   });
   if (ctx.served.prompts.length > 0) {
     server.setRequestHandler(t.ListPromptsRequestSchema, () => listPrompts(ctx));
-    server.setRequestHandler(t.GetPromptRequestSchema, (request, extra) => getPrompt(ctx, requestContext(extra as never), request.params));
+    server.setRequestHandler(t.GetPromptRequestSchema, (request, extra) => getPrompt(ctx, requestContext(extra), request.params));
   }
   if (ctx.served.resources.length > 0) {
     server.setRequestHandler(t.ListResourcesRequestSchema, () => listResources(ctx));
     server.setRequestHandler(t.ListResourceTemplatesRequestSchema, () => listResourceTemplates(ctx));
-    server.setRequestHandler(t.ReadResourceRequestSchema, (request, extra) => readResource(ctx, requestContext(extra as never), request.params));
+    server.setRequestHandler(t.ReadResourceRequestSchema, (request, extra) => readResource(ctx, requestContext(extra), request.params));
     server.setRequestHandler(t.SubscribeRequestSchema, (request) => {
       if (!resourceAt(ctx, request.params.uri)) throw new ProtocolError(RESOURCE_NOT_FOUND, ctx.redactor.redact(`no resource ${quoted(request.params.uri)}`));
+      if (!subscribed.has(request.params.uri) && subscribed.size >= MAX_SUBSCRIPTIONS) throw new ProtocolError(INVALID_PARAMS, `this connection is subscribed to ${MAX_SUBSCRIPTIONS} resources, the most it may be: unsubscribe from one first`);
       subscribed.add(request.params.uri);
       return {};
     });
