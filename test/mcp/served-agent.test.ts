@@ -57,6 +57,7 @@ return {
     "forecast": turn(city: Str, outlook: Str) -> Forecast { return Forecast { city: city, outlook: outlook }; },
     "deep": turn(value: Any) -> Str { return "took it"; },
     "chatty": turn() -> Str { call("echo", "said"); return "spoke"; },
+    "ask_model": turn(q: Str) -> Str { let r = mcp.sample(q, 10); return "model: " + r["content"]["text"]; },
     "steps": turn() -> Str { mcp.progress(1, 3, "one"); mcp.progress(2, 3, "two"); mcp.progress(2, 3, "again"); mcp.progress(3, 3, null); return "done"; },
     "confirm_then_post": turn() -> Str {
         let answer = mcp.elicit("Post it?", {"type": "object", "properties": {"ok": {"type": "boolean"}}});
@@ -298,7 +299,7 @@ test('a 5,000-deep argument is invalid params, never a stack overflow', async ()
 });
 
 /** `turn mcp` spoken to in raw JSON-RPC lines (what an SDK client would refuse to send), initialized. */
-async function rawServer() {
+async function rawServer(capabilities: Record<string, unknown> = {}) {
   await ready;
   const child = spawn(process.execPath, [BIN, 'mcp', served], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: tmp } });
   const answers: Record<string, unknown>[] = [];
@@ -323,10 +324,10 @@ async function rawServer() {
     }
   };
   const send = (m: unknown): boolean => child.stdin.write(JSON.stringify(m) + '\n');
-  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 't', version: '1' } } });
   await answerTo(1);
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  return { child, send, answerTo, sendText: (line: string) => child.stdin.write(line + '\n') };
+  return { child, send, answerTo, answers, sendText: (line: string) => child.stdin.write(line + '\n'), next: () => new Promise<void>((resolve) => waiters.push(resolve)) };
 }
 
 test('a message over the size bound is answered with a protocol error, and the server goes on', async () => {
@@ -339,6 +340,32 @@ test('a message over the size bound is answered with a protocol error, and the s
     assert.match((over.error as { message: string }).message, /over 16,777,216, the most one message to this server may be/);
     send({ jsonrpc: '2.0', id: 3, method: 'ping' });
     assert.deepEqual((await answerTo(3)).result, {});
+  } finally {
+    child.kill();
+  }
+});
+
+test('the caller\'s answer is outside data: a sampling reply nested 5,000 deep fails the call at its line, and a plain one is used', async () => {
+  const { child, send, sendText, answerTo, answers, next } = await rawServer({ sampling: {} });
+  try {
+    const asked = async (): Promise<Record<string, unknown>> => {
+      for (;;) {
+        const request = answers.find((a) => a.method === 'sampling/createMessage' && !(a as { seen?: boolean }).seen);
+        if (request) return Object.assign(request, { seen: true });
+        await next();
+      }
+    };
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask_model', arguments: { q: 'hi' } } });
+    const first = await asked();
+    const deep = '{"d":'.repeat(5000) + '1' + '}'.repeat(5000);
+    sendText(`{"jsonrpc":"2.0","id":${JSON.stringify(first.id)},"result":{"role":"assistant","content":{"type":"text","text":"deep"},"model":"m","_meta":{"x":${deep}}}}`);
+    const failed = (await answerTo(2)).result as CallToolResult;
+    assert.equal(failed.isError, true);
+    assert.match(text(failed), /^agent\.tn:\d+:\d+: .*the answer to mcp_sample is nested more than 1000 levels deep/);
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'ask_model', arguments: { q: 'hi' } } });
+    const second = await asked();
+    send({ jsonrpc: '2.0', id: second.id, result: { role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' } });
+    assert.equal(text((await answerTo(3)).result as CallToolResult), 'model: hello');
   } finally {
     child.kill();
   }
