@@ -41,6 +41,14 @@ return {
   for (const name of ['via_module', 'computed']) assert.deepEqual(hints[name], { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true }, name);
 });
 
+test('a struct two parameters share is described once in $defs, an optional one nullable by reference', async () => {
+  const served = await discoverServed(file('struct Point { x: Num, y: Num }\nreturn { "span": turn(from: Point, to: Point?) -> Num { return 0; } };\n'));
+  const schema = served.tools[0].inputSchema as Record<string, unknown>;
+  assert.deepEqual(schema.properties, { from: { $ref: '#/$defs/Point' }, to: { anyOf: [{ $ref: '#/$defs/Point' }, { type: 'null' }] } });
+  assert.deepEqual(Object.keys(schema.$defs as object), ['Point']);
+  assert.deepEqual(schema.required, ['from']);
+});
+
 test('prompts and resources are declared by their keys, and a declaration MCP cannot carry is refused where it is written', async () => {
   const served = await discoverServed(
     file(`return {

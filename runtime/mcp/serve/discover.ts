@@ -264,10 +264,13 @@ function inputSchemaOf(c: Closure, params: ServedParam[], env: TypeEnv): Tool['i
     const t = c.params[i].type;
     const named = t?.kind === 'OptionalType' ? t.inner : t;
     const struct = named?.kind === 'NamedType' && named.args.length === 0 ? env.struct(named.name) : undefined;
-    if (struct && struct.typeParams.length === 0 && body.$ref === undefined && !(struct.name in defs)) {
-      const { $schema: _d, $defs: more, ...structBody } = withoutPredicates(typeToSchema({ ...named!, kind: 'NamedType' } as TypeExpr, env));
-      Object.assign(defs, more as Record<string, unknown> | undefined);
-      defs[struct.name] = structBody;
+    if (named && struct && struct.typeParams.length === 0 && body.$ref === undefined) {
+      if (!(struct.name in defs)) {
+        // the struct's own schema (not the parameter's, which is nullable when optional)
+        const { $schema: _d, $defs: more, ...structBody } = withoutPredicates(typeToSchema(named, env));
+        Object.assign(defs, more as Record<string, unknown> | undefined);
+        defs[struct.name] = structBody;
+      }
       const ref = { $ref: `#/$defs/${struct.name}` };
       properties[p.name] = p.optional ? { anyOf: [ref, { type: 'null' }] } : ref;
     } else properties[p.name] = body;
