@@ -74,10 +74,10 @@ return {
 }
 const ready = writeAgent();
 
-async function connect(args: string[] = [], capabilities: Record<string, unknown> = {}): Promise<{ client: Client; pid: () => number | null; transport: StdioClientTransport }> {
+async function connect(args: string[] = [], capabilities: Record<string, unknown> = {}, file = served): Promise<{ client: Client; pid: () => number | null; transport: StdioClientTransport }> {
   await ready;
   const client = new Client({ name: 'turn-test', version: '1.0.0' }, { capabilities });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', served, ...args], cwd: dir, stderr: 'pipe', env: { ...(process.env as Record<string, string>), TMPDIR: tmp } });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', file, ...args], cwd: dir, stderr: 'pipe', env: { ...(process.env as Record<string, string>), TMPDIR: tmp } });
   await client.connect(transport);
   return { client, pid: () => transport.pid, transport };
 }
@@ -378,10 +378,13 @@ test('no call file outlives its call, and a crashed server\'s folder is removed 
   const leftover = path.join(tmp, `turn-mcp-${deadPid}-crash1`);
   fs.mkdirSync(leftover);
   fs.writeFileSync(path.join(leftover, 'call-7.tn'), 'return "the caller\'s arguments";');
-  const { client, pid } = await connect();
+  // a small program, so that 3,000 calls (each a run) take seconds
+  const small = path.join(dir, 'small.tn');
+  fs.writeFileSync(small, 'return { "tag": turn(label: Str) -> Str { return label; } };\n');
+  const { client, pid } = await connect([], {}, small);
   try {
     assert.equal(fs.existsSync(leftover), false, 'the crashed server\'s folder was removed at start-up');
-    const calls = 200;
+    const calls = 3000;
     for (let i = 0; i < calls; i++) {
       const r = (await client.callTool({ name: 'tag', arguments: { label: `n${i}` } })) as CallToolResult;
       assert.equal(text(r), `n${i}`);
