@@ -18,10 +18,12 @@ export async function mcpCommand(args: string[]): Promise<number> {
   if (tokenFile !== undefined && port === undefined) throw new UsageError('--token-file goes with --port (over standard input/output no token is needed)');
   try {
     const serving = await serveMcp(file, { run, ...(port !== undefined ? { port } : {}), ...(tokenFile !== undefined ? { tokenFile } : {}) });
-    const names = serving.tools.map((t) => t.name).join(', ');
+    const { tools, prompts, resources } = serving.served;
+    const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+    const offered = [count(tools.length, 'tool'), ...(prompts.length > 0 ? [count(prompts.length, 'prompt')] : []), ...(resources.length > 0 ? [count(resources.length, 'resource')] : [])].join(', ');
     // printed once, for the operator to give the client (before the line that says serving has begun)
     if (serving.token?.generated) err(`turn: clients must send Authorization: Bearer ${serving.token.value}`);
-    err(`turn: serving ${serving.tools.length} tool${serving.tools.length === 1 ? '' : 's'} of ${file} over MCP (${serving.url ?? 'stdio'}): ${names}`);
+    err(`turn: serving ${offered} of ${file} over MCP (${serving.url ?? 'stdio'}): ${tools.map((t) => t.name).join(', ')}`);
     if (serving.url) {
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);

@@ -69,7 +69,7 @@ export { SEMANTICS_VERSION } from './durable/index.js';
 export { nowMs } from './monotonic.js';
 
 // ---- MCP (docs/mcp.md): serving a program's closures as MCP tools (`turn mcp`)
-export { serveMcp, discoverServedTools, callServedTool, ServeError, type ServedTool, type ServeOptions, type Serving } from './mcp/serve.js';
+export { serveMcp, discoverServed, ServeError, type Served, type ServedTool, type ServeOptions, type Serving } from './mcp/serve.js';
 
 // ---- files: a write a reader never sees half of (the extension's kept panel view)
 export { writeFileAtomic } from './fs-atomic.js';

@@ -88,6 +88,8 @@ export function toolGrant(ctx: GrantContext, request: ToolRequest): EffectGrant 
       const identity = identityOf(cap);
       return g && identity ? { ...g, identity } : g;
     }
+    case 'caller':
+      return { capability: 'caller', scope: 'the MCP client of turn mcp', from: 'turn mcp' };
     case 'knowledge': {
       if (ctx.knowledgeGranted) return { capability: 'knowledge', scope: 'the knowledge store', from: 'the host (allowKnowledge)' };
       if (ctx.knowledgeDir === undefined) return undefined;

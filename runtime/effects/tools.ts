@@ -19,6 +19,8 @@ import { jsonDropNulls } from '../absorb/request.js';
 import type { KnowledgeSession } from '../knowledge/store.js';
 import type { RE2JS } from 're2js';
 import { MCP_TOOLS } from '../mcp/tools.js';
+import { CALLER_TOOLS } from '../mcp/caller-tools.js';
+import type { McpCaller } from '../ports/mcp-caller.js';
 import type { McpSessions } from '../mcp/sessions.js';
 
 export class ToolError extends Error {}
@@ -67,6 +69,8 @@ export interface EffectToolContext {
   mcp?: McpSessions;
   /** launch keys of the MCP launch maps written literally in the program: the only stdio servers started (runtime/mcp/launch.ts) */
   writtenLaunches?: { has(key: string): boolean };
+  /** the MCP client of a run `turn mcp` serves (runtime/mcp/serve/): progress, elicitation, sampling */
+  mcpCaller?: McpCaller;
 }
 
 function str(tool: string, v: unknown, what = 'argument'): string {
@@ -520,8 +524,8 @@ export async function httpRequest(ctx: EffectToolContext, auth: unknown, method:
 
 export type PureTool = { effect: false; run: (...args: unknown[]) => unknown };
 /** What an effect tool reaches: the capability category it is checked under (agents grant these by name). */
-export type EffectCategory = 'network' | 'files' | 'env' | 'clock' | 'random' | 'knowledge' | 'mcp';
-export const EFFECT_CATEGORIES: readonly EffectCategory[] = ['network', 'files', 'env', 'clock', 'random', 'knowledge', 'mcp'];
+export type EffectCategory = 'network' | 'files' | 'env' | 'clock' | 'random' | 'knowledge' | 'mcp' | 'caller';
+export const EFFECT_CATEGORIES: readonly EffectCategory[] = ['network', 'files', 'env', 'clock', 'random', 'knowledge', 'mcp', 'caller'];
 
 export type EffectTool = {
   effect: true;
@@ -568,6 +572,8 @@ export const STD_TOOLS: Record<string, PureTool | EffectTool> = {
   http_post: { effect: true, category: 'network', capability: 'network', run: httpPostV1 },
   // MCP servers' tools and resources (runtime/mcp; absorbed with use schema::mcp(...))
   ...MCP_TOOLS,
+  // a served run's caller: progress, elicitation, sampling (runtime/mcp/caller-tools.ts)
+  ...CALLER_TOOLS,
   // std/knowledge: objects with provenance in the run's knowledge store (runtime/knowledge/)
   ...Object.fromEntries(
     Object.entries(KNOWLEDGE_TOOLS).map(([name, run]) => [

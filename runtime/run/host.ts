@@ -335,6 +335,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     knowledgeGranted: a.allowKnowledge === true,
     providerKeyNames,
     writtenLaunches,
+    ...(options.mcpCaller ? { mcpCaller: options.mcpCaller } : {}),
     // HTTP requests time out with the tool limit unless a call asks for less
     ...(toolTimeoutMs > 0 ? { timeoutMs: toolTimeoutMs } : {}),
   };

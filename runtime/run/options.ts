@@ -1,5 +1,6 @@
 // The one typed description of a run: what the CLI's flags, the editor's `turn.*` settings and a
 // debug launch configuration are all read into. runtime/run builds the host from it.
+import type { McpCaller } from '../ports/mcp-caller.js';
 import type { ApprovalHook } from '../effects/capabilities.js';
 import type { Vault } from '../effects/vault.js';
 import type { RunEvent } from '../events/index.js';
@@ -96,4 +97,6 @@ export interface RunOptions {
   beforeEffect?(wait: EffectWait): Promise<void>;
   /** Restate runs (runtime/restate/placement.ts): places spawned children on other workers, and performs their effect */
   placement?: ChildPlacement & { perform(request: ToolRequest): Promise<unknown> };
+  /** a run `turn mcp` serves: its MCP client, which progress, elicitation and sampling reach (runtime/mcp/serve/) */
+  mcpCaller?: McpCaller;
 }

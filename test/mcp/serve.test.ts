@@ -47,7 +47,7 @@ test('the SDK client lists the closures as tools with schemas from their types, 
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name), ['greet', 'forecast', 'notes', 'fail']);
     const forecast = tools.find((t) => t.name === 'forecast')!;
-    assert.deepEqual(forecast.inputSchema, { type: 'object', properties: { city: { type: 'string' }, days: { type: 'number' } }, required: ['city', 'days'] });
+    assert.deepEqual(forecast.inputSchema, { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { city: { type: 'string' }, days: { type: 'number' } }, required: ['city', 'days'], additionalProperties: false });
     assert.deepEqual(forecast.outputSchema?.required, ['city', 'celsius', 'outlook']);
     assert.deepEqual((forecast.outputSchema?.properties as Record<string, unknown>).outlook, { type: 'string', enum: ['sun', 'rain'] });
 
@@ -63,9 +63,8 @@ test('the SDK client lists the closures as tools with schemas from their types, 
     const failed = (await client.callTool({ name: 'fail', arguments: { why: 'no reason' } })) as CallToolResult;
     assert.equal(failed.isError, true);
     assert.match(text(failed), /no reason/);
-    const missing = (await client.callTool({ name: 'greet', arguments: {} })) as CallToolResult;
-    assert.equal(missing.isError, true);
-    assert.match(text(missing), /greet needs "name"/);
+    // a missing argument is the caller's error, answered before any run (invalid params)
+    await assert.rejects(client.callTool({ name: 'greet', arguments: {} }), (e: { code?: number; message: string }) => e.code === -32602 && /must have required property 'name'/.test(e.message));
   } finally {
     await client.close();
   }

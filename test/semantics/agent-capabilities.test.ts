@@ -67,7 +67,7 @@ let a = call("agent", {"name": "outer", "policy": null, "capabilities": ["clock"
 return call("wait", a);`);
   assert.match(errorMessage(wider.outcome), /agent: cannot grant "network", which agent "outer" starting it was not granted/);
   const unknown = await runProgram('let a = call("agent", {"name": "x", "policy": null, "capabilities": ["lab_api"]}, turn() { return 1; }); return 1;');
-  assert.match(errorMessage(unknown.outcome), /agent: unknown capability "lab_api" \(known: network, files, env, clock, random, knowledge, mcp, model\)/);
+  assert.match(errorMessage(unknown.outcome), /agent: unknown capability "lab_api" \(known: network, files, env, clock, random, knowledge, mcp, caller, model\)/);
 });
 
 test('a process outside any agent keeps the run\'s grants: Turn v1 programs are not narrowed', async () => {

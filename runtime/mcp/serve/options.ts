@@ -1,0 +1,33 @@
+// How `turn mcp` is asked to serve (ServeOptions), and what serving gives back (Serving).
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { RunOptions } from '../../run/options.js';
+import type { Served, ServedTool } from './discover.js';
+
+export interface ServeOptions {
+  /** the options every call's run gets (capabilities, model, budgets) */
+  run: RunOptions;
+  /** default: this process's standard input and output (each message at most `maxMessageBytes`) */
+  transport?: Transport;
+  /** serve Streamable HTTP on 127.0.0.1 at this port (0: any free one) instead of stdio */
+  port?: number;
+  /**
+   * HTTP: the file holding the bearer token clients must send (owner-only: mode 0600 or 0400);
+   * without it a random token is made (`Serving.token`, for the operator to hand to the client)
+   */
+  tokenFile?: string;
+  /** the most one message from the client may be (default 16 MiB); a longer one is answered with a protocol error */
+  maxMessageBytes?: number;
+  version?: string;
+}
+
+export interface Serving {
+  tools: ServedTool[];
+  served: Served;
+  /** the Streamable HTTP endpoint, when serving HTTP */
+  url?: string;
+  /** HTTP: the bearer token a client must send, and whether it was made now (else read from `tokenFile`) */
+  token?: { value: string; generated: boolean };
+  /** settles when the stdio client closes the connection (never, for HTTP: `close()` ends it) */
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
