@@ -5,15 +5,39 @@
 // MAX_RESTARTS times per run; the call in flight when it ended fails with the reason. Notifications
 // become run events: `mcp.server` (started, stopped), `mcp.progress` and `mcp.log`, their texts
 // clipped and their number held to a rate (notices.ts).
+//
+// What a server asks the client goes to the run (`serve`): roots, sampling, and elicitation,
+// whose every question and outcome is an `mcp.elicitation` event (the editor shows a pending one).
+// In a durable run a question nobody can answer now stops the call that met it: the server is told
+// `cancel`, and the call fails with NeedsAnswer, a refusal before sending (runtime/ports/refusal.ts),
+// so the run waits and `turn resume --answer` runs the step again. Subscribed resources' updates
+// are `mcp.resource` events, kept (at most UPDATES_KEPT per server) for `mcp_updates` to take.
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { markRefusedBeforeSending } from '../ports/refusal.js';
+import { NeedsAnswer, checkContent, formFields, type ElicitationAnswer, type ElicitationQuestion } from './elicitation.js';
+import type { Sampler } from './sampling.js';
 import type { RunEventBody } from '../events/index.js';
 import type { IdentityHandle } from '../effects/identity.js';
 import { NoticeBucket, clipData, clipText } from './notices.js';
-import type { LogMessage, McpSession, SessionAuthority } from './session.js';
+import type { LogMessage, McpSession, ServerRequests, SessionAuthority } from './session.js';
 import { McpError, describeServer, serverKey, type McpServerSpec } from './server.js';
 
 /** How many times one server is started again in a run after its connection ended on its own. */
 export const MAX_RESTARTS = 3;
+/** The most resource updates kept per server until `mcp_updates` takes them (the oldest go first). */
+export const UPDATES_KEPT = 1024;
+
+/** Who answers, for this run, what its servers ask (runtime/run/host.ts). */
+export interface RunRequests {
+  /** the folders the run may read (`roots/list`) */
+  roots(): { uri: string; name: string }[];
+  /** the run's model; undefined: the run has none (sampling is refused) */
+  sample?: Sampler;
+  /** the operator, in the order elicitation.ts gives; `by` says who answered; undefined: nobody can now */
+  elicit(q: ElicitationQuestion, signal?: AbortSignal): Promise<{ answer: ElicitationAnswer; by: string } | undefined>;
+  /** a durable run: a question nobody can answer now makes the run wait */
+  durable(): boolean;
+}
 
 export class McpSessions {
   private readonly open = new Map<string, Promise<McpSession>>();
@@ -25,7 +49,12 @@ export class McpSessions {
   private readonly buckets = new Map<string, NoticeBucket>();
   /** the process whose request is in flight on each session (who a log message is shown for) */
   private readonly current = new Map<string, number>();
+  /** per server: the calls in flight, each with the questions it met that nobody could answer */
+  private readonly calls = new Map<string, Set<ElicitationQuestion[]>>();
+  /** per server: updated resources not yet taken by `mcp_updates` */
+  private readonly updated = new Map<string, string[]>();
   private emitter: ((body: RunEventBody) => void) | undefined;
+  private requests: RunRequests | undefined;
   private closing = false;
 
   /** `bucket` makes the token bucket of a server's notifications (tests give a small one). */
@@ -34,6 +63,66 @@ export class McpSessions {
   /** Run events go here once the VM exists (runtime/run wires its event log). */
   attach(emit: (body: RunEventBody) => void): void {
     this.emitter = emit;
+  }
+
+  /** The run answers its servers' requests from now on (sessions opened before keep declining). */
+  serve(requests: RunRequests): void {
+    this.requests = requests;
+  }
+
+  /** The resources of the server `key` updated since the last call (and forgets them). */
+  takeUpdates(spec: McpServerSpec, identity: IdentityHandle | undefined): string[] {
+    const key = serverKey(spec, identity);
+    const out = this.updated.get(key) ?? [];
+    this.updated.delete(key);
+    return out;
+  }
+
+  /** What the sessions with the server `key` answer when it asks (as process `pid`, or the one in flight). */
+  private requestsFor(key: string, server: string, pid: number): ServerRequests {
+    const who = () => this.current.get(key) ?? pid;
+    return {
+      roots: () => this.requests?.roots() ?? [],
+      ...(this.requests?.sample
+        ? {
+            sample: async (ask, signal) => {
+              const sample = this.requests!.sample!;
+              try {
+                const reply = await sample(ask, signal);
+                this.emit({ kind: 'mcp.sampling', pid: who(), server, outcome: 'answered', model: clipText(reply.model) });
+                return reply;
+              } catch (e) {
+                this.emit({ kind: 'mcp.sampling', pid: who(), server, outcome: 'refused', model: null, message: clipText((e as Error).message) });
+                throw e;
+              }
+            },
+          }
+        : {}),
+      elicit: async (q, signal) => {
+        const base = { kind: 'mcp.elicitation' as const, pid: who(), server, key: q.key, mode: q.mode, message: clipText(q.message), ...(q.url !== undefined ? { url: clipText(q.url) } : {}), fields: formFields(q).map((f) => clipText(f.name)).slice(0, 64) };
+        let given: { answer: ElicitationAnswer; by: string } | undefined;
+        let problem: string | undefined;
+        try {
+          given = await this.requests?.elicit(q, signal);
+          if (given && given.answer.action === 'accept' && q.mode === 'form') given = { ...given, answer: { action: 'accept', content: checkContent(q, given.answer.content) } };
+        } catch (e) {
+          if (signal?.aborted) throw e;
+          problem = (e as Error).message; // an answer that does not fit the question is no answer
+          given = undefined;
+        }
+        if (given) {
+          this.emit({ ...base, state: 'answered', action: given.answer.action, by: given.by });
+          return given.answer;
+        }
+        if (this.requests?.durable()) {
+          for (const asked of this.calls.get(key) ?? []) asked.push(q);
+          this.emit({ ...base, state: 'waiting', action: 'cancel', by: problem ?? 'nobody yet: the run waits for turn resume --answer' , schema: clipData(q.requestedSchema ?? null) });
+          return { action: 'cancel' };
+        }
+        this.emit({ ...base, state: 'refused', action: 'decline', by: problem ?? 'nobody: no terminal to ask on and no answer given (--answer KEY=ANSWER)' });
+        return { action: 'decline' };
+      },
+    };
   }
 
   private emit(body: RunEventBody): void {
@@ -82,8 +171,17 @@ export class McpSessions {
         });
       };
       const onEnded = () => this.emit({ kind: 'mcp.server', pid: this.current.get(key) ?? pid, server, state: 'stopped' });
+      const onResourceUpdated = (uri: string) => {
+        const list = this.updated.get(key) ?? [];
+        if (!list.includes(uri)) list.push(clipText(uri));
+        if (list.length > UPDATES_KEPT) list.shift();
+        this.updated.set(key, list);
+        const admitted = this.admit(key);
+        if (admitted.pass) this.emit({ kind: 'mcp.resource', pid: this.current.get(key) ?? pid, server, uri: clipText(uri), ...(admitted.dropped > 0 ? { dropped: admitted.dropped } : {}) });
+      };
+      const hooks = { onLog, onEnded, onResourceUpdated, requests: this.requestsFor(key, server, pid) };
       // the SDK is loaded on the first MCP call, not at every start of the CLI
-      s = import('./session.js').then(({ McpSession }) => McpSession.open(spec, { ...authority, pid }, identity, onLog, onEnded)).then(async (session) => {
+      s = import('./session.js').then(({ McpSession }) => McpSession.open(spec, { ...authority, pid }, identity, hooks)).then(async (session) => {
         this.emit({ kind: 'mcp.server', pid, server, state: 'started', ...(session.pid !== undefined ? { processId: session.pid } : {}) });
         this.ready.set(key, session);
         await session.setLogLevel('info').catch(() => undefined);
@@ -115,9 +213,20 @@ export class McpSessions {
         ...(admitted.dropped > 0 ? { dropped: admitted.dropped } : {}),
       });
     };
+    const unanswered: ElicitationQuestion[] = [];
+    let calls = this.calls.get(key);
+    if (!calls) this.calls.set(key, (calls = new Set()));
+    calls.add(unanswered);
     try {
-      return await f(session, onProgress);
+      const result = await f(session, onProgress);
+      if (unanswered.length > 0) throw markRefusedBeforeSending(new NeedsAnswer(unanswered));
+      return result;
+    } catch (e) {
+      // the call failed after meeting a question nobody could answer: it waits for the answer
+      if (unanswered.length > 0 && !(e instanceof NeedsAnswer)) throw markRefusedBeforeSending(new NeedsAnswer(unanswered));
+      throw e;
     } finally {
+      calls.delete(unanswered);
       if (this.current.get(key) === pid) this.current.delete(key);
     }
   }
