@@ -42,7 +42,7 @@ export class NeedsAnswer extends McpError {
   constructor(readonly questions: ElicitationQuestion[]) {
     super(
       `waiting for an answer: ${questions.map(describeQuestion).join('; ')}. ` +
-        `Resume the run with --answer ${questions.map(answerExample).join(' --answer ')}`,
+        `Answer with: turn resume RUN --answer ${questions.map(answerExample).join(' --answer ')}`,
     );
   }
 }
