@@ -272,6 +272,12 @@ export class McpSession {
     return this.request(() => this.client.getPrompt({ name, arguments: args }), `prompts/get ${name}`);
   }
 
+  /** `tasks/get`: a task's status as the server reports it. */
+  async taskStatus(taskId: string): Promise<{ status: string; statusMessage?: string }> {
+    const t = await this.request(() => this.client.experimental.tasks.getTask(taskId), `tasks/get ${taskId}`);
+    return { status: t.status, ...(t.statusMessage !== undefined ? { statusMessage: t.statusMessage } : {}) };
+  }
+
   /**
    * A task-augmented `tools/call` (2025-11-25 experimental tasks): the server answers with a task
    * at once, the client polls `tasks/get` (at the server's pollInterval) until the task is done,
@@ -282,16 +288,18 @@ export class McpSession {
     const what = `tools/call ${name} (as a task)`;
     if (!this.capabilities?.tasks?.requests?.tools?.call) throw new McpError(`the MCP server ${describeServer(this.spec)} does not run tools/call as tasks`);
     const created = await this.request(
-      () => this.client.request({ method: 'tools/call', params: { name, arguments: args, task: {} } }, CreateTaskResultSchema, o.timeoutMs !== undefined ? { timeout: o.timeoutMs } : {}),
+      () => this.client.request({ method: 'tools/call', params: { name, arguments: args, task: {} } }, CreateTaskResultSchema, { ...(o.signal ? { signal: o.signal } : {}), ...(o.timeoutMs !== undefined ? { timeout: o.timeoutMs } : {}) }),
       what,
     );
     const taskId = created.task.taskId;
-    o.onTask?.({ taskId, status: created.task.status, ...(created.task.statusMessage !== undefined ? { statusMessage: created.task.statusMessage } : {}) });
     let status = created.task.status;
     let interval = created.task.pollInterval;
+    // the server's task is cancelled whenever the call is: already aborted, or aborted while it runs
     const cancel = () => void this.client.experimental.tasks.cancelTask(taskId).catch(() => undefined);
-    o.signal?.addEventListener('abort', cancel, { once: true });
+    if (o.signal?.aborted) cancel();
+    else o.signal?.addEventListener('abort', cancel, { once: true });
     try {
+      o.onTask?.({ taskId, status, ...(created.task.statusMessage !== undefined ? { statusMessage: created.task.statusMessage } : {}) });
       while (status === 'working' || status === 'input_required') {
         if (status === 'input_required') break; // tasks/result delivers the server's questions (elicitation) and waits
         await sleep(Math.max(TASK_POLL_MIN_MS, Math.min(interval ?? TASK_POLL_MS, 10_000)), o.signal);

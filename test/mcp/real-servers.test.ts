@@ -117,6 +117,8 @@ const EVERYTHING_CALLS: Call[] = [
   // taskSupport "required": called as a task (tasks/get polled, tasks/result), its clarifying question answered
   { tool: 'simulate-research-query', args: { topic: 'Turn agents', ambiguous: true } },
 ];
+/** trigger-url-elicitation again, on its error path (UrlElicitationRequiredError, -32042) */
+const ERROR_PATH = `let u = call("mcp_call", null, S, "trigger-url-elicitation", {"url": "https://example.com/error-path", "errorPath": true}, {});\ncall("echo", "errorpath " + call("json_stringify", u["text"]));\n`;
 const EVERYTHING_TEMPLATES = ['demo://resource/dynamic/text/3', 'demo://resource/dynamic/blob/4'];
 const EVERYTHING_PROMPTS: [string, Record<string, string>][] = [
   ['simple-prompt', {}],
@@ -153,6 +155,9 @@ function checkEverything(r: Ran): void {
   assert.match(r.called('trigger-elicitation-request'), /It was a dark and stormy night/, 'the defaults were filled in');
   assert.ok(r.questions.some((q) => q.mode === 'url' && q.url === 'https://example.com/consent'), 'the URL elicitation reached the answerer');
   assert.match(r.called('trigger-url-elicitation'), /accept/i);
+  // the error path: the call fails with -32042 naming the page; once the operator accepts it, the call is sent again
+  assert.ok(r.questions.some((q) => q.mode === 'url' && q.url === 'https://example.com/error-path'), 'the -32042 page reached the answerer');
+  assert.match(r.lines.find((l) => l.startsWith('errorpath ')) ?? '', /accept/i);
   // sampling went to the run's (mock) model, as a model call of the run
   assert.match(r.called('trigger-sampling-request'), /mock/);
   assert.ok(r.events.some((e) => e.kind === 'mcp.sampling' && e.outcome === 'answered' && e.model === 'mock'));
@@ -167,7 +172,7 @@ function checkEverything(r: Ran): void {
 }
 
 test('server-everything over stdio: every tool, resource, template and prompt from a Turn program', async () => {
-  const r = await runProgram('everything-stdio.tn', program(launchMap([EVERYTHING, 'stdio']), EVERYTHING_CALLS, EVERYTHING_TEMPLATES, EVERYTHING_PROMPTS), { allowRun: true, answer: everythingAnswer });
+  const r = await runProgram('everything-stdio.tn', program(launchMap([EVERYTHING, 'stdio']), EVERYTHING_CALLS, EVERYTHING_TEMPLATES, EVERYTHING_PROMPTS, ERROR_PATH), { allowRun: true, answer: everythingAnswer });
   checkEverything(r);
 });
 
@@ -180,7 +185,7 @@ after(async () => {
 });
 
 test('server-everything over Streamable HTTP: every tool, resource, template and prompt from a Turn program', async () => {
-  const r = await runProgram('everything-http.tn', program(lit(http!.url), EVERYTHING_CALLS, EVERYTHING_TEMPLATES, EVERYTHING_PROMPTS), { allowNet: `127.0.0.1:${http!.port}`, answer: everythingAnswer });
+  const r = await runProgram('everything-http.tn', program(lit(http!.url), EVERYTHING_CALLS, EVERYTHING_TEMPLATES, EVERYTHING_PROMPTS, ERROR_PATH), { allowNet: `127.0.0.1:${http!.port}`, answer: everythingAnswer });
   checkEverything(r);
 });
 
