@@ -254,3 +254,24 @@ test('server-memory over stdio: every tool, its resource read and subscribed to,
   assert.equal(r.lines.find((l) => l.startsWith('updates ')), 'updates ["memory://knowledge-graph"]', 'the subscribed resource was updated, and mcp_updates gave it once');
   assert.ok(r.events.some((e) => e.kind === 'mcp.resource' && e.uri === 'memory://knowledge-graph'));
 });
+
+// ---- std/mcp: the same, as typed values
+
+test('std/mcp: a prompt is an McpPrompt, a resource McpContent values, a task-required tool run as a task', async () => {
+  const source = `let mcp = use "std/mcp";
+let S = ${launchMap([EVERYTHING, 'stdio'])};
+let p = mcp.prompt(null, S, "args-prompt", {"city": "Paris", "state": null});
+call("echo", call("type_of", p) + " " + p.name + " " + call("len", p.messages) + " " + p.messages[0].role);
+call("echo", p.text);
+let contents = mcp.read(null, S, "demo://resource/dynamic/blob/5");
+call("echo", call("type_of", contents[0]) + " " + contents[0].mimeType + " " + (contents[0].text == null) + " " + (call("len", contents[0].blob) > 0));
+call("echo", mcp.read_text(null, S, "demo://resource/dynamic/text/6"));
+let r = mcp.call_task(null, S, "simulate-research-query", {"topic": "typed values"});
+call("echo", call("len", r["text"]) > 0);
+`;
+  const r = await runProgram('std-mcp.tn', source, { allowRun: true });
+  assert.deepEqual(r.lines.slice(0, 2), ['McpPrompt args-prompt 1 user', "What's weather in Paris?"]);
+  assert.match(r.lines[2], /^McpContent text\/plain true true$/);
+  assert.match(r.lines[3], /^Resource 6: /);
+  assert.equal(r.lines[4], 'true');
+});
