@@ -71,7 +71,7 @@ export type RunEventBody =
    * whom), `refused` (nobody to ask: the server was told decline) or `waiting` (a durable run: it
    * waits for `turn resume --answer KEY=ANSWER`; `schema` is the form the editor shows)
    */
-  | { kind: 'mcp.elicitation'; pid: number; server: string; key: string; mode: 'form' | 'url'; message: string; url?: string; fields: string[]; state: 'answered' | 'refused' | 'waiting'; action: 'accept' | 'decline' | 'cancel'; by: string; schema?: unknown }
+  | { kind: 'mcp.elicitation'; pid: number; server: string; key: string; mode: 'form' | 'url'; message: string; url?: string; fields: string[]; state: 'answered' | 'refused' | 'waiting'; action: 'accept' | 'decline' | 'cancel'; by: string; schema?: unknown; dropped?: number }
   /** an MCP server's sampling request, answered by the run's model (counted in its budgets) or refused */
   | { kind: 'mcp.sampling'; pid: number; server: string; outcome: 'answered' | 'refused'; model: string | null; message?: string }
   /** a resource the run subscribed to changed (`notifications/resources/updated`) */

@@ -11,6 +11,7 @@
 // schema or URL), so the same question asked again by a resumed run finds the answer given for it.
 import { sha256Hex } from '../hash.js';
 import { McpError } from './server.js';
+import { boundedDepth } from './reply.js';
 
 /** What a server asks. `key` names it for `--answer` (stable: the same question has the same key). */
 export interface ElicitationQuestion {
@@ -70,6 +71,7 @@ export function cleanText(text: string): string {
 
 /** The question an `elicitation/create` request's params make (throws McpError for a malformed one). */
 export function questionOf(server: string, params: Record<string, unknown>): ElicitationQuestion {
+  boundedDepth(params, `the question of the MCP server ${server}`);
   const mode = params.mode === 'url' ? 'url' : 'form';
   const message = cleanText(typeof params.message === 'string' ? params.message : '');
   if (mode === 'url') {

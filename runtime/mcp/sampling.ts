@@ -5,6 +5,7 @@
 // The conversation a server sends is outside data: its messages, their text and the output bound
 // it asks for are bounded here before anything reaches a model.
 import { McpError } from './server.js';
+import { boundedDepth } from './reply.js';
 
 /** The most messages, and characters of text in all, one sampling request may carry. */
 export const SAMPLING_MESSAGES_MAX = 256;
@@ -43,6 +44,7 @@ function blockText(block: unknown): string {
 
 /** The request's params as the model is asked them (throws McpError for one over the bounds). */
 export function samplingAsk(server: string, params: Record<string, unknown>): SamplingAsk {
+  boundedDepth(params, `the sampling request of the MCP server ${server}`);
   const messages = Array.isArray(params.messages) ? params.messages : [];
   if (messages.length === 0) throw new McpError(`the sampling request of the MCP server ${server} has no messages`);
   if (messages.length > SAMPLING_MESSAGES_MAX) throw new McpError(`the sampling request of the MCP server ${server} has ${messages.length} messages, over ${SAMPLING_MESSAGES_MAX}, the most one may have`);

@@ -26,6 +26,20 @@ import { McpError, describeServer, serverKey, type McpServerSpec } from './serve
 export const MAX_RESTARTS = 3;
 /** The most resource updates kept per server until `mcp_updates` takes them (the oldest go first). */
 export const UPDATES_KEPT = 1024;
+/** The most sampling requests one server may make in a run: each is a model call the run pays for, budgets or not. */
+export const SAMPLES_PER_SERVER = 100;
+/** The most distinct unanswered questions one call carries into its NeedsAnswer (a server asking again and again adds nothing). */
+export const QUESTIONS_PER_CALL = 8;
+
+/** The most characters of a form's schema a waiting question's event carries (the editor shows the form from it). */
+export const FORM_SCHEMA_MAX = 64 * 1024;
+
+/** A waiting question's form for its event: the schema whole when its JSON is at most FORM_SCHEMA_MAX, else null. */
+function formSchema(q: ElicitationQuestion): unknown {
+  if (!q.requestedSchema) return null;
+  const json = JSON.stringify(q.requestedSchema); // its depth was bounded by questionOf
+  return json.length <= FORM_SCHEMA_MAX ? q.requestedSchema : null;
+}
 
 /** Who answers, for this run, what its servers ask (runtime/run/host.ts). */
 export interface RunRequests {
@@ -51,6 +65,8 @@ export class McpSessions {
   private readonly current = new Map<string, number>();
   /** per server: the calls in flight, each with the questions it met that nobody could answer */
   private readonly calls = new Map<string, Set<ElicitationQuestion[]>>();
+  /** per server: the sampling requests it made in this run */
+  private readonly samples = new Map<string, number>();
   /** per server: updated resources not yet taken by `mcp_updates` */
   private readonly updated = new Map<string, string[]>();
   private emitter: ((body: RunEventBody) => void) | undefined;
@@ -87,7 +103,10 @@ export class McpSessions {
         ? {
             sample: async (ask, signal) => {
               const sample = this.requests!.sample!;
+              const n = (this.samples.get(key) ?? 0) + 1;
+              this.samples.set(key, n);
               try {
+                if (n > SAMPLES_PER_SERVER) throw new McpError(`the MCP server ${server} asked for more than ${SAMPLES_PER_SERVER} samples in this run, the most one server may: refused`);
                 const reply = await sample(ask, signal);
                 this.emit({ kind: 'mcp.sampling', pid: who(), server, outcome: 'answered', model: clipText(reply.model) });
                 return reply;
@@ -110,16 +129,19 @@ export class McpSessions {
           problem = (e as Error).message; // an answer that does not fit the question is no answer
           given = undefined;
         }
+        // a server asking question after question floods nothing: its events pass the notices' bucket
+        const admitted = this.admit(key);
+        const shown = admitted.pass ? (admitted.dropped > 0 ? { dropped: admitted.dropped } : {}) : undefined;
         if (given) {
-          this.emit({ ...base, state: 'answered', action: given.answer.action, by: given.by });
+          if (shown) this.emit({ ...base, ...shown, state: 'answered', action: given.answer.action, by: given.by });
           return given.answer;
         }
         if (this.requests?.durable()) {
-          for (const asked of this.calls.get(key) ?? []) asked.push(q);
-          this.emit({ ...base, state: 'waiting', action: 'cancel', by: problem ?? 'nobody yet: the run waits for turn resume --answer' , schema: clipData(q.requestedSchema ?? null) });
+          for (const asked of this.calls.get(key) ?? []) if (asked.length < QUESTIONS_PER_CALL && !asked.some((a) => a.key === q.key)) asked.push(q);
+          if (shown) this.emit({ ...base, ...shown, state: 'waiting', action: 'cancel', by: problem ?? 'nobody yet: the run waits for turn resume --answer', schema: formSchema(q) });
           return { action: 'cancel' };
         }
-        this.emit({ ...base, state: 'refused', action: 'decline', by: problem ?? 'nobody: no terminal to ask on and no answer given (--answer KEY=ANSWER)' });
+        if (shown) this.emit({ ...base, ...shown, state: 'refused', action: 'decline', by: problem ?? 'nobody: no terminal to ask on and no answer given (--answer KEY=ANSWER)' });
         return { action: 'decline' };
       },
     };

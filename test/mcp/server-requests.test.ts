@@ -28,6 +28,11 @@ test("a question's text loses terminal control characters and is cut to its boun
   const many = Object.fromEntries(Array.from({ length: FORM_FIELDS_MAX + 1 }, (_, i) => [`f${i}`, { type: 'string' }]));
   assert.throws(() => form(many), /more than 64 fields/);
   assert.throws(() => questionOf('srv', { message: 'no schema' }), /without a requestedSchema/);
+  // nested past MAX_JSON_DEPTH: refused before anything (the key's hash, the event) walks it
+  let deep: Record<string, unknown> = { type: 'string' };
+  for (let i = 0; i < 20_000; i++) deep = { items: deep };
+  assert.throws(() => form({ f: deep }), /nested more than 1000 levels deep/);
+  assert.throws(() => samplingAsk('srv', { messages: [{ role: 'user', content: deep }] }), /nested more than 1000 levels deep/);
 });
 
 test('the same question has the same key; another question another', () => {
@@ -126,4 +131,38 @@ test('a live session: the client declares what it answers; a task-augmented call
   } finally {
     await session.close();
   }
+});
+
+test('a hostile server: a flood of questions is answered without flooding the trace, a javascript: page is refused, a durable run waits on one question, and samples are capped', async () => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { turnAsync } = await import('../cli/run-cli.js');
+  const { NODE } = await import('./servers.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-mcp-asks-'));
+  const server = JSON.stringify({ command: NODE, args: [path.join(__dirname, 'fixtures', 'hostile-server.mjs')] });
+  const write = (name: string, tool: string, count: number) => {
+    fs.writeFileSync(path.join(dir, name), `let r = call("mcp_call", null, ${server}, "${tool}", {"count": ${count}}, {});\ncall("echo", r["text"]);\n`);
+    return name;
+  };
+  const run = (args: string[]) => turnAsync(args, { cwd: dir, env: {} });
+  const trace = path.join(dir, 'asks.jsonl');
+  const asked = await run(['run', write('ask.tn', 'ask', 200), '--allow-run', NODE, '--answer', '*=accept', '--trace-file', trace]);
+  assert.equal(asked.code, 0, asked.stderr);
+  const [actions, error] = asked.stdout.trim().split(' | ');
+  assert.equal(actions.split(',').length, 200);
+  assert.ok(actions.split(',').every((a) => a === 'accept'));
+  assert.match(error, /javascript: URL: only http and https pages are shown/);
+  const shown = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.kind === 'mcp.elicitation');
+  assert.ok(shown.length < 60, `the trace holds ${shown.length} question events, not 200`);
+  assert.ok(shown.some((e) => typeof e.dropped === 'number' && e.dropped > 0), 'the events held back are counted');
+  assert.ok(shown.every((e) => !String(e.message).includes('\u001b')), 'no escape sequence reaches the trace');
+  // durable, nobody to answer: the run waits on the question once, however often it was asked
+  const waiting = await run(['run', write('ask-durable.tn', 'ask', 50), '--store', path.join(dir, 'store'), '--allow-run', NODE]);
+  assert.equal(waiting.code, 3, waiting.stderr);
+  assert.equal(waiting.stderr.match(/\(question q-[0-9a-f]{12}\)/g)?.length, 1, waiting.stderr);
+  // sampling: at most SAMPLES_PER_SERVER model calls for one server in a run
+  const sampled = await run(['run', write('sample.tn', 'sample', 103), '--allow-run', NODE, '--model', 'mock']);
+  assert.equal(sampled.code, 0, sampled.stderr);
+  assert.match(sampled.stdout, /^answered 100, refused 3: .*asked for more than 100 samples in this run/m);
 });
