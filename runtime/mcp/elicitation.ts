@@ -236,7 +236,8 @@ export async function askOnTerminal(q: ElicitationQuestion, input: NodeJS.Readab
         }
         const v = field.type === 'number' || field.type === 'integer' ? Number(t) : field.type === 'boolean' ? /^(y|yes|true)$/i.test(t) : field.type === 'array' ? t.split(',').map((s) => s.trim()) : t;
         try {
-          checkContent(q, { ...content, [name]: v });
+          // this field alone: the required ones not asked yet are not missing
+          checkContent({ ...q, requestedSchema: { ...q.requestedSchema, required: [] } }, { [name]: v });
         } catch (e) {
           output.write(`  ${(e as Error).message}\n`);
           continue;

@@ -166,3 +166,38 @@ test('a hostile server: a flood of questions is answered without flooding the tr
   assert.equal(sampled.code, 0, sampled.stderr);
   assert.match(sampled.stdout, /^answered 100, refused 3: .*asked for more than 100 samples in this run/m);
 });
+
+test('on a terminal: each field asked, a wrong value asked again, defaults kept on Enter; no, or the end of input, answers nothing', async () => {
+  const { askOnTerminal } = await import('../../runtime/mcp/elicitation.js');
+  const { PassThrough } = await import('node:stream');
+  /** answers each prompt the question writes with the next of `replies`; past them, ends the input */
+  const converse = async (q: ReturnType<typeof form>, replies: string[]) => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = '';
+    output.on('data', (chunk: Buffer) => {
+      shown += chunk.toString();
+      if (/(\] |: )$/.test(chunk.toString())) {
+        const next = replies.shift();
+        if (next === undefined) input.end();
+        else input.write(next + '\n');
+      }
+    });
+    const answer = await askOnTerminal(q, input, output);
+    return { answer, shown };
+  };
+  const q = form({ name: { type: 'string' }, age: { type: 'integer', default: 30 }, color: { type: 'string', enum: ['red', 'blue'] } }, ['name', 'color']);
+  const { answer, shown } = await converse(q, ['y', '', 'Ada', '', 'green', 'red']);
+  assert.deepEqual(answer, { action: 'accept', content: { name: 'Ada', color: 'red' } });
+  assert.match(shown, /asks for name, age, color: "Tell me" \(question q-/);
+  assert.match(shown, /"color" must be one of "red", "blue"/);
+  assert.match(shown, /age \(optional\) \[default 30\]/);
+  const typed = await converse(q, ['y', 'Bo', 'x', '4.5', '41', 'blue']);
+  assert.deepEqual(typed.answer, { action: 'accept', content: { name: 'Bo', age: 41, color: 'blue' } });
+  assert.equal(typed.shown.match(/"age" must be a whole number/g)?.length, 2, 'a value that is not a whole number is asked again');
+  assert.deepEqual((await converse(q, ['n'])).answer, { action: 'decline' });
+  assert.deepEqual((await converse(q, ['y', 'Ada'])).answer, { action: 'cancel' }, 'the end of input mid-form cancels');
+  const url = questionOf('srv', { mode: 'url', message: 'Sign in', url: 'https://example.com/login', elicitationId: 'e' });
+  assert.deepEqual((await converse(url, ['yes'])).answer, { action: 'accept' });
+  assert.deepEqual((await converse(url, [])).answer, { action: 'decline' });
+});
