@@ -64,7 +64,7 @@ export function questionKey(server: string, mode: string, message: string, detai
 
 /** Cuts a server's text to QUESTION_TEXT_MAX characters and removes control characters (it is shown on a terminal). */
 export function cleanText(text: string): string {
-  // eslint-disable-next-line no-control-regex
+   
   const plain = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
   return plain.length <= QUESTION_TEXT_MAX ? plain : `${plain.slice(0, QUESTION_TEXT_MAX)}…`;
 }
@@ -112,7 +112,7 @@ function choices(field: Field): string[] | undefined {
     if (Array.isArray(f.oneOf)) return f.oneOf.map((o) => (o as { const?: unknown })?.const).filter((v): v is string => typeof v === 'string');
     return undefined;
   };
-  return of(field) ?? (field.items && typeof field.items === 'object' ? of(field.items as Field) : undefined);
+  return of(field) ?? (field.items && typeof field.items === 'object' ? of(field.items) : undefined);
 }
 
 /**
@@ -134,8 +134,8 @@ export function checkContent(q: ElicitationQuestion, content: unknown): Elicitat
     const bad = (want: string) => new McpError(`the answer to ${q.key}: the field "${name}" must be ${want}`);
     if (type === 'array') {
       if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw bad('a list of strings');
-      if (allowed && !v.every((x) => allowed.includes(x as string))) throw bad(`a list of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`);
-      out[name] = v as string[];
+      if (allowed && !v.every((x) => allowed.includes(x))) throw bad(`a list of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`);
+      out[name] = v;
     } else if (type === 'number' || type === 'integer') {
       if (typeof v !== 'number' || !Number.isFinite(v) || (type === 'integer' && !Number.isInteger(v))) throw bad(type === 'integer' ? 'a whole number' : 'a number');
       out[name] = v;

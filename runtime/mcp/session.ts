@@ -378,7 +378,7 @@ function answerServerRequests(client: Client, server: string, requests: ServerRe
     if (!sample) throw new SdkMcpError(ErrorCode.InvalidRequest, `this Turn run has no model to sample with (run it with --model): sampling refused`);
     let ask;
     try {
-      ask = samplingAsk(server, request.params as Record<string, unknown>);
+      ask = samplingAsk(server, request.params);
     } catch (e) {
       throw new SdkMcpError(ErrorCode.InvalidParams, (e as Error).message);
     }
@@ -391,7 +391,7 @@ function answerServerRequests(client: Client, server: string, requests: ServerRe
   client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
     let q: ElicitationQuestion;
     try {
-      q = questionOf(server, request.params as Record<string, unknown>);
+      q = questionOf(server, request.params);
     } catch (e) {
       throw new SdkMcpError(ErrorCode.InvalidParams, (e as Error).message);
     }

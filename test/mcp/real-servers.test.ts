@@ -130,7 +130,7 @@ const EVERYTHING_PROMPTS: [string, Record<string, string>][] = [
 /** server-everything's questions: the form answered with a name and its defaults, the URL accepted, the research question clarified. */
 function everythingAnswer(q: ElicitationQuestion): ElicitationAnswer {
   if (q.mode === 'url') return { action: 'accept' };
-  const fields = Object.keys((q.requestedSchema?.properties ?? {}) as object);
+  const fields = Object.keys((q.requestedSchema?.properties ?? {}));
   if (fields.includes('name') && fields.includes('check')) return { action: 'accept', content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' } };
   const first = fields[0];
   const field = (q.requestedSchema?.properties as Record<string, { enum?: string[]; oneOf?: { const: string }[] }>)[first];

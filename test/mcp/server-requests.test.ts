@@ -105,7 +105,7 @@ test('a live session: the client declares what it answers; a task-augmented call
   const asked: string[] = [];
   const session = await McpSession.open(
     spec,
-    { capabilities: { run: { commands: [NODE] } }, cwd: process.cwd(), env: process.env, writtenLaunches: new Set([launchKey(spec as Extract<typeof spec, { kind: 'stdio' }>)]) },
+    { capabilities: { run: { commands: [NODE] } }, cwd: process.cwd(), env: process.env, writtenLaunches: new Set([launchKey(spec)]) },
     undefined,
     { requests: { roots: () => [{ uri: 'file:///granted', name: 'granted' }], elicit: async (q) => (asked.push(q.key), { action: 'decline' }) } },
   );
