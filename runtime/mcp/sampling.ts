@@ -16,6 +16,8 @@ export const SAMPLING_MAX_TOKENS = 16_384;
 /** A sampling request as the run's model is asked it. */
 export interface SamplingAsk {
   server: string;
+  /** the run's process whose call the server was answering when it asked (set by sessions.ts) */
+  pid?: number;
   /** the server's system prompt, or "" */
   system: string;
   /** the conversation, as text: `role: text` turns; non-text blocks are named, not sent */

@@ -107,7 +107,7 @@ export class McpSessions {
               this.samples.set(key, n);
               try {
                 if (n > SAMPLES_PER_SERVER) throw new McpError(`the MCP server ${server} asked for more than ${SAMPLES_PER_SERVER} samples in this run, the most one server may: refused`);
-                const reply = await sample(ask, signal);
+                const reply = await sample({ ...ask, pid: who() }, signal);
                 this.emit({ kind: 'mcp.sampling', pid: who(), server, outcome: 'answered', model: clipText(reply.model) });
                 return reply;
               } catch (e) {

@@ -413,7 +413,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     const tiers = { system: a.system ? [a.system] : [], episodic: [], working: [] };
     const request: InferRequest = {
       id: `mcp-sampling-${++samples}`,
-      pid: 0,
+      pid: a.pid ?? 0,
       typeName: 'Str',
       schema,
       wireSchema: wire,
