@@ -142,7 +142,8 @@ export async function callServedTool(file: string, tool: ServedTool, args: Recor
   try {
     // standard input is the MCP connection: nobody can be asked, so an effect that needs approval is denied unless --approve all
     const authority = { ...options.authority, approve: options.authority?.approve ?? 'none' };
-    run = await startRun({ ...options, authority, file: callProgram(file, tool, args), onOutput: (line) => {
+    // nor is a server's question (elicitation) asked on it: only --answer or the refusal answer it
+    run = await startRun({ ...options, askOnTerminal: false, authority, file: callProgram(file, tool, args), onOutput: (line) => {
         output.push(line);
         onLine?.(line);
       },
