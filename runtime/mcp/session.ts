@@ -1,5 +1,7 @@
-// One MCP client session on the official SDK: initialize and capability negotiation, tools,
-// resources, and the server's progress and log notifications. Over stdio the server is launched
+// One MCP client session on the official SDK (the 2025-11-25 revision): initialize and capability
+// negotiation, tools (task-augmented too), resources and their templates and subscriptions,
+// prompts, the server's progress and log notifications, and what the server asks the client —
+// roots, sampling and elicitation, answered by the run (ServerRequests; sessions.ts wires it). Over stdio the server is launched
 // under the run's grant (launch.ts, stdio.ts); over Streamable HTTP (SSE replies, session id,
 // reconnection: the SDK's transport) every request is held to the run's network capability and
 // carries the identity's credential, resolved from the vault when the session opens.
@@ -198,7 +200,8 @@ export class McpSession {
       return await this.callToolOnce(name, args, o);
     } catch (e) {
       const pages = urlElicitationsOf(e);
-      if (!pages || !this.requests) throw e;
+      if (!pages) throw e;
+      if (!this.requests) throw new McpError(`tools/call ${name} on ${describeServer(this.spec)} needs a page opened first (${pages.length} URL elicitation(s)), and nobody here can open it`);
       for (const p of pages) {
         const q = questionOf(describeServer(this.spec), { ...p, mode: 'url' });
         const answer = await this.requests.elicit(q, o.signal);
