@@ -67,6 +67,8 @@ export interface EffectToolContext {
   mcp?: McpSessions;
   /** launch keys of the MCP launch maps written literally in the program: the only stdio servers started (runtime/mcp/launch.ts) */
   writtenLaunches?: { has(key: string): boolean };
+  /** stops the effect's time limit while `f` (a question to a person: an MCP server's elicitation) runs */
+  holdClock?<T>(f: () => Promise<T>): Promise<T>;
 }
 
 function str(tool: string, v: unknown, what = 'argument'): string {

@@ -94,6 +94,54 @@ export const CLIENT_CAPABILITIES = { elicitation: { form: { applyDefaults: true 
 /** How long a task-augmented call waits between `tasks/get` polls when the server suggests none, and at least. */
 const TASK_POLL_MS = 1000;
 const TASK_POLL_MIN_MS = 50;
+/** The SDK's own limit of a request when none is given (its DEFAULT_REQUEST_TIMEOUT_MSEC), kept for a call without --tool-timeout. */
+const SDK_REQUEST_TIMEOUT_MS = 60_000;
+/** The SDK's timer is given this (about 24 days): a CallClock is the call's limit. */
+const NO_SDK_TIMEOUT = 2 ** 31 - 1;
+
+/**
+ * The time limit of one tools/call: past it the call is aborted (the SDK sends
+ * notifications/cancelled). Stopped while a person is asked a question the call waits on, and
+ * started again, whole, once answered, or at each progress notification.
+ */
+class CallClock {
+  private readonly abort = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private paused = 0;
+
+  constructor(
+    private readonly ms: number,
+    private readonly what: string,
+  ) {
+    this.restart();
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  restart(): void {
+    clearTimeout(this.timer);
+    if (this.paused > 0 || this.abort.signal.aborted || this.ms <= 0) return;
+    this.timer = setTimeout(() => this.abort.abort(new McpError(`${this.what} took longer than ${this.ms / 1000} s, the time limit of a tool call; raise it with --tool-timeout`)), this.ms);
+  }
+
+  pause(): void {
+    this.paused++;
+    clearTimeout(this.timer);
+  }
+
+  resume(): void {
+    this.paused = Math.max(0, this.paused - 1);
+    this.restart();
+  }
+
+  stop(): void {
+    this.paused = Number.POSITIVE_INFINITY;
+    clearTimeout(this.timer);
+  }
+}
+
 /** The JSON-RPC error a server answers a call with when the operator must open a page first (2025-11-25). */
 const URL_ELICITATION_REQUIRED = -32042;
 
@@ -105,6 +153,8 @@ export class McpSession {
   /** set when the connection ended without close() (a stdio server that exited or crashed) */
   private lost = false;
 
+  /** the time limits of the tools/call requests in flight */
+  private readonly clocks = new Set<CallClock>();
   /** the tools whose `execution.taskSupport` is `required` (known once the tools are listed) */
   private taskTools: Set<string> | undefined;
 
@@ -123,7 +173,10 @@ export class McpSession {
     const { onLog, onEnded } = hooks;
     const transport = spec.kind === 'stdio' ? new LaunchedStdioTransport(await authorizeLaunch(spec, a), spec.maxReplyBytes) : await httpTransport(spec.url, a, identity);
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
-    answerServerRequests(client, describeServer(spec), hooks.requests);
+    // the session is made once connected; a question comes only during a call, after that
+    let made: McpSession | undefined;
+    const hold = <T>(f: () => Promise<T>): Promise<T> => (made ? made.whileAsking(f) : f());
+    answerServerRequests(client, describeServer(spec), hooks.requests, hold);
     if (hooks.onResourceUpdated) {
       const updated = hooks.onResourceUpdated;
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updated(n.params.uri));
@@ -140,6 +193,7 @@ export class McpSession {
       throw new McpError(`cannot connect to the MCP server ${describeServer(spec)}: ${failure(e, transport, a.redactor)}`);
     }
     const session = new McpSession(spec, client, transport, a.redactor, hooks.requests);
+    made = session;
     client.onclose = () => {
       if (session.closed) return;
       session.lost = true;
@@ -204,7 +258,8 @@ export class McpSession {
       if (!this.requests) throw new McpError(`tools/call ${name} on ${describeServer(this.spec)} needs a page opened first (${pages.length} URL elicitation(s)), and nobody here can open it`);
       for (const p of pages) {
         const q = questionOf(describeServer(this.spec), { ...p, mode: 'url' });
-        const answer = await this.requests.elicit(q, o.signal);
+        const requests = this.requests;
+        const answer = await this.whileAsking(() => requests.elicit(q, o.signal));
         if (answer.action !== 'accept') throw new McpError(`tools/call ${name} on ${describeServer(this.spec)} needs ${q.url} opened first, and the operator answered ${answer.action}`);
       }
       return this.callToolOnce(name, args, o);
@@ -212,16 +267,40 @@ export class McpSession {
   }
 
   private async callToolOnce(name: string, args: Record<string, unknown>, o: CallOptions): Promise<CallToolResult> {
-    const result = await this.request(
-      () =>
-        this.client.callTool({ name, arguments: args }, undefined, {
-          ...(o.onProgress ? { onprogress: o.onProgress, resetTimeoutOnProgress: true } : {}),
-          ...(o.signal ? { signal: o.signal } : {}),
-          ...(o.timeoutMs !== undefined ? { timeout: o.timeoutMs } : {}),
-        }),
-      `tools/call ${name}`,
-    );
-    return result as CallToolResult;
+    // the call's time limit is a CallClock, not the SDK's timer: it stops while the operator is
+    // asked a question the call waits on (whileAsking), and starts again on each progress notification
+    const clock = new CallClock(o.timeoutMs ?? SDK_REQUEST_TIMEOUT_MS, `tools/call ${name}`);
+    this.clocks.add(clock);
+    const signal = o.signal ? AbortSignal.any([o.signal, clock.signal]) : clock.signal;
+    try {
+      const result = await this.request(
+        () =>
+          this.client.callTool({ name, arguments: args }, undefined, {
+            onprogress: (p) => {
+              clock.restart();
+              o.onProgress?.(p);
+            },
+            signal,
+            timeout: NO_SDK_TIMEOUT,
+          }),
+        `tools/call ${name}`,
+      );
+      return result as CallToolResult;
+    } finally {
+      clock.stop();
+      this.clocks.delete(clock);
+    }
+  }
+
+  /** Runs `f` (a question to a person) with the time limits of the calls in flight stopped; they start again after. */
+  async whileAsking<T>(f: () => Promise<T>): Promise<T> {
+    const held = [...this.clocks];
+    for (const c of held) c.pause();
+    try {
+      return await f();
+    } finally {
+      for (const c of held) c.resume();
+    }
   }
 
   async listResources(): Promise<Resource[]> {
@@ -298,7 +377,8 @@ export class McpSession {
     let status = created.task.status;
     let interval = created.task.pollInterval;
     // the server's task is cancelled whenever the call is: already aborted, or aborted while it runs
-    const cancel = () => void this.client.experimental.tasks.cancelTask(taskId).catch(() => undefined);
+    let cancelling: Promise<unknown> | undefined;
+    const cancel = () => void (cancelling ??= this.client.experimental.tasks.cancelTask(taskId).catch(() => undefined));
     if (o.signal?.aborted) cancel();
     else o.signal?.addEventListener('abort', cancel, { once: true });
     try {
@@ -313,6 +393,10 @@ export class McpSession {
       }
       if (status === 'cancelled') throw new McpError(`the task ${taskId} of ${what} on ${describeServer(this.spec)} was cancelled`);
       return await this.request(() => this.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, o.timeoutMs !== undefined ? { timeout: o.timeoutMs } : {}), `tasks/result ${taskId}`);
+    } catch (e) {
+      // a cancelled call ends once the server has the cancellation (or failed to take it)
+      if (cancelling) await cancelling;
+      throw e;
     } finally {
       o.signal?.removeEventListener('abort', cancel);
     }
@@ -374,7 +458,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * `elicitation/create` (the operator, never the model). A malformed request is an invalid-params
  * error the server sees; nothing a server sends reaches a model or a person unbounded.
  */
-function answerServerRequests(client: Client, server: string, requests: ServerRequests | undefined): void {
+function answerServerRequests(client: Client, server: string, requests: ServerRequests | undefined, hold: <T>(f: () => Promise<T>) => Promise<T>): void {
   client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: requests?.roots() ?? [] }));
   client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
     const sample = requests?.sample;
@@ -399,7 +483,7 @@ function answerServerRequests(client: Client, server: string, requests: ServerRe
       throw new SdkMcpError(ErrorCode.InvalidParams, (e as Error).message);
     }
     if (!requests) return { action: 'decline' as const };
-    const answer = await requests.elicit(q, extra.signal);
+    const answer = await hold(() => requests.elicit(q, extra.signal));
     return answer.content !== undefined && answer.action === 'accept' ? { action: 'accept' as const, content: answer.content } : { action: answer.action, ...(answer.action === 'accept' && q.mode === 'form' ? { content: {} } : {}) };
   });
 }

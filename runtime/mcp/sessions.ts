@@ -41,6 +41,14 @@ function formSchema(q: ElicitationQuestion): unknown {
   return json.length <= FORM_SCHEMA_MAX ? q.requestedSchema : null;
 }
 
+/** Stops the time limit of an effect while `f` (a question to a person) runs (runtime/run/host.ts's `timed`). */
+export type ClockHold = <T>(f: () => Promise<T>) => Promise<T>;
+
+interface InFlight {
+  asked: ElicitationQuestion[];
+  hold?: ClockHold;
+}
+
 /** Who answers, for this run, what its servers ask (runtime/run/host.ts). */
 export interface RunRequests {
   /** the folders the run may read (`roots/list`) */
@@ -63,8 +71,8 @@ export class McpSessions {
   private readonly buckets = new Map<string, NoticeBucket>();
   /** the process whose request is in flight on each session (who a log message is shown for) */
   private readonly current = new Map<string, number>();
-  /** per server: the calls in flight, each with the questions it met that nobody could answer */
-  private readonly calls = new Map<string, Set<ElicitationQuestion[]>>();
+  /** per server: the calls in flight, each with the questions it met that nobody could answer, and its clock's hold */
+  private readonly calls = new Map<string, Set<InFlight>>();
   /** per server: the sampling requests it made in this run */
   private readonly samples = new Map<string, number>();
   /** per server: updated resources not yet taken by `mcp_updates` */
@@ -122,7 +130,10 @@ export class McpSessions {
         let given: { answer: ElicitationAnswer; by: string } | undefined;
         let problem: string | undefined;
         try {
-          given = await this.requests?.elicit(q, signal);
+          // a person may be asked: the time limits of the run's calls waiting on this server stop meanwhile
+          const ask = () => this.requests?.elicit(q, signal) ?? Promise.resolve(undefined);
+          const held = [...(this.calls.get(key) ?? [])].reduce<() => Promise<{ answer: ElicitationAnswer; by: string } | undefined>>((g, c) => (c.hold ? () => c.hold!(g) : g), ask);
+          given = await held();
           if (given && given.answer.action === 'accept' && q.mode === 'form') given = { ...given, answer: { action: 'accept', content: checkContent(q, given.answer.content) } };
         } catch (e) {
           if (signal?.aborted) throw e;
@@ -137,7 +148,7 @@ export class McpSessions {
           return given.answer;
         }
         if (this.requests?.durable()) {
-          for (const asked of this.calls.get(key) ?? []) if (asked.length < QUESTIONS_PER_CALL && !asked.some((a) => a.key === q.key)) asked.push(q);
+          for (const { asked } of this.calls.get(key) ?? []) if (asked.length < QUESTIONS_PER_CALL && !asked.some((a) => a.key === q.key)) asked.push(q);
           if (shown) this.emit({ ...base, ...shown, state: 'waiting', action: 'cancel', by: problem ?? 'nobody yet: the run waits for turn resume --answer', schema: formSchema(q) });
           return { action: 'cancel' };
         }
@@ -216,7 +227,8 @@ export class McpSessions {
   }
 
   /** Runs `f` on the session as process `pid`, with progress notifications as `mcp.progress` events. */
-  async use<T>(spec: McpServerSpec, authority: SessionAuthority, identity: IdentityHandle | undefined, pid: number, tool: string | null, f: (s: McpSession, onProgress: (p: Progress) => void) => Promise<T>): Promise<T> {
+  /** `hold`: stops the effect's own time limit while a person answers a question the call waits on. */
+  async use<T>(spec: McpServerSpec, authority: SessionAuthority, identity: IdentityHandle | undefined, pid: number, tool: string | null, f: (s: McpSession, onProgress: (p: Progress) => void) => Promise<T>, hold?: ClockHold): Promise<T> {
     const session = await this.session(spec, authority, identity, pid);
     const key = serverKey(spec, identity);
     const server = describeServer(spec);
@@ -236,9 +248,10 @@ export class McpSessions {
       });
     };
     const unanswered: ElicitationQuestion[] = [];
+    const call: InFlight = { asked: unanswered, ...(hold ? { hold } : {}) };
     let calls = this.calls.get(key);
     if (!calls) this.calls.set(key, (calls = new Set()));
-    calls.add(unanswered);
+    calls.add(call);
     try {
       const result = await f(session, onProgress);
       if (unanswered.length > 0) throw markRefusedBeforeSending(new NeedsAnswer(unanswered));
@@ -248,7 +261,7 @@ export class McpSessions {
       if (unanswered.length > 0 && !(e instanceof NeedsAnswer)) throw markRefusedBeforeSending(new NeedsAnswer(unanswered));
       throw e;
     } finally {
-      calls.delete(unanswered);
+      calls.delete(call);
       if (this.current.get(key) === pid) this.current.delete(key);
     }
   }

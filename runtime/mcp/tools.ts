@@ -8,7 +8,7 @@ import { forgedMessage, isHandle, looksLikeHandle, type IdentityHandle } from '.
 import type { Redactor, Vault } from '../effects/vault.js';
 import { toolReply } from './reply.js';
 import { McpError, serverSpec } from './server.js';
-import type { McpSessions } from './sessions.js';
+import type { ClockHold, McpSessions } from './sessions.js';
 
 /** What an MCP tool needs of the host's effect context (runtime/effects/tools.ts's EffectToolContext has it all). */
 export interface McpToolContext {
@@ -27,6 +27,8 @@ export interface McpToolContext {
   signal?: AbortSignal;
   pid?: number;
   mcp?: McpSessions;
+  /** stops the call's time limit while a person answers a server's question (runtime/run/host.ts) */
+  holdClock?: ClockHold;
 }
 
 /** The tool names, and which of them change nothing (replayed or retried freely). */
@@ -73,7 +75,7 @@ export async function mcpCall(ctx: McpToolContext, auth: unknown, server: unknow
   const result = await sessions(ctx).use(spec, ctx, identityOf(auth), ctx.pid ?? 0, tool, async (s, onProgress) => {
     const call = { onProgress, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}) };
     return o.task === true || (o.task !== false && (await s.needsTask(tool))) ? s.callToolAsTask(tool, clean, call) : s.callTool(tool, clean, call);
-  });
+  }, ctx.holdClock);
   return toolReply(tool, result, outputSchema);
 }
 

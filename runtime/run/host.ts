@@ -81,25 +81,30 @@ function approver(a: AuthorityOptions): string {
 function timed(effects: EffectToolContext, request: ToolRequest, limitMs: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
+    let held = 0; // questions to a person open now (holdClock): the clock starts again when the last is answered
     const arm = (): void => {
+      clearTimeout(timer);
+      if (held > 0) return;
       timer = setTimeout(() => {
         reject(new Error(`${request.name} took longer than ${limitMs / 1000} s, the time limit of a tool call; raise it with --tool-timeout`));
       }, limitMs);
     };
     const approve = effects.approve;
-    const ctx: EffectToolContext = approve
-      ? {
-          ...effects,
-          approve: async (r) => {
-            clearTimeout(timer);
-            try {
-              return await approve(r);
-            } finally {
-              arm();
-            }
-          },
-        }
-      : effects;
+    const holding = async <T>(f: () => Promise<T>): Promise<T> => {
+      held++;
+      clearTimeout(timer);
+      try {
+        return await f();
+      } finally {
+        held--;
+        arm();
+      }
+    };
+    const ctx: EffectToolContext = {
+      ...effects,
+      holdClock: holding,
+      ...(approve ? { approve: (r: Parameters<typeof approve>[0]) => holding(() => approve(r)) } : {}),
+    };
     arm();
     void performTool(ctx, request).then(resolve, reject).finally(() => clearTimeout(timer));
   });

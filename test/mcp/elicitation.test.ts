@@ -114,3 +114,31 @@ test('sampling: refused when the run has no model; with one, answered and counte
   const told = events(trace).filter((e) => e.kind === 'mcp.sampling').map((e) => e.outcome);
   assert.deepEqual(told, ['answered', 'refused']);
 });
+
+test("the call's time limit stops while a person answers: an answer slower than --tool-timeout still reaches the server", async () => {
+  const { startRun } = await import('../../runtime/index.js');
+  const lines: string[] = [];
+  let asked = 0;
+  // the server is started by a first call (its launch is within the limit), then asked to ask
+  const warm = path.join(dir, 'warm.tn');
+  fs.writeFileSync(warm, `let S = ${S};\ncall("mcp_tools", null, S);\nlet r = call("mcp_call", null, S, "trigger-elicitation-request", {}, {});\ncall("echo", r["text"]);\n`);
+  const run = await startRun({
+    file: warm,
+    cwd: dir,
+    fetchSchemas: false,
+    askOnTerminal: false,
+    // the limit of every tool call, and of the MCP request under it; the person below takes longer
+    toolTimeoutMs: 4000,
+    authority: { allowRun: [NODE] },
+    elicit: async () => {
+      asked++;
+      await new Promise((r) => setTimeout(r, 5000));
+      return { action: 'accept', content: { name: 'Slow Sam', check: true } };
+    },
+    onOutput: (l) => lines.push(l),
+  });
+  const result = await run.start();
+  assert.equal(result.kind, 'done', JSON.stringify(result));
+  assert.equal(asked, 1);
+  assert.match(lines.join('\n'), /- Name: Slow Sam/);
+});
