@@ -137,7 +137,7 @@ export class McpSessions {
           if (given && given.answer.action === 'accept' && q.mode === 'form') given = { ...given, answer: { action: 'accept', content: checkContent(q, given.answer.content) } };
         } catch (e) {
           if (signal?.aborted) throw e;
-          problem = (e as Error).message; // an answer that does not fit the question is no answer
+          problem = clipText((e as Error).message); // an answer that does not fit the question is no answer
           given = undefined;
         }
         // a server asking question after question floods nothing: its events pass the notices' bucket
