@@ -53,6 +53,13 @@ export function reportWaiting(runId: string, entries: JournalEntry[]): void {
 /** A step the host refused before sending it: nothing was sent, and a resume with what was missing runs it. */
 export function reportRefused(runId: string, entries: JournalEntry[], message: string): void {
   const step = entries[0] ? `step ${entries[0].seq} (${entries[0].kind} \`${entries[0].name}\`)` : 'a step';
+  if (message.startsWith('waiting for an answer: ')) {
+    // an MCP server asked the operator (runtime/mcp/elicitation.ts): the step runs again with the answer
+    err(`question: ${step}: ${message.slice('waiting for an answer: '.length).replaceAll('turn resume RUN ', `turn resume ${runId} `)}`);
+    err(`the server was told the question was cancelled; nothing was recorded as the step's outcome, and the resume calls it again with the answer`);
+    err(`waiting: ${runId}`);
+    return;
+  }
   err(`refused: ${step} was refused before anything was sent: ${message}`);
   err(`nothing was recorded as its outcome; once that is fixed (a secret set, a grant or an approval given), continue with: turn resume ${runId}`);
   err(`waiting: ${runId}`);

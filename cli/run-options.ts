@@ -31,7 +31,9 @@ export const AUTHORITY_USAGE = `authority options (nothing is granted unless giv
   --max-model-tokens N    model token budget: prompt + completion of every call, from the provider's
                           usage, else counted; the call that cannot fit or crosses it ends the run
   --approve-effects KINDS effects that need approval: network, files, model, env (comma-separated)
-  --approve all|none|ask  who approves them (default: ask on the terminal; deny without one)`;
+  --approve all|none|ask  who approves them (default: ask on the terminal; deny without one)
+  --answer KEY=ANSWER     answer an MCP server's question (elicitation) KEY: accept, decline, cancel or
+                          a JSON map of its fields (repeatable; a waiting run names KEY; * answers all)`;
 
 /** The options of `turn run` that shape its host (plain and durable runs alike). */
 export const RUN_OPTIONS = {
@@ -51,6 +53,7 @@ export const RUN_OPTIONS = {
   'trace-file': { type: 'string' },
   'refresh-schemas': { type: 'boolean' },
   offline: { type: 'boolean' },
+  answer: { type: 'string', multiple: true },
   ...AUTHORITY_OPTIONS,
 } as const;
 
@@ -96,6 +99,18 @@ function temperatureOption(value: unknown): number {
   return n;
 }
 
+/** `--answer KEY=ANSWER` (repeatable): answers to MCP servers' questions, by key (runtime/mcp/elicitation.ts checks each when it is used). */
+function answersOption(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const flag of value as string[]) {
+    const eq = flag.indexOf('=');
+    const key = eq > 0 ? flag.slice(0, eq).trim() : '';
+    if (!/^(q-[0-9a-f]{12}|\*)$/.test(key)) usage(`--answer takes KEY=ANSWER, KEY the question's key (q- and 12 hex digits, as the waiting run names it) or * for every question; got "${flag.slice(0, 80)}"`);
+    out[key] = flag.slice(eq + 1);
+  }
+  return out;
+}
+
 /** The run options the flags describe (throws UsageError on a malformed value). */
 export function runOptionsFrom(values: Values): RunOptions {
   if (values.offline === true && values['refresh-schemas'] === true) throw new UsageError('--offline and --refresh-schemas cannot be used together');
@@ -116,6 +131,7 @@ export function runOptionsFrom(values: Values): RunOptions {
     refreshSchemas: values['refresh-schemas'] === true,
     ...(values.offline === true ? { fetchSchemas: false } : {}),
     ...(traceFile !== undefined ? { traceFile } : {}),
+    ...(values.answer !== undefined ? { answers: answersOption(values.answer) } : {}),
     authority: {
       allowNet: list(values['allow-net']),
       allowRead: list(values['allow-read']),

@@ -38,7 +38,7 @@ import {
 
 /** Tools that would print, serialize or store a value as text: a handle given to them is a leak. */
 const LEAKING_TOOLS = new Set(['echo', 'json_stringify', 'json_pretty', 'to_string', 'str_join', 'fs_write', 'fs_append']);
-const MCP_TOOLS = new Set(['mcp_call', 'mcp_tools', 'mcp_resources', 'mcp_read']);
+const MCP_TOOLS = new Set(['mcp_call', 'mcp_tools', 'mcp_resources', 'mcp_read', 'mcp_templates', 'mcp_subscribe', 'mcp_unsubscribe', 'mcp_updates', 'mcp_prompts', 'mcp_prompt']);
 /** The host tools whose first argument is a credential (`credential: 0` in runtime/effects/tools.ts). */
 const CREDENTIAL_TOOLS = new Set(['http_request', 'fs_read', 'fs_write', 'fs_append', 'fs_list', 'fs_exists', ...MCP_TOOLS]);
 

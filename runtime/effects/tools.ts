@@ -71,6 +71,8 @@ export interface EffectToolContext {
   writtenLaunches?: { has(key: string): boolean };
   /** the MCP client of a run `turn mcp` serves (runtime/mcp/serve/): progress, elicitation, sampling */
   mcpCaller?: McpCaller;
+  /** stops the effect's time limit while `f` (a question to a person: an MCP server's elicitation) runs */
+  holdClock?<T>(f: () => Promise<T>): Promise<T>;
 }
 
 function str(tool: string, v: unknown, what = 'argument'): string {

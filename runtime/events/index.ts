@@ -66,6 +66,16 @@ export type RunEventBody =
   | { kind: 'mcp.progress'; pid: number; server: string; tool: string | null; progress: number; total: number | null; message: string | null; dropped?: number }
   /** a log message an MCP server sent (pid: the process whose request was in flight, else the one that opened the session) */
   | { kind: 'mcp.log'; pid: number; server: string; level: string; logger: string | null; data: unknown; dropped?: number }
+  /**
+   * an MCP server asked the operator (elicitation, runtime/mcp/elicitation.ts): `answered` (by
+   * whom), `refused` (nobody to ask: the server was told decline) or `waiting` (a durable run: it
+   * waits for `turn resume --answer KEY=ANSWER`; `schema` is the form the editor shows)
+   */
+  | { kind: 'mcp.elicitation'; pid: number; server: string; key: string; mode: 'form' | 'url'; message: string; url?: string; fields: string[]; state: 'answered' | 'refused' | 'waiting'; action: 'accept' | 'decline' | 'cancel'; by: string; schema?: unknown; dropped?: number }
+  /** an MCP server's sampling request, answered by the run's model (counted in its budgets) or refused */
+  | { kind: 'mcp.sampling'; pid: number; server: string; outcome: 'answered' | 'refused'; model: string | null; message?: string }
+  /** a resource the run subscribed to changed (`notifications/resources/updated`) */
+  | { kind: 'mcp.resource'; pid: number; server: string; uri: string; dropped?: number }
   | (HttpRetry & { id: string; pid: number });
 
 export type RunEventKind = RunEventBody['kind'];

@@ -1,17 +1,39 @@
-// One MCP client session on the official SDK: initialize and capability negotiation, tools,
-// resources, and the server's progress and log notifications. Over stdio the server is launched
+// One MCP client session on the official SDK (the 2025-11-25 revision): initialize and capability
+// negotiation, tools (task-augmented too), resources and their templates and subscriptions,
+// prompts, the server's progress and log notifications, and what the server asks the client —
+// roots, sampling and elicitation, answered by the run (ServerRequests; sessions.ts wires it). Over stdio the server is launched
 // under the run's grant (launch.ts, stdio.ts); over Streamable HTTP (SSE replies, session id,
 // reconnection: the SDK's transport) every request is held to the run's network capability and
 // carries the identity's credential, resolved from the vault when the session opens.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema, McpError as SdkMcpError, type CallToolResult, type Progress, type ReadResourceResult, type Resource, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError as SdkMcpError,
+  ResourceUpdatedNotificationSchema,
+  type CallToolResult,
+  type GetPromptResult,
+  type Progress,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { check, requireApproval, EffectDenied } from '../effects/capabilities.js';
 import { describeIdentity, injectIdentity, secretName, secretOptional, type IdentityHandle } from '../effects/identity.js';
 import type { Redactor, Vault } from '../effects/vault.js';
 import { boundedResponse, requestIds } from './http-bound.js';
 import { authorizeLaunch, type LaunchAuthority } from './launch.js';
 import { boundedDepth } from './reply.js';
+import { questionOf, type ElicitationAnswer, type ElicitationQuestion } from './elicitation.js';
+import { samplingAsk, samplingResult, type Sampler } from './sampling.js';
 import { McpError, describeServer, type McpServerSpec } from './server.js';
 import { DEFAULT_MAX_REPLY_BYTES, LaunchedStdioTransport, REPLY_TOO_LARGE } from './stdio.js';
 
@@ -38,6 +60,91 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/**
+ * What the run answers when a server asks the client something (runtime/mcp/sessions.ts passes
+ * the run's: runtime/run/host.ts). Absent: the roots are none, sampling is refused and every
+ * elicitation is declined (the compile-time listing of a server's tools).
+ */
+export interface ServerRequests {
+  /** the folders the run may read, as `roots/list` answers them */
+  roots(): { uri: string; name: string }[];
+  /** the run's model; undefined: the run has none, and a sampling request is refused */
+  sample?: Sampler;
+  /** the operator's answer (elicitation.ts says who answers) */
+  elicit(q: ElicitationQuestion, signal?: AbortSignal): Promise<ElicitationAnswer>;
+}
+
+export interface SessionHooks {
+  onLog?: (m: LogMessage) => void;
+  /** the connection ended on its own (the server exited or crashed), not by close() */
+  onEnded?: () => void;
+  /** a subscribed resource changed (`notifications/resources/updated`) */
+  onResourceUpdated?: (uri: string) => void;
+  requests?: ServerRequests;
+}
+
+/**
+ * The client's capabilities (2025-11-25): elicitation in form mode (defaults the server gives are
+ * filled into an accepted answer, SEP-1034) and URL mode, sampling, and roots (the grants do not
+ * change during a run: no list_changed). Declared whoever answers, so the compile-time listing
+ * sees the tools a server offers only to clients that can answer them.
+ */
+export const CLIENT_CAPABILITIES = { elicitation: { form: { applyDefaults: true }, url: {} }, sampling: {}, roots: { listChanged: false } };
+
+/** How long a task-augmented call waits between `tasks/get` polls when the server suggests none, and at least. */
+const TASK_POLL_MS = 1000;
+const TASK_POLL_MIN_MS = 50;
+/** The SDK's own limit of a request when none is given (its DEFAULT_REQUEST_TIMEOUT_MSEC), kept for a call without --tool-timeout. */
+const SDK_REQUEST_TIMEOUT_MS = 60_000;
+/** The SDK's timer is given this (about 24 days): a CallClock is the call's limit. */
+const NO_SDK_TIMEOUT = 2 ** 31 - 1;
+
+/**
+ * The time limit of one tools/call: past it the call is aborted (the SDK sends
+ * notifications/cancelled). Stopped while a person is asked a question the call waits on, and
+ * started again, whole, once answered, or at each progress notification.
+ */
+class CallClock {
+  private readonly abort = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private paused = 0;
+
+  constructor(
+    private readonly ms: number,
+    private readonly what: string,
+  ) {
+    this.restart();
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  restart(): void {
+    clearTimeout(this.timer);
+    if (this.paused > 0 || this.abort.signal.aborted || this.ms <= 0) return;
+    this.timer = setTimeout(() => this.abort.abort(new McpError(`${this.what} took longer than ${this.ms / 1000} s, the time limit of a tool call; raise it with --tool-timeout`)), this.ms);
+  }
+
+  pause(): void {
+    this.paused++;
+    clearTimeout(this.timer);
+  }
+
+  resume(): void {
+    this.paused = Math.max(0, this.paused - 1);
+    this.restart();
+  }
+
+  stop(): void {
+    this.paused = Number.POSITIVE_INFINITY;
+    clearTimeout(this.timer);
+  }
+}
+
+/** The JSON-RPC error a server answers a call with when the operator must open a page first (2025-11-25). */
+const URL_ELICITATION_REQUIRED = -32042;
+
 /** The most of a server's standard error a message quotes: its last lines, at most 1 KB. */
 const STDERR_QUOTED = 1024;
 
@@ -46,19 +153,34 @@ export class McpSession {
   /** set when the connection ended without close() (a stdio server that exited or crashed) */
   private lost = false;
 
+  /** the time limits of the tools/call requests in flight */
+  private readonly clocks = new Set<CallClock>();
+  /** the tools whose `execution.taskSupport` is `required` (known once the tools are listed) */
+  private taskTools: Set<string> | undefined;
+
   private constructor(
     readonly spec: McpServerSpec,
     private readonly client: Client,
     private readonly transport: LaunchedStdioTransport | StreamableHTTPClientTransport,
     /** what the server wrote to standard error reaches a message only through it */
     private readonly redactor?: Redactor,
+    private readonly requests?: ServerRequests,
   ) {}
 
   /** Connects (launching a stdio server first): throws EffectDenied when not granted, McpError when it fails. */
   /** `onEnded`: the connection ended on its own (the server exited or crashed), not by close(). */
-  static async open(spec: McpServerSpec, a: SessionAuthority, identity?: IdentityHandle, onLog?: (m: LogMessage) => void, onEnded?: () => void): Promise<McpSession> {
+  static async open(spec: McpServerSpec, a: SessionAuthority, identity?: IdentityHandle, hooks: SessionHooks = {}): Promise<McpSession> {
+    const { onLog, onEnded } = hooks;
     const transport = spec.kind === 'stdio' ? new LaunchedStdioTransport(await authorizeLaunch(spec, a), spec.maxReplyBytes) : await httpTransport(spec.url, a, identity);
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
+    // the session is made once connected; a question comes only during a call, after that
+    let made: McpSession | undefined;
+    const hold = <T>(f: () => Promise<T>): Promise<T> => (made ? made.whileAsking(f) : f());
+    answerServerRequests(client, describeServer(spec), hooks.requests, hold);
+    if (hooks.onResourceUpdated) {
+      const updated = hooks.onResourceUpdated;
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updated(n.params.uri));
+    }
     if (onLog) {
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
         onLog({ level: n.params.level, logger: n.params.logger ?? null, data: n.params.data ?? null });
@@ -70,7 +192,8 @@ export class McpSession {
       await transport.close().catch(() => undefined);
       throw new McpError(`cannot connect to the MCP server ${describeServer(spec)}: ${failure(e, transport, a.redactor)}`);
     }
-    const session = new McpSession(spec, client, transport, a.redactor);
+    const session = new McpSession(spec, client, transport, a.redactor, hooks.requests);
+    made = session;
     client.onclose = () => {
       if (session.closed) return;
       session.lost = true;
@@ -110,20 +233,74 @@ export class McpSession {
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor !== undefined && tools.length < 10_000);
+    this.taskTools = new Set(tools.filter((t) => t.execution?.taskSupport === 'required').map((t) => t.name));
     return tools;
   }
 
+  /** Whether `tool` must be called as a task (the server runs tools as tasks and lists it `taskSupport: "required"`). */
+  async needsTask(tool: string): Promise<boolean> {
+    if (!this.capabilities?.tasks?.requests?.tools?.call) return false;
+    if (!this.taskTools) await this.listTools();
+    return this.taskTools?.has(tool) ?? false;
+  }
+
+  /**
+   * `tools/call`. A server that needs the operator to open a page first answers with the error
+   * -32042 (URL elicitation required): each page is asked about like a URL elicitation, and when
+   * all are accepted the call is sent once more.
+   */
   async callTool(name: string, args: Record<string, unknown>, o: CallOptions = {}): Promise<CallToolResult> {
-    const result = await this.request(
-      () =>
-        this.client.callTool({ name, arguments: args }, undefined, {
-          ...(o.onProgress ? { onprogress: o.onProgress, resetTimeoutOnProgress: true } : {}),
-          ...(o.signal ? { signal: o.signal } : {}),
-          ...(o.timeoutMs !== undefined ? { timeout: o.timeoutMs } : {}),
-        }),
-      `tools/call ${name}`,
-    );
-    return result as CallToolResult;
+    try {
+      return await this.callToolOnce(name, args, o);
+    } catch (e) {
+      const pages = urlElicitationsOf(e);
+      if (!pages) throw e;
+      if (!this.requests) throw new McpError(`tools/call ${name} on ${describeServer(this.spec)} needs a page opened first (${pages.length} URL elicitation(s)), and nobody here can open it`);
+      for (const p of pages) {
+        const q = questionOf(describeServer(this.spec), { ...p, mode: 'url' });
+        const requests = this.requests;
+        const answer = await this.whileAsking(() => requests.elicit(q, o.signal));
+        if (answer.action !== 'accept') throw new McpError(`tools/call ${name} on ${describeServer(this.spec)} needs ${q.url} opened first, and the operator answered ${answer.action}`);
+      }
+      return this.callToolOnce(name, args, o);
+    }
+  }
+
+  private async callToolOnce(name: string, args: Record<string, unknown>, o: CallOptions): Promise<CallToolResult> {
+    // the call's time limit is a CallClock, not the SDK's timer: it stops while the operator is
+    // asked a question the call waits on (whileAsking), and starts again on each progress notification
+    const clock = new CallClock(o.timeoutMs ?? SDK_REQUEST_TIMEOUT_MS, `tools/call ${name}`);
+    this.clocks.add(clock);
+    const signal = o.signal ? AbortSignal.any([o.signal, clock.signal]) : clock.signal;
+    try {
+      const result = await this.request(
+        () =>
+          this.client.callTool({ name, arguments: args }, undefined, {
+            onprogress: (p) => {
+              clock.restart();
+              o.onProgress?.(p);
+            },
+            signal,
+            timeout: NO_SDK_TIMEOUT,
+          }),
+        `tools/call ${name}`,
+      );
+      return result as CallToolResult;
+    } finally {
+      clock.stop();
+      this.clocks.delete(clock);
+    }
+  }
+
+  /** Runs `f` (a question to a person) with the time limits of the calls in flight stopped; they start again after. */
+  async whileAsking<T>(f: () => Promise<T>): Promise<T> {
+    const held = [...this.clocks];
+    for (const c of held) c.pause();
+    try {
+      return await f();
+    } finally {
+      for (const c of held) c.resume();
+    }
   }
 
   async listResources(): Promise<Resource[]> {
@@ -141,6 +318,90 @@ export class McpSession {
     return this.request(() => this.client.readResource({ uri }), `resources/read ${uri}`);
   }
 
+  async listResourceTemplates(): Promise<ResourceTemplate[]> {
+    const out: ResourceTemplate[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.request(() => this.client.listResourceTemplates(cursor !== undefined ? { cursor } : {}), 'resources/templates/list');
+      out.push(...page.resourceTemplates);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && out.length < 10_000);
+    return out;
+  }
+
+  async subscribe(uri: string): Promise<void> {
+    if (!this.capabilities?.resources?.subscribe) throw new McpError(`the MCP server ${describeServer(this.spec)} offers no resource subscriptions`);
+    await this.request(() => this.client.subscribeResource({ uri }), `resources/subscribe ${uri}`);
+  }
+
+  async unsubscribe(uri: string): Promise<void> {
+    if (!this.capabilities?.resources?.subscribe) throw new McpError(`the MCP server ${describeServer(this.spec)} offers no resource subscriptions`);
+    await this.request(() => this.client.unsubscribeResource({ uri }), `resources/unsubscribe ${uri}`);
+  }
+
+  async listPrompts(): Promise<Prompt[]> {
+    const out: Prompt[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.request(() => this.client.listPrompts(cursor !== undefined ? { cursor } : {}), 'prompts/list');
+      out.push(...page.prompts);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && out.length < 10_000);
+    return out;
+  }
+
+  getPrompt(name: string, args: Record<string, string>): Promise<GetPromptResult> {
+    return this.request(() => this.client.getPrompt({ name, arguments: args }), `prompts/get ${name}`);
+  }
+
+  /** `tasks/get`: a task's status as the server reports it. */
+  async taskStatus(taskId: string): Promise<{ status: string; statusMessage?: string }> {
+    const t = await this.request(() => this.client.experimental.tasks.getTask(taskId), `tasks/get ${taskId}`);
+    return { status: t.status, ...(t.statusMessage !== undefined ? { statusMessage: t.statusMessage } : {}) };
+  }
+
+  /**
+   * A task-augmented `tools/call` (2025-11-25 experimental tasks): the server answers with a task
+   * at once, the client polls `tasks/get` (at the server's pollInterval) until the task is done,
+   * then takes its result with `tasks/result`. Aborting `o.signal` sends `tasks/cancel`.
+   * `onTask` hears the task's id and each status it reports.
+   */
+  async callToolAsTask(name: string, args: Record<string, unknown>, o: CallOptions & { onTask?: (t: { taskId: string; status: string; statusMessage?: string }) => void } = {}): Promise<CallToolResult> {
+    const what = `tools/call ${name} (as a task)`;
+    if (!this.capabilities?.tasks?.requests?.tools?.call) throw new McpError(`the MCP server ${describeServer(this.spec)} does not run tools/call as tasks`);
+    const created = await this.request(
+      () => this.client.request({ method: 'tools/call', params: { name, arguments: args, task: {} } }, CreateTaskResultSchema, { ...(o.signal ? { signal: o.signal } : {}), ...(o.timeoutMs !== undefined ? { timeout: o.timeoutMs } : {}) }),
+      what,
+    );
+    const taskId = created.task.taskId;
+    let status = created.task.status;
+    let interval = created.task.pollInterval;
+    // the server's task is cancelled whenever the call is: already aborted, or aborted while it runs
+    let cancelling: Promise<unknown> | undefined;
+    const cancel = () => void (cancelling ??= this.client.experimental.tasks.cancelTask(taskId).catch(() => undefined));
+    if (o.signal?.aborted) cancel();
+    else o.signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      o.onTask?.({ taskId, status, ...(created.task.statusMessage !== undefined ? { statusMessage: created.task.statusMessage } : {}) });
+      while (status === 'working' || status === 'input_required') {
+        if (status === 'input_required') break; // tasks/result delivers the server's questions (elicitation) and waits
+        await sleep(Math.max(TASK_POLL_MIN_MS, Math.min(interval ?? TASK_POLL_MS, 10_000)), o.signal);
+        const t = await this.request(() => this.client.experimental.tasks.getTask(taskId), `tasks/get ${taskId}`);
+        status = t.status;
+        interval = t.pollInterval ?? interval;
+        o.onTask?.({ taskId, status, ...(t.statusMessage !== undefined ? { statusMessage: t.statusMessage } : {}) });
+      }
+      if (status === 'cancelled') throw new McpError(`the task ${taskId} of ${what} on ${describeServer(this.spec)} was cancelled`);
+      return await this.request(() => this.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, o.timeoutMs !== undefined ? { timeout: o.timeoutMs } : {}), `tasks/result ${taskId}`);
+    } catch (e) {
+      // a cancelled call ends once the server has the cancellation (or failed to take it)
+      if (cancelling) await cancelling;
+      throw e;
+    } finally {
+      o.signal?.removeEventListener('abort', cancel);
+    }
+  }
+
   private async request<T>(f: () => Promise<T>, what: string): Promise<T> {
     if (this.closed) throw new McpError(`the MCP server ${describeServer(this.spec)} is closed`);
     let result: T;
@@ -148,6 +409,7 @@ export class McpSession {
       result = await f();
     } catch (e) {
       if (e instanceof EffectDenied) throw e;
+      if (urlElicitationsOf(e)) throw e; // callTool asks the operator, then calls again
       throw new McpError(`${what} on ${describeServer(this.spec)} failed: ${failure(e, this.transport, this.redactor)}`);
     }
     // every reply is held to the depth the journal and the VM can take before anything walks it
@@ -163,6 +425,67 @@ export class McpSession {
     }
     await this.client.close().catch(() => undefined);
   }
+}
+
+/** The URL elicitations of a -32042 error (at most 4, each with a url), or undefined for any other error. */
+function urlElicitationsOf(e: unknown): Record<string, unknown>[] | undefined {
+  if (!(e instanceof SdkMcpError) || e.code !== URL_ELICITATION_REQUIRED) return undefined;
+  const list = (e.data as { elicitations?: unknown } | undefined)?.elicitations;
+  if (!Array.isArray(list) || list.length === 0) return undefined;
+  const pages = list.slice(0, 4).filter((x): x is Record<string, unknown> => !!x && typeof x === 'object' && typeof (x as { url?: unknown }).url === 'string');
+  return pages.length > 0 ? pages : undefined;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'));
+    const t = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener('abort', abort);
+      resolve();
+    }
+    function abort() {
+      clearTimeout(t);
+      reject(signal?.reason instanceof Error ? signal.reason : new Error('cancelled'));
+    }
+    signal?.addEventListener('abort', abort, { once: true });
+  });
+}
+
+/**
+ * The handlers of what a server may ask the client: `roots/list` (the run's read grants),
+ * `sampling/createMessage` (the run's model, or a refusal when it has none) and
+ * `elicitation/create` (the operator, never the model). A malformed request is an invalid-params
+ * error the server sees; nothing a server sends reaches a model or a person unbounded.
+ */
+function answerServerRequests(client: Client, server: string, requests: ServerRequests | undefined, hold: <T>(f: () => Promise<T>) => Promise<T>): void {
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: requests?.roots() ?? [] }));
+  client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+    const sample = requests?.sample;
+    if (!sample) throw new SdkMcpError(ErrorCode.InvalidRequest, `this Turn run has no model to sample with (run it with --model): sampling refused`);
+    let ask;
+    try {
+      ask = samplingAsk(server, request.params);
+    } catch (e) {
+      throw new SdkMcpError(ErrorCode.InvalidParams, (e as Error).message);
+    }
+    try {
+      return samplingResult(await sample(ask, extra.signal));
+    } catch (e) {
+      throw new SdkMcpError(ErrorCode.InternalError, `the Turn run's model did not answer: ${(e as Error).message}`);
+    }
+  });
+  client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+    let q: ElicitationQuestion;
+    try {
+      q = questionOf(server, request.params);
+    } catch (e) {
+      throw new SdkMcpError(ErrorCode.InvalidParams, (e as Error).message);
+    }
+    if (!requests) return { action: 'decline' as const };
+    const answer = await hold(() => requests.elicit(q, extra.signal));
+    return answer.content !== undefined && answer.action === 'accept' ? { action: 'accept' as const, content: answer.content } : { action: answer.action, ...(answer.action === 'accept' && q.mode === 'form' ? { content: {} } : {}) };
+  });
 }
 
 function failure(e: unknown, transport: LaunchedStdioTransport | StreamableHTTPClientTransport, redactor: Redactor | undefined): string {

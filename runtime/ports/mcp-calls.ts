@@ -4,8 +4,8 @@
 
 /** The host tool that calls an MCP server's tool. */
 export const MCP_CALL_TOOL = 'mcp_call';
-/** The MCP host tools that only read (list tools, list and read resources): always safe to ask again. */
-export const MCP_READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['mcp_tools', 'mcp_resources', 'mcp_read']);
+/** The MCP host tools that only read (list tools, list and read resources, list and get prompts): always safe to ask again. */
+export const MCP_READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['mcp_tools', 'mcp_resources', 'mcp_read', 'mcp_templates', 'mcp_prompts', 'mcp_prompt']);
 
 /** Whether an `mcp_call` request was declared idempotent (its options' `idempotent`). */
 export function mcpCallIsIdempotent(args: readonly unknown[]): boolean {

@@ -16,6 +16,13 @@ import { MAX_SAMPLES, selfConsistent } from '../infer/consistency.js';
 import type { InferDelta, InferIO, InferReply, InferRequest, Sampling } from '../infer/types.js';
 import { lazyKnowledge } from '../knowledge/open.js';
 import { McpSessions } from '../mcp/sessions.js';
+import { askOnTerminal, parseAnswer, type ElicitationAnswer, type ElicitationQuestion } from '../mcp/elicitation.js';
+import type { SamplingAsk, SamplingReply } from '../mcp/sampling.js';
+import { renderPrompt } from '../context/render.js';
+import { interpret } from '../infer/driver.js';
+import { taskText, wireSchema } from '../infer/prompt.js';
+import { pathToFileURL } from 'node:url';
+import * as nodePath from 'node:path';
 import type { Host, ToolRequest } from '../ports/host.js';
 import { providerKeys } from '../providers/index.js';
 import { createModel, inferRetriesFromEnv, ModelInputError, resolveModelSpec, UnknownModelError, type Model } from './model.js';
@@ -47,6 +54,8 @@ export interface RunHost {
   chargeEarlierCalls(calls: readonly { prompt: string; reply: InferReply }[]): void;
   /** where effects' own events (an MCP server's progress and logs) join the run's event stream */
   attachEvents(emit: (body: RunEventBody) => void): void;
+  /** whether the run is durable: an MCP server's question nobody can answer now makes it wait (runtime/mcp/sessions.ts) */
+  setDurable(durable: boolean): void;
   /** the program's literal MCP launch maps (Bundle.launchMaps): the only stdio servers the run may start */
   allowLaunches(bundle: Pick<Bundle, 'launchMaps'>): void;
   close(): void;
@@ -72,25 +81,30 @@ function approver(a: AuthorityOptions): string {
 function timed(effects: EffectToolContext, request: ToolRequest, limitMs: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
+    let held = 0; // questions to a person open now (holdClock): the clock starts again when the last is answered
     const arm = (): void => {
+      clearTimeout(timer);
+      if (held > 0) return;
       timer = setTimeout(() => {
         reject(new Error(`${request.name} took longer than ${limitMs / 1000} s, the time limit of a tool call; raise it with --tool-timeout`));
       }, limitMs);
     };
     const approve = effects.approve;
-    const ctx: EffectToolContext = approve
-      ? {
-          ...effects,
-          approve: async (r) => {
-            clearTimeout(timer);
-            try {
-              return await approve(r);
-            } finally {
-              arm();
-            }
-          },
-        }
-      : effects;
+    const holding = async <T>(f: () => Promise<T>): Promise<T> => {
+      held++;
+      clearTimeout(timer);
+      try {
+        return await f();
+      } finally {
+        held--;
+        arm();
+      }
+    };
+    const ctx: EffectToolContext = {
+      ...effects,
+      holdClock: holding,
+      ...(approve ? { approve: (r: Parameters<typeof approve>[0]) => holding(() => approve(r)) } : {}),
+    };
     arm();
     void performTool(ctx, request).then(resolve, reject).finally(() => clearTimeout(timer));
   });
@@ -367,6 +381,62 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   if (trace) sinks.push(trace.sink);
   // every model call in flight, so an interruption can cancel them all at once
   const inflight = new Set<AbortController>();
+  let durable = options.store !== undefined;
+  mcp.serve({
+    // roots: the folders the run may read (a write grant reads too); grants do not change during a run
+    roots: () => (capabilities.files ?? []).flatMap((f) => f.roots).map((r) => ({ uri: pathToFileURL(r).href, name: nodePath.basename(r) || r })),
+    // a server may sample only with a model the run was given (--model, TURN_MODEL): never the default mock
+    ...(options.model !== undefined || env.TURN_MODEL ? { sample: (ask: SamplingAsk, signal?: AbortSignal) => sampleWithModel(ask, signal) } : {}),
+    elicit: (q, signal) => answerQuestion(q, signal),
+    durable: () => durable,
+  });
+  const answers = new Map<string, ElicitationAnswer>();
+  for (const [key, a] of Object.entries(options.answers ?? {})) {
+    try {
+      answers.set(key, typeof a === 'string' ? parseAnswer(a) : a);
+    } catch (e) {
+      throw new RunSetupError('usage', `the answer to ${key}: ${(e as Error).message}`);
+    }
+  }
+  /** The operator's answer to an MCP server's question (elicitation.ts gives the order), or undefined: nobody can answer now. */
+  async function answerQuestion(q: ElicitationQuestion, signal?: AbortSignal): Promise<{ answer: ElicitationAnswer; by: string } | undefined> {
+    const given = answers.get(q.key) ?? answers.get('*');
+    if (given) return { answer: given, by: answers.has(q.key) ? '--answer' : '--answer *' };
+    if (options.elicit) {
+      const a = await options.elicit(q, signal);
+      if (a) return { answer: a, by: 'the host' };
+    }
+    // process.stdin is a getter that sets the stream up: read only when asked
+    if (options.askOnTerminal ?? process.stdin.isTTY === true) return { answer: await askOnTerminal(q, process.stdin, process.stderr, signal), by: 'the terminal' };
+    return undefined;
+  }
+  let samples = 0;
+  /** A server's sampling request as a model call of the run: budgeted, approved and redacted like an `infer` of a Str. */
+  async function sampleWithModel(a: SamplingAsk, signal?: AbortSignal): Promise<SamplingReply> {
+    const schema = { type: 'string' } as const;
+    const wire = wireSchema(schema);
+    const prompt = a.transcript;
+    const tiers = { system: a.system ? [a.system] : [], episodic: [], working: [] };
+    const request: InferRequest = {
+      id: `mcp-sampling-${++samples}`,
+      pid: a.pid ?? 0,
+      typeName: 'Str',
+      schema,
+      wireSchema: wire,
+      prompt,
+      context: [],
+      tiers,
+      rendered: renderPrompt(tiers, taskText(prompt, 'Str', wire)),
+      attempt: 1,
+      feedback: [],
+      maxTokens: a.maxTokens,
+      options: { maxTokens: a.maxTokens, ...(a.temperature !== undefined ? { temperature: a.temperature } : {}) },
+    };
+    const reply = await host.infer(request, { emit: () => {}, signal } as InferIO);
+    const read = interpret(schema, reply);
+    if (read.issues.length > 0 || typeof read.value !== 'string') throw new Error(`the model's reply is not text: ${read.issues.map((i) => i.message).join('; ') || 'no value'}`);
+    return { text: read.value, model: model.provider.name };
+  }
   const host: Host = {
     output: (line) => options.onOutput?.(redactor.redact(line)),
     ...(options.flushOutput ? { flushOutput: options.flushOutput } : {}),
@@ -437,6 +507,9 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
       return n;
     },
     attachEvents: (emit) => mcp.attach(emit),
+    setDurable: (d) => {
+      durable = d;
+    },
     allowLaunches: (bundle) => {
       launchesOf = bundle;
     },

@@ -7,6 +7,7 @@ import type { RunEvent } from '../events/index.js';
 import type { RunStore } from '../store/types.js';
 import type { ChildPlacement } from '../ports/placement.js';
 import type { ToolRequest } from '../ports/host.js';
+import type { ElicitationAnswer, ElicitationQuestion } from '../mcp/elicitation.js';
 
 /** What a run may do beyond computing (docs/authority.md). Nothing is granted unless given. */
 export interface AuthorityOptions {
@@ -95,6 +96,19 @@ export interface RunOptions {
   traceFile?: string;
   /** called before a process waits on the host (model reply, effect, approval); the run waits for it */
   beforeEffect?(wait: EffectWait): Promise<void>;
+  /**
+   * answers to MCP servers' questions (elicitation, docs/mcp.md), by the question's key: what
+   * `turn run|resume --answer KEY=ANSWER` gives (`accept`, `decline`, `cancel`, or a JSON map of the
+   * form's fields). Not recorded with a durable run: a resume gives the answers it needs.
+   */
+  answers?: Record<string, string | ElicitationAnswer>;
+  /**
+   * answers an MCP server's question when `answers` has none for it (the editor's form, a test);
+   * undefined: it has nobody to ask either, and the terminal or the refusal comes next
+   */
+  elicit?(question: ElicitationQuestion, signal?: AbortSignal): Promise<ElicitationAnswer | undefined>;
+  /** ask an MCP server's question on the terminal (default: when standard input is a TTY) */
+  askOnTerminal?: boolean;
   /** Restate runs (runtime/restate/placement.ts): places spawned children on other workers, and performs their effect */
   placement?: ChildPlacement & { perform(request: ToolRequest): Promise<unknown> };
   /** a run `turn mcp` serves: its MCP client, which progress, elicitation and sampling reach (runtime/mcp/serve/) */

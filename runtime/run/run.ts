@@ -94,6 +94,7 @@ export class Run {
     const vm = this.vm;
     setup.attachEvents((body) => vm.events.emit(body));
     setup.allowLaunches(bundle);
+    setup.setDurable(durability !== undefined);
     if (durability) {
       this.durable = new Durable(this.vm, durability.record, new JournalWriter(durability.store, durability.record.id), durability.entries);
       this.durable.onNote = options.onNote;

@@ -119,6 +119,8 @@ export async function callEntry(file: string, key: string, values: unknown[], se
       const authority = { ...setup.options.authority, approve: setup.options.authority?.approve ?? 'none' };
       run = await startRun({
         ...setup.options,
+        // nor is a server's question (elicitation) asked on it: only --answer or the refusal answer it
+        askOnTerminal: false,
         authority,
         file: program,
         ...(setup.caller ? { mcpCaller: setup.caller } : {}),
