@@ -20,6 +20,7 @@ import type { KnowledgeSession } from '../knowledge/store.js';
 import type { RE2JS } from 're2js';
 import { MCP_TOOLS } from '../mcp/tools.js';
 import type { McpSessions } from '../mcp/sessions.js';
+import type { OAuthOptions } from '../mcp/oauth/options.js';
 
 export class ToolError extends Error {}
 
@@ -67,6 +68,8 @@ export interface EffectToolContext {
   mcp?: McpSessions;
   /** launch keys of the MCP launch maps written literally in the program: the only stdio servers started (runtime/mcp/launch.ts) */
   writtenLaunches?: { has(key: string): boolean };
+  /** how an MCP session under `identity::oauth` signs in (runtime/mcp/oauth) */
+  oauth?: OAuthOptions;
 }
 
 function str(tool: string, v: unknown, what = 'argument'): string {

@@ -8,6 +8,7 @@ import { forgedMessage, isHandle, looksLikeHandle, type IdentityHandle } from '.
 import type { Redactor, Vault } from '../effects/vault.js';
 import { toolReply } from './reply.js';
 import { McpError, serverSpec } from './server.js';
+import type { OAuthOptions } from './oauth/index.js';
 import type { McpSessions } from './sessions.js';
 
 /** What an MCP tool needs of the host's effect context (runtime/effects/tools.ts's EffectToolContext has it all). */
@@ -27,6 +28,8 @@ export interface McpToolContext {
   signal?: AbortSignal;
   pid?: number;
   mcp?: McpSessions;
+  /** how an `identity::oauth` session signs in (runtime/mcp/oauth) */
+  oauth?: OAuthOptions;
 }
 
 /** The tool names, and which of them change nothing (replayed or retried freely). */

@@ -9,7 +9,7 @@ import type { EffectToolContext } from '../effects/tools.js';
 import { providerKeyNamesIn, scrubInitialEnvironment } from '../effects/environ.js';
 import type { Bundle } from '../compile/bundle.js';
 import { modelGrant, toolGrant, type GrantContext } from '../effects/grants.js';
-import { ChainVault, EnvVault, FileVault, RedactingVault, Redactor, StreamRedactor, VaultError, type Vault } from '../effects/vault.js';
+import { ChainVault, EnvVault, FileVault, RedactingVault, Redactor, StreamRedactor, TokenFileVault, VaultError, tokensFile, type Vault } from '../effects/vault.js';
 import { openTrace, type TraceSink } from '../events/trace.js';
 import type { RunEvent, RunEventBody } from '../events/index.js';
 import { MAX_SAMPLES, selfConsistent } from '../infer/consistency.js';
@@ -204,6 +204,8 @@ async function knownSecrets(options: Pick<RunOptions, 'env' | 'authority'>, reda
       throw e;
     }
   }
+  // where the host keeps the OAuth tokens it obtains (runtime/mcp/oauth); the editor's vault keeps its own
+  if (!options.authority?.vault) vaults.push(new TokenFileVault(tokensFile(env)));
   const vault = new RedactingVault(new ChainVault(vaults), redactor);
   await vault.registerReady();
   registerProviderKeys(redactor, env);
@@ -335,6 +337,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     knowledgeGranted: a.allowKnowledge === true,
     providerKeyNames,
     writtenLaunches,
+    ...(a.oauth ? { oauth: a.oauth } : {}),
     // HTTP requests time out with the tool limit unless a call asks for less
     ...(toolTimeoutMs > 0 ? { timeoutMs: toolTimeoutMs } : {}),
   };

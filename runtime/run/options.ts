@@ -2,6 +2,7 @@
 // debug launch configuration are all read into. runtime/run builds the host from it.
 import type { ApprovalHook } from '../effects/capabilities.js';
 import type { Vault } from '../effects/vault.js';
+import type { OAuthOptions } from '../mcp/oauth/options.js';
 import type { RunEvent } from '../events/index.js';
 import type { RunStore } from '../store/types.js';
 import type { ChildPlacement } from '../ports/placement.js';
@@ -31,6 +32,8 @@ export interface AuthorityOptions {
   secretsFile?: string;
   /** std/knowledge may open its store (`.turn/knowledge.db`, or $TURN_STORE_DIR) without a write grant on its folder */
   allowKnowledge?: boolean;
+  /** how an MCP server under `identity::oauth("name")` is signed in to: the opener of its URL (the editor's), Turn's client ID metadata document (docs/mcp.md, *Authorization*) */
+  oauth?: OAuthOptions;
   /** who set these grants, as a journal entry names it: `turn run`'s flags (the default) or the editor's settings */
   grantedBy?: 'flags' | 'settings';
 }

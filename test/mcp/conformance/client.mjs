@@ -21,12 +21,29 @@ const programs = {
   // the server closes the tools/call SSE stream: the client reconnects (retry, Last-Event-ID) for the reply
   'sse-retry': `let r = call("mcp_call", null, ${lit(url)}, "test_reconnection", {}, {});\ncall("echo", r["text"]);\n`,
 };
-// any other scenario (elicitation, OAuth): connect, list and call the first tool
-const fallback = `let tools = call("mcp_tools", null, ${lit(url)});\nif call("len", tools) > 0 { let r = call("mcp_call", null, ${lit(url)}, tools[0]["name"], {}, {}); call("echo", r["text"]); }\n`;
+// any other scenario (elicitation): connect, list and call the first tool
+const firstTool = (auth) => `let tools = call("mcp_tools", ${auth}, ${lit(url)});\nif call("len", tools) > 0 { let r = call("mcp_call", ${auth}, ${lit(url)}, tools[0]["name"], {}, {}); call("echo", r["text"]); }\n`;
+const fallback = firstTool('null');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-conformance-client-'));
 const file = path.join(dir, 'client.tn');
-fs.writeFileSync(file, programs[scenario] ?? fallback);
 const host = new URL(url).host;
-const r = spawnSync(process.execPath, [path.join(root, 'bin', 'turn.js'), 'run', file, '--allow-net', host], { stdio: 'inherit' });
+let args = ['--allow-net', host];
+const env = { ...process.env };
+if (scenario.startsWith('auth/')) {
+  // OAuth (runtime/mcp/oauth): the same, signed in under identity::oauth. The suite's authorization
+  // server is another port of localhost, and its authorize endpoint redirects at once: the
+  // "browser" is browser.mjs, which follows that redirect to Turn's loopback listener. Tokens go to
+  // a file of this run's; Turn's client ID metadata document is the URL the suite expects.
+  fs.writeFileSync(file, `let id = grant identity::oauth("conformance");\n${firstTool('id')}`);
+  args = ['--allow-net', 'localhost:*', '--oauth-client-metadata', 'https://conformance-test.local/client-metadata.json'];
+  env.TURN_BROWSER = JSON.stringify([process.execPath, path.join(path.dirname(fileURLToPath(import.meta.url)), 'browser.mjs')]);
+  env.TURN_TOKENS_FILE = path.join(dir, 'tokens.json');
+  const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
+  // a pre-registered client: the vault's `<name>.client` secret
+  if (context.client_id) env.TURN_SECRET_CONFORMANCE_CLIENT = context.client_secret ? `${context.client_id}:${context.client_secret}` : context.client_id;
+} else {
+  fs.writeFileSync(file, programs[scenario] ?? fallback);
+}
+const r = spawnSync(process.execPath, [path.join(root, 'bin', 'turn.js'), 'run', file, ...args], { stdio: 'inherit', env });
 fs.rmSync(dir, { recursive: true, force: true });
 process.exit(r.status ?? 1);

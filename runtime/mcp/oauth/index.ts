@@ -1,0 +1,58 @@
+// OAuth 2.1 for MCP servers over Streamable HTTP (the authorization section of the 2025-11-25
+// revision), on the official SDK's client auth: `identity::oauth("name")` given to `mcp_*` with an
+// HTTP server signs in on the server's first 401 and keeps what it obtains in the vault under
+// `oauth:name` (docs/mcp.md, *Authorization*). The program holds the handle only: no token is
+// ever a Turn value, an event or a journal entry.
+import type { ApprovalHook, ApprovalRecord, Capabilities } from '../../effects/capabilities.js';
+import { describeIdentity, type IdentityHandle } from '../../effects/identity.js';
+import type { Redactor, Vault } from '../../effects/vault.js';
+import { McpError } from '../server.js';
+import { authorizationFetch } from './as-fetch.js';
+import { systemOpener } from './browser.js';
+import { signInFetch } from './flow.js';
+import { DEFAULT_AUTHORIZE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, type OAuthOptions } from './options.js';
+import { TurnOAuthProvider, type PreRegisteredClient } from './provider.js';
+import { OAuthState } from './state.js';
+
+export type { OAuthOptions, OpenUrl } from './options.js';
+
+export interface SignInAuthority {
+  capabilities: Capabilities;
+  approve?: ApprovalHook;
+  journal?: (entry: ApprovalRecord) => void;
+  pid?: number;
+  vault?: Vault;
+  redactor?: Redactor;
+  env?: NodeJS.ProcessEnv;
+  fetch?: typeof globalThis.fetch;
+  oauth?: OAuthOptions;
+}
+
+/**
+ * The operator's pre-registered client for a grant: the vault's secret `<name>.client`
+ * (`TURN_SECRET_<NAME>_CLIENT`, or the `--secrets` file), `client_id` or `client_id:client_secret`.
+ */
+async function preRegistered(vault: Vault | undefined, name: string, redactor: Redactor | undefined): Promise<PreRegisteredClient | undefined> {
+  const value = await vault?.resolve(`${name}.client`);
+  if (value === undefined) return undefined;
+  const i = value.indexOf(':');
+  const client_id = i < 0 ? value : value.slice(0, i);
+  const client_secret = i < 0 ? undefined : value.slice(i + 1);
+  if (client_id === '' || /[\r\n\0]/.test(value)) throw new McpError(`the secret "${name}.client" is not client_id or client_id:client_secret`);
+  if (client_secret) redactor?.add(`${name}.client`, client_secret);
+  return { client_id, ...(client_secret ? { client_secret } : {}) };
+}
+
+/** The fetch of an MCP session signed in with `identity` (an `oauth` handle); `next` is the session's own (origin-checked, bounded). */
+export async function oauthSessionFetch(server: URL, identity: IdentityHandle, a: SignInAuthority, next: typeof globalThis.fetch): Promise<typeof globalThis.fetch> {
+  if (!a.vault) throw new McpError(`${describeIdentity(identity)} needs the run's vault to keep its tokens`);
+  const o = a.oauth ?? {};
+  const provider = new TurnOAuthProvider(server, new OAuthState(a.vault, identity.name, a.redactor), {
+    open: o.openUrl ?? systemOpener(a.env ?? process.env),
+    authorizeTimeoutMs: o.authorizeTimeoutMs ?? DEFAULT_AUTHORIZE_TIMEOUT_MS,
+    ...(o.clientMetadataUrl ? { clientMetadataUrl: o.clientMetadataUrl } : {}),
+    ...(await preRegistered(a.vault, identity.name, a.redactor).then((c) => (c ? { preRegistered: c } : {}))),
+  });
+  const asFetch = authorizationFetch(a, o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, () => provider.issuerOrigin);
+  return signInFetch(server, provider, next, asFetch);
+}
