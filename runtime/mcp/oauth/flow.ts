@@ -39,7 +39,8 @@ export function signInFetch(server: URL, provider: TurnOAuthProvider, next: type
   const authorize = (resourceMetadataUrl: URL | undefined, scope: string | undefined): Promise<void> => {
     signingIn ??= (async () => {
       const client = await provider.clientInformation();
-      const loopback = await openLoopback(registeredPort((client as { redirect_uris?: unknown } | undefined)?.redirect_uris));
+      // a machine client has no redirect to wait for
+      const loopback = provider.interactive ? await openLoopback(registeredPort((client as { redirect_uris?: unknown } | undefined)?.redirect_uris)) : undefined;
       provider.loopback = loopback;
       provider.pendingCode = undefined;
       try {
@@ -52,7 +53,7 @@ export function signInFetch(server: URL, provider: TurnOAuthProvider, next: type
         }
         if (result !== 'AUTHORIZED') throw new McpError(`the sign-in to ${server.origin} did not complete`);
       } finally {
-        loopback.close();
+        loopback?.close();
         provider.loopback = undefined;
       }
     })().finally(() => (signingIn = undefined));

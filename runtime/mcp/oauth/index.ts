@@ -3,6 +3,7 @@
 // HTTP server signs in on the server's first 401 and keeps what it obtains in the vault under
 // `oauth:name` (docs/mcp.md, *Authorization*). The program holds the handle only: no token is
 // ever a Turn value, an event or a journal entry.
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { ApprovalHook, ApprovalRecord, Capabilities } from '../../effects/capabilities.js';
 import { describeIdentity, type IdentityHandle } from '../../effects/identity.js';
 import type { Redactor, Vault } from '../../effects/vault.js';
@@ -11,7 +12,7 @@ import { authorizationFetch } from './as-fetch.js';
 import { systemOpener } from './browser.js';
 import { signInFetch } from './flow.js';
 import { DEFAULT_AUTHORIZE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, type OAuthOptions } from './options.js';
-import { TurnOAuthProvider, type PreRegisteredClient } from './provider.js';
+import { TurnOAuthProvider, type MachineClient, type PreRegisteredClient } from './provider.js';
 import { OAuthState } from './state.js';
 
 export type { OAuthOptions, OpenUrl } from './options.js';
@@ -43,6 +44,37 @@ async function preRegistered(vault: Vault | undefined, name: string, redactor: R
   return { client_id, ...(client_secret ? { client_secret } : {}) };
 }
 
+/** A private key's JWS algorithm, from its type (EC P-256/384/521, RSA, Ed25519). */
+function algorithmOf(pem: string, name: string): string {
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(pem);
+  } catch {
+    throw new McpError(`the secret "${name}.client_key" is not a PEM private key`);
+  }
+  const curve = key.asymmetricKeyDetails?.namedCurve;
+  if (key.asymmetricKeyType === 'rsa') return 'RS256';
+  if (key.asymmetricKeyType === 'ed25519') return 'EdDSA';
+  if (key.asymmetricKeyType === 'ec' && curve === 'prime256v1') return 'ES256';
+  if (key.asymmetricKeyType === 'ec' && curve === 'secp384r1') return 'ES384';
+  if (key.asymmetricKeyType === 'ec' && curve === 'secp521r1') return 'ES512';
+  throw new McpError(`the key in "${name}.client_key" is of a type private_key_jwt does not use (${key.asymmetricKeyType ?? 'unknown'}${curve ? ` ${curve}` : ''})`);
+}
+
+/** The operator's machine client for a grant (the client credentials grant): `<name>.client_credentials`, and `<name>.client_key` for private_key_jwt. */
+async function machineClient(vault: Vault | undefined, name: string, redactor: Redactor | undefined): Promise<MachineClient | undefined> {
+  const value = await vault?.resolve(`${name}.client_credentials`);
+  if (value === undefined) return undefined;
+  const i = value.indexOf(':');
+  const client_id = i < 0 ? value : value.slice(0, i);
+  const client_secret = i < 0 ? undefined : value.slice(i + 1);
+  if (client_id === '' || /[\r\n\0]/.test(value)) throw new McpError(`the secret "${name}.client_credentials" is not client_id or client_id:client_secret`);
+  if (client_secret) redactor?.add(`${name}.client_credentials`, client_secret);
+  const pem = await vault?.resolve(`${name}.client_key`);
+  if (!client_secret && pem === undefined) throw new McpError(`the machine client "${name}.client_credentials" has no secret: give it one (client_id:client_secret) or a private key in "${name}.client_key"`);
+  return { client_id, ...(client_secret ? { client_secret } : {}), ...(pem !== undefined ? { key: { pem, alg: algorithmOf(pem, name) } } : {}) };
+}
+
 /** The fetch of an MCP session signed in with `identity` (an `oauth` handle); `next` is the session's own (origin-checked, bounded). */
 export async function oauthSessionFetch(server: URL, identity: IdentityHandle, a: SignInAuthority, next: typeof globalThis.fetch): Promise<typeof globalThis.fetch> {
   if (!a.vault) throw new McpError(`${describeIdentity(identity)} needs the run's vault to keep its tokens`);
@@ -52,6 +84,7 @@ export async function oauthSessionFetch(server: URL, identity: IdentityHandle, a
     authorizeTimeoutMs: o.authorizeTimeoutMs ?? DEFAULT_AUTHORIZE_TIMEOUT_MS,
     ...(o.clientMetadataUrl ? { clientMetadataUrl: o.clientMetadataUrl } : {}),
     ...(await preRegistered(a.vault, identity.name, a.redactor).then((c) => (c ? { preRegistered: c } : {}))),
+    ...(await machineClient(a.vault, identity.name, a.redactor).then((c) => (c ? { machine: c } : {}))),
   });
   const asFetch = authorizationFetch(a, o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, () => provider.issuerOrigin);
   return signInFetch(server, provider, next, asFetch);

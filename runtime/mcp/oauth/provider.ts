@@ -6,7 +6,8 @@
 // endpoints must be https (or this machine), and the issuer's origin is the only one the client's
 // credentials go to (as-fetch.ts).
 import { randomBytes } from 'node:crypto';
-import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { McpError } from '../server.js';
 import { secureEnough } from './as-fetch.js';
@@ -20,11 +21,24 @@ export interface PreRegisteredClient {
   client_secret?: string;
 }
 
+/**
+ * A machine client (the client credentials grant, SEP-1046: no person signs in): the vault's
+ * `<name>.client_credentials` (`client_id:client_secret`, or `client_id` with a PKCS#8 private key
+ * in `<name>.client_key` for private_key_jwt).
+ */
+export interface MachineClient {
+  client_id: string;
+  client_secret?: string;
+  /** private_key_jwt: the key and its JWS algorithm */
+  key?: { pem: string; alg: string };
+}
+
 export interface ProviderSetup {
   open: OpenUrl;
   authorizeTimeoutMs: number;
   clientMetadataUrl?: string;
   preRegistered?: PreRegisteredClient;
+  machine?: MachineClient;
 }
 
 /** Two issuer identifiers are the same URL, a trailing `/` aside. */
@@ -49,12 +63,17 @@ export class TurnOAuthProvider implements OAuthClientProvider {
   private verifier?: string;
   private discovery?: OAuthDiscoveryState;
   private kept: ServerState | undefined;
+  /** private_key_jwt: a signed assertion in each token request (the SDK's) */
+  readonly addClientAuthentication: AddClientAuthentication | undefined;
 
   constructor(
     private readonly server: URL,
     private readonly store: OAuthState,
     private readonly setup: ProviderSetup,
-  ) {}
+  ) {
+    const m = setup.machine;
+    if (m?.key) this.addClientAuthentication = createPrivateKeyJwtAuth({ issuer: m.client_id, subject: m.client_id, privateKey: m.key.pem, alg: m.key.alg });
+  }
 
   private async current(): Promise<ServerState> {
     return (this.kept ??= await this.store.get(this.server));
@@ -66,8 +85,21 @@ export class TurnOAuthProvider implements OAuthClientProvider {
     await this.store.update(this.server, () => next);
   }
 
-  get redirectUrl(): string {
+  /** A person signs in (authorization code); a machine client asks the token endpoint alone. */
+  get interactive(): boolean {
+    return this.setup.machine === undefined;
+  }
+
+  /** Undefined for a machine client: that is how `auth()` knows to ask for a token without a redirect. */
+  get redirectUrl(): string | undefined {
+    if (!this.interactive) return undefined;
     return this.loopback?.redirectUrl ?? `http://127.0.0.1${CALLBACK_PATH}`;
+  }
+
+
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (this.interactive) return undefined;
+    return new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) });
   }
 
   get clientMetadataUrl(): string | undefined {
@@ -75,9 +107,10 @@ export class TurnOAuthProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
+    if (this.setup.machine) return { client_name: 'Turn', redirect_uris: [], grant_types: ['client_credentials'], token_endpoint_auth_method: this.setup.machine.key ? 'private_key_jwt' : 'client_secret_basic' };
     return {
       client_name: 'Turn',
-      redirect_uris: [this.redirectUrl],
+      redirect_uris: [this.redirectUrl ?? ''],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
@@ -93,12 +126,13 @@ export class TurnOAuthProvider implements OAuthClientProvider {
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
-    if (this.setup.preRegistered) return { ...this.setup.preRegistered, redirect_uris: [this.redirectUrl] };
+    if (this.setup.machine) return { client_id: this.setup.machine.client_id, ...(this.setup.machine.client_secret ? { client_secret: this.setup.machine.client_secret } : {}) };
+    if (this.setup.preRegistered) return { ...this.setup.preRegistered, redirect_uris: [this.redirectUrl ?? ''] };
     return (await this.current()).client;
   }
 
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
-    if (this.setup.preRegistered) return; // the operator's, kept where the operator put it
+    if (this.setup.preRegistered || this.setup.machine) return; // the operator's, kept where the operator put it
     await this.change((s) => ({ ...s, client: info }));
   }
 
@@ -134,7 +168,11 @@ export class TurnOAuthProvider implements OAuthClientProvider {
     const as = state.authorizationServerUrl;
     const meta = state.authorizationServerMetadata;
     if (meta) {
-      if (typeof meta.issuer !== 'string' || !sameIssuer(meta.issuer, as)) {
+      // A server of the 2025-03-26 revision has no protected resource metadata: its origin is the
+      // authorization base URL, and the metadata found there may name an issuer under a path of it
+      // (the SDK's fallback). That is the one difference accepted: an issuer on the same origin.
+      const legacy = state.resourceMetadata === undefined && typeof meta.issuer === 'string' && URL.canParse(meta.issuer) && new URL(meta.issuer).origin === new URL(as).origin;
+      if (typeof meta.issuer !== 'string' || (!sameIssuer(meta.issuer, as) && !legacy)) {
         throw new McpError(`the authorization server metadata fetched for ${as} names another issuer (${String(meta.issuer).slice(0, 200)}): refused (RFC 8414 §3.3)`);
       }
       for (const endpoint of [meta.authorization_endpoint, meta.token_endpoint, meta.registration_endpoint]) {

@@ -40,7 +40,12 @@ if (scenario.startsWith('auth/')) {
   env.TURN_TOKENS_FILE = path.join(dir, 'tokens.json');
   const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
   // a pre-registered client: the vault's `<name>.client` secret
-  if (context.client_id) env.TURN_SECRET_CONFORMANCE_CLIENT = context.client_secret ? `${context.client_id}:${context.client_secret}` : context.client_id;
+  const client = context.client_secret ? `${context.client_id}:${context.client_secret}` : context.client_id;
+  if (scenario.startsWith('auth/client-credentials-')) {
+    // a machine client (the client credentials grant): `<name>.client_credentials`, and its key for private_key_jwt
+    env.TURN_SECRET_CONFORMANCE_CLIENT_CREDENTIALS = client;
+    if (context.private_key_pem) env.TURN_SECRET_CONFORMANCE_CLIENT_KEY = context.private_key_pem;
+  } else if (context.client_id) env.TURN_SECRET_CONFORMANCE_CLIENT = client;
 } else {
   fs.writeFileSync(file, programs[scenario] ?? fallback);
 }
