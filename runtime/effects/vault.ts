@@ -303,7 +303,7 @@ export class TokenFileVault implements Vault {
       throw new VaultError(`the token file ${this.file} is not JSON (remove it to sign in again)`);
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new VaultError(`the token file ${this.file} is not a JSON object`);
-    return Object.fromEntries(Object.entries(parsed).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+    return Object.fromEntries(Object.entries(parsed).filter(([, v]) => typeof v === 'string'));
   }
 
   async resolve(name: string): Promise<string | undefined> {

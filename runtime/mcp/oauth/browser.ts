@@ -10,7 +10,7 @@ function commandOf(value: string): string[] {
   const t = value.trim();
   if (t.startsWith('[')) {
     const parsed = JSON.parse(t) as unknown;
-    if (Array.isArray(parsed) && parsed.length > 0 && parsed.every((x) => typeof x === 'string')) return parsed as string[];
+    if (Array.isArray(parsed) && parsed.length > 0 && parsed.every((x) => typeof x === 'string')) return parsed;
     throw new Error('TURN_BROWSER: a JSON list of strings was expected');
   }
   return t.split(/\s+/);

@@ -42,13 +42,11 @@ export function signInFetch(server: URL, provider: TurnOAuthProvider, next: type
       // a machine client has no redirect to wait for
       const loopback = provider.interactive ? await openLoopback(registeredPort((client as { redirect_uris?: unknown } | undefined)?.redirect_uris)) : undefined;
       provider.loopback = loopback;
-      provider.pendingCode = undefined;
       try {
         const options = { serverUrl: server, fetchFn: asFetch, ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
         let result = await auth(provider, options);
         if (result === 'REDIRECT') {
-          if (!provider.pendingCode) throw new McpError('the sign-in started without its state');
-          const authorizationCode = await provider.pendingCode;
+          const authorizationCode = await provider.redirected();
           result = await auth(provider, { ...options, authorizationCode });
         }
         if (result !== 'AUTHORIZED') throw new McpError(`the sign-in to ${server.origin} did not complete`);

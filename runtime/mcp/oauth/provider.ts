@@ -57,7 +57,7 @@ export class TurnOAuthProvider implements OAuthClientProvider {
   /** set by the flow for the time of one sign-in (fetch.ts) */
   loopback?: Loopback;
   /** the code of the redirect this sign-in waits for, from the moment its `state` was made */
-  pendingCode?: Promise<string>;
+  private pendingCode?: Promise<string>;
   /** where the client's credentials may go: the origin of the issuer the metadata was checked against */
   issuerOrigin?: string;
   private verifier?: string;
@@ -123,6 +123,14 @@ export class TurnOAuthProvider implements OAuthClientProvider {
     this.pendingCode = this.loopback.code(state, this.setup.authorizeTimeoutMs);
     this.pendingCode.catch(() => undefined); // awaited by the flow; a sign-in that fails before it is not an unhandled rejection
     return state;
+  }
+
+  /** The code the browser brings back to the loopback listener, for the `state` this sign-in sent (once). */
+  redirected(): Promise<string> {
+    const pending = this.pendingCode;
+    this.pendingCode = undefined;
+    if (!pending) throw new McpError('the sign-in started without its state');
+    return pending;
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {

@@ -63,7 +63,7 @@ export class OAuthState {
     if (typeof raw !== 'object' || raw === null) return {};
     const out: ServerState = {};
     const client = OAuthClientInformationFullSchema.partial({ redirect_uris: true }).safeParse(raw.client);
-    if (client.success) out.client = client.data as OAuthClientInformationMixed;
+    if (client.success) out.client = client.data;
     const tokens = OAuthTokensSchema.safeParse(raw.tokens);
     if (tokens.success) {
       const at = (raw.tokens as { expires_at?: unknown }).expires_at;
