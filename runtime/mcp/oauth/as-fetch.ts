@@ -4,7 +4,7 @@
 // hostile: each URL is held to the run's network capability (asked for approval where the grant
 // says), to https (http only on a loopback host), to a time limit, and its reply to
 // MAX_OAUTH_RESPONSE_BYTES. Redirects are not followed. A request that carries a credential of
-// the client's — an authorization code, a refresh token, a client secret — goes only to the origin
+// the client's — an authorization code, a refresh token, a client secret, an assertion — goes only to the origin
 // `tokenOrigin()` names (the issuer the metadata was checked against): a metadata document that
 // points its token endpoint at another host never receives one.
 import { check, requireApproval, EffectDenied, type ApprovalHook, type ApprovalRecord, type Capabilities } from '../../effects/capabilities.js';
@@ -30,7 +30,7 @@ export function secureEnough(u: URL): boolean {
 function carriesCredential(init: RequestInit | undefined): boolean {
   const body = init?.body;
   const params = body instanceof URLSearchParams ? body : typeof body === 'string' ? new URLSearchParams(body) : undefined;
-  if (params && ['code', 'code_verifier', 'refresh_token', 'client_secret', 'client_assertion'].some((k) => params.has(k))) return true;
+  if (params && ['code', 'code_verifier', 'refresh_token', 'client_secret', 'client_assertion', 'assertion', 'subject_token'].some((k) => params.has(k))) return true;
   return new Headers(init?.headers).has('authorization');
 }
 

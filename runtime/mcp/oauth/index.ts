@@ -10,9 +10,10 @@ import type { Redactor, Vault } from '../../effects/vault.js';
 import { McpError } from '../server.js';
 import { authorizationFetch } from './as-fetch.js';
 import { systemOpener } from './browser.js';
+import { requestAuthorizationGrant, type IdentityProvider } from './enterprise.js';
 import { signInFetch } from './flow.js';
 import { DEFAULT_AUTHORIZE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, type OAuthOptions } from './options.js';
-import { TurnOAuthProvider, type MachineClient, type PreRegisteredClient } from './provider.js';
+import { TurnOAuthProvider, type EnterpriseGrant, type MachineClient, type PreRegisteredClient } from './provider.js';
 import { OAuthState } from './state.js';
 
 export type { OAuthOptions, OpenUrl } from './options.js';
@@ -75,17 +76,49 @@ async function machineClient(vault: Vault | undefined, name: string, redactor: R
   return { client_id, ...(client_secret ? { client_secret } : {}), ...(pem !== undefined ? { key: { pem, alg: algorithmOf(pem, name) } } : {}) };
 }
 
+/**
+ * The operator's enterprise identity provider for a grant (SEP-990): the vault's `<name>.idp`, a
+ * JSON object `{"token_endpoint", "client_id", "client_secret"?, "id_token"}` — the ID token the
+ * operator's single sign-on gave them. The exchange goes to that token endpoint's origin only.
+ */
+async function enterpriseGrant(a: SignInAuthority, name: string, timeoutMs: number): Promise<EnterpriseGrant | undefined> {
+  const value = await a.vault?.resolve(`${name}.idp`);
+  if (value === undefined) return undefined;
+  let idp: Partial<Record<keyof IdentityProvider, unknown>>;
+  try {
+    idp = JSON.parse(value) as typeof idp;
+  } catch {
+    idp = {};
+  }
+  const { token_endpoint, client_id, client_secret, id_token } = idp;
+  if (typeof token_endpoint !== 'string' || !URL.canParse(token_endpoint) || typeof client_id !== 'string' || typeof id_token !== 'string' || (client_secret !== undefined && typeof client_secret !== 'string')) {
+    throw new McpError(`the secret "${name}.idp" is not {"token_endpoint": URL, "client_id": Str, "client_secret"?: Str, "id_token": Str}`);
+  }
+  for (const s of [id_token, client_secret]) if (typeof s === 'string') a.redactor?.add(`${name}.idp`, s);
+  const origin = new URL(token_endpoint).origin;
+  const fetchFn = authorizationFetch(a, timeoutMs, () => origin);
+  const config: IdentityProvider = { token_endpoint, client_id, id_token, ...(typeof client_secret === 'string' ? { client_secret } : {}) };
+  return async (audience, resource, scope) => {
+    const grant = await requestAuthorizationGrant(config, audience, resource, scope, fetchFn);
+    a.redactor?.add(`${name}.idp`, grant);
+    return grant;
+  };
+}
+
 /** The fetch of an MCP session signed in with `identity` (an `oauth` handle); `next` is the session's own (origin-checked, bounded). */
 export async function oauthSessionFetch(server: URL, identity: IdentityHandle, a: SignInAuthority, next: typeof globalThis.fetch): Promise<typeof globalThis.fetch> {
   if (!a.vault) throw new McpError(`${describeIdentity(identity)} needs the run's vault to keep its tokens`);
   const o = a.oauth ?? {};
+  const requestTimeoutMs = o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const enterprise = await enterpriseGrant(a, identity.name, requestTimeoutMs);
   const provider = new TurnOAuthProvider(server, new OAuthState(a.vault, identity.name, a.redactor), {
     open: o.openUrl ?? systemOpener(a.env ?? process.env),
     authorizeTimeoutMs: o.authorizeTimeoutMs ?? DEFAULT_AUTHORIZE_TIMEOUT_MS,
     ...(o.clientMetadataUrl ? { clientMetadataUrl: o.clientMetadataUrl } : {}),
     ...(await preRegistered(a.vault, identity.name, a.redactor).then((c) => (c ? { preRegistered: c } : {}))),
     ...(await machineClient(a.vault, identity.name, a.redactor).then((c) => (c ? { machine: c } : {}))),
+    ...(enterprise ? { enterprise } : {}),
   });
-  const asFetch = authorizationFetch(a, o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, () => provider.issuerOrigin);
+  const asFetch = authorizationFetch(a, requestTimeoutMs, () => provider.issuerOrigin);
   return signInFetch(server, provider, next, asFetch);
 }

@@ -33,12 +33,21 @@ export interface MachineClient {
   key?: { pem: string; alg: string };
 }
 
+/**
+ * Enterprise-managed authorization (SEP-990, cross-app access): no person signs in here; the
+ * operator's enterprise identity provider vouches for them. `grant` asks it for a JWT authorization
+ * grant (ID-JAG) for this authorization server and resource, which the token endpoint takes for an
+ * access token (the jwt-bearer grant), with the pre-registered client's credentials.
+ */
+export type EnterpriseGrant = (audience: string, resource: string, scope: string | undefined) => Promise<string>;
+
 export interface ProviderSetup {
   open: OpenUrl;
   authorizeTimeoutMs: number;
   clientMetadataUrl?: string;
   preRegistered?: PreRegisteredClient;
   machine?: MachineClient;
+  enterprise?: EnterpriseGrant;
 }
 
 /** Two issuer identifiers are the same URL, a trailing `/` aside. */
@@ -87,7 +96,7 @@ export class TurnOAuthProvider implements OAuthClientProvider {
 
   /** A person signs in (authorization code); a machine client asks the token endpoint alone. */
   get interactive(): boolean {
-    return this.setup.machine === undefined;
+    return this.setup.machine === undefined && this.setup.enterprise === undefined;
   }
 
   /** Undefined for a machine client: that is how `auth()` knows to ask for a token without a redirect. */
@@ -97,7 +106,14 @@ export class TurnOAuthProvider implements OAuthClientProvider {
   }
 
 
-  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
+    if (this.setup.enterprise) {
+      const audience = this.discovery?.authorizationServerMetadata?.issuer ?? this.discovery?.authorizationServerUrl;
+      const resource = this.discovery?.resourceMetadata?.resource ?? `${this.server.origin}${this.server.pathname}`;
+      if (!audience) throw new McpError('enterprise-managed authorization needs the authorization server discovered first');
+      const assertion = await this.setup.enterprise(audience, resource, scope);
+      return new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion, ...(scope ? { scope } : {}) });
+    }
     if (this.interactive) return undefined;
     return new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) });
   }

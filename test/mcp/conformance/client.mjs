@@ -46,6 +46,8 @@ if (scenario.startsWith('auth/')) {
     env.TURN_SECRET_CONFORMANCE_CLIENT_CREDENTIALS = client;
     if (context.private_key_pem) env.TURN_SECRET_CONFORMANCE_CLIENT_KEY = context.private_key_pem;
   } else if (context.client_id) env.TURN_SECRET_CONFORMANCE_CLIENT = client;
+  // enterprise-managed authorization (SEP-990): the operator's identity provider and the ID token it gave them, `<name>.idp`
+  if (context.idp_id_token) env.TURN_SECRET_CONFORMANCE_IDP = JSON.stringify({ token_endpoint: context.idp_token_endpoint, client_id: context.idp_client_id, id_token: context.idp_id_token });
 } else {
   fs.writeFileSync(file, programs[scenario] ?? fallback);
 }
