@@ -188,3 +188,42 @@ test('attack: oversized or silent metadata is refused within its bounds', async 
     for (const s of [big, silent, rsBig, rsSilent]) s.close();
   }
 });
+
+test('a pre-registered client (the vault\'s svc.client) signs in without registering, and its secret stays where the operator put it', async () => {
+  const { as, rs, close } = await servers();
+  as.metadata.token_endpoint_auth_methods_supported = ['client_secret_post'];
+  const vault = new MemoryVault({ 'svc.client': 'pre-id:pre-secret-value' });
+  const redactor = new Redactor();
+  try {
+    const s = await open(rs, authority(vault, { openUrl: headlessBrowser([]) }, redactor));
+    await s.listTools();
+    await s.close();
+    assert.ok(!as.seen.some((x) => x.path === '/register'), 'no registration');
+    assert.equal(as.seen.find((x) => x.path === '/authorize')?.query.client_id, 'pre-id');
+    const token = as.seen.find((x) => x.path === '/token')!;
+    assert.equal(token.body.client_id, 'pre-id');
+    assert.equal(token.body.client_secret, 'pre-secret-value');
+    assert.ok(!(vault as unknown as { secrets: Record<string, string> }).secrets['oauth:svc'].includes('pre-secret-value'), 'not copied into the token record');
+    assert.equal(redactor.redact('pre-secret-value'), '«redacted:svc.client»');
+  } finally {
+    close();
+  }
+});
+
+test('a machine client (svc.client_credentials) gets its token with the client credentials grant: no browser, no redirect listener', async () => {
+  const { as, rs, close } = await servers();
+  as.metadata.token_endpoint_auth_methods_supported = ['client_secret_basic'];
+  const opened: string[] = [];
+  try {
+    const s = await open(rs, authority(new MemoryVault({ 'svc.client_credentials': 'm2m:m2m-secret-value' }), { openUrl: headlessBrowser(opened) }));
+    assert.deepEqual((await s.listTools()).map((t) => t.name), ['whoami']);
+    await s.close();
+  } finally {
+    close();
+  }
+  const token = as.seen.find((x) => x.path === '/token')!;
+  assert.equal(token.body.grant_type, 'client_credentials');
+  assert.equal(token.authorization, `Basic ${Buffer.from('m2m:m2m-secret-value').toString('base64')}`);
+  assert.equal(opened.length, 0);
+  assert.ok(!as.seen.some((x) => x.path === '/authorize' || x.path === '/register'));
+});

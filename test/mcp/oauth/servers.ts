@@ -101,6 +101,8 @@ export async function authServer(issued = new Map<string, string[]>()): Promise<
         scope = c.scope;
       } else if (s.body.grant_type === 'refresh_token' && s.body.refresh_token?.startsWith('rt-')) {
         scope = s.body.scope ?? 'read';
+      } else if (s.body.grant_type === 'client_credentials' && s.authorization?.startsWith('Basic ')) {
+        scope = s.body.scope ?? '';
       } else return json(res, 400, { error: 'invalid_grant' });
       const token = `at-${++n}-${'x'.repeat(12)}`;
       issued.set(token, scope.split(' ').filter(Boolean));
