@@ -29,8 +29,9 @@ export function systemOpener(env: Record<string, string | undefined> = process.e
     const chosen = env.TURN_BROWSER;
     if (chosen === 'none') return;
     const [cmd, ...args] = chosen ? commandOf(chosen) : systemCommand();
+    // the browser outlives nothing of turn's: the run goes on (waiting for the redirect) and may end first
     const child = spawn(cmd, [...args, url], { stdio: 'ignore', detached: !chosen });
     child.on('error', () => print(`turn: could not start ${cmd}: open the URL above yourself`));
-    if (!chosen) child.unref();
+    child.unref();
   };
 }
