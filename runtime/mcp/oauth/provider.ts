@@ -215,7 +215,7 @@ export class TurnOAuthProvider implements OAuthClientProvider {
     if (scope === 'verifier' || scope === 'all') this.verifier = undefined;
     if (scope === 'discovery' || scope === 'all') this.discovery = undefined;
     if (scope === 'all' || scope === 'client' || scope === 'tokens') {
-      await this.change((s) => ({ ...(scope === 'tokens' && s.client ? { client: s.client } : {}) }));
+      await this.change((s) => ({ ...(scope === 'tokens' && s.client ? { client: s.client } : {}), ...(scope === 'client' && s.tokens ? { tokens: s.tokens } : {}) }));
     }
   }
 }
