@@ -64,19 +64,38 @@ function approver(a: AuthorityOptions): string {
   return 'the terminal (--approve ask)';
 }
 
+/** The clocks of the tool calls under way, which a person's sign-in to an MCP server (runtime/mcp/oauth) stops while it waits. */
+type Clocks = Set<{ stop(): void; restart(): void }>;
+
+/** Runs `f` (a person signing in) with every running tool call's clock stopped; each starts again after. */
+async function whileAPersonActs<T>(clocks: Clocks, f: () => Promise<T>): Promise<T> {
+  const stopped = [...clocks];
+  for (const c of stopped) c.stop();
+  try {
+    return await f();
+  } finally {
+    for (const c of stopped) c.restart();
+  }
+}
+
 /**
  * Performs an effect tool within `limitMs`: past it, the call fails (an `EffectError` the program
- * can catch) and its late result is dropped. The time an approval waits for a person does not
- * count: the clock starts again once the approval is decided.
+ * can catch) and its late result is dropped. The time an approval or a sign-in waits for a person
+ * does not count: the clock starts again once the person is done.
  */
-function timed(effects: EffectToolContext, request: ToolRequest, limitMs: number): Promise<unknown> {
+function timed(effects: EffectToolContext, request: ToolRequest, limitMs: number, clocks: Clocks): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
+    let settled = false;
     const arm = (): void => {
+      clearTimeout(timer);
+      if (settled) return;
       timer = setTimeout(() => {
         reject(new Error(`${request.name} took longer than ${limitMs / 1000} s, the time limit of a tool call; raise it with --tool-timeout`));
       }, limitMs);
     };
+    const clock = { stop: () => clearTimeout(timer), restart: arm };
+    clocks.add(clock);
     const approve = effects.approve;
     const ctx: EffectToolContext = approve
       ? {
@@ -92,7 +111,13 @@ function timed(effects: EffectToolContext, request: ToolRequest, limitMs: number
         }
       : effects;
     arm();
-    void performTool(ctx, request).then(resolve, reject).finally(() => clearTimeout(timer));
+    void performTool(ctx, request)
+      .then(resolve, reject)
+      .finally(() => {
+        settled = true;
+        clocks.delete(clock);
+        clearTimeout(timer);
+      });
   });
 }
 
@@ -320,6 +345,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   const toolTimeoutMs = options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const usage = newUsage();
   const mcp = new McpSessions();
+  const clocks: Clocks = new Set();
   // the program's once it is compiled (allowLaunches): until then no stdio server is started;
   // asked only when a server is launched, so a run without one never looks for its launch maps
   let launchesOf: Pick<Bundle, 'launchMaps'> | undefined;
@@ -337,7 +363,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     knowledgeGranted: a.allowKnowledge === true,
     providerKeyNames,
     writtenLaunches,
-    ...(a.oauth ? { oauth: a.oauth } : {}),
+    oauth: { ...a.oauth, whileAPersonActs: (f) => whileAPersonActs(clocks, f) },
     // HTTP requests time out with the tool limit unless a call asks for less
     ...(toolTimeoutMs > 0 ? { timeoutMs: toolTimeoutMs } : {}),
   };
@@ -396,7 +422,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
       guard(async () => {
         if (hold) await hold({ kind: 'effect', pid: request.pid, description: `waiting on an effect (${request.name})` });
         const ctx = request.approvals ? { ...effects, approve: journaled(request.approvals) } : effects;
-        return toolTimeoutMs > 0 ? timed(ctx, request, toolTimeoutMs) : performTool(ctx, request);
+        return toolTimeoutMs > 0 ? timed(ctx, request, toolTimeoutMs, clocks) : performTool(ctx, request);
       }),
     // the grant each effect's journal entry records (runtime/effects/grants.ts)
     grantOf: (effect) => {

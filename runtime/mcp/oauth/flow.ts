@@ -32,7 +32,8 @@ function registeredPort(redirectUris: unknown): number {
   }
 }
 
-export function signInFetch(server: URL, provider: TurnOAuthProvider, next: typeof globalThis.fetch, asFetch: typeof globalThis.fetch): typeof globalThis.fetch {
+/** `personActs`: how the wait for a person runs (the host stops the tool calls' clocks meanwhile). */
+export function signInFetch(server: URL, provider: TurnOAuthProvider, next: typeof globalThis.fetch, asFetch: typeof globalThis.fetch, personActs: <T>(f: () => Promise<T>) => Promise<T> = (f) => f()): typeof globalThis.fetch {
   // one sign-in at a time: concurrent requests that meet a 401 wait for the one under way
   let signingIn: Promise<void> | undefined;
 
@@ -44,9 +45,10 @@ export function signInFetch(server: URL, provider: TurnOAuthProvider, next: type
       provider.loopback = loopback;
       try {
         const options = { serverUrl: server, fetchFn: asFetch, ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
-        let result = await auth(provider, options);
+        // the browser is opened inside auth() and the redirect waited for after it: a person's time, not the call's
+        let result = provider.interactive ? await personActs(() => auth(provider, options)) : await auth(provider, options);
         if (result === 'REDIRECT') {
-          const authorizationCode = await provider.redirected();
+          const authorizationCode = await personActs(() => provider.redirected());
           result = await auth(provider, { ...options, authorizationCode });
         }
         if (result !== 'AUTHORIZED') throw new McpError(`the sign-in to ${server.origin} did not complete`);

@@ -120,5 +120,5 @@ export async function oauthSessionFetch(server: URL, identity: IdentityHandle, a
     ...(enterprise ? { enterprise } : {}),
   });
   const asFetch = authorizationFetch(a, requestTimeoutMs, () => provider.issuerOrigin);
-  return signInFetch(server, provider, next, asFetch);
+  return signInFetch(server, provider, next, asFetch, o.whileAPersonActs);
 }

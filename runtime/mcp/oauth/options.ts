@@ -16,6 +16,8 @@ export interface OAuthOptions {
   authorizeTimeoutMs?: number;
   /** the most one metadata, registration or token request may take, in ms (default 10 s) */
   requestTimeoutMs?: number;
+  /** the host's: runs the wait for a person's sign-in with the tool calls' time limits stopped (runtime/run/host.ts) */
+  whileAPersonActs?: <T>(f: () => Promise<T>) => Promise<T>;
 }
 
 export const DEFAULT_AUTHORIZE_TIMEOUT_MS = 5 * 60_000;

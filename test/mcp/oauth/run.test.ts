@@ -37,3 +37,26 @@ test('a program signs in with identity::oauth through the run API\'s opener; the
     rs.close();
   }
 });
+
+test('the time a person takes to sign in does not count against the tool call\'s time limit', async () => {
+  const as = await authServer();
+  const rs = await mcpServer(as);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-oauth-run-'));
+  const file = path.join(dir, 'p.tn');
+  fs.writeFileSync(file, `let r = call("mcp_call", grant identity::oauth("svc"), "${rs.url}/mcp", "whoami", {}, {});\ncall("echo", r["text"]);\n`);
+  const lines: string[] = [];
+  // the person takes twice the limit before the browser comes back
+  const slowPerson = async (url: string) => {
+    await new Promise((r) => setTimeout(r, 4000));
+    await headlessBrowser([])(url);
+  };
+  try {
+    const run = await startRun({ file, cwd: dir, model: 'mock', fetchSchemas: false, toolTimeoutMs: 2000, authority: { allowNet: ['127.0.0.1:*'], vault: new MemoryVault({}), oauth: { openUrl: slowPerson } }, onOutput: (l) => lines.push(l) });
+    const result = await run.start();
+    assert.equal(result.kind, 'done', JSON.stringify(result).slice(0, 400));
+    assert.deepEqual(lines, ['you sent Bearer «redacted:oauth:svc»']);
+  } finally {
+    as.close();
+    rs.close();
+  }
+});
