@@ -63,7 +63,7 @@ export interface RunOptions {
   maxTimeMs?: number;
   /** token budgets of every process's P1 (`working`) and P2 (`episodic`) tiers (default 8,000 and 32,000) */
   context?: { working?: number; episodic?: number };
-  /** the most one effect tool call (files, HTTP, environment, knowledge) may take, approvals not counted (default 30,000 ms; 0 = none) */
+  /** the most one effect tool call (files, HTTP, environment, knowledge) may take, approvals and OAuth sign-ins not counted (default 30,000 ms; 0 = none) */
   toolTimeoutMs?: number;
   /** seeds the scheduler: interleavings vary by seed and replay exactly */
   seed?: number;
