@@ -83,6 +83,7 @@ test('conformance: the elicitation client scenario fails as the baseline expects
 // OAuth (runtime/mcp/oauth): the suite's 22 auth/* client scenarios, in its four suites (the
 // 2025-11-25 ones, the 2025-03-26 back-compatibility, the drafts, the extensions). client.mjs signs
 // in under identity::oauth; its "browser" follows the suite's redirect to Turn's loopback listener.
+// A suite runs its scenarios in parallel (14 turn processes at once): each may take up to 60 s.
 const AUTH_SCENARIOS = [
   'auth/metadata-default', 'auth/metadata-var1', 'auth/metadata-var2', 'auth/metadata-var3', 'auth/basic-cimd',
   'auth/scope-from-www-authenticate', 'auth/scope-from-scopes-supported', 'auth/scope-omitted-when-undefined', 'auth/scope-step-up', 'auth/scope-retry-limit',
@@ -95,7 +96,7 @@ const AUTH_SCENARIOS = [
 test('conformance: every auth/* client scenario passes against Turn\'s client (OAuth 2.1)', { skip }, async () => {
   const passed = new Map<string, boolean>();
   for (const suite of ['auth', 'backcompat', 'draft', 'extensions']) {
-    const r = await run(CONFORMANCE, ['client', '--command', CLIENT, '--suite', suite, '--timeout', '20000', '--expected-failures', BASELINE, '-o', results]);
+    const r = await run(CONFORMANCE, ['client', '--command', CLIENT, '--suite', suite, '--timeout', '60000', '--expected-failures', BASELINE, '-o', results]);
     assert.equal(r.code, 0, `${suite}:\n${r.out}`);
     for (const [name, ok] of summary(r.out)) passed.set(name, ok);
   }
