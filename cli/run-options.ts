@@ -15,6 +15,7 @@ export const AUTHORITY_OPTIONS = {
   'max-model-tokens': { type: 'string' },
   approve: { type: 'string' },
   'approve-effects': { type: 'string' },
+  'oauth-client-metadata': { type: 'string' },
 } as const;
 
 export const AUTHORITY_USAGE = `authority options (nothing is granted unless given):
@@ -33,7 +34,10 @@ export const AUTHORITY_USAGE = `authority options (nothing is granted unless giv
   --approve-effects KINDS effects that need approval: network, files, model, env (comma-separated)
   --approve all|none|ask  who approves them (default: ask on the terminal; deny without one)
   --answer KEY=ANSWER     answer an MCP server's question (elicitation) KEY: accept, decline, cancel or
-                          a JSON map of its fields (repeatable; a waiting run names KEY; * answers all)`;
+                          a JSON map of its fields (repeatable; a waiting run names KEY; * answers all)
+  --oauth-client-metadata URL
+                          Turn's client ID metadata document (https), the client id where an MCP server's
+                          authorization server supports them (identity::oauth; docs/mcp.md, Authorization)`;
 
 /** The options of `turn run` that shape its host (plain and durable runs alike). */
 export const RUN_OPTIONS = {
@@ -111,6 +115,18 @@ function answersOption(value: unknown): Record<string, string> {
   return out;
 }
 
+/** A client ID metadata document's URL: https, with a path (SEP-991). */
+function clientMetadataUrl(value: unknown): string {
+  let u: URL | undefined;
+  try {
+    u = new URL(String(value));
+  } catch {
+    u = undefined;
+  }
+  if (!u || u.protocol !== 'https:' || u.pathname === '/') throw new UsageError(`--oauth-client-metadata needs an https URL with a path, got \`${String(value)}\``);
+  return u.href;
+}
+
 /** The run options the flags describe (throws UsageError on a malformed value). */
 export function runOptionsFrom(values: Values): RunOptions {
   if (values.offline === true && values['refresh-schemas'] === true) throw new UsageError('--offline and --refresh-schemas cannot be used together');
@@ -144,6 +160,7 @@ export function runOptionsFrom(values: Values): RunOptions {
       ...(values.approve !== undefined ? { approve: approveMode(values.approve) } : {}),
       ...(values.secrets !== undefined ? { secretsFile: String(values.secrets) } : {}),
       ...(values['allow-knowledge'] === true ? { allowKnowledge: true } : {}),
+      ...(values['oauth-client-metadata'] !== undefined ? { oauth: { clientMetadataUrl: clientMetadataUrl(values['oauth-client-metadata']) } } : {}),
     },
   };
 }

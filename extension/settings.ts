@@ -70,7 +70,7 @@ export function workspaceStoreDir(cwd: string): string {
  * `durableRuns`, `store` is the workspace's store: the run panel's runs are durable (the debugger
  * takes only the authority and budgets from here).
  */
-export function runOptionsFromSettings(s: RunSettings, cwd: string, extra: Pick<AuthorityOptions, 'vault' | 'approve'> = {}): RunOptions {
+export function runOptionsFromSettings(s: RunSettings, cwd: string, extra: Pick<AuthorityOptions, 'vault' | 'approve' | 'oauth'> = {}): RunOptions {
   return {
     cwd,
     model: s.model,

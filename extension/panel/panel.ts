@@ -134,7 +134,9 @@ export class RunPanel {
     const folder = vscode.workspace.getWorkspaceFolder(uri);
     const cwd = folder?.uri.fsPath ?? path.dirname(file);
     const settings = readRunSettings((key, dflt) => config.get(key, dflt));
-    return runOptionsFromSettings(settings, cwd, { vault: this.vault, approve: (request) => this.vault.approve(request) });
+    // an MCP server's OAuth sign-in opens in the user's browser through VS Code (runtime/mcp/oauth)
+    const openUrl = async (url: string): Promise<void> => void (await vscode.env.openExternal(vscode.Uri.parse(url, true)));
+    return runOptionsFromSettings(settings, cwd, { vault: this.vault, approve: (request) => this.vault.approve(request), oauth: { openUrl } });
   }
 
   /** Once a stored run has ended, the webview gets its journal (what-if and the scrubber work on it). */

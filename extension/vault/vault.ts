@@ -45,6 +45,11 @@ export class TurnVault implements Vault {
     this.changed.fire();
   }
 
+  /** What the runtime obtains itself and keeps here: an MCP server's OAuth tokens, under `oauth:<name>` (runtime/mcp/oauth). */
+  save(name: string, secret: string): Promise<void> {
+    return this.store(name, secret);
+  }
+
   async remove(name: string): Promise<void> {
     await guard(() => Promise.resolve(this.context.secrets.delete(SECRET_STORAGE_PREFIX + name)));
     await this.remember(name, false);

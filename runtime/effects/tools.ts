@@ -22,6 +22,7 @@ import { MCP_TOOLS } from '../mcp/tools.js';
 import { CALLER_TOOLS } from '../mcp/caller-tools.js';
 import type { McpCaller } from '../ports/mcp-caller.js';
 import type { McpSessions } from '../mcp/sessions.js';
+import type { OAuthOptions } from '../mcp/oauth/options.js';
 
 export class ToolError extends Error {}
 
@@ -73,6 +74,8 @@ export interface EffectToolContext {
   mcpCaller?: McpCaller;
   /** stops the effect's time limit while `f` (a question to a person: an MCP server's elicitation) runs */
   holdClock?<T>(f: () => Promise<T>): Promise<T>;
+  /** how an MCP session under `identity::oauth` signs in (runtime/mcp/oauth) */
+  oauth?: OAuthOptions;
 }
 
 function str(tool: string, v: unknown, what = 'argument'): string {

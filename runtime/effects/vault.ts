@@ -5,6 +5,8 @@
 //   CLI:     EnvVault (TURN_SECRET_<NAME>) chained with an optional FileVault (`--secrets FILE`).
 //   VS Code: SecretStorageVault over the extension's SecretStorage (wired in the extension issue).
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 export interface VaultEntry {
   /** The secret's name (never its value). */
@@ -27,6 +29,12 @@ export interface Vault {
   readySecrets?(): Promise<{ name: string; secret: string }[]>;
   /** Files that hold secrets (a `--secrets` file): never readable or writable through the file effects. */
   files?(): string[];
+  /**
+   * Keeps `secret` under `name`, for what the host itself obtains: an MCP server's OAuth client
+   * registration and tokens (runtime/mcp/oauth, under names like `oauth:github`, which no grant can
+   * name). Only vaults that can write have it.
+   */
+  save?(name: string, secret: string): Promise<void>;
 }
 
 /** A vault that cannot be used (a world-readable secrets file, a malformed file...). */
@@ -182,9 +190,11 @@ export function parseSecretsFile(text: string, file = 'secrets file'): Map<strin
 
 /** Asks each vault in order; the first that has the secret wins. `list` merges (first source wins). */
 export class ChainVault implements Vault {
+  private readonly saved = new Map<string, string>();
   constructor(private readonly vaults: Vault[]) {}
 
   async resolve(name: string): Promise<string | undefined> {
+    if (this.saved.has(name)) return this.saved.get(name);
     for (const v of this.vaults) {
       const s = await v.resolve(name);
       if (s !== undefined) return s;
@@ -215,6 +225,14 @@ export class ChainVault implements Vault {
   files(): string[] {
     return this.vaults.flatMap((v) => v.files?.() ?? []);
   }
+
+  /** Saved in the first vault that can write, and asked first from now on (an earlier vault's older value would shadow it). */
+  async save(name: string, secret: string): Promise<void> {
+    const writable = this.vaults.find((v) => v.save);
+    if (!writable?.save) throw new VaultError(`no vault can keep "${name}" (the run's vaults are read-only)`);
+    await writable.save(name, secret);
+    this.saved.set(name, secret);
+  }
 }
 
 /**
@@ -223,6 +241,8 @@ export class ChainVault implements Vault {
  */
 export interface SecretStorageLike {
   get(key: string): PromiseLike<string | undefined>;
+  /** VS Code's `SecretStorage.store`: without it the vault is read-only. */
+  store?(key: string, value: string): PromiseLike<void>;
   /** Present in newer VS Code versions; without it `list()` returns only names stored via `known`. */
   keys?(): PromiseLike<string[]>;
 }
@@ -247,11 +267,79 @@ export class SecretStorageVault implements Vault {
       : this.known();
     return [...new Set(keys)].sort().map((name) => ({ name, source: 'vscode:SecretStorage' }));
   }
+
+  async save(name: string, secret: string): Promise<void> {
+    if (!this.storage.store) throw new VaultError(`this editor's SecretStorage cannot keep "${name}"`);
+    await this.storage.store(SECRET_STORAGE_PREFIX + name, secret);
+  }
+}
+
+/**
+ * The CLI's writable vault: what the host obtains itself (MCP servers' OAuth registrations and
+ * tokens), a JSON object of name → text in a file only its owner may read or write (mode 600, in
+ * a folder of mode 700), replaced whole by a rename so a reader never sees half of it. Like a
+ * `--secrets` file, one that other users can read or write is refused. Its default place is
+ * `~/.turn/tokens.json` (`TURN_TOKENS_FILE` moves it; `tokensFile`).
+ */
+export class TokenFileVault implements Vault {
+  constructor(readonly file: string) {}
+
+  private async read(): Promise<Record<string, string>> {
+    let text: string;
+    try {
+      const stat = await fs.promises.stat(this.file);
+      if (process.platform !== 'win32' && (stat.mode & 0o066) !== 0) {
+        throw new VaultError(`the token file ${this.file} is accessible to other users; refusing to use it. Run: chmod 600 ${this.file}`);
+      }
+      text = await fs.promises.readFile(this.file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw e;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new VaultError(`the token file ${this.file} is not JSON (remove it to sign in again)`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new VaultError(`the token file ${this.file} is not a JSON object`);
+    return Object.fromEntries(Object.entries(parsed).filter(([, v]) => typeof v === 'string'));
+  }
+
+  async resolve(name: string): Promise<string | undefined> {
+    const all = await this.read();
+    return Object.hasOwn(all, name) ? all[name] : undefined;
+  }
+
+  async list(): Promise<VaultEntry[]> {
+    return Object.keys(await this.read()).sort().map((name) => ({ name, source: `file:${this.file}` }));
+  }
+
+  async save(name: string, secret: string): Promise<void> {
+    const all = await this.read();
+    all[name] = secret;
+    await fs.promises.mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    await fs.promises.writeFile(tmp, JSON.stringify(all, null, 2) + '\n', { mode: 0o600 });
+    await fs.promises.rename(tmp, this.file);
+  }
+
+  files(): string[] {
+    return [this.file];
+  }
+}
+
+/** Where the CLI keeps OAuth tokens: `$TURN_TOKENS_FILE`, else `~/.turn/tokens.json`. */
+export function tokensFile(env: Record<string, string | undefined> = process.env): string {
+  return env.TURN_TOKENS_FILE || path.join(os.homedir(), '.turn', 'tokens.json');
 }
 
 /** An in-memory vault (tests, embedding). */
 export class MemoryVault implements Vault {
   constructor(private readonly secrets: Record<string, string>) {}
+  async save(name: string, secret: string): Promise<void> {
+    this.secrets[name] = secret;
+  }
   async resolve(name: string): Promise<string | undefined> {
     return Object.hasOwn(this.secrets, name) ? this.secrets[name] : undefined;
   }
@@ -684,6 +772,11 @@ export class RedactingVault implements Vault {
   }
   files(): string[] {
     return this.inner.files?.() ?? [];
+  }
+  async save(name: string, secret: string): Promise<void> {
+    if (!this.inner.save) throw new VaultError(`no vault can keep "${name}" (the run's vaults are read-only)`);
+    this.redactor.add(name, secret);
+    await this.inner.save(name, secret);
   }
   /** Adds every secret of the inner vault's `readySecrets()` to the Redactor now (the host does, before the program starts). */
   async registerReady(): Promise<void> {

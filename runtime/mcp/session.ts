@@ -30,6 +30,7 @@ import { check, requireApproval, EffectDenied } from '../effects/capabilities.js
 import { describeIdentity, injectIdentity, secretName, secretOptional, type IdentityHandle } from '../effects/identity.js';
 import type { Redactor, Vault } from '../effects/vault.js';
 import { boundedResponse, requestIds } from './http-bound.js';
+import { oauthSessionFetch, type OAuthOptions } from './oauth/index.js';
 import { authorizeLaunch, type LaunchAuthority } from './launch.js';
 import { boundedDepth } from './reply.js';
 import { questionOf, type ElicitationAnswer, type ElicitationQuestion } from './elicitation.js';
@@ -43,6 +44,8 @@ export const CLIENT_INFO = { name: 'turn', version: '1.0.0' };
 export interface SessionAuthority extends LaunchAuthority {
   vault?: Vault;
   redactor?: Redactor;
+  /** how an `identity::oauth` session signs in (runtime/mcp/oauth) */
+  oauth?: OAuthOptions;
   /** Defaults to Node's global fetch. */
   fetch?: typeof globalThis.fetch;
 }
@@ -515,7 +518,8 @@ async function httpTransport(url: string, a: SessionAuthority, identity?: Identi
   const who = identity ? ` with ${describeIdentity(identity)}` : '';
   await requireApproval(verdict.approve, { effect: 'network', summary: `connect to the MCP server ${target.origin}${target.pathname}${who}`, ...(a.pid !== undefined ? { pid: a.pid } : {}) }, a.approve, a.journal);
   let secret: string | undefined;
-  if (identity) {
+  // an OAuth grant has no secret of its own: the sign-in's tokens are added by its fetch (runtime/mcp/oauth)
+  if (identity && identity.kind !== 'oauth') {
     const name = secretName(identity);
     secret = await a.vault?.resolve(name);
     if (secret === undefined && !secretOptional(identity)) throw new EffectDenied(`the secret "${name}" for ${describeIdentity(identity)} is not set`);
@@ -534,5 +538,6 @@ async function httpTransport(url: string, a: SessionAuthority, identity?: Identi
     const response = await base(out.url.href, { ...init, headers: out.headers, redirect: 'manual' });
     return boundedResponse(response, DEFAULT_MAX_REPLY_BYTES, (init?.method ?? 'GET') === 'POST' ? requestIds(init?.body) : []);
   };
-  return new StreamableHTTPClientTransport(target, { fetch: guarded });
+  const fetch = identity?.kind === 'oauth' ? await oauthSessionFetch(target, identity, a, guarded) : guarded;
+  return new StreamableHTTPClientTransport(target, { fetch });
 }

@@ -8,6 +8,7 @@ import { forgedMessage, isHandle, looksLikeHandle, type IdentityHandle } from '.
 import type { Redactor, Vault } from '../effects/vault.js';
 import { toolReply } from './reply.js';
 import { McpError, serverSpec } from './server.js';
+import type { OAuthOptions } from './oauth/index.js';
 import type { ClockHold, McpSessions } from './sessions.js';
 
 /** What an MCP tool needs of the host's effect context (runtime/effects/tools.ts's EffectToolContext has it all). */
@@ -29,6 +30,8 @@ export interface McpToolContext {
   mcp?: McpSessions;
   /** stops the call's time limit while a person answers a server's question (runtime/run/host.ts) */
   holdClock?: ClockHold;
+  /** how an `identity::oauth` session signs in (runtime/mcp/oauth) */
+  oauth?: OAuthOptions;
 }
 
 /** The tool names, and which of them change nothing (replayed or retried freely). */

@@ -9,7 +9,7 @@ import type { EffectToolContext } from '../effects/tools.js';
 import { providerKeyNamesIn, scrubInitialEnvironment } from '../effects/environ.js';
 import type { Bundle } from '../compile/bundle.js';
 import { modelGrant, toolGrant, type GrantContext } from '../effects/grants.js';
-import { ChainVault, EnvVault, FileVault, RedactingVault, Redactor, StreamRedactor, VaultError, type Vault } from '../effects/vault.js';
+import { ChainVault, EnvVault, FileVault, RedactingVault, Redactor, StreamRedactor, TokenFileVault, VaultError, tokensFile, type Vault } from '../effects/vault.js';
 import { openTrace, type TraceSink } from '../events/trace.js';
 import type { RunEvent, RunEventBody } from '../events/index.js';
 import { MAX_SAMPLES, selfConsistent } from '../infer/consistency.js';
@@ -73,40 +73,71 @@ function approver(a: AuthorityOptions): string {
   return 'the terminal (--approve ask)';
 }
 
+/** The clocks of the tool calls under way, which a person's sign-in to an MCP server (runtime/mcp/oauth) stops while it waits. */
+type Clocks = Set<{ stop(): void; restart(): void }>;
+
+/** Runs `f` (a person signing in) with every running tool call's clock stopped; each starts again after. */
+async function whileAPersonActs<T>(clocks: Clocks, f: () => Promise<T>): Promise<T> {
+  const stopped = [...clocks];
+  for (const c of stopped) c.stop();
+  try {
+    return await f();
+  } finally {
+    for (const c of stopped) c.restart();
+  }
+}
+
 /**
  * Performs an effect tool within `limitMs`: past it, the call fails (an `EffectError` the program
- * can catch) and its late result is dropped. The time an approval waits for a person does not
- * count: the clock starts again once the approval is decided.
+ * can catch) and its late result is dropped. The time an approval or a sign-in waits for a person
+ * does not count: the clock starts again once the person is done.
  */
-function timed(effects: EffectToolContext, request: ToolRequest, limitMs: number): Promise<unknown> {
+function timed(effects: EffectToolContext, request: ToolRequest, limitMs: number, clocks: Clocks): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
-    let held = 0; // questions to a person open now (holdClock): the clock starts again when the last is answered
+    let settled = false;
+    // people acting now (an approval, an MCP server's question, a sign-in): the clock starts again when the last is done
+    let held = 0;
     const arm = (): void => {
       clearTimeout(timer);
-      if (held > 0) return;
+      if (settled || held > 0) return;
       timer = setTimeout(() => {
         reject(new Error(`${request.name} took longer than ${limitMs / 1000} s, the time limit of a tool call; raise it with --tool-timeout`));
       }, limitMs);
     };
-    const approve = effects.approve;
+    const clock = {
+      stop: (): void => {
+        held++;
+        clearTimeout(timer);
+      },
+      restart: (): void => {
+        held--;
+        arm();
+      },
+    };
+    clocks.add(clock);
     const holding = async <T>(f: () => Promise<T>): Promise<T> => {
-      held++;
-      clearTimeout(timer);
+      clock.stop();
       try {
         return await f();
       } finally {
-        held--;
-        arm();
+        clock.restart();
       }
     };
+    const approve = effects.approve;
     const ctx: EffectToolContext = {
       ...effects,
       holdClock: holding,
       ...(approve ? { approve: (r: Parameters<typeof approve>[0]) => holding(() => approve(r)) } : {}),
     };
     arm();
-    void performTool(ctx, request).then(resolve, reject).finally(() => clearTimeout(timer));
+    void performTool(ctx, request)
+      .then(resolve, reject)
+      .finally(() => {
+        settled = true;
+        clocks.delete(clock);
+        clearTimeout(timer);
+      });
   });
 }
 
@@ -218,6 +249,8 @@ async function knownSecrets(options: Pick<RunOptions, 'env' | 'authority'>, reda
       throw e;
     }
   }
+  // where the host keeps the OAuth tokens it obtains (runtime/mcp/oauth); the editor's vault keeps its own
+  if (!options.authority?.vault) vaults.push(new TokenFileVault(tokensFile(env)));
   const vault = new RedactingVault(new ChainVault(vaults), redactor);
   await vault.registerReady();
   registerProviderKeys(redactor, env);
@@ -332,6 +365,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   const toolTimeoutMs = options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const usage = newUsage();
   const mcp = new McpSessions();
+  const clocks: Clocks = new Set();
   // the program's once it is compiled (allowLaunches): until then no stdio server is started;
   // asked only when a server is launched, so a run without one never looks for its launch maps
   let launchesOf: Pick<Bundle, 'launchMaps'> | undefined;
@@ -350,6 +384,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     providerKeyNames,
     writtenLaunches,
     ...(options.mcpCaller ? { mcpCaller: options.mcpCaller } : {}),
+    oauth: { ...a.oauth, whileAPersonActs: (f) => whileAPersonActs(clocks, f) },
     // HTTP requests time out with the tool limit unless a call asks for less
     ...(toolTimeoutMs > 0 ? { timeoutMs: toolTimeoutMs } : {}),
   };
@@ -464,7 +499,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
       guard(async () => {
         if (hold) await hold({ kind: 'effect', pid: request.pid, description: `waiting on an effect (${request.name})` });
         const ctx = request.approvals ? { ...effects, approve: journaled(request.approvals) } : effects;
-        return toolTimeoutMs > 0 ? timed(ctx, request, toolTimeoutMs) : performTool(ctx, request);
+        return toolTimeoutMs > 0 ? timed(ctx, request, toolTimeoutMs, clocks) : performTool(ctx, request);
       }),
     // the grant each effect's journal entry records (runtime/effects/grants.ts)
     grantOf: (effect) => {

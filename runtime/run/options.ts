@@ -3,6 +3,7 @@
 import type { McpCaller } from '../ports/mcp-caller.js';
 import type { ApprovalHook } from '../effects/capabilities.js';
 import type { Vault } from '../effects/vault.js';
+import type { OAuthOptions } from '../mcp/oauth/options.js';
 import type { RunEvent } from '../events/index.js';
 import type { RunStore } from '../store/types.js';
 import type { ChildPlacement } from '../ports/placement.js';
@@ -33,6 +34,8 @@ export interface AuthorityOptions {
   secretsFile?: string;
   /** std/knowledge may open its store (`.turn/knowledge.db`, or $TURN_STORE_DIR) without a write grant on its folder */
   allowKnowledge?: boolean;
+  /** how an MCP server under `identity::oauth("name")` is signed in to: the opener of its URL (the editor's), Turn's client ID metadata document (docs/mcp.md, *Authorization*) */
+  oauth?: OAuthOptions;
   /** who set these grants, as a journal entry names it: `turn run`'s flags (the default) or the editor's settings */
   grantedBy?: 'flags' | 'settings';
 }
@@ -62,7 +65,7 @@ export interface RunOptions {
   maxTimeMs?: number;
   /** token budgets of every process's P1 (`working`) and P2 (`episodic`) tiers (default 8,000 and 32,000) */
   context?: { working?: number; episodic?: number };
-  /** the most one effect tool call (files, HTTP, environment, knowledge) may take, approvals not counted (default 30,000 ms; 0 = none) */
+  /** the most one effect tool call (files, HTTP, environment, knowledge) may take, approvals and OAuth sign-ins not counted (default 30,000 ms; 0 = none) */
   toolTimeoutMs?: number;
   /** seeds the scheduler: interleavings vary by seed and replay exactly */
   seed?: number;

@@ -26,12 +26,36 @@ const programs = {
 };
 /** the operator's answers, as `turn run` takes them, per scenario */
 const answers = { 'elicitation-sep1034-client-defaults': ['--answer', '*=accept'] };
-// any other scenario (OAuth): connect, list and call the first tool
-const fallback = `let tools = call("mcp_tools", null, ${lit(url)});\nif call("len", tools) > 0 { let r = call("mcp_call", null, ${lit(url)}, tools[0]["name"], {}, {}); call("echo", r["text"]); }\n`;
+// any other scenario (elicitation, OAuth): connect, list and call the first tool
+const firstTool = (auth) => `let tools = call("mcp_tools", ${auth}, ${lit(url)});\nif call("len", tools) > 0 { let r = call("mcp_call", ${auth}, ${lit(url)}, tools[0]["name"], {}, {}); call("echo", r["text"]); }\n`;
+const fallback = firstTool('null');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-conformance-client-'));
 const file = path.join(dir, 'client.tn');
-fs.writeFileSync(file, programs[scenario] ?? fallback);
 const host = new URL(url).host;
-const r = spawnSync(process.execPath, [path.join(root, 'bin', 'turn.js'), 'run', file, '--allow-net', host, ...(answers[scenario] ?? [])], { stdio: 'inherit' });
+let args = ['--allow-net', host, ...(answers[scenario] ?? [])];
+const env = { ...process.env };
+if (scenario.startsWith('auth/')) {
+  // OAuth (runtime/mcp/oauth): the same, signed in under identity::oauth. The suite's authorization
+  // server is another port of localhost, and its authorize endpoint redirects at once: the
+  // "browser" is browser.mjs, which follows that redirect to Turn's loopback listener. Tokens go to
+  // a file of this run's; Turn's client ID metadata document is the URL the suite expects.
+  fs.writeFileSync(file, `let id = grant identity::oauth("conformance");\n${firstTool('id')}`);
+  args = ['--allow-net', 'localhost:*', '--oauth-client-metadata', 'https://conformance-test.local/client-metadata.json'];
+  env.TURN_BROWSER = JSON.stringify([process.execPath, path.join(path.dirname(fileURLToPath(import.meta.url)), 'browser.mjs')]);
+  env.TURN_TOKENS_FILE = path.join(dir, 'tokens.json');
+  const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
+  // a pre-registered client: the vault's `<name>.client` secret
+  const client = context.client_secret ? `${context.client_id}:${context.client_secret}` : context.client_id;
+  if (scenario.startsWith('auth/client-credentials-')) {
+    // a machine client (the client credentials grant): `<name>.client_credentials`, and its key for private_key_jwt
+    env.TURN_SECRET_CONFORMANCE_CLIENT_CREDENTIALS = client;
+    if (context.private_key_pem) env.TURN_SECRET_CONFORMANCE_CLIENT_KEY = context.private_key_pem;
+  } else if (context.client_id) env.TURN_SECRET_CONFORMANCE_CLIENT = client;
+  // enterprise-managed authorization (SEP-990): the operator's identity provider and the ID token it gave them, `<name>.idp`
+  if (context.idp_id_token) env.TURN_SECRET_CONFORMANCE_IDP = JSON.stringify({ token_endpoint: context.idp_token_endpoint, client_id: context.idp_client_id, id_token: context.idp_id_token });
+} else {
+  fs.writeFileSync(file, programs[scenario] ?? fallback);
+}
+const r = spawnSync(process.execPath, [path.join(root, 'bin', 'turn.js'), 'run', file, ...args], { stdio: 'inherit', env });
 fs.rmSync(dir, { recursive: true, force: true });
 process.exit(r.status ?? 1);
