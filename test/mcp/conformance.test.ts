@@ -67,8 +67,25 @@ function summary(out: string): Map<string, boolean> {
   return m;
 }
 
-test('conformance: every non-auth client scenario (initialize, tools_call, sse-retry, elicitation-sep1034-client-defaults) passes against Turn\'s client', { skip }, async () => {
-  for (const scenario of ['initialize', 'tools_call', 'sse-retry', 'elicitation-sep1034-client-defaults']) {
+/** Every scenario the suite knows (`conformance list`), by side: a test must run each, never a chosen few. */
+async function listed(): Promise<{ server: string[]; client: string[] }> {
+  const r = await run(CONFORMANCE, ['list']);
+  assert.equal(r.code, 0, r.out);
+  const out = { server: [] as string[], client: [] as string[] };
+  let side: 'server' | 'client' | undefined;
+  for (const line of r.out.split('\n')) {
+    if (/^Server scenarios/.test(line)) side = 'server';
+    else if (/^Client scenarios/.test(line)) side = 'client';
+    const m = /^\s+- (\S+)/.exec(line);
+    if (m && side) out[side].push(m[1]);
+  }
+  assert.ok(out.server.length > 0 && out.client.length > 0, `conformance list printed no scenarios:\n${r.out}`);
+  return out;
+}
+
+test('conformance: every non-auth client scenario the suite lists passes against Turn\'s client', { skip }, async () => {
+  const scenarios = (await listed()).client.filter((name) => !name.startsWith('auth/'));
+  for (const scenario of scenarios) {
     const r = await run(CONFORMANCE, ['client', '--command', CLIENT, '--scenario', scenario, '-o', results]);
     assert.equal(r.code, 0, `${scenario}:\n${r.out}`);
     assert.match(r.out, /OVERALL: PASSED/, scenario);
@@ -95,7 +112,10 @@ test('conformance: every auth/* client scenario passes against Turn\'s client (O
     assert.equal(r.code, 0, `${suite}:\n${r.out}`);
     for (const [name, ok] of summary(r.out)) passed.set(name, ok);
   }
-  for (const name of AUTH_SCENARIOS) assert.equal(passed.get(name), true, `${name}: ${passed.has(name) ? 'failed' : 'not run'}`);
+  const auth = (await listed()).client.filter((name) => name.startsWith('auth/'));
+  // the suites cover every auth scenario the suite lists, and the list is the one this file names
+  assert.deepEqual([...auth].sort(), [...AUTH_SCENARIOS].sort());
+  for (const name of auth) assert.equal(passed.get(name), true, `${name}: ${passed.has(name) ? 'failed' : 'not run'}`);
 });
 
 /**
@@ -141,8 +161,10 @@ test('conformance: server scenarios against turn mcp, failures only where the ba
       // the whole default server suite passes (baseline.yml lists no server scenario)
       assert.equal(s.size, 30, `the suite's 30 default server scenarios ran:\n${r.out}`);
       for (const [name, passed] of s) assert.equal(passed, true, `${name} passes:\n${r.out}`);
-      // the two scenarios outside the default suite, run by name
-      for (const scenario of ['json-schema-2020-12', 'server-sse-polling']) {
+      // the scenarios outside the default suite (json-schema-2020-12, server-sse-polling), run by name
+      const byName = (await listed()).server.filter((name) => !s.has(name));
+      assert.deepEqual([...byName].sort(), ['json-schema-2020-12', 'server-sse-polling']);
+      for (const scenario of byName) {
         const one = await run(CONFORMANCE, ['server', '--url', proxy.url, '--scenario', scenario, '-o', results]);
         assert.equal(one.code, 0, `${scenario}:\n${one.out}`);
         assert.match(one.out, / 0 failed/, scenario);
