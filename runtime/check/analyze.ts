@@ -17,6 +17,8 @@ import { fieldCheckProblems } from './field-checks.js';
 import { narrowingsOf, pathKey, unionField, type NarrowContext } from './narrow.js';
 import { asWritten, literalTypeOf, neverEqual } from './literal-types.js';
 import { hostToolResult, isHostTool, unknownHostTool } from './host-tools.js';
+import { lengthHint, undefinedCalleeHint } from './hints.js';
+import { withHint } from '../syntax/hints.js';
 /** the built-in struct of a failed child's slot in `gather` (runtime/vm/actors.ts CHILD_ERROR) */
 const CHILD_ERROR = 'ChildError';
 import {
@@ -246,7 +248,8 @@ class Analyzer implements TypeResolver {
   private checkTypeExpr(t: A.TypeExpr, typeParams: ReadonlySet<string> = new Set()): void {
     walk(t, (n) => {
       if (n.kind !== 'NamedType') return;
-      if (!BUILTIN_TYPE_NAMES.has(n.name) && !typeParams.has(n.name) && !this.structs.has(n.name) && !this.aliases.has(n.name)) {
+      // an empty name is the parser's placeholder for a missing type, reported as a syntax error
+      if (n.name !== '' && !BUILTIN_TYPE_NAMES.has(n.name) && !typeParams.has(n.name) && !this.structs.has(n.name) && !this.aliases.has(n.name)) {
         this.report(n.span, `unknown type \`${n.name}\``, 'unknown-type');
       }
     });
@@ -665,14 +668,21 @@ class Analyzer implements TypeResolver {
       return this.fieldType(target.name, e.name.name, e.name.span);
     }
     if (['Num', 'Str', 'Bool', 'Null', 'List'].includes(target.kind)) {
-      this.report(e.name.span, `a ${typeToString(target)} has no field \`${e.name.name}\``, 'unknown-field');
+      const message = `a ${typeToString(target)} has no field \`${e.name.name}\``;
+      const hint = target.kind === 'List' || target.kind === 'Str' ? lengthHint(e.name.name, pathKey(e.target) ?? 'xs') : undefined;
+      this.report(e.name.span, hint ? withHint(message, hint) : message, 'unknown-field');
     }
     return ANY;
   }
 
   private call(e: A.CallExpr, scope: FunctionScope): StaticType {
     const sig = e.callee.kind === 'Identifier' ? scope.lookup(e.callee.name)?.sig : undefined;
+    const reported = this.diagnostics.length;
     const calleeType = this.expr(e.callee, scope);
+    // `echo("hi")`: the undefined name just reported gets a second line saying how Turn calls it
+    const hint = e.callee.kind === 'Identifier' && this.diagnostics.length === reported + 1 ? undefinedCalleeHint(e.callee.name) : undefined;
+    const last = this.diagnostics[reported];
+    if (hint && last.code === 'undefined-name') last.message = withHint(last.message, hint);
     const argTypes: StaticType[] = [];
     for (const x of e.args) argTypes.push(this.expr(x, scope));
     if (['Num', 'Str', 'Bool', 'Null', 'List', 'Map', 'Struct'].includes(calleeType.kind)) {
