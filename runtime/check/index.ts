@@ -9,6 +9,7 @@ import { cachedParse } from '../syntax/parse-cache.js';
 import type { SourceFile } from '../syntax/source.js';
 import { walk } from '../syntax/walk.js';
 import { analyze } from './analyze.js';
+import { contextClosureWarnings } from './context-closures.js';
 import { absorbSchemas, bindSchemas, type AbsorbedSchemas, type SchemaFetching } from './schemas.js';
 
 export interface CheckResult {
@@ -32,7 +33,7 @@ export async function checkSource(filePath: string, text: string, schemaFetching
  * language server re-parses incrementally): analysis, `use` resolution, diagnostics in file order.
  */
 export function checkParsed(filePath: string, file: SourceFile, program: Program, syntax: Diagnostic[], schemas?: AbsorbedSchemas): CheckResult {
-  const semantic = syntax.some((d) => d.code === 'nesting') ? [] : analyze(program, undefined, schemas?.structs, schemas?.apis).diagnostics;
+  const semantic = syntax.some((d) => d.code === 'nesting') ? [] : [...analyze(program, undefined, schemas?.structs, schemas?.apis).diagnostics, ...contextClosureWarnings(program)];
   // One walk finds both kinds of `use`.
   const modules: UseExpr[] = [];
   const schemaUses: UseSchemaExpr[] = [];
