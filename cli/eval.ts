@@ -1,11 +1,12 @@
 // `turn eval FILE --samples N [--model M] [--json]` (docs/testing.md): runs a program or a test file
 // N times against a model and reports pass rate, confidence distribution, tokens and latency.
 import { evalTable, evaluate, EvalError } from '../runtime/index.js';
-import { RUN_OPTIONS, runOptionsFrom, testRunOptions } from './run-options.js';
+import { COMMANDS } from './commands.js';
+import { runOptionsFrom, testRunOptions } from './run-options.js';
 import { EXIT, UsageError, err, numberOption, parse, singleFile } from './usage.js';
 
 export async function evalCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...RUN_OPTIONS, samples: { type: 'string' }, jobs: { type: 'string' }, filter: { type: 'string' } });
+  const { values, positionals } = parse(args, COMMANDS.eval.options, 'eval');
   const file = singleFile(positionals, 'eval');
   const samples = numberOption(values.samples, 'samples') ?? 10;
   if (samples < 1) throw new UsageError('--samples needs at least 1');

@@ -5,24 +5,19 @@
 // 2 a file has syntax errors or cannot be read (it is left untouched; the others are still formatted),
 // 64 the command line is wrong.
 import * as fs from 'node:fs';
-import { parseArgs } from 'node:util';
 import { formatDiagnostic, formatSource, parseSource } from '../runtime/index.js';
 import { InputError, decodeSource, readSourceText } from '../runtime/index.js';
 import { turnFiles } from './files.js';
 import { shownPath } from './report.js';
+import { COMMANDS } from './commands.js';
+import { parse } from './usage.js';
 
 const CODES = { ok: 0, wouldChange: 1, error: 2, usage: 64 } as const;
 
 export const FMT_USAGE = 'usage: turn fmt [--check] FILE|FOLDER... (a folder: the .tn files under it; `turn fmt -` formats standard input to standard output)';
 
 export async function fmtCommand(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options: { check: { type: 'boolean' } }, allowPositionals: true, strict: true });
-  } catch (e) {
-    process.stderr.write(`turn: ${(e as Error).message}\n${FMT_USAGE}\n`);
-    return CODES.usage;
-  }
+  const parsed = parse(args, COMMANDS.fmt.options, 'fmt');
   const files = parsed.positionals;
   const check = parsed.values.check === true;
   if (files.length === 0) {

@@ -7,83 +7,47 @@ import packageJson from '../package.json';
 // test runner, the MCP server, the knowledge store ...) is then initialised only by the commands
 // that use it, not at every start (docs/performance.md, *Cold start, third pass*).
 import { compileProgram, knownSecretsRedactor, RunSetupError } from '../runtime/run/index.js';
-import { AUTHORITY_USAGE, runGrantList } from './run-options.js';
-import { EXIT, UsageError, parse } from './usage.js';
+import { runGrantList } from './run-options.js';
+import { COMMANDS, commandHelp, isCommand, mainHelp } from './commands.js';
+import { EXIT, UsageError, closestName, parse } from './usage.js';
 import { turnFiles } from './files.js';
 import { printSetupError } from './report.js';
 import { enableEnvironScrub, scrubInitialEnvironment } from '../runtime/effects/environ.js';
 
 export { EXIT, UsageError } from './usage.js';
 
-const USAGE = `usage: turn <command> [options]
+/** `--help` or `-h` among a command's arguments (before a `--`, after which arguments are not options). */
+function asksForHelp(args: string[]): boolean {
+  for (const a of args) {
+    if (a === '--') return false;
+    if (a === '--help' || a === '-h') return true;
+  }
+  return false;
+}
 
-commands:
-  run FILE      compile and run a Turn program
-  check PATH... report diagnostics without running (same format and exit code as run); a folder
-                stands for the .tn files under it;
-                --refresh-schemas fetches the URL specs of use schema::... again; --offline fetches
-                nothing at compile time (cached specs only); run takes both too; --allow-run GRANT
-                (and --allow-env NAMES for its pass_env) lets it launch a stdio MCP server of
-                use schema::mcp({...}) to list its tools; it shows the launch maps the program
-                writes and warns where a grant leaves an interpreter's arguments free
-  mcp FILE      serve the closures FILE returns as MCP tools over stdio, each call a run with the
-                run options given (docs/mcp.md); --port N serves HTTP on 127.0.0.1 to clients
-                sending the bearer token it prints (or the one in --token-file FILE, mode 0600)
-  resume RUN    continue a durable run (suspended, or killed) from its journal (docs/durability.md)
-  runs          list the runs in a store, with their status
-  inspect RUN   a run's processes, context tiers, memory, mailboxes, pending/unknown effects, journal tail
-  resolve RUN STEP --ok JSON | --error MESSAGE | --retry   settle an effect whose outcome is unknown
-  fmt PATH...   format files (or the .tn files under a folder) in place (--check: change nothing,
-                exit 1 if a file would change)
-  serve --restate-admin ADMIN_URL [--port N] [--advertise URL] [--ingress URL]
-                a worker hosting Turn runs on Restate, registered with its admin API (docs/scale-out.md)
-  submit FILE --restate URL [--wait] [--spread] [run options]
-                start a run on Restate (URL: its ingress) and print its id; --wait prints its output
-                and exits as run would; --spread may place its children on other workers;
-                runs, inspect, resume and resolve take --restate URL too
-  test [PATHS]  run the tests of *_test.tn files, replaying recorded model replies (docs/testing.md):
-                --filter NAME, --reporter spec|tap|junit|json, --record / --update with --model M,
-                --jobs N; run options (--max-steps, --max-time, --allow-*...) apply to each test
-  record RUN    a stored run's model replies as a test's recording (--store DIR, --test FILE, --name NAME)
-  eval FILE     run a program or test file N times against a model: pass rate, confidence, tokens,
-                latency (--samples N, --model M, --json)
-  lsp           start the language server on standard input and output
-  version       print the version
+/** `turn help [COMMAND]`. */
+function help(args: string[]): number {
+  if (args.length === 0) {
+    process.stdout.write(mainHelp() + '\n');
+    return EXIT.ok;
+  }
+  if (args.length > 1 || !isCommand(args[0])) throw new UsageError(args.length > 1 ? '`turn help` takes one COMMAND' : unknownCommand(args[0]));
+  process.stdout.write(commandHelp(args[0]) + '\n');
+  return EXIT.ok;
+}
 
-run options:
-  --json              print the program's result as one JSON line at the end
-  --model NAME        model provider for \`infer\`: mock (the default), script:FILE, openai:MODEL,
-                      ollama:MODEL, anthropic:MODEL, wasm:DRIVER.wasm or llama:MODEL.gguf (in process,
-                      needs the node-llama-cpp package); options and time limits: docs/inference.md;
-                      without it: TURN_MODEL, then Turn v1's TURN_LLM_PROVIDER (.turn_modules/NAME.wasm)
-  --trace             print the run's events (model requests, replies, retries...) as JSON lines on stderr
-  --trace-file FILE   write them to FILE instead
-  --max-steps N       stop a runaway program after about N VM steps (loop turns, calls, resumptions
-                      from a wait; default 200000000, 0 = no limit)
-  --context-working N, --context-episodic N
-                      token budgets of every process's P1 and P2 context tiers (default 8000, 32000)
-  --max-alloc N       stop it once it has made N cells (about 8 bytes each) of lists, maps, structs
-                      and text over the run (default 50000000, about 400 MB; 0 = no limit)
-  --max-time SECONDS  stop it after SECONDS of wall-clock time, where main stands (default: no limit)
-  --tool-timeout SECONDS  the most one effect tool call (files, HTTP, env...) may take, approvals not
-                      counted; past it the call fails with an EffectError (default 30, 0 = no limit)
-  --seed N            seed the scheduler: interleavings vary by seed and replay exactly (default: arrival
-                      order); also sent as the seed of every model call
-  --temperature T     the sampling temperature of every model call (default: the model spec's, else the server's)
-  --max-tokens N      the output bound of every model call (default: the spec's max_tokens, else derived from the type)
-  --consistency K     ask each model call K times and take their agreement as the confidence (default 1)
-  --store DIR         a durable run: journal every nondeterministic step in the store in DIR (also for
-                      resume, runs, inspect, resolve; default \$TURN_STORE_DIR, else .turn/)
-  --durable           a durable run in the default store folder
-
-${AUTHORITY_USAGE}
-
-exit codes: 0 success (or suspended), 1 run-time error, 2 compile error or unreadable file,
-  3 a durable run waits for a decision about an unknown outcome, 64 usage error,
-  130 / 143 interrupted by SIGINT / SIGTERM (a durable run is saved: turn resume continues it)`;
+function unknownCommand(name: string): string {
+  const close = closestName(name, Object.keys(COMMANDS));
+  return `unknown command \`${name}\`${close ? ` (did you mean \`${close}\`?)` : ''}`;
+}
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // every command's help, before anything starts (`turn lsp --help` must not start the server)
+  if (command !== undefined && isCommand(command) && asksForHelp(rest)) {
+    process.stdout.write(commandHelp(command) + '\n');
+    return EXIT.ok;
+  }
   switch (command) {
     case 'run':
       return (await import('./run.js')).runCommand(rest);
@@ -119,14 +83,15 @@ export async function main(argv: string[]): Promise<number> {
     case '--version':
       process.stdout.write(`turn ${VERSION}\n`);
       return EXIT.ok;
-    case undefined:
     case 'help':
+      return help(rest);
+    case undefined:
     case '--help':
     case '-h':
-      process.stdout.write(USAGE + '\n');
+      process.stdout.write(mainHelp() + '\n');
       return command === undefined ? EXIT.usage : EXIT.ok;
     default:
-      throw new UsageError(`unknown command \`${command}\``);
+      throw new UsageError(unknownCommand(command));
   }
 }
 
@@ -134,7 +99,7 @@ export async function main(argv: string[]): Promise<number> {
 const VERSION = packageJson.version;
 
 async function checkCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { 'refresh-schemas': { type: 'boolean' }, offline: { type: 'boolean' }, 'allow-run': { type: 'string', multiple: true }, 'allow-env': { type: 'string', multiple: true } });
+  const { values, positionals } = parse(args, COMMANDS.check.options, 'check');
   if (positionals.length === 0) throw new UsageError('`turn check` needs a FILE or FOLDER');
   if (values.offline && values['refresh-schemas']) throw new UsageError('--offline and --refresh-schemas cannot be used together');
   const { files, missing } = turnFiles(positionals);
@@ -200,7 +165,7 @@ export function runAsProcess(argv: string[]): void {
       const redactor = await knownSecretsRedactor().catch(() => undefined);
       const write = (text: string): void => void process.stderr.write(redactor ? redactor.redact(text) : text);
       if (e instanceof UsageError) {
-        write(`turn: ${e.message}\nrun \`turn help\` for the commands and their options\n`);
+        write(`turn: ${e.message}\n${e.command ? `run \`turn ${e.command} --help\` for its options` : 'run `turn help` for the commands and their options'}\n`);
         process.exitCode = EXIT.usage;
         return;
       }

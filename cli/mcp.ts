@@ -5,11 +5,12 @@
 // else is written to it; messages go to standard error. Each tool call is a run with the
 // capabilities given here.
 import { InputError, ServeError, serveMcp } from '../runtime/index.js';
-import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
+import { COMMANDS } from './commands.js';
+import { runOptionsFrom } from './run-options.js';
 import { EXIT, err, numberOption, parse, singleFile, UsageError } from './usage.js';
 
 export async function mcpCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...RUN_OPTIONS, port: { type: 'string' }, 'token-file': { type: 'string' } });
+  const { values, positionals } = parse(args, COMMANDS.mcp.options, 'mcp');
   const file = singleFile(positionals, 'mcp');
   // --trace (standard error) is kept; a trace is written per call run
   const run = runOptionsFrom(values);

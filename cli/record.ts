@@ -3,10 +3,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CassetteError, defaultStoreDir, openStore, STORE_FILE, recordRun, RecordError, StoreError, storeMessage, type RunStore } from '../runtime/index.js';
+import { COMMANDS } from './commands.js';
 import { EXIT, UsageError, err, parse } from './usage.js';
 
 export async function recordCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { store: { type: 'string' }, test: { type: 'string' }, name: { type: 'string' } });
+  const { values, positionals } = parse(args, COMMANDS.record.options, 'record');
   if (positionals.length !== 1) throw new UsageError(`\`turn record\` takes a RUN id, got ${positionals.length} argument(s)`);
   if (values.test !== undefined && !values.test.endsWith('_test.tn')) throw new UsageError(`--test must name a test file (*_test.tn), got \`${values.test}\``);
   const folder = values.store !== undefined ? path.resolve(values.store) : defaultStoreDir();

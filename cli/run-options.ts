@@ -3,63 +3,8 @@
 import type { RunOptions, TestRunOptions } from '../runtime/index.js';
 import { UsageError, numberOption } from './usage.js';
 
-export const AUTHORITY_OPTIONS = {
-  secrets: { type: 'string' },
-  'allow-knowledge': { type: 'boolean' },
-  'allow-net': { type: 'string', multiple: true },
-  'allow-read': { type: 'string', multiple: true },
-  'allow-write': { type: 'string', multiple: true },
-  'allow-env': { type: 'string', multiple: true },
-  'allow-run': { type: 'string', multiple: true },
-  'max-model-calls': { type: 'string' },
-  'max-model-tokens': { type: 'string' },
-  approve: { type: 'string' },
-  'approve-effects': { type: 'string' },
-  'oauth-client-metadata': { type: 'string' },
-} as const;
-
-export const AUTHORITY_USAGE = `authority options (nothing is granted unless given):
-  --secrets FILE          secrets file (JSON or NAME=value lines, chmod 600); TURN_SECRET_<NAME> variables come first
-  --allow-net HOSTS       hosts the program may reach, comma-separated (host, *.suffix, host:port, *)
-  --allow-read DIRS       folders it may read        --allow-write DIRS   folders it may write
-  --allow-env NAMES       environment variables it may read (never TURN_SECRET_*)
-  --allow-run GRANT       an MCP server it may launch over stdio (no shell), repeatable: CMD (a name on PATH
-                          or a path; comma-separated) with the arguments of a launch map written literally
-                          in the program, or "CMD ARG..." / '["CMD", "ARG"...]' with exactly those arguments;
-                          granting an interpreter (node, python, bash...) with free arguments grants everything
-  --allow-knowledge       std/knowledge may open its store (.turn/knowledge.db) without --allow-write on it
-  --max-model-calls N     model call budget (a call past it is refused: an InferError)
-  --max-model-tokens N    model token budget: prompt + completion of every call, from the provider's
-                          usage, else counted; the call that cannot fit or crosses it ends the run
-  --approve-effects KINDS effects that need approval: network, files, model, env (comma-separated)
-  --approve all|none|ask  who approves them (default: ask on the terminal; deny without one)
-  --answer KEY=ANSWER     answer an MCP server's question (elicitation) KEY: accept, decline, cancel or
-                          a JSON map of its fields (repeatable; a waiting run names KEY; * answers all)
-  --oauth-client-metadata URL
-                          Turn's client ID metadata document (https), the client id where an MCP server's
-                          authorization server supports them (identity::oauth; docs/mcp.md, Authorization)`;
-
-/** The options of `turn run` that shape its host (plain and durable runs alike). */
-export const RUN_OPTIONS = {
-  json: { type: 'boolean' },
-  model: { type: 'string' },
-  'max-steps': { type: 'string' },
-  'max-alloc': { type: 'string' },
-  'context-working': { type: 'string' },
-  'context-episodic': { type: 'string' },
-  'max-time': { type: 'string' },
-  'tool-timeout': { type: 'string' },
-  seed: { type: 'string' },
-  temperature: { type: 'string' },
-  'max-tokens': { type: 'string' },
-  consistency: { type: 'string' },
-  trace: { type: 'boolean' },
-  'trace-file': { type: 'string' },
-  'refresh-schemas': { type: 'boolean' },
-  offline: { type: 'boolean' },
-  answer: { type: 'string', multiple: true },
-  ...AUTHORITY_OPTIONS,
-} as const;
+// the option groups themselves, with their help, are in the command table
+export { AUTHORITY_OPTIONS, RUN_OPTIONS } from './commands.js';
 
 export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 

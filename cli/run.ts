@@ -7,14 +7,17 @@ import { StdoutLines } from './output.js';
 import { enableParseCache } from './parse-cache.js';
 import { ProgressLine } from './progress.js';
 import { printSetupError, reportResult } from './report.js';
-import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
+import { COMMANDS } from './commands.js';
+import { runOptionsFrom } from './run-options.js';
 import { err, parse, singleFile } from './usage.js';
 
-export const STORE_OPTIONS = { store: { type: 'string' }, durable: { type: 'boolean' } } as const;
-
 export async function runCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...RUN_OPTIONS, ...STORE_OPTIONS });
+  const { values, positionals } = parse(args, COMMANDS.run.options, 'run');
   const file = singleFile(positionals, 'run');
+  if (values.watch) {
+    const { watch, withoutWatch } = await import('./watch.js');
+    return watch('run', withoutWatch(args), [file]);
+  }
   enableParseCache();
   const durable = values.durable === true || values.store !== undefined;
   const progress = ProgressLine.wanted(values.json === true) ? new ProgressLine() : undefined;

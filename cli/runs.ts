@@ -14,7 +14,8 @@ import { reportInterrupted, withInterrupts } from './interrupt.js';
 import { StdoutLines } from './output.js';
 import { resolution } from './resolution.js';
 import { printSetupError, reportResult } from './report.js';
-import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
+import { COMMANDS } from './commands.js';
+import { runOptionsFrom } from './run-options.js';
 import { EXIT, UsageError, err, numberOption, parse } from './usage.js';
 
 /**
@@ -76,7 +77,7 @@ function runArg(positionals: string[], command: string, n = 1): string[] {
 }
 
 async function resume(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...RUN_OPTIONS, store: { type: 'string' }, migrate: { type: 'boolean' } });
+  const { values, positionals } = parse(args, COMMANDS.resume.options, 'resume');
   const [id] = runArg(positionals, 'resume');
   return withStore(values.store, async (store) => {
     // what the run started with is recorded in the store; the flags given here override it
@@ -107,7 +108,7 @@ async function resume(args: string[]): Promise<number> {
 }
 
 async function runs(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { store: { type: 'string' }, json: { type: 'boolean' }, status: { type: 'string' } });
+  const { values, positionals } = parse(args, COMMANDS.runs.options, 'runs');
   if (positionals.length > 0) throw new UsageError('`turn runs` takes no arguments');
   return withStore(values.store, async (store) => {
     const list = store.listRuns(values.status ? { status: values.status as RunStatus } : undefined);
@@ -182,7 +183,7 @@ export function inspectionText(i: RunInspection): string {
 }
 
 async function inspect(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { store: { type: 'string' }, json: { type: 'boolean' }, tail: { type: 'string' } });
+  const { values, positionals } = parse(args, COMMANDS.inspect.options, 'inspect');
   const [id] = runArg(positionals, 'inspect');
   const tail = numberOption(values.tail, 'tail') ?? 20;
   return withStore(values.store, async (store) => {
@@ -195,7 +196,7 @@ async function inspect(args: string[]): Promise<number> {
 }
 
 async function resolve(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { store: { type: 'string' }, ok: { type: 'string' }, error: { type: 'string' }, retry: { type: 'boolean' } });
+  const { values, positionals } = parse(args, COMMANDS.resolve.options, 'resolve');
   const [id, stepText] = runArg(positionals, 'resolve', 2);
   const { seq, settlement, how } = resolution(stepText, values);
   return withStore(values.store, async (store) => {

@@ -4,10 +4,11 @@
 // submitted with --spread starts its placed children (default $TURN_RESTATE_INGRESS, else the
 // admin host on port 8080).
 import { RestateError, startRestateWorker } from '../runtime/index.js';
+import { COMMANDS } from './commands.js';
 import { EXIT, UsageError, err, numberOption, parse } from './usage.js';
 
 export async function serveCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { 'restate-admin': { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, advertise: { type: 'string' }, ingress: { type: 'string' } });
+  const { values, positionals } = parse(args, COMMANDS.serve.options, 'serve');
   if (positionals.length > 0) throw new UsageError('`turn serve` takes no arguments');
   const admin = values['restate-admin'];
   if (admin === undefined) throw new UsageError('`turn serve` needs --restate-admin ADMIN_URL (the Restate admin API, e.g. http://127.0.0.1:9070)');

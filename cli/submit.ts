@@ -8,12 +8,13 @@ import {
   resumeRestateRun, runStatus, sourcesOf, submitRun, waitForRun, type RunInspection, type RunSummary,
 } from '../runtime/index.js';
 import { printSetupError } from './report.js';
-import { RUN_OPTIONS, runOptionsFrom } from './run-options.js';
+import { COMMANDS } from './commands.js';
+import { runOptionsFrom } from './run-options.js';
 import { resolution } from './resolution.js';
 import { EXIT, UsageError, err, numberOption, parse, singleFile } from './usage.js';
 
 export async function submitCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { ...RUN_OPTIONS, restate: { type: 'string' }, wait: { type: 'boolean' }, id: { type: 'string' }, spread: { type: 'boolean' } });
+  const { values, positionals } = parse(args, COMMANDS.submit.options, 'submit');
   const file = singleFile(positionals, 'submit');
   const ingress = values.restate;
   if (ingress === undefined) throw new UsageError('`turn submit` needs --restate URL (the Restate ingress, e.g. http://127.0.0.1:8080)');
@@ -94,7 +95,7 @@ export async function restateCommand(command: string, args: string[], inspection
   const { values, positionals } = parse(args, {
     restate: { type: 'string' }, 'restate-admin': { type: 'string' }, json: { type: 'boolean' }, status: { type: 'string' }, tail: { type: 'string' },
     ok: { type: 'string' }, error: { type: 'string' }, retry: { type: 'boolean' },
-  });
+  }, command);
   const ingress = values.restate!;
   const admin = values['restate-admin'] ?? defaultAdminUrl(ingress);
   const want = (n: number) => {

@@ -7,25 +7,22 @@ import * as os from 'node:os';
 import {
   findTestFiles, InputError, report, REPORTERS, runTestFile, summarize, summaryLine, specReport, type FileResult, type FileRunOptions, type ReporterName,
 } from '../runtime/index.js';
-import { RUN_OPTIONS, runOptionsFrom, testRunOptions } from './run-options.js';
+import { COMMANDS } from './commands.js';
+import { runOptionsFrom, testRunOptions } from './run-options.js';
 import { EXIT, UsageError, err, numberOption, parse } from './usage.js';
-
-const TEST_OPTIONS = {
-  ...RUN_OPTIONS,
-  filter: { type: 'string' },
-  reporter: { type: 'string' },
-  record: { type: 'boolean' },
-  update: { type: 'boolean' },
-  jobs: { type: 'string' },
-  worker: { type: 'string' },
-} as const;
 
 /** The options a worker process gets from its parent (JSON in this variable). */
 const WORKER_ENV = 'TURN_TEST_WORKER_OPTIONS';
 
 export async function testCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, TEST_OPTIONS);
+  const { values, positionals } = parse(args, COMMANDS.test.options, 'test');
   if (values.worker !== undefined) return worker(values.worker);
+  if (values.watch) {
+    // every run after a save replays the recordings: a save never spends model calls
+    if (values.record || values.update) throw new UsageError('--watch replays the recordings: record them first with `turn test --record`, then watch', 'test');
+    const { watch, withoutWatch } = await import('./watch.js');
+    return watch('test', withoutWatch(args), positionals.length > 0 ? positionals : ['.']);
+  }
   const reporter = (values.reporter ?? 'spec') as ReporterName | 'json';
   if (reporter !== 'json' && !REPORTERS.includes(reporter)) throw new UsageError(`--reporter expects ${REPORTERS.join(', ')} or json, got \`${reporter}\``);
   if (values.record && values.update) throw new UsageError('--record and --update cannot be used together');

@@ -6,14 +6,78 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 /** 0 success (or suspended), 1 run-time error, 2 compile error or unreadable file, 3 waiting, 64 usage, 70 a bug. */
 export const EXIT = { ok: 0, runtimeError: 1, compileError: 2, waiting: 3, usage: 64, internal: 70 } as const;
 
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    /** the command whose line is wrong: the hint names its `--help` */
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
 
-export function parse<T extends Options>(args: string[], options: T) {
+/** Parses a command's options (cli/commands.ts), saying what is wrong in Turn's words. */
+export function parse<T extends Options>(args: string[], options: T, command: string) {
   try {
     return parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>({ args, options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(optionProblem(e, options, command), command);
   }
+}
+
+/** parseArgs's error, said in Turn's words: the option, and the nearest one there is. */
+function optionProblem(e: unknown, options: Options, command: string): string {
+  const code = (e as { code?: string }).code;
+  const message = e instanceof Error ? e.message : String(e);
+  // parseArgs quotes the option first: 'Unknown option '--foo'...', 'Option '--model <value>' argument missing'
+  const quoted = /'(-{1,2}[^' <]*)/.exec(message)?.[1] ?? '';
+  const name = quoted.replace(/^-+/, '');
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    return `\`turn ${command}\` has no option \`${quoted}\`${nearest(name, Object.keys(options))}`;
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const spec = Object.hasOwn(options, name) ? options[name] : undefined;
+    if (spec?.type === 'boolean') return `\`--${name}\` takes no value`;
+    return `\`--${name}\` needs a value (\`--${name} VALUE\` or \`--${name}=VALUE\`)`;
+  }
+  return message;
+}
+
+/** ` (did you mean `--x`?)` for the closest option. */
+function nearest(name: string, names: string[]): string {
+  const best = closestName(name, names);
+  return best ? ` (did you mean \`--${best}\`?)` : '';
+}
+
+/**
+ * The name among `names` that `name` is a slip of: a close misspelling (`jsn`, `json`) or a name
+ * typed too short (`max` for `max-steps`). Names are short: a long one is no slip (and bounds the
+ * quadratic distance).
+ */
+export function closestName(name: string, names: readonly string[]): string | undefined {
+  if (name.length === 0 || name.length > 40) return undefined;
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const n of names) {
+    const d = distance(name, n);
+    if (d < bestDistance) [best, bestDistance] = [n, d];
+  }
+  if (best !== undefined && bestDistance <= Math.max(1, Math.floor(name.length / 3))) return best;
+  return name.length >= 3 ? names.find((n) => n.startsWith(name)) : undefined;
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length];
 }
 
 export function numberOption(value: unknown, name: string): number | undefined {
@@ -24,7 +88,7 @@ export function numberOption(value: unknown, name: string): number | undefined {
 }
 
 export function singleFile(positionals: string[], command: string): string {
-  if (positionals.length !== 1) throw new UsageError(`\`turn ${command}\` takes exactly one FILE, got ${positionals.length}`);
+  if (positionals.length !== 1) throw new UsageError(`\`turn ${command}\` takes exactly one FILE, got ${positionals.length}`, command);
   return positionals[0];
 }
 

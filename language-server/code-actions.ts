@@ -3,7 +3,8 @@
 //  - undefined name with a close match among the names in scope: "Change to `x`";
 //  - missing fields in a struct literal: "Add missing fields";
 //  - an undefined name that is a standard module (`fs`, `net`...): add its `use`;
-//  - a statement that would leak an identity handle: remove it.
+//  - a statement that would leak an identity handle: remove it;
+//  - a closure that appends to `context`, called again in the same process: `invoke` the call.
 import { CodeActionKind } from 'vscode-languageserver';
 import type { CodeAction, CodeActionParams, Diagnostic as LspDiagnostic } from 'vscode-languageserver';
 import { membersOf, visibleNames } from '../runtime/index.js';
@@ -167,7 +168,15 @@ export const fetchSchema: QuickFix = (doc, d) => {
   ];
 };
 
-export const QUICK_FIXES: QuickFix[] = [didYouMean, similarName, addMissingFields, addStdUse, removeIdentityLeak, fetchSchema];
+/** `f(x)` → `invoke f(x)`: the call runs on a snapshot of the context and leaves nothing in it (runtime/check/context-closures.ts). */
+export const invokeContextClosure: QuickFix = (doc, d) => {
+  if (d.code !== 'closure-context') return [];
+  const span = rangeToSpan(doc.file, d.range);
+  const call = doc.text.slice(span.start, span.end);
+  return [replace(doc, d, `Use \`invoke ${call.length > 40 ? call.slice(0, 40) + '…' : call}\`: a context of its own`, `invoke ${call}`)];
+};
+
+export const QUICK_FIXES: QuickFix[] = [didYouMean, similarName, addMissingFields, addStdUse, removeIdentityLeak, fetchSchema, invokeContextClosure];
 
 export function onCodeAction(doc: TurnDocument, params: CodeActionParams, fixes: readonly QuickFix[] = QUICK_FIXES): CodeAction[] {
   if (params.context.only && !params.context.only.some((k) => k === CodeActionKind.QuickFix || k === 'quickfix' || CodeActionKind.QuickFix.startsWith(k))) return [];

@@ -1,9 +1,10 @@
 // Where in the user's own code a run-time error or a process stands. The VM locates the innermost
 // frame, which may be in a standard module (runtime/std/*.tn) or in the module generated for a
 // `use schema::...` (.turn/schemas/<hash>.tn): neither is the user's to fix. A std-module frame
-// maps to the innermost frame in user code (the user's calling line); a frame in an absorbed API
-// maps to the `use schema::...` line it came from, the message naming the user's call. Errors, the
-// panel's timeline and journal lines, and the CLI's messages all go through here.
+// maps to the innermost frame in user code (the user's calling line); so does a frame in an absorbed
+// API — the user's call of the operation — the message naming the operation and the `use
+// schema::...` line it came from (that line only when no user frame called it). Errors, the panel's
+// timeline and journal lines, the editor's diagnostics and the CLI's messages all go through here.
 import * as path from 'node:path';
 import { stdDirectory } from './check/index.js';
 import { schemaCacheDir } from './check/schemas.js';
@@ -54,9 +55,27 @@ export function schemaUseSite(bundle: Bundle, modulePath: string): Site | null {
   return null;
 }
 
+/**
+ * The operation a call of an absorbed API names at `site` in the user's source: `api.op(` or
+ * `api["op"](` (the generated module's functions are closures in a map, so no frame names them).
+ */
+function calledOperation(bundle: Bundle, site: Site): string | undefined {
+  const unit = bundle.units.find((u) => u.path === site.path);
+  if (!unit) return undefined;
+  const line = [...(unit.file.text.split('\n', site.line)[site.line - 1] ?? '')];
+  // the call's own text, bounded (a program's line can be long); a method call's site is its name
+  const at = line.slice(site.column - 1, site.column + 199).join('');
+  const method = /^([A-Za-z_][A-Za-z0-9_]*)\s*\(/.exec(at);
+  if (method && line[site.column - 2] === '.') return method[1];
+  const m = /^[A-Za-z_][A-Za-z0-9_]*(?:\.([A-Za-z_][A-Za-z0-9_]*)|\["([A-Za-z_][A-Za-z0-9_]*)"\])\s*\(/.exec(at);
+  return m ? (m[1] ?? m[2]) : undefined;
+}
+
 export interface UserLocation {
-  /** where the error or process is shown: the site itself in user code, the `use schema` line for an absorbed API, else the innermost user frame */
+  /** where the error or process is shown: the site itself in user code, else the innermost user frame (for an absorbed API: the call of its operation; the `use schema` line when there is none) */
   site: Site;
+  /** for an absorbed API: the operation the user's code called (the generated module's function) */
+  operation?: string;
   /** the innermost frame in user code, when it is not `site` (the call into an absorbed API) */
   call?: Site;
   /** the frame the VM located, when it was not in user code */
@@ -75,9 +94,14 @@ export function userLocation(bundle: Bundle, site: Site, stack: readonly StackEn
   const origin = { path: site.path, line: site.line, column: site.column, kind };
   const schemaFrame = kind === 'schema' ? site : stack.find((f) => codeKind(f.path) === 'schema');
   const schemaUse = schemaFrame ? (schemaUseSite(bundle, schemaFrame.path) ?? undefined) : undefined;
-  const user = stack.find((f) => codeKind(f.path) === 'user');
+  const userAt = stack.findIndex((f) => codeKind(f.path) === 'user');
+  const user = userAt >= 0 ? stack[userAt] : undefined;
   const call = user ? { path: user.path, line: user.line, column: user.column } : undefined;
-  if (schemaUse) return { site: schemaUse, origin, schemaUse, ...(call ? { call } : {}) };
+  if (schemaUse) {
+    const name = call ? calledOperation(bundle, call) : undefined;
+    const operation = name ? { operation: name } : {};
+    return call ? { site: call, origin, schemaUse, ...operation } : { site: schemaUse, origin, schemaUse, ...operation };
+  }
   return { site: call ?? site, origin };
 }
 
@@ -85,6 +109,9 @@ export function userLocation(bundle: Bundle, site: Site, stack: readonly StackEn
 export function originNote(loc: UserLocation): string {
   if (!loc.origin) return '';
   const where = (s: Site) => `${path.basename(s.path)}:${s.line}`;
-  if (loc.schemaUse) return ` (in a call of the API this \`use schema\` absorbed${loc.call ? `, at ${where(loc.call)}` : ''})`;
+  if (loc.schemaUse) {
+    const what = loc.operation ? `\`${loc.operation}\` of the API absorbed` : 'a call of the API absorbed';
+    return loc.site === loc.schemaUse ? ` (in ${what} by this \`use schema\`)` : ` (in ${what} at ${where(loc.schemaUse)})`;
+  }
   return loc.origin.kind === 'std' ? ` (in std/${path.basename(loc.origin.path)}:${loc.origin.line})` : ` (in ${where(loc.origin)})`;
 }

@@ -15,6 +15,10 @@ import { unsupportedInferType } from './infer-types.js';
 import { schemaKey } from './schemas.js';
 import { fieldCheckProblems } from './field-checks.js';
 import { narrowingsOf, pathKey, unionField, type NarrowContext } from './narrow.js';
+import { asWritten, literalTypeOf, neverEqual } from './literal-types.js';
+import { hostToolResult, isHostTool, unknownHostTool } from './host-tools.js';
+import { lengthHint, undefinedCalleeHint } from './hints.js';
+import { withHint } from '../syntax/hints.js';
 /** the built-in struct of a failed child's slot in `gather` (runtime/vm/actors.ts CHILD_ERROR) */
 const CHILD_ERROR = 'ChildError';
 import {
@@ -155,6 +159,8 @@ class Analyzer implements TypeResolver {
   readonly diagnostics: Diagnostic[] = [];
   /** the item types of each list literal, for element checks against a declared `List<T>` */
   private readonly itemTypes = new WeakMap<A.ListLit, StaticType[]>();
+  /** a map literal's value types, for `Map<T>` checks */
+  private readonly entryTypes = new WeakMap<A.MapLit, StaticType[]>();
   readonly structs = new Map<string, StructInfo>();
   private readonly aliases = new Map<string, A.TypeAliasDecl>();
   private readonly resolvingAliases = new Set<string>();
@@ -268,7 +274,8 @@ class Analyzer implements TypeResolver {
   private checkTypeExpr(t: A.TypeExpr, typeParams: ReadonlySet<string> = new Set()): void {
     walk(t, (n) => {
       if (n.kind !== 'NamedType') return;
-      if (!BUILTIN_TYPE_NAMES.has(n.name) && !typeParams.has(n.name) && !this.structs.has(n.name) && !this.aliases.has(n.name)) {
+      // an empty name is the parser's placeholder for a missing type, reported as a syntax error
+      if (n.name !== '' && !BUILTIN_TYPE_NAMES.has(n.name) && !typeParams.has(n.name) && !this.structs.has(n.name) && !this.aliases.has(n.name)) {
         this.report(n.span, `unknown type \`${n.name}\``, 'unknown-type');
       }
     });
@@ -401,8 +408,8 @@ class Analyzer implements TypeResolver {
     if (s.type) this.checkTypeExpr(s.type);
     const t = this.expr(s.value, scope);
     const b = scope.names.get(s.name.name);
-    if (b?.declared && !isAssignable(t, b.declared)) {
-      this.mismatch(s.value.span, `\`${s.name.name}\` is declared`, b.declared, t);
+    if (b?.declared && !isAssignable(asWritten(s.value, t, b.declared), b.declared)) {
+      this.mismatch(s.value.span, `\`${s.name.name}\` is declared`, b.declared, asWritten(s.value, t, b.declared));
     } else if (b?.declared) this.checkElements(s.value, b.declared, `\`${s.name.name}\``);
     if (b) b.type = b.declared ?? (b.bindings === 1 ? t : ANY);
     this.observer?.let?.(s, b, scope);
@@ -413,8 +420,8 @@ class Analyzer implements TypeResolver {
       this.report(s.span, '`return` cannot leave a `scope` block: the scope\'s value is its tasks\' results', 'scope-return');
     }
     const t = s.value ? this.expr(s.value, scope) : NULL;
-    if (scope.declaredResult && s.value && !isAssignable(t, scope.declaredResult)) {
-      this.mismatch(s.value.span, 'the closure returns', scope.declaredResult, t);
+    if (scope.declaredResult && s.value && !isAssignable(asWritten(s.value, t, scope.declaredResult), scope.declaredResult)) {
+      this.mismatch(s.value.span, 'the closure returns', scope.declaredResult, asWritten(s.value, t, scope.declaredResult));
     } else if (scope.declaredResult && s.value) this.checkElements(s.value, scope.declaredResult, 'the result');
   }
 
@@ -550,7 +557,7 @@ class Analyzer implements TypeResolver {
   }
 
   private map(e: A.MapLit, scope: FunctionScope): StaticType {
-    for (const entry of e.entries) this.expr(entry.value, scope);
+    this.entryTypes.set(e, e.entries.map((entry) => this.expr(entry.value, scope)));
     // Turn v1's single-map forms carry the credential as `"identity"` (std/net, std/fs)
     const identity = e.entries.find((entry) => entry.key === 'identity');
     if (identity) this.credential(identity.value);
@@ -688,14 +695,21 @@ class Analyzer implements TypeResolver {
       return this.fieldType(target.name, e.name.name, e.name.span);
     }
     if (['Num', 'Str', 'Bool', 'Null', 'List'].includes(target.kind)) {
-      this.report(e.name.span, `a ${typeToString(target)} has no field \`${e.name.name}\``, 'unknown-field');
+      const message = `a ${typeToString(target)} has no field \`${e.name.name}\``;
+      const hint = target.kind === 'List' || target.kind === 'Str' ? lengthHint(e.name.name, pathKey(e.target) ?? 'xs') : undefined;
+      this.report(e.name.span, hint ? withHint(message, hint) : message, 'unknown-field');
     }
     return ANY;
   }
 
   private call(e: A.CallExpr, scope: FunctionScope): StaticType {
     const sig = e.callee.kind === 'Identifier' ? scope.lookup(e.callee.name)?.sig : undefined;
+    const reported = this.diagnostics.length;
     const calleeType = this.expr(e.callee, scope);
+    // `echo("hi")`: the undefined name just reported gets a second line saying how Turn calls it
+    const hint = e.callee.kind === 'Identifier' && this.diagnostics.length === reported + 1 ? undefinedCalleeHint(e.callee.name) : undefined;
+    const last = this.diagnostics[reported];
+    if (hint && last.code === 'undefined-name') last.message = withHint(last.message, hint);
     const argTypes: StaticType[] = [];
     for (const x of e.args) argTypes.push(this.expr(x, scope));
     if (['Num', 'Str', 'Bool', 'Null', 'List', 'Map', 'Struct'].includes(calleeType.kind)) {
@@ -726,6 +740,11 @@ class Analyzer implements TypeResolver {
       if (e.target.kind === 'String' && MCP_TOOLS.has(e.target.value) && argTypes[0].kind === 'Map') {
         this.report(e.args[0].span, `\`${e.target.value}\` takes an identity handle (\`grant identity::bearer("NAME")\`) or null as its credential, not a map`, 'forged-identity');
       }
+    }
+    if (e.target.kind === 'String') {
+      // a tool name the VM does not answer fails there as "unknown tool": reported here first
+      if (!isHostTool(e.target.value)) this.report(e.target.span, unknownHostTool(e.target.value), 'unknown-tool');
+      return hostToolResult(e.target.value);
     }
     const sig = e.target.kind === 'Identifier' ? scope.lookup(e.target.name)?.sig : undefined;
     if (sig) this.checkCall(sig, e.args, argTypes, calleeName(e.target), e.span, true);
@@ -887,10 +906,11 @@ class Analyzer implements TypeResolver {
       if (!declared) {
         this.report(f.name.span, `${e.name.name} has no field \`${f.name.name}\`${wireNameHint(info, f.name.name) ?? suggest(f.name.name, info.fields.keys())}`, 'unknown-field');
       } else {
-        // a string given for a literal-typed field is checked as that literal (`kind: "aprove"` where
-        // `kind: "approve"` is declared); string enums keep Turn v1's leniency
-        const given = f.value.kind === 'String' && nonNull(declared).kind === 'Literal' ? { kind: 'Literal' as const, value: f.value.value } : t;
+        // a literal given for a literal-typed or enum field is checked as that literal (`kind:
+        // "aprove"` where `kind: "approve"` is declared, `priority: "medium"` for `"low" | "high"`)
+        const given = asWritten(f.value, t, declared);
         if (!isAssignable(given, declared)) this.mismatch(f.value.span, `field \`${f.name.name}\` of ${e.name.name} is`, declared, given);
+        else this.checkElements(f.value, declared, `field \`${f.name.name}\` of ${e.name.name}`);
       }
     }
     if (!e.spread) {
@@ -1006,8 +1026,8 @@ class Analyzer implements TypeResolver {
       return;
     }
     sig.params.slice(0, args.length).forEach((p, i) => {
-      if (p.type && !isAssignable(argTypes[i], p.type)) {
-        this.mismatch(args[i].span, `parameter \`${p.name}\` of \`${name}\` is`, p.type, argTypes[i]);
+      if (p.type && !isAssignable(asWritten(args[i], argTypes[i], p.type), p.type)) {
+        this.mismatch(args[i].span, `parameter \`${p.name}\` of \`${name}\` is`, p.type, asWritten(args[i], argTypes[i], p.type));
       } else if (p.type) this.checkElements(args[i], p.type, `parameter \`${p.name}\` of \`${name}\``);
     });
   }
@@ -1045,7 +1065,7 @@ class Analyzer implements TypeResolver {
       if (n === 1 && !keys.has(first.name)) return false;
       for (const p of sig.params) {
         const v = keys.get(p.name);
-        const vt = v ? this.typeOfLiteral(v) : undefined;
+        const vt = v && p.type ? this.typeOfLiteral(v) && asWritten(v, this.typeOfLiteral(v)!, p.type) : undefined;
         if (v && vt && p.type && !isAssignable(vt, p.type)) this.mismatch(v.span, `parameter \`${p.name}\` of \`${name}\` is`, p.type, vt);
       }
     }
@@ -1092,6 +1112,15 @@ class Analyzer implements TypeResolver {
         return NUM;
       case '~>':
         return NUM;
+      case '==':
+      case '!=': {
+        // a comparison whose sides share no value is a slip (`t.priority == "urgent"` for `"low" | "high"`)
+        // (two literals compared are a test of the language, not a slip)
+        const [ll, rl] = [literalTypeOf(e.left), literalTypeOf(e.right)];
+        const never = ll && rl ? undefined : neverEqual(ll ?? l, rl ?? r);
+        if (never) this.report(e.span, `this comparison is always ${e.op === '==' ? 'false' : 'true'}: ${never}`, 'never-equal');
+        return BOOL;
+      }
       default:
         return BOOL;
     }
@@ -1121,14 +1150,29 @@ class Analyzer implements TypeResolver {
   }
 
   /** A list literal given where `List<T>` is expected: each element must be a T (Turn v1 checks elements). */
-  private checkElements(e: A.Expr, expected: StaticType, what: string): void {
+  private checkElements(e: A.Expr, written: StaticType, what: string): void {
+    const expected = nonNull(written);
+    if (expected.kind === 'Map' && expected.value && e.kind === 'Map') return this.checkEntries(e, expected.value, written, what);
     if (expected.kind !== 'List' || e.kind !== 'List') return;
     const types = this.itemTypes.get(e);
     if (!types) return;
     e.items.forEach((item, i) => {
-      if (!isAssignable(types[i], expected.element)) {
-        this.report(item.span, `type mismatch: ${what} is ${typeToString(expected)}, but element ${i} is ${typeToString(types[i])}`, 'type-mismatch');
+      const t = asWritten(item, types[i], expected.element);
+      if (!isAssignable(t, expected.element)) {
+        this.report(item.span, `type mismatch: ${what} is ${typeToString(expected)}, but element ${i} is ${typeToString(t)}`, 'type-mismatch');
       } else this.checkElements(item, expected.element, `${what} (element ${i})`);
+    });
+  }
+
+  /** A map literal given where `Map<T>` (or `Map<Str, T>`) is written: each value must be a T. */
+  private checkEntries(e: A.MapLit, value: StaticType, written: StaticType, what: string): void {
+    const types = this.entryTypes.get(e);
+    if (!types) return;
+    e.entries.forEach((entry, i) => {
+      const t = asWritten(entry.value, types[i], value);
+      if (!isAssignable(t, value)) {
+        this.report(entry.value.span, `type mismatch: ${what} is ${typeToString(written)}, but the value of ${JSON.stringify(entry.key)} is ${typeToString(t)}`, 'type-mismatch');
+      } else this.checkElements(entry.value, value, `${what} (value of ${JSON.stringify(entry.key)})`);
     });
   }
 

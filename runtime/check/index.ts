@@ -9,6 +9,7 @@ import { cachedParse } from '../syntax/parse-cache.js';
 import type { SourceFile } from '../syntax/source.js';
 import { walk } from '../syntax/walk.js';
 import { analyze } from './analyze.js';
+import { contextClosureWarnings } from './context-closures.js';
 import { absorbSchemas, bindSchemas, type AbsorbedSchemas, type SchemaFetching } from './schemas.js';
 import { isPathSpec, projectCandidates, projectOf } from './project.js';
 import { exportCollector, exportedTypes, importModules, type ImportedModules, type ModuleContext, type ModuleExports } from './modules.js';
@@ -48,7 +49,7 @@ export function checkParsed(filePath: string, file: SourceFile, program: Program
   const imported = importModules(program, moduleUses.resolved, context);
   const collector = exportCollector(program);
   const analyzed = !syntax.some((d) => d.code === 'nesting');
-  const semantic = analyzed ? analyze(program, collector.observer, [...(schemas?.structs ?? []), ...imported.types], schemas?.apis, imported.values).diagnostics : [];
+  const semantic = analyzed ? [...analyze(program, collector.observer, [...(schemas?.structs ?? []), ...imported.types], schemas?.apis, imported.values).diagnostics, ...contextClosureWarnings(program)] : [];
   const exports: ModuleExports = { value: analyzed ? collector.value() : ANY, types: exportedTypes(filePath, program, context) };
   // both kinds of `use`, in source order (where the module ones lead, resolveUses found above)
   const modules: UseExpr[] = [];

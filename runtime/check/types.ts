@@ -226,6 +226,8 @@ export function resolveType(t: TypeExpr, scope: TypeResolver, typeParams: Readon
           return { kind: t.name };
         case 'Map':
           // `Map<Str, T>`: the keys are strings, T is the values' type
+          // and Turn v1's `Map<T>`: the values' type alone
+          if (t.args.length === 1) return { kind: 'Map', value: resolveType(t.args[0], scope, typeParams) };
           return t.args.length >= 2 ? { kind: 'Map', value: resolveType(t.args[1], scope, typeParams) } : { kind: 'Map' };
         case 'List':
           return { kind: 'List', element: t.args[0] ? resolveType(t.args[0], scope, typeParams) : ANY };

@@ -479,6 +479,9 @@ export class Durable implements DurableHooks {
         this.fail(new UnknownOutcomeError(e));
         return this.never();
       }
+      // a resume that asks again says so (a model call asked again costs a call and may answer otherwise)
+      const why = this.retries.has(e.seq) ? '`turn resolve --retry` chose to run it again' : this.unapproved.has(e.seq) ? 'it was never approved' : 'the run stopped before its outcome was recorded';
+      this.onNote?.(`step ${e.seq}: ${kind} \`${name}\` is asked again: ${why}`);
       return this.perform(e.seq, run, true);
     }
     const seq = this.write(() =>

@@ -5,12 +5,15 @@
 //  - 4 spaces of indentation; one statement per line; at most one blank line kept between statements
 //    (where the source had one), none after `{` or before `}`.
 //  - Blocks (`if`, `while`, closures, `turn { }`, `impl`) open on the same line: `if x {`, `} else {`;
-//    an empty block is `{}`. Struct declarations put one field per line.
+//    an empty block is `{}`. Struct declarations put one field per line. A short struct declaration
+//    or `infer` block written on one line (at most SHORT characters, no comment inside) stays on it:
+//    `struct P { x: Num };`, `infer Str { "Summarise"; }`.
 //  - Lists, maps, struct literals, arguments and parameters stay on one line unless the source breaks
 //    the line right after the opening bracket; then each element goes on its own line.
 //  - Spaces around binary operators, `->`, `=` and `|`; after `,` and `:`; none inside `( )`, `[ ]`,
 //    `<>` of types, or `{}` of maps; `P { x: 1 }` for struct literals; none before a call's `(`.
-//  - Comments stay: a `//` comment that followed code on its line still does; others get their own line;
+//  - Comments stay: a `//` comment that followed code on its line still does, as far from it as it was
+//    where that line is unchanged (aligned comments stay aligned); others get their own line;
 //    a `/* */` comment written against a token (`/*x*/name`) stays against it.
 //  - Tokens are never added or removed, only whitespace: formatting cannot change what a program means.
 //  - A file with syntax errors is not formatted.
@@ -45,6 +48,17 @@ const AUTO_CONTAINERS = new Set(['list', 'map', 'struct_literal', 'arguments', '
 const TIGHT_PARENS = new Set(['arguments', 'parameters', 'remember_expression', 'recall_expression', 'context_call', 'use_schema', 'grant_expression', 'receive']);
 const TYPE_BRACKETS = new Set(['type_arguments', 'type_parameters']);
 const STATEMENT_PARENTS = new Set(['source_file', 'block']);
+/** The longest struct declaration or `infer` block kept on the one line it was written on. */
+const SHORT = 80;
+/** The most spaces kept before a `//` comment that follows code (its alignment). */
+const MAX_COMMENT_GAP = 40;
+
+/** A struct declaration or `infer` block written on one line, short, without comments: kept on that line. */
+function writtenShort(node: CstNode, text: string): boolean {
+  if (node.endIndex - node.startIndex > SHORT) return false;
+  const inner = text.slice(node.startIndex, node.endIndex);
+  return !inner.includes('\n') && !inner.includes('//') && !inner.includes('/*');
+}
 
 // Depth (docs/reliability.md): a file can nest as deep as it is long, and the formatter has no
 // reason to refuse one that parses, so every walk of the tree below is iterative.
@@ -82,9 +96,14 @@ export function formatTree(root: CstNode, text: string): string {
   // Containers: their mode, keyed by the container node's id; statements: their first offsets.
   const modes = new Map<number, Mode>();
   const statementStarts = new Set<number>();
+  /** the statements of a block kept on one line: one space between them */
+  const inlineStatements = new Set<number>();
   const visit = (node: CstNode) => {
-    if (BLOCK_CONTAINERS.has(node.type)) modes.set(node.id, 'block');
-    else if (node.type === 'struct_declaration') modes.set(node.id, 'multi');
+    if (node.type === 'block' && node.parent?.type === 'infer_expression' && writtenShort(node, text)) {
+      modes.set(node.id, 'inline');
+      for (const c of node.namedChildren) if (c) inlineStatements.add(c.startIndex);
+    } else if (BLOCK_CONTAINERS.has(node.type)) modes.set(node.id, 'block');
+    else if (node.type === 'struct_declaration') modes.set(node.id, writtenShort(node, text) ? 'inline' : 'multi');
     else if (AUTO_CONTAINERS.has(node.type)) {
       const open = node.children.find((c) => c && OPENERS.has(c.type));
       const next = open?.nextSibling;
@@ -121,17 +140,29 @@ export function formatTree(root: CstNode, text: string): string {
     else if (LINE_COMMENTS.has(prev.type)) sep = newline(blank && !isClose(cur, 'block', 'multi'));
     else if ((cur.type === 'block_comment' || prev.type === 'block_comment') && cur.touching) sep = '';
     else if (LINE_COMMENTS.has(cur.type) || cur.type === 'block_comment') {
-      if (cur.newlinesBefore === 0) sep = prev.type === '(' || prev.type === '[' ? '' : ' ';
+      if (cur.newlinesBefore === 0) sep = prev.type === '(' || prev.type === '[' ? '' : commentGap(text, prev, cur, out);
       else sep = newline(blank && !isOpen(prev, 'block', 'multi'));
     } else if (isClose(cur, 'block', 'multi')) sep = prev.parent?.id === cur.parent?.id && isOpen(prev, 'block', 'multi') ? '' : newline(false);
     else if (isOpen(prev, 'block', 'multi')) sep = newline(false);
     else if (prev.type === ',' && prev.parent && modes.get(prev.parent.id) === 'multi') sep = newline(blank);
-    else if (statementStarts.has(cur.start)) sep = newline(blank);
+    else if (statementStarts.has(cur.start)) sep = inlineStatements.has(cur.start) ? ' ' : newline(blank);
     else sep = inlineSpace(prev, cur, modes);
     out += sep + cur.text;
     if (isOpen(cur, 'block', 'multi')) depth++;
   }
   return out.length > 0 ? out + '\n' : '';
+}
+
+/**
+ * The spaces before a comment that follows code on its line: as written (its alignment) when the
+ * formatter left the code before it on that line as it was; else one.
+ */
+function commentGap(text: string, prev: Tok, cur: Tok, out: string): string {
+  const written = text.slice(prev.end, cur.start);
+  if (written.length < 1 || written.length > MAX_COMMENT_GAP || !/^ +$/.test(written)) return ' ';
+  const lineOut = out.slice(out.lastIndexOf('\n') + 1);
+  const lineSrc = text.slice(text.lastIndexOf('\n', prev.end - 1) + 1, prev.end);
+  return lineOut === lineSrc ? written : ' ';
 }
 
 function inlineSpace(prev: Tok, cur: Tok, modes: Map<number, Mode>): string {

@@ -13,6 +13,7 @@ import type { Node as CstNode, TreeCursor } from 'web-tree-sitter';
 import type { Diagnostic } from '../diagnostics.js';
 import type * as A from './ast.js';
 import type { SourceFile } from './source.js';
+import { describeExpected, slipInError, slipInMissing } from './hints.js';
 
 /**
  * Deeper nesting than this is reported instead of risking the JavaScript stack in later passes.
@@ -59,10 +60,6 @@ function isName(type: string, parentType: string, field: string | null): boolean
 }
 
 const BINARY_OPS = new Set<string>(['+', '-', '*', '/', '==', '!=', '<', '>', '<=', '>=', 'and', 'or', '~>']);
-
-const DESCRIBE_MISSING: Record<string, string> = {
-  identifier: 'an expression',
-};
 
 /**
  * Lowers the file's CST. With `reuse` (the language server keeps one per document), a top-level
@@ -339,9 +336,11 @@ class Lowerer {
   /** Reported where the parser found something else: at the next token, which it names. */
   private missing(node: CstNode): void {
     const text = this.file.text;
+    const slip = slipInMissing(node, text);
+    if (slip) return this.error(slip.span, slip.message);
     let at = node.startIndex;
     while (at < text.length && /\s/.test(text[at])) at++;
-    const expected = DESCRIBE_MISSING[node.type] ?? '`' + node.type + '`';
+    const expected = describeExpected(node.type);
     const found = at < text.length ? `, found \`${String.fromCodePoint(text.codePointAt(at)!)}\`` : ' at the end of the file';
     this.error({ start: at, end: at }, `syntax error: expected ${expected}${found}`);
   }
@@ -362,6 +361,8 @@ class Lowerer {
         if (c) pending.push(c);
       }
     }
+    const slip = slipInError(node, leaves);
+    if (slip) return this.error(slip.span, slip.message);
     let culprit = leaves.find((l) => l.isError) ?? leaves[leaves.length - 1];
     if (culprit && !culprit.isError && (culprit.type === ';' || culprit.type === '}') && leaves.length > 1) {
       culprit = leaves[leaves.length - 2];

@@ -89,8 +89,8 @@ call("echo", "bound: " + pet);
   assert.match(result.error.message, /"type": "ReplyError", "operation": "getPetById", "pointer": "\/", "expected": "must have the property \\"name\\""/);
   assert.match(result.error.message, /"message": "getPetById: the reply does not conform to Pet: at \/ it must have the property \\"name\\" \(and 1 more\)"/);
   assert.equal(result.error.path, file, 'located in the user\'s file');
-  assert.equal(result.error.line, 1, 'at the `use schema` line');
-  assert.match(result.error.message, /at bad\.tn:4\)$/, 'naming the call');
+  assert.equal(result.error.line, 4, 'at the call (issue 40), not the `use schema` line');
+  assert.match(result.error.message, /\(in `getPetById` of the API absorbed at bad\.tn:1\)$/, 'naming the operation and its `use schema` line');
 });
 
 test('ReplyError is catchable and carries operation, pointer, expected and every issue; checks and list items are enforced', { timeout: 60_000 }, async () => {

@@ -57,13 +57,8 @@ turn { let v = infer Point { "Give me a point"; }; return v; }
 `;
 
 const EXPECTED = `// leading comment
-struct Point {
-    x: Num,
-    y: Num
-}
-struct Box<T> {
-    v: T
-}
+struct Point { x: Num, y: Num }
+struct Box<T> { v: T }
 type Pair = List<Num>;
 impl Point {
     let norm = turn() -> Num {
@@ -104,9 +99,7 @@ try {
     call("echo", e);
 }
 turn {
-    let v = infer Point {
-        "Give me a point";
-    };
+    let v = infer Point { "Give me a point"; };
     return v;
 }
 `;
@@ -142,10 +135,10 @@ describe('formatter', () => {
 
   it('prints an infer\'s options like a struct literal: inline, or one per line when the source breaks after `{`', async () => {
     const inline = 'let v = infer Str with {max_tokens:200,seed :7} { "x"; };\n';
-    assert.equal(await fmt(inline), 'let v = infer Str with { max_tokens: 200, seed: 7 } {\n    "x";\n};\n');
+    assert.equal(await fmt(inline), 'let v = infer Str with { max_tokens: 200, seed: 7 } { "x"; };\n');
     const multi = 'let v = infer Str with {\nconsistency: 3,\n  timeout_ms: k * 1000,\n} { "x"; };\n';
     const out = await fmt(multi);
-    assert.equal(out, 'let v = infer Str with {\n    consistency: 3,\n    timeout_ms: k * 1000,\n} {\n    "x";\n};\n');
+    assert.equal(out, 'let v = infer Str with {\n    consistency: 3,\n    timeout_ms: k * 1000,\n} { "x"; };\n');
     assert.equal(await fmt(out), out);
     assert.deepEqual(await tokens(out), await tokens(multi));
   });

@@ -57,12 +57,13 @@ test('an error raised inside a standard module is located at the user line that 
   assert.ok(e.stack.some((f) => f.path.endsWith('net.tn')), 'the stack keeps every frame');
 });
 
-test("an error in a call of an absorbed API is located at its `use schema` line, and names the user's call", async () => {
+test("an error in a call of an absorbed API is located at the user's call, naming the operation and its `use schema` line", async () => {
   const e = await failure(file('schema.tn', SCHEMA));
   assert.equal(path.basename(e.path), 'schema.tn');
-  assert.equal(e.line, 2, 'the use schema line');
+  assert.equal(e.line, 4, 'the call, not the use schema line');
+  assert.equal(e.column, 11);
   assert.match(e.message, /network access to petstore\.local is not granted/);
-  assert.match(e.message, /in a call of the API this `use schema` absorbed, at schema\.tn:4\)$/);
+  assert.match(e.message, /\(in `listPets` of the API absorbed at schema\.tn:2\)$/);
   assert.ok(e.stack[0].path.includes('.schemas'), 'the VM located the generated module');
 });
 
@@ -72,6 +73,6 @@ test('the CLI prints the mapped locations', () => {
   assert.match(std.stderr, /std\.tn:4:17: runtime error: .*not granted.*\(in std\/net\.tn:\d+\)/);
   const schema = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'turn.js'), 'run', path.join(dir, 'schema.tn')], { cwd: dir, env, encoding: 'utf8' });
   assert.equal(schema.status, 1, schema.stderr);
-  assert.match(schema.stderr, /schema\.tn:2:\d+: runtime error: .*petstore\.local/);
+  assert.match(schema.stderr, /schema\.tn:4:11: runtime error: .*petstore\.local.*\(in `listPets` of the API absorbed at schema\.tn:2\)/);
   assert.doesNotMatch(schema.stderr.split('\n')[0], /\.schemas[\\/][0-9a-f]+\.tn/, 'the first line does not point at the generated module');
 });
