@@ -22,7 +22,10 @@ export const HOST_TOOL_RESULTS: Readonly<Record<string, StaticType>> = {
   // effect tools (runtime/effects/tools.ts, answered by the host)
   math_random: NUM, time_now_ms: NUM, time_now_iso: STR, env_get: optionalOf(STR), fs_read: STR, fs_write: NULL, fs_append: NULL,
   fs_list: LIST_STR, fs_exists: BOOL, http_request: ANY, http_get: STR, http_post: STR,
-  mcp_call: ANY, mcp_tools: ANY, mcp_resources: ANY, mcp_read: ANY,
+  mcp_call: ANY, mcp_tools: ANY, mcp_resources: ANY, mcp_read: ANY, mcp_templates: ANY, mcp_subscribe: NULL, mcp_unsubscribe: NULL,
+  mcp_updates: LIST_STR, mcp_prompts: ANY, mcp_prompt: ANY,
+  // what a run `turn mcp` serves asks its caller (runtime/mcp/caller-tools.ts)
+  progress: ANY, mcp_elicit: ANY, mcp_sample: ANY,
   kb_put: ANY, kb_publish: ANY, kb_get: ANY, kb_find: ANY, kb_inspect: ANY, kb_dependents: ANY, kb_revise: ANY, kb_confirm: ANY,
   kb_stale: ANY, kb_check_record: ANY, kb_check_lookup: ANY, kb_commit: ANY, kb_run: ANY,
   // pure standard tools
@@ -30,6 +33,8 @@ export const HOST_TOOL_RESULTS: Readonly<Record<string, StaticType>> = {
   math_log: NUM, math_log10: NUM, math_log2: NUM, math_exp: NUM, math_sin: NUM, math_cos: NUM, math_tan: NUM, math_asin: NUM,
   math_acos: NUM, math_atan: NUM, math_trunc: NUM, math_sign: NUM, json_pretty: STR, json_schema_issues: ANY, json_drop_nulls: ANY,
   time_format_iso: STR, time_parse_iso: optionalOf(NUM),
+  // absorbed modules' names on the wire (runtime/absorb/wire.ts)
+  wire_encode: ANY, wire_arguments: ANY, wire_decode: ANY,
   // a process's own tools (runtime/vm/actors.ts) and agents (runtime/vm/agents.ts)
   context_clear: ANY, context_budget: ANY, self: PID, monitor: ANY, demonitor: ANY, cancel: ANY, wait: ANY, events: ANY, emit: ANY,
   processes: ANY, sleep: ANY, budget: ANY, task_budget: ANY, now: NUM,
