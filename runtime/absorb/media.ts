@@ -66,7 +66,7 @@ export interface BodyPlan {
   files?: string[];
   /** Properties the spec marks readOnly: never sent. */
   readOnly?: string[];
-  /** application/x-www-form-urlencoded: a property's `encoding` (style, explode, allowReserved) when the spec gives one. */
+  /** Form bodies: a property's `encoding` (style, explode, allowReserved) when the spec gives one. */
   encoding?: Record<string, { style?: ParamStyle; explode?: boolean; allowReserved?: boolean }>;
 }
 
@@ -81,7 +81,7 @@ export function encodeBody(plan: BodyPlan, value: unknown): { body: string; cont
   const clean = withoutReadOnly(jsonDropNulls(value), plan.readOnly);
   if (isJson(e) || e === '*/*') return { body: JSON.stringify(clean), contentType: e === '*/*' ? 'application/json' : plan.contentType };
   if (e === 'application/x-www-form-urlencoded') return { body: formBody(clean, plan.encoding ?? {}), contentType: plan.contentType };
-  if (e === 'multipart/form-data') return multipartBody(clean, new Set(plan.files ?? []));
+  if (e === 'multipart/form-data') return multipartBody(clean, new Set(plan.files ?? []), plan.encoding ?? {});
   if (typeof clean === 'string') return { body: clean, contentType: plan.contentType };
   if (e.startsWith('text/') && (typeof clean === 'number' || typeof clean === 'boolean')) return { body: String(clean), contentType: plan.contentType };
   throw new MediaError(`a ${plan.contentType} body is sent from a Str, not a ${Array.isArray(clean) ? 'list' : typeof clean === 'object' ? 'map' : typeof clean}`);
@@ -109,14 +109,17 @@ function fieldText(v: unknown): string {
  */
 function formBody(value: unknown, encoding: NonNullable<BodyPlan['encoding']>): string {
   const pairs: string[] = [];
-  for (const [k, v] of Object.entries(objectOf(value, 'application/x-www-form-urlencoded'))) {
-    const enc = encoding[k] ?? {};
-    const style = enc.style ?? 'form';
-    const nested = Array.isArray(v) ? v.some((x) => x !== null && typeof x === 'object') : v !== null && typeof v === 'object' && Object.values(v).some((x) => x !== null && typeof x === 'object');
-    const plan = { name: k, in: 'query' as const, style, explode: enc.explode ?? style === 'form', ...(enc.allowReserved ? { allowReserved: true } : {}), ...(nested ? { content: 'application/json' } : {}) };
-    pairs.push(...serializeQuery(plan, v));
-  }
+  for (const [k, v] of Object.entries(objectOf(value, 'application/x-www-form-urlencoded'))) pairs.push(...formPairs(k, v, encoding[k] ?? {}));
   return pairs.join('&');
+}
+
+/** A form property's `name=value` pairs (percent-encoded) in its encoding's style. */
+function formPairs(k: string, v: unknown, enc: NonNullable<BodyPlan['encoding']>[string]): string[] {
+  // the delimited and deepObject styles have no form for a single value: it goes as form does
+  const style = enc.style === undefined || (v === null || typeof v !== 'object') ? 'form' : enc.style;
+  const nested = Array.isArray(v) ? v.some((x) => x !== null && typeof x === 'object') : v !== null && typeof v === 'object' && Object.values(v).some((x) => x !== null && typeof x === 'object');
+  const plan = { name: k, in: 'query' as const, style, explode: enc.explode ?? style === 'form', ...(enc.allowReserved ? { allowReserved: true } : {}), ...(nested ? { content: 'application/json' } : {}) };
+  return serializeQuery(plan, v);
 }
 
 /** A multipart name or filename, escaped as the WHATWG HTML standard does (`"` → %22, CR → %0D, LF → %0A). */
@@ -125,9 +128,17 @@ function partName(s: string): string {
 }
 
 /** multipart/form-data (RFC 7578): one part per property (a list: one per item); a file part has a filename. */
-function multipartBody(value: unknown, files: ReadonlySet<string>): { body: string; contentType: string } {
+function multipartBody(value: unknown, files: ReadonlySet<string>, encoding: NonNullable<BodyPlan['encoding']>): { body: string; contentType: string } {
   const parts: { name: string; text: string; file: boolean; json: boolean }[] = [];
   for (const [k, v] of Object.entries(objectOf(value, 'multipart/form-data'))) {
+    if (encoding[k] && !files.has(k)) {
+      // a property with a style (OpenAPI 3.1): its form pairs, one part each, as text
+      for (const pair of formPairs(k, v, encoding[k])) {
+        const at = pair.indexOf('=');
+        parts.push({ name: decodeURIComponent(pair.slice(0, at)), text: decodeURIComponent(pair.slice(at + 1)), file: false, json: false });
+      }
+      continue;
+    }
     const items = Array.isArray(v) && (files.has(k) || v.every((x) => typeof x !== 'object')) ? v : [v];
     for (const x of items) parts.push({ name: k, text: fieldText(x), file: files.has(k), json: typeof x === 'object' });
   }

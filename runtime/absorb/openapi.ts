@@ -185,7 +185,7 @@ function requestBody(conv: SchemaConverter, body: unknown, ptr: string, hint: st
   const readOnly = Object.entries(props).filter(([, s]) => s.readOnly === true).map(([k]) => k);
   if (readOnly.length > 0) plan.readOnly = readOnly;
   const encoding = isObj(media) && isObj(media.encoding) ? media.encoding : {};
-  if (ct.toLowerCase() === 'application/x-www-form-urlencoded') {
+  if (ct.toLowerCase() === 'application/x-www-form-urlencoded' || ct.toLowerCase() === 'multipart/form-data') {
     const styled = Object.entries(encoding).filter(([, e]) => isObj(e) && (e.style !== undefined || e.explode !== undefined || e.allowReserved !== undefined));
     if (styled.length > 0) {
       plan.encoding = Object.fromEntries(
