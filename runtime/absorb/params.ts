@@ -60,7 +60,6 @@ function isPaired(s: string, i: number): boolean {
   return i > 0 && s.charCodeAt(i - 1) >= 0xd800 && s.charCodeAt(i - 1) <= 0xdbff;
 }
 
-type Primitive = string | number | boolean;
 type Shape = { kind: 'primitive'; value: string } | { kind: 'list'; items: string[] } | { kind: 'map'; entries: [string, string][] };
 
 function primitiveText(p: ParamPlan, v: unknown, where: string): string {
@@ -79,7 +78,7 @@ function shapeOf(p: ParamPlan, value: unknown): Shape {
   if (value !== null && typeof value === 'object') {
     return { kind: 'map', entries: Object.entries(value).filter(([, x]) => x !== null && x !== undefined).map(([k, x]) => [k, primitiveText(p, x, `property "${k}"`)]) };
   }
-  return { kind: 'primitive', value: primitiveText(p, value as Primitive, 'the value') };
+  return { kind: 'primitive', value: primitiveText(p, value, 'the value') };
 }
 
 /**
@@ -147,7 +146,7 @@ export function serializeQuery(p: ParamPlan, value: unknown): string[] {
 }
 
 /** Control characters a header or cookie may never carry (CR and LF would start a new header). */
-// eslint-disable-next-line no-control-regex
+ 
 const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
 
 /** A header parameter's value (style simple). Not percent-encoded; a control character or one beyond Latin-1 is refused. */
