@@ -115,8 +115,9 @@ function formBody(value: unknown, encoding: NonNullable<BodyPlan['encoding']>): 
 
 /** A form property's `name=value` pairs (percent-encoded) in its encoding's style. */
 function formPairs(k: string, v: unknown, enc: NonNullable<BodyPlan['encoding']>[string]): string[] {
-  // the delimited and deepObject styles have no form for a single value: it goes as form does
-  const style = enc.style === undefined || (v === null || typeof v !== 'object') ? 'form' : enc.style;
+  // the delimited and deepObject styles have no form for a single value (nor deepObject for a list): it goes as form does
+  const single = v === null || typeof v !== 'object';
+  const style = enc.style === undefined || single || (enc.style === 'deepObject' && Array.isArray(v)) ? 'form' : enc.style;
   const nested = Array.isArray(v) ? v.some((x) => x !== null && typeof x === 'object') : v !== null && typeof v === 'object' && Object.values(v).some((x) => x !== null && typeof x === 'object');
   const plan = { name: k, in: 'query' as const, style, explode: enc.explode ?? style === 'form', ...(enc.allowReserved ? { allowReserved: true } : {}), ...(nested ? { content: 'application/json' } : {}) };
   return serializeQuery(plan, v);
