@@ -16,6 +16,7 @@ import type { ApiOperation, ApiShape, StaticType } from '../check/types.js';
 import { BUILTIN_TYPE_NAMES } from '../check/types.js';
 import { encodedSchema, replyDefs, typeSchema } from './reply.js';
 import { TURN_KEYWORDS, UNPAIRED_SURROGATE, identifier, structName, uniqueName } from './schema.js';
+import { encodedWire } from './openapi-wire.js';
 import type { AbsorbedField, AbsorbedOperation, AbsorbedParam, AbsorbedStruct, AbsorbResult } from './types.js';
 import { NULLABLE, REQUIRED, encodedTable, shapeOf, type FieldEntry, type NameTable, type ParamEntry, type Shape } from './wire.js';
 
@@ -25,7 +26,7 @@ import { NULLABLE, REQUIRED, encodedTable, shapeOf, type FieldEntry, type NameTa
 // test/absorb/generated.test.ts holds it to that over generated specs.
 
 /** Names the generated code binds itself: a parameter of an operation never takes one of them. */
-const MODULE_LOCALS = new Set(['auth', 'base', 'body', 'data', 'decode', 'graphql_data', 'client', 'default_client', 'res', 'reply', 'reply_defs', 'conform', 'more_issues', 'operations', 'validated', 'wire_names', 'arguments_given']);
+const MODULE_LOCALS = new Set(['auth', 'base', 'body', 'data', 'decode', 'graphql_data', 'client', 'default_client', 'res', 'reply', 'reply_defs', 'conform', 'more_issues', 'operations', 'validated', 'wire_names', 'arguments_given', 'req', 'wire_request', 'wire_reply']);
 /** Beyond this many nested `List<...>`, an element type is `Any` (specs are already bounded by the converter). */
 const MAX_TYPE_DEPTH = 32;
 
@@ -454,23 +455,17 @@ function operationText(op: AbsorbedOperation, key: string, names: Names, replies
             return ${decoded(request)};
         }`;
   }
-  // OpenAPI: substitute path parameters (URL-encoded), send query and headers, JSON body.
-  const pathExpr = op.path
-    .split(/(\{[^}]+\})/)
-    .filter((part) => part !== '')
-    .map((part) => {
-      const m = /^\{(.+)\}$/.exec(part);
-      if (!m) return turnString(part);
-      const p = params.find((x) => x.param.in === 'path' && x.param.wireName === m[1]);
-      return p ? `call("url_encode", "" + ${p.local})` : turnString(part);
-    })
-    .join(' + ');
-  const options = [`"query": ${paramMap(params, ['query'])}`, `"headers": ${paramMap(params, ['header'])}`];
-  // a JSON body in the wire's names, without the optional fields left out; another content type as it is
-  if (op.body) options.push(/json/.test(op.body.contentType) || op.body.contentType === '*/*' ? `"body": call("wire_encode", body, ${turnString(JSON.stringify(wire.shapeOfAbsorbed(op.body.type)))}, wire_names)` : `"body": body`);
-  request = `call("http_request", auth, ${turnString(op.method.toUpperCase())}, base + ${pathExpr || '""'}, {${options.join(', ')}})`;
+  // OpenAPI: the URL, headers and body made by `openapi_request` from the operation's wire plan
+  // (parameter styles, media types: runtime/absorb/openapi-wire.ts), the reply decoded by its Content-Type
+  const plan = turnString(encodedWire(op.wire ?? { path: op.path, params: [], replies: {} }));
+  const values = `{${params.filter((p) => ['path', 'query', 'header', 'cookie'].includes(p.param.in)).map((p) => `${turnString(`${p.param.in}:${p.param.wireName}`)}: ${p.local}`).join(', ')}}`;
+  // the body in the wire's names, without the optional fields left out (runtime/absorb/wire.ts)
+  const body = op.body ? `call("wire_encode", body, ${turnString(JSON.stringify(wire.shapeOfAbsorbed(op.body.type)))}, wire_names)` : 'null';
+  const sent = `call("openapi_request", ${plan}, base, ${values}, ${body})`;
+  request = `call("http_request", auth, ${turnString(op.method.toUpperCase())}, req["url"], {"headers": req["headers"], "body": req["body"]})`;
   return `${doc}        ${turnString(key)}: turn(${signature.join(', ')}) -> ${result} {
-            return ${decoded(conform(`decode(${request})`))};
+            let req = wire_request(${turnString(key)}, ${sent});
+            return ${decoded(conform(`wire_reply(${turnString(key)}, ${plan}, ${request})`))};
         }`;
 }
 
@@ -504,6 +499,19 @@ export function absorbedModuleSource(result: AbsorbResult, protocol: string, sou
     '    }',
     '    if res["body"] == "" { return null; }',
     '    return call("json_parse", res["body"]);',
+    '};',
+    '// OpenAPI: a request the wire plan cannot make, or a reply of a type the operation does not declare, is an error naming the operation.',
+    'let wire_request = turn(operation: Str, req: Map) -> Map {',
+    '    if req["error"] != null { throw {"type": "RequestError", "operation": operation, "message": operation + ": " + req["error"]}; }',
+    '    return req;',
+    '};',
+    'let wire_reply = turn(operation: Str, plan: Str, res: Map) -> Any {',
+    '    if res["status"] < 200 or res["status"] >= 300 {',
+    '        throw {"type": "HttpError", "status": res["status"], "message": "HTTP " + res["status"], "body": res["body"]};',
+    '    }',
+    '    let decoded = call("openapi_reply", plan, res);',
+    '    if decoded["error"] != null { throw {"type": "MediaTypeError", "operation": operation, "message": operation + ": " + decoded["error"]}; }',
+    '    return decoded["value"];',
     '};',
     'let graphql_data = turn(res: Map) -> Any {',
     '    let reply = decode(res);',

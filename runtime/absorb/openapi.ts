@@ -5,6 +5,8 @@ import type { StaticType } from '../check/types.js';
 import { SchemaConverter, identifier, operationNames, structName, uniqueName } from './schema.js';
 import { pointerOf } from './source.js';
 import type { AbsorbedOperation, AbsorbedParam } from './types.js';
+import { isJson, requestMediaType, typedBody, type BodyPlan, type DeclaredReplies } from './media.js';
+import { DEFAULT_STYLE, STYLES, type ParamLocation, type ParamPlan, type ParamStyle } from './params.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 type Obj = Record<string, unknown>;
@@ -62,11 +64,13 @@ export function absorbOpenApi(conv: SchemaConverter): AbsorbedOperation[] {
       }
       const base = typeof op.operationId === 'string' && op.operationId ? op.operationId : derivedName(method, p);
       const name = uniqueName(identifier(base), names);
-      const params = collectParams(conv, [...shared.map((x, i) => ({ x, ptr: `${d.pointer}/parameters/${i}` })), ...(Array.isArray(op.parameters) ? op.parameters : []).map((x, i) => ({ x, ptr: `${opPtr}/parameters/${i}` }))], name);
+      const plans: ParamPlan[] = [];
+      const params = collectParams(conv, plans, [...shared.map((x, i) => ({ x, ptr: `${d.pointer}/parameters/${i}` })), ...(Array.isArray(op.parameters) ? op.parameters : []).map((x, i) => ({ x, ptr: `${opPtr}/parameters/${i}` }))], name);
       for (const m of p.matchAll(/\{([^}]+)\}/g)) {
         if (!params.some((q) => q.in === 'path' && q.wireName === m[1])) {
           conv.diag('error', `path parameter "${m[1]}" of ${p} is not declared`, opPtr);
           params.push({ name: identifier(m[1]), wireName: m[1], in: 'path', type: { kind: 'Str' }, optional: false });
+          plans.push({ name: m[1], in: 'path', style: 'simple', explode: false });
         }
       }
       const operation: AbsorbedOperation = {
@@ -82,7 +86,12 @@ export function absorbOpenApi(conv: SchemaConverter): AbsorbedOperation[] {
       const doc = [op.summary, op.description].filter((s): s is string => typeof s === 'string').join('\n\n');
       if (doc) operation.doc = doc;
       const body = requestBody(conv, op.requestBody, `${opPtr}/requestBody`, structName(name) + 'Body');
-      if (body) operation.body = body;
+      operation.wire = { path: p, params: plans, replies: declaredReplies(conv, op.responses, `${opPtr}/responses`) };
+      if (body) {
+        const { plan, ...declared } = body;
+        operation.body = declared;
+        operation.wire.body = plan;
+      }
       ops.push(operation);
     }
   }
@@ -97,8 +106,9 @@ function derivedName(method: string, p: string): string {
   return [method, ...parts].join('_');
 }
 
-function collectParams(conv: SchemaConverter, list: { x: unknown; ptr: string }[], opName: string): AbsorbedParam[] {
+function collectParams(conv: SchemaConverter, plans: ParamPlan[], list: { x: unknown; ptr: string }[], opName: string): AbsorbedParam[] {
   const byKey = new Map<string, AbsorbedParam>();
+  const planByKey = new Map<string, ParamPlan>();
   const taken = new Set<string>();
   for (const { x, ptr } of list) {
     const d = conv.deref(x, ptr);
@@ -128,8 +138,27 @@ function collectParams(conv: SchemaConverter, list: { x: unknown; ptr: string }[
     const param: AbsorbedParam = { name: prev?.name ?? uniqueName(identifier(p.name), taken), wireName: p.name, in: p.in as AbsorbedParam['in'], type, optional };
     if (typeof p.description === 'string') param.doc = p.description;
     byKey.set(key, param); // operation-level overrides path-level
+    planByKey.set(key, paramPlan(conv, p as Obj & { name: string; in: string }, d.pointer));
   }
+  plans.push(...planByKey.values());
   return [...byKey.values()];
+}
+
+/** How a parameter is serialized: its `style` (checked against its location), `explode`, `allowReserved`, `content`. */
+function paramPlan(conv: SchemaConverter, p: Obj & { name: string; in: string }, pointer: string): ParamPlan {
+  const where = p.in as ParamLocation;
+  let style = DEFAULT_STYLE[where];
+  if (typeof p.style === 'string') {
+    if ((STYLES[where] as readonly string[]).includes(p.style)) style = p.style as ParamStyle;
+    else conv.diag('error', `parameter "${p.name}": style "${p.style}" is not a ${where} style (${STYLES[where].join(', ')})`, `${pointer}/style`);
+  }
+  const plan: ParamPlan = { name: p.name, in: where, style, explode: typeof p.explode === 'boolean' ? p.explode : style === 'form' };
+  if (where === 'query' && p.allowReserved === true) plan.allowReserved = true;
+  if (p.schema === undefined && isObj(p.content)) {
+    const ct = Object.keys(p.content)[0];
+    if (ct !== undefined) plan.content = ct;
+  }
+  return plan;
 }
 
 function pickJson(content: Obj): [string, unknown] | undefined {
@@ -137,7 +166,7 @@ function pickJson(content: Obj): [string, unknown] | undefined {
   return entries.find(([ct]) => /^application\/(.+\+)?json/.test(ct)) ?? entries.find(([ct]) => ct === '*/*') ?? entries[0];
 }
 
-function requestBody(conv: SchemaConverter, body: unknown, ptr: string, hint: string): AbsorbedOperation['body'] {
+function requestBody(conv: SchemaConverter, body: unknown, ptr: string, hint: string): (NonNullable<AbsorbedOperation['body']> & { plan: BodyPlan }) | undefined {
   if (body === undefined) return undefined;
   const d = conv.deref(body, ptr);
   if (!d || !isObj(d.schema)) return undefined;
@@ -146,11 +175,67 @@ function requestBody(conv: SchemaConverter, body: unknown, ptr: string, hint: st
     conv.diag('error', 'a request body needs "content"', d.pointer);
     return undefined;
   }
-  const picked = pickJson(content);
-  if (!picked) return undefined;
-  const [ct, media] = picked;
-  const t = isObj(media) ? conv.typeOf(media.schema, `${d.pointer}/content/${pointerOf([ct]).slice(2)}/schema`, hint) : { type: { kind: 'Any' } as StaticType, optional: false };
-  return { type: /json/.test(ct) || ct === '*/*' ? t.type : { kind: 'Str' }, optional: d.schema.required !== true, contentType: ct };
+  const ct = requestMediaType(Object.keys(content));
+  if (ct === undefined) return undefined;
+  const media = content[ct];
+  const schemaPtr = `${d.pointer}/content/${pointerOf([ct]).slice(2)}/schema`;
+  const t = isObj(media) ? conv.typeOf(media.schema, schemaPtr, hint) : { type: { kind: 'Any' } as StaticType, optional: false };
+  const plan: BodyPlan = { contentType: ct };
+  const props = isObj(media) ? bodyProperties(conv, media.schema, schemaPtr) : {};
+  const readOnly = Object.entries(props).filter(([, s]) => s.readOnly === true).map(([k]) => k);
+  if (readOnly.length > 0) plan.readOnly = readOnly;
+  const encoding = isObj(media) && isObj(media.encoding) ? media.encoding : {};
+  if (ct.toLowerCase() === 'application/x-www-form-urlencoded' || ct.toLowerCase() === 'multipart/form-data') {
+    const styled = Object.entries(encoding).filter(([, e]) => isObj(e) && (e.style !== undefined || e.explode !== undefined || e.allowReserved !== undefined));
+    if (styled.length > 0) {
+      plan.encoding = Object.fromEntries(
+        styled.map(([k, e]) => {
+          const o = e as Obj;
+          const style = typeof o.style === 'string' && (STYLES.query as readonly string[]).includes(o.style) ? (o.style as ParamStyle) : undefined;
+          return [k, { ...(style ? { style } : {}), ...(typeof o.explode === 'boolean' ? { explode: o.explode } : {}), ...(o.allowReserved === true ? { allowReserved: true } : {}) }];
+        }),
+      );
+    }
+  }
+  if (ct.toLowerCase().startsWith('multipart/')) {
+    const files = Object.entries(props).filter(([k, s]) => isFile(s) || (isObj(encoding[k]) && typeof encoding[k].contentType === 'string' && !/^(text\/|application\/json)/.test(encoding[k].contentType))).map(([k]) => k);
+    if (files.length > 0) plan.files = files;
+  }
+  return { type: typedBody(ct) ? t.type : { kind: 'Str' }, optional: d.schema.required !== true, contentType: ct, plan };
+}
+
+/** A property that is a file's content: `format: binary` (3.0) or a `contentEncoding`/`contentMediaType` (3.1), or a list of those. */
+function isFile(s: Obj): boolean {
+  if (s.format === 'binary' || s.format === 'base64' || typeof s.contentEncoding === 'string' || typeof s.contentMediaType === 'string') return true;
+  return s.type === 'array' && isObj(s.items) && (s.items.format === 'binary' || typeof s.items.contentMediaType === 'string');
+}
+
+/** The top-level properties of a body schema (refs followed, allOf members merged), resolved. */
+function bodyProperties(conv: SchemaConverter, schema: unknown, pointer: string, depth = 0): Record<string, Obj> {
+  const out: Record<string, Obj> = {};
+  const d = depth < 16 ? conv.deref(schema, pointer) : undefined;
+  if (!d || !isObj(d.schema)) return out;
+  const s = d.schema;
+  if (Array.isArray(s.allOf)) s.allOf.forEach((m, i) => Object.assign(out, bodyProperties(conv, m, `${d.pointer}/allOf/${i}`, depth + 1)));
+  if (isObj(s.properties)) {
+    for (const [k, v] of Object.entries(s.properties)) {
+      const p = conv.deref(v, `${d.pointer}/properties/${pointerOf([k]).slice(2)}`);
+      if (p && isObj(p.schema)) out[k] = p.schema;
+    }
+  }
+  return out;
+}
+
+/** The content types each response of an operation declares (`[]`: no content). */
+function declaredReplies(conv: SchemaConverter, responses: unknown, ptr: string): DeclaredReplies {
+  const out: DeclaredReplies = {};
+  if (!isObj(responses)) return out;
+  for (const code of Object.keys(responses)) {
+    const d = conv.deref(responses[code], `${ptr}/${pointerOf([code]).slice(2)}`);
+    if (!d || !isObj(d.schema)) continue;
+    out[code] = isObj(d.schema.content) ? Object.keys(d.schema.content) : [];
+  }
+  return out;
 }
 
 function responseType(conv: SchemaConverter, responses: unknown, ptr: string, hint: string): StaticType {
@@ -168,7 +253,7 @@ function responseType(conv: SchemaConverter, responses: unknown, ptr: string, hi
   const picked = pickJson(content);
   if (!picked) return { kind: 'Any' };
   const [ct, media] = picked;
-  if (!/json/.test(ct) && ct !== '*/*') return { kind: 'Str' };
+  if (!isJson(ct) && ct !== '*/*') return { kind: 'Str' };
   if (!isObj(media) || media.schema === undefined) return { kind: 'Any' };
   return conv.typeOf(media.schema, `${d.pointer}/content/${pointerOf([ct]).slice(2)}/schema`, hint).type;
 }

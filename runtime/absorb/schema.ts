@@ -152,7 +152,7 @@ export class SchemaConverter {
     if (!isObj(s)) return false;
     const t = s.type;
     const objectType = t === 'object' || t === undefined || (Array.isArray(t) && t.includes('object'));
-    return objectType && (isObj(s.properties) || Array.isArray(s.allOf));
+    return objectType && (isObj(s.properties) || (Array.isArray(s.allOf) && this.primitiveAllOf(s, '#') === undefined));
   }
 
   /** Declares and converts a named schema (a component/definition) as a struct when it is object-like. */
@@ -245,8 +245,10 @@ export class SchemaConverter {
       return { type: ANY, optional: false };
     }
     if (typeof schema.$ref === 'string') return this.typeOfRef(schema, pointer, hint);
-    const t = this.typeOfShape(schema, pointer, hint);
-    const checks = checksOf(schema, t.type, (message) => this.warnOnce(message, pointer));
+    // an `allOf` of primitive schemas (a string with a format and a pattern, say) is that primitive with every member's checks
+    const shape = this.primitiveAllOf(schema, pointer) ?? schema;
+    const t = this.typeOfShape(shape, pointer, hint);
+    const checks = checksOf(shape, t.type, (message) => this.warnOnce(message, pointer));
     return checks.length > 0 ? { ...t, checks } : t;
   }
 
@@ -274,6 +276,25 @@ export class SchemaConverter {
     } finally {
       this.inlineStack.pop();
     }
+  }
+
+  /**
+   * `allOf` members merged into one schema when they are all primitive (no properties, items or
+   * alternatives, and one of them says string, integer, number or boolean); else undefined.
+   */
+  private primitiveAllOf(schema: Schema, pointer: string): Schema | undefined {
+    if (!Array.isArray(schema.allOf) || isObj(schema.properties) || schema.allOf.length === 0) return undefined;
+    const members: Schema[] = [];
+    for (let i = 0; i < schema.allOf.length && i < 64; i++) {
+      const d = this.deref(schema.allOf[i], `${pointer}/allOf/${i}`);
+      if (!d || !isObj(d.schema)) return undefined;
+      const m = d.schema;
+      if (isObj(m.properties) || m.allOf !== undefined || m.oneOf !== undefined || m.anyOf !== undefined || m.items !== undefined || m.type === 'object' || m.type === 'array') return undefined;
+      members.push(m);
+    }
+    if (!members.some((m) => typeof m.type === 'string' && ['string', 'integer', 'number', 'boolean'].includes(m.type))) return undefined;
+    const { allOf: _members, ...rest } = schema;
+    return Object.assign({}, ...members, rest) as Schema;
   }
 
   /** The type of a schema that is not a `$ref` (its checks are added by the caller). */

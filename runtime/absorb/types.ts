@@ -1,6 +1,7 @@
 // What `use schema::<protocol>("source")` absorbs at compile time: structs and callables, in the
 // shapes of the gradual checker's StaticType (runtime/check/types.ts).
 import type { StaticType } from '../check/types.js';
+import type { OperationWire } from './openapi-wire.js';
 
 export type Protocol = 'openapi' | 'jsonschema' | 'graphql' | 'mcp';
 export const PROTOCOLS: readonly Protocol[] = ['openapi', 'jsonschema', 'graphql', 'mcp'];
@@ -69,6 +70,8 @@ export interface AbsorbedOperation {
   params: AbsorbedParam[];
   /** The request body (OpenAPI), with its content type. */
   body?: { type: StaticType; optional: boolean; contentType: string };
+  /** OpenAPI: how parameters, body and replies go on the wire (runtime/absorb/wire.ts). */
+  wire?: OperationWire;
   /** The type of a successful response (`Void` when none is described, `Any` when not JSON). */
   result: StaticType;
   doc?: string;

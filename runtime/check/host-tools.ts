@@ -35,6 +35,8 @@ export const HOST_TOOL_RESULTS: Readonly<Record<string, StaticType>> = {
   time_format_iso: STR, time_parse_iso: optionalOf(NUM),
   // absorbed modules' names on the wire (runtime/absorb/wire.ts)
   wire_encode: ANY, wire_arguments: ANY, wire_decode: ANY,
+  // absorbed OpenAPI operations' requests and replies (runtime/absorb/openapi-wire.ts)
+  openapi_request: ANY, openapi_reply: ANY,
   // a process's own tools (runtime/vm/actors.ts) and agents (runtime/vm/agents.ts)
   context_clear: ANY, context_budget: ANY, self: PID, monitor: ANY, demonitor: ANY, cancel: ANY, wait: ANY, events: ANY, emit: ANY,
   processes: ANY, sleep: ANY, budget: ANY, task_budget: ANY, now: NUM,

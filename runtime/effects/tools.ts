@@ -16,6 +16,7 @@ import type { Redactor, Vault } from './vault.js';
 import { KNOWLEDGE_TOOLS } from '../knowledge/tools.js';
 import { jsonSchemaIssues } from '../absorb/reply.js';
 import { jsonDropNulls } from '../absorb/request.js';
+import { openapiReply, openapiRequest } from '../absorb/openapi-wire.js';
 import type { KnowledgeSession } from '../knowledge/store.js';
 import type { RE2JS } from 're2js';
 import { MCP_TOOLS } from '../mcp/tools.js';
@@ -561,6 +562,9 @@ export const STD_TOOLS: Record<string, PureTool | EffectTool> = {
   json_schema_issues: { effect: false, run: jsonSchemaIssues },
   // an absorbed operation's request body without the optional fields left out (runtime/absorb/request.ts)
   json_drop_nulls: { effect: false, run: jsonDropNulls },
+  // an absorbed OpenAPI operation's request (parameter styles, body media type) and reply decoding (runtime/absorb/wire.ts)
+  openapi_request: { effect: false, run: openapiRequest },
+  openapi_reply: { effect: false, run: openapiReply },
   time_now_ms: { effect: true, category: 'clock', capability: 'none (clock; journaled)', run: (ctx) => timeNowMs(ctx) },
   time_now_iso: { effect: true, category: 'clock', capability: 'none (clock; journaled)', run: (ctx) => timeNowIso(ctx) },
   time_format_iso: { effect: false, run: timeFormatIso },
