@@ -28,7 +28,8 @@ commands:
                 writes and warns where a grant leaves an interpreter's arguments free
   mcp FILE      serve the closures FILE returns as MCP tools over stdio, each call a run with the
                 run options given (docs/mcp.md); --port N serves HTTP on 127.0.0.1 to clients
-                sending the bearer token it prints (or the one in --token-file FILE, mode 0600)
+                sending the bearer token it prints (or the one in --token-file FILE, mode 0600);
+                --store DIR makes each call a durable run, performed once per idempotency key
   resume RUN    continue a durable run (suspended, or killed) from its journal (docs/durability.md)
   runs          list the runs in a store, with their status
   inspect RUN   a run's processes, context tiers, memory, mailboxes, pending/unknown effects, journal tail
