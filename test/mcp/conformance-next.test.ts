@@ -127,7 +127,9 @@ test('conformance 0.2 (2026-07-28): the server scenarios against turn mcp, failu
     assert.equal(r.code, 0, r.out);
     const s = summary(r.out);
     // on the 2026-07-28 wire (server/discover, the per-request envelope, no session)
-    for (const name of ['tools-list', 'tools-call-simple-text', 'tools-call-error', 'dns-rebinding-protection', 'server-sse-multiple-streams', 'input-required-result-unsupported-methods', 'input-required-result-validate-input']) {
+    // and answered by the handlers both revisions share (serve/handlers.ts): prompts, resources, completion, content, progress
+    const shared = ['completion-complete', 'resources-list', 'resources-read-text', 'resources-read-binary', 'resources-templates-read', 'prompts-list', 'prompts-get-simple', 'prompts-get-with-args', 'prompts-get-embedded-resource', 'prompts-get-with-image', 'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content', 'tools-call-with-progress'];
+    for (const name of ['tools-list', 'tools-call-simple-text', 'tools-call-error', 'dns-rebinding-protection', 'server-sse-multiple-streams', 'input-required-result-unsupported-methods', 'input-required-result-validate-input', ...shared]) {
       assert.equal(s.get(name), true, `${name} passes:\n${r.out}`);
     }
   } finally {
