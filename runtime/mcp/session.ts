@@ -62,7 +62,12 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** the most a request may take, in ms (the SDK's default is 60 s) */
   timeoutMs?: number;
+  /** a durable run's journal key of the call, sent as `_meta["turn/idempotency-key"]` (the same on every retry of the effect) */
+  idempotencyKey?: string;
 }
+
+/** The `_meta` key a server that deduplicates calls reads (`turn mcp --store`: serve-next/call-key.ts). */
+export const IDEMPOTENCY_META_KEY = 'turn/idempotency-key';
 
 /**
  * What the run answers when a server asks the client something (runtime/mcp/sessions.ts passes
@@ -319,7 +324,7 @@ export class McpSession {
     try {
       const result = await this.request(
         () =>
-          this.client.callTool({ name, arguments: args }, undefined, {
+          this.client.callTool({ name, arguments: args, ...(o.idempotencyKey !== undefined ? { _meta: { [IDEMPOTENCY_META_KEY]: o.idempotencyKey } } : {}) }, undefined, {
             onprogress: (p) => {
               clock.restart();
               o.onProgress?.(p);

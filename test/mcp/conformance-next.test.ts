@@ -87,7 +87,8 @@ test('conformance 0.2 (2026-07-28): the client scenarios against Turn\'s client,
     passed.set(scenario, /^Passed: (\d+)\/\1, 0 failed, 0 warnings/m.test(r.out));
   }
   // on the 2026-07-28 wire: server/discover, the per-request envelope, the standard headers
-  for (const name of ['tools_call', 'request-metadata', 'http-standard-headers', 'http-invalid-tool-headers', 'json-schema-ref-no-deref']) {
+  // and OAuth on this revision (M-OAUTH's sign-in through the client's fetch)
+  for (const name of ['tools_call', 'request-metadata', 'http-standard-headers', 'http-invalid-tool-headers', 'json-schema-ref-no-deref', 'auth/basic-cimd', 'auth/pre-registration', 'auth/resource-mismatch', 'auth/offline-access-scope', 'auth/metadata-issuer-mismatch']) {
     assert.equal(passed.get(name), true, `${name} passes`);
   }
 });

@@ -156,3 +156,23 @@ test('a 2025-11-25 server is spoken to as before (initialize), after one server/
     served.close();
   }
 });
+
+test("a durable run's MCP call carries its journal key as turn/idempotency-key; a run without a store sends none", async () => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { turnAsync } = await import('../cli/run-cli.js');
+  const { NODE } = await import('./servers.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-mcp-key-'));
+  const server = JSON.stringify({ command: NODE, args: [path.join(__dirname, 'fixtures', 'meta-server.mjs')] });
+  fs.writeFileSync(path.join(dir, 'key.tn'), `let r = call("mcp_call", null, ${server}, "meta", {}, {});\ncall("echo", r["text"]);\n`);
+  const durable = await turnAsync(['run', 'key.tn', '--store', path.join(dir, 'store'), '--allow-run', NODE], { cwd: dir, env: {} });
+  assert.equal(durable.code, 0, durable.stderr);
+  const key = durable.stdout.trim();
+  assert.notEqual(key, 'none');
+  // the key a server deduplicates by: printable, at most 256 characters (serve-next/call-key.ts)
+  assert.match(key, /^[\x21-\x7e]{1,256}$/);
+  const plain = await turnAsync(['run', 'key.tn', '--allow-run', NODE], { cwd: dir, env: {} });
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.equal(plain.stdout.trim(), 'none');
+});
