@@ -115,7 +115,7 @@ export const COMMANDS = {
   mcp: command({
     name: 'mcp', args: 'FILE',
     summary: 'serve the closures FILE returns as MCP tools over stdio, each call a run with the run options given (docs/mcp.md)',
-    sections: [['', { port: { type: 'string', arg: 'N', help: 'serve HTTP on 127.0.0.1 to clients sending the bearer token it prints' }, 'token-file': { type: 'string', arg: 'FILE', help: 'the token to expect, from FILE (mode 0600), with --port' } }], ['run options', RUN_OPTIONS]],
+    sections: [['', { port: { type: 'string', arg: 'N', help: 'serve HTTP on 127.0.0.1 to clients sending the bearer token it prints' }, 'token-file': { type: 'string', arg: 'FILE', help: 'the token to expect, from FILE (mode 0600), with --port' }, store: { type: 'string', arg: 'DIR', help: 'make each call a durable run in the store in DIR, performed once per idempotency key (docs/mcp.md, Durable served agents)' } }], ['run options', RUN_OPTIONS]],
   }),
   resume: command({
     name: 'resume', args: 'RUN',

@@ -22,7 +22,7 @@ import type { ServeOptions, Serving } from './serve/options.js';
 export { ServeError, type Served, type ServedTool };
 export { discoverServed } from './serve/discover.js';
 export { MIN_TOKEN_LENGTH } from './serve/http.js';
-export type { ServeOptions, Serving } from './serve/options.js';
+export type { ModernHandler, ServeOptions, Serving } from './serve/options.js';
 
 /** Serves `file` over MCP. Throws ServeError or InputError before serving. */
 export async function serveMcp(file: string, options: ServeOptions): Promise<Serving> {
@@ -39,7 +39,7 @@ export async function serveMcp(file: string, options: ServeOptions): Promise<Ser
   // the call files of a `turn mcp` that was killed (its exit handler never ran) hold its callers' arguments
   sweepScratch();
   const sdk = await loadServerSdk();
-  const ctx: ServedContext = { file, served, run: options.run, redactor };
+  const ctx: ServedContext = { file, served, run: options.run, redactor, ...(options.perform ? { perform: options.perform } : {}) };
   if (options.port !== undefined) return serveHttp(sdk, ctx, options, options.port, token!);
   const server = servedServer(sdk, ctx, options.version);
   const closed = new Promise<void>((resolve) => {

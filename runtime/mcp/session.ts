@@ -37,6 +37,7 @@ import { questionOf, type ElicitationAnswer, type ElicitationQuestion } from './
 import { samplingAsk, samplingResult, type Sampler } from './sampling.js';
 import { McpError, describeServer, type McpServerSpec } from './server.js';
 import { DEFAULT_MAX_REPLY_BYTES, LaunchedStdioTransport, REPLY_TOO_LARGE } from './stdio.js';
+import { connectModern, ModernClient } from './modern-client.js';
 
 /** Turn's name and version as an MCP client. */
 export const CLIENT_INFO = { name: 'turn', version: '1.0.0' };
@@ -61,7 +62,12 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** the most a request may take, in ms (the SDK's default is 60 s) */
   timeoutMs?: number;
+  /** a durable run's journal key of the call, sent as `_meta["turn/idempotency-key"]` (the same on every retry of the effect) */
+  idempotencyKey?: string;
 }
+
+/** The `_meta` key a server that deduplicates calls reads (`turn mcp --store`: serve-next/call-key.ts). */
+export const IDEMPOTENCY_META_KEY = 'turn/idempotency-key';
 
 /**
  * What the run answers when a server asks the client something (runtime/mcp/sessions.ts passes
@@ -163,8 +169,10 @@ export class McpSession {
 
   private constructor(
     readonly spec: McpServerSpec,
-    private readonly client: Client,
-    private readonly transport: LaunchedStdioTransport | StreamableHTTPClientTransport,
+    /** 2025-11-25: the 1.x client; 2026-07-28: the 2.x one (modern-client.ts) */
+    private readonly client: Client | ModernClient,
+    /** the 1.x client's transport (the 2.x one keeps its own) */
+    private readonly transport: LaunchedStdioTransport | StreamableHTTPClientTransport | undefined,
     /** what the server wrote to standard error reaches a message only through it */
     private readonly redactor?: Redactor,
     private readonly requests?: ServerRequests,
@@ -174,12 +182,39 @@ export class McpSession {
   /** `onEnded`: the connection ended on its own (the server exited or crashed), not by close(). */
   static async open(spec: McpServerSpec, a: SessionAuthority, identity?: IdentityHandle, hooks: SessionHooks = {}): Promise<McpSession> {
     const { onLog, onEnded } = hooks;
-    const transport = spec.kind === 'stdio' ? new LaunchedStdioTransport(await authorizeLaunch(spec, a), spec.maxReplyBytes) : await httpTransport(spec.url, a, identity);
-    const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
     // the session is made once connected; a question comes only during a call, after that
     let made: McpSession | undefined;
     const hold = <T>(f: () => Promise<T>): Promise<T> => (made ? made.whileAsking(f) : f());
-    answerServerRequests(client, describeServer(spec), hooks.requests, hold);
+    let transport: LaunchedStdioTransport | StreamableHTTPClientTransport;
+    if (spec.kind === 'stdio') transport = new LaunchedStdioTransport(await authorizeLaunch(spec, a), spec.maxReplyBytes);
+    else {
+      const { target, fetch } = await httpFetch(spec.url, a, identity);
+      // 2026-07-28 when the server answers server/discover (modern-client.ts), else 2025-11-25 below
+      let modern: ModernClient | undefined;
+      try {
+        modern = await connectModern(target, fetch, CLIENT_INFO, CLIENT_CAPABILITIES, {
+          answer: (on, fail) => answerServerRequests(on, fail, describeServer(spec), hooks.requests, hold),
+          ...(onLog ? { onLog: (n: { level: string; logger?: string; data?: unknown }) => onLog({ level: n.level, logger: n.logger ?? null, data: n.data ?? null }) } : {}),
+          ...(hooks.onResourceUpdated ? { onResourceUpdated: hooks.onResourceUpdated } : {}),
+        });
+      } catch (e) {
+        if (e instanceof EffectDenied) throw e;
+        throw new McpError(`cannot connect to the MCP server ${describeServer(spec)}: ${failure(e, undefined, a.redactor)}`);
+      }
+      if (modern) {
+        const session = new McpSession(spec, modern, undefined, a.redactor, hooks.requests);
+        made = session;
+        modern.onclose = () => {
+          if (session.closed) return;
+          session.lost = true;
+          onEnded?.();
+        };
+        return session;
+      }
+      transport = new StreamableHTTPClientTransport(target, { fetch });
+    }
+    const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
+    answerServerRequests(legacyHandlers(client), (code, message) => new SdkMcpError(code, message), describeServer(spec), hooks.requests, hold);
     if (hooks.onResourceUpdated) {
       const updated = hooks.onResourceUpdated;
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updated(n.params.uri));
@@ -208,6 +243,17 @@ export class McpSession {
   /** Whether the connection ended on its own (the server exited or crashed): sessions.ts starts it again. */
   get ended(): boolean {
     return this.lost;
+  }
+
+  /** The revision this session speaks. */
+  get revision(): '2025-11-25' | '2026-07-28' {
+    return this.client instanceof ModernClient ? '2026-07-28' : '2025-11-25';
+  }
+
+  /** The 1.x client, for what only 2025-11-25 has (its experimental tasks). */
+  private legacy(what: string): Client {
+    if (this.client instanceof ModernClient) throw new McpError(`${what}: the MCP server ${describeServer(this.spec)} speaks 2026-07-28, where the experimental tasks of 2025-11-25 are not`);
+    return this.client;
   }
 
   get capabilities(): ReturnType<Client['getServerCapabilities']> {
@@ -278,7 +324,7 @@ export class McpSession {
     try {
       const result = await this.request(
         () =>
-          this.client.callTool({ name, arguments: args }, undefined, {
+          this.client.callTool({ name, arguments: args, ...(o.idempotencyKey !== undefined ? { _meta: { [IDEMPOTENCY_META_KEY]: o.idempotencyKey } } : {}) }, undefined, {
             onprogress: (p) => {
               clock.restart();
               o.onProgress?.(p);
@@ -359,7 +405,8 @@ export class McpSession {
 
   /** `tasks/get`: a task's status as the server reports it. */
   async taskStatus(taskId: string): Promise<{ status: string; statusMessage?: string }> {
-    const t = await this.request(() => this.client.experimental.tasks.getTask(taskId), `tasks/get ${taskId}`);
+    const client = this.legacy(`tasks/get ${taskId}`);
+    const t = await this.request(() => client.experimental.tasks.getTask(taskId), `tasks/get ${taskId}`);
     return { status: t.status, ...(t.statusMessage !== undefined ? { statusMessage: t.statusMessage } : {}) };
   }
 
@@ -372,8 +419,9 @@ export class McpSession {
   async callToolAsTask(name: string, args: Record<string, unknown>, o: CallOptions & { onTask?: (t: { taskId: string; status: string; statusMessage?: string }) => void } = {}): Promise<CallToolResult> {
     const what = `tools/call ${name} (as a task)`;
     if (!this.capabilities?.tasks?.requests?.tools?.call) throw new McpError(`the MCP server ${describeServer(this.spec)} does not run tools/call as tasks`);
+    const client = this.legacy(what);
     const created = await this.request(
-      () => this.client.request({ method: 'tools/call', params: { name, arguments: args, task: {} } }, CreateTaskResultSchema, { ...(o.signal ? { signal: o.signal } : {}), ...(o.timeoutMs !== undefined ? { timeout: o.timeoutMs } : {}) }),
+      () => client.request({ method: 'tools/call', params: { name, arguments: args, task: {} } }, CreateTaskResultSchema, { ...(o.signal ? { signal: o.signal } : {}), ...(o.timeoutMs !== undefined ? { timeout: o.timeoutMs } : {}) }),
       what,
     );
     const taskId = created.task.taskId;
@@ -381,7 +429,7 @@ export class McpSession {
     let interval = created.task.pollInterval;
     // the server's task is cancelled whenever the call is: already aborted, or aborted while it runs
     let cancelling: Promise<unknown> | undefined;
-    const cancel = () => void (cancelling ??= this.client.experimental.tasks.cancelTask(taskId).catch(() => undefined));
+    const cancel = () => void (cancelling ??= client.experimental.tasks.cancelTask(taskId).catch(() => undefined));
     if (o.signal?.aborted) cancel();
     else o.signal?.addEventListener('abort', cancel, { once: true });
     try {
@@ -389,13 +437,13 @@ export class McpSession {
       while (status === 'working' || status === 'input_required') {
         if (status === 'input_required') break; // tasks/result delivers the server's questions (elicitation) and waits
         await sleep(Math.max(TASK_POLL_MIN_MS, Math.min(interval ?? TASK_POLL_MS, 10_000)), o.signal);
-        const t = await this.request(() => this.client.experimental.tasks.getTask(taskId), `tasks/get ${taskId}`);
+        const t = await this.request(() => client.experimental.tasks.getTask(taskId), `tasks/get ${taskId}`);
         status = t.status;
         interval = t.pollInterval ?? interval;
         o.onTask?.({ taskId, status, ...(t.statusMessage !== undefined ? { statusMessage: t.statusMessage } : {}) });
       }
       if (status === 'cancelled') throw new McpError(`the task ${taskId} of ${what} on ${describeServer(this.spec)} was cancelled`);
-      return await this.request(() => this.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, o.timeoutMs !== undefined ? { timeout: o.timeoutMs } : {}), `tasks/result ${taskId}`);
+      return await this.request(() => client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, o.timeoutMs !== undefined ? { timeout: o.timeoutMs } : {}), `tasks/result ${taskId}`);
     } catch (e) {
       // a cancelled call ends once the server has the cancellation (or failed to take it)
       if (cancelling) await cancelling;
@@ -455,43 +503,55 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+type Answer = (params: Record<string, unknown>, signal: AbortSignal) => unknown;
+type On = (method: 'roots/list' | 'sampling/createMessage' | 'elicitation/create', answer: Answer) => void;
+type Fail = (code: number, message: string) => Error;
+
+/** The 1.x client's registration of an answer (its handlers are keyed by schema). */
+function legacyHandlers(client: Client): On {
+  const schemas = { 'roots/list': ListRootsRequestSchema, 'sampling/createMessage': CreateMessageRequestSchema, 'elicitation/create': ElicitRequestSchema } as const;
+  return (method, answer) => client.setRequestHandler(schemas[method] as typeof ElicitRequestSchema, ((request: { params: Record<string, unknown> }, extra: { signal: AbortSignal }) => answer(request.params, extra.signal)) as never);
+}
+
 /**
  * The handlers of what a server may ask the client: `roots/list` (the run's read grants),
  * `sampling/createMessage` (the run's model, or a refusal when it has none) and
  * `elicitation/create` (the operator, never the model). A malformed request is an invalid-params
- * error the server sees; nothing a server sends reaches a model or a person unbounded.
+ * error the server sees; nothing a server sends reaches a model or a person unbounded. The same
+ * handlers answer a 2025-11-25 server's requests (1.x client) and the requests a 2026-07-28
+ * server embeds in an `input_required` result (2.x client: modern-client.ts).
  */
-function answerServerRequests(client: Client, server: string, requests: ServerRequests | undefined, hold: <T>(f: () => Promise<T>) => Promise<T>): void {
-  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: requests?.roots() ?? [] }));
-  client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+function answerServerRequests(on: On, fail: Fail, server: string, requests: ServerRequests | undefined, hold: <T>(f: () => Promise<T>) => Promise<T>): void {
+  on('roots/list', () => ({ roots: requests?.roots() ?? [] }));
+  on('sampling/createMessage', async (params, signal) => {
     const sample = requests?.sample;
-    if (!sample) throw new SdkMcpError(ErrorCode.InvalidRequest, `this Turn run has no model to sample with (run it with --model): sampling refused`);
+    if (!sample) throw fail(ErrorCode.InvalidRequest, `this Turn run has no model to sample with (run it with --model): sampling refused`);
     let ask;
     try {
-      ask = samplingAsk(server, request.params);
+      ask = samplingAsk(server, params);
     } catch (e) {
-      throw new SdkMcpError(ErrorCode.InvalidParams, (e as Error).message);
+      throw fail(ErrorCode.InvalidParams, (e as Error).message);
     }
     try {
-      return samplingResult(await sample(ask, extra.signal));
+      return samplingResult(await sample(ask, signal));
     } catch (e) {
-      throw new SdkMcpError(ErrorCode.InternalError, `the Turn run's model did not answer: ${(e as Error).message}`);
+      throw fail(ErrorCode.InternalError, `the Turn run's model did not answer: ${(e as Error).message}`);
     }
   });
-  client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+  on('elicitation/create', async (params, signal) => {
     let q: ElicitationQuestion;
     try {
-      q = questionOf(server, request.params);
+      q = questionOf(server, params);
     } catch (e) {
-      throw new SdkMcpError(ErrorCode.InvalidParams, (e as Error).message);
+      throw fail(ErrorCode.InvalidParams, (e as Error).message);
     }
     if (!requests) return { action: 'decline' as const };
-    const answer = await hold(() => requests.elicit(q, extra.signal));
+    const answer = await hold(() => requests.elicit(q, signal));
     return answer.content !== undefined && answer.action === 'accept' ? { action: 'accept' as const, content: answer.content } : { action: answer.action, ...(answer.action === 'accept' && q.mode === 'form' ? { content: {} } : {}) };
   });
 }
 
-function failure(e: unknown, transport: LaunchedStdioTransport | StreamableHTTPClientTransport, redactor: Redactor | undefined): string {
+function failure(e: unknown, transport: LaunchedStdioTransport | StreamableHTTPClientTransport | undefined, redactor: Redactor | undefined): string {
   // the error stdio.ts answers an oversized reply with says it all: no "MCP error -32099:" before it
   const message = e instanceof SdkMcpError && e.code === REPLY_TOO_LARGE ? e.message.replace(`MCP error ${REPLY_TOO_LARGE}: `, '') : e instanceof Error ? e.message : String(e);
   if (transport instanceof LaunchedStdioTransport && transport.exit) {
@@ -506,11 +566,11 @@ function failure(e: unknown, transport: LaunchedStdioTransport | StreamableHTTPC
 }
 
 /**
- * The SDK's Streamable HTTP transport with a fetch that checks every request against the run's
+ * The fetch of an HTTP session (either SDK line's Streamable HTTP transport): it checks every request against the run's
  * network capability (the server's origin only), adds the identity's credential, and holds each
  * message of the reply to DEFAULT_MAX_REPLY_BYTES (http-bound.ts).
  */
-async function httpTransport(url: string, a: SessionAuthority, identity?: IdentityHandle): Promise<StreamableHTTPClientTransport> {
+async function httpFetch(url: string, a: SessionAuthority, identity?: IdentityHandle): Promise<{ target: URL; fetch: typeof globalThis.fetch }> {
   const target = new URL(url);
   const verdict = check(a.capabilities, { kind: 'network', url: target.href, method: 'POST' });
   if (!verdict.ok) throw new EffectDenied(`cannot reach the MCP server ${url}: ${verdict.message}`);
@@ -539,5 +599,5 @@ async function httpTransport(url: string, a: SessionAuthority, identity?: Identi
     return boundedResponse(response, DEFAULT_MAX_REPLY_BYTES, (init?.method ?? 'GET') === 'POST' ? requestIds(init?.body) : []);
   };
   const fetch = identity?.kind === 'oauth' ? await oauthSessionFetch(target, identity, a, guarded) : guarded;
-  return new StreamableHTTPClientTransport(target, { fetch });
+  return { target, fetch };
 }

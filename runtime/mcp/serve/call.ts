@@ -12,8 +12,9 @@ import { turnString } from '../../absorb/module.js';
 import { formatDiagnostic } from '../../diagnostics.js';
 import { RunSetupError } from '../../run/errors.js';
 import type { RunOptions } from '../../run/options.js';
-import { startRun, type RunResult } from '../../run/run.js';
+import { resumeRun, startRun, type Run, type RunResult } from '../../run/run.js';
 import type { McpCaller } from '../../ports/mcp-caller.js';
+import type { RunStore } from '../../store/types.js';
 
 const PREFIX = 'turn-mcp-';
 
@@ -83,9 +84,12 @@ export interface CallSetup {
   caller?: McpCaller;
   /** aborted when the request is cancelled */
   signal?: AbortSignal;
+  /** `turn mcp --store`: the call is a durable run in this store, recorded with `meta` (serve-next/served-runs.ts) */
+  durable?: { store: RunStore; meta?: Record<string, unknown> };
 }
 
-export type CallOutcome = { ok: true; value: unknown; printed: string[] } | { ok: false; message: string; printed: string[] };
+/** A call's end: its value, or why it gave none (`suspended`: the durable run that waits, by its id). */
+export type CallOutcome = { ok: true; value: unknown; printed: string[] } | { ok: false; message: string; printed: string[]; suspended?: string };
 
 /** What a run's end says to the client when it gave no value. */
 function failureOf(r: Exclude<RunResult, { kind: 'done' }>): string {
@@ -106,6 +110,49 @@ function failureOf(r: Exclude<RunResult, { kind: 'done' }>): string {
   }
 }
 
+/** The run's options for a served call: nobody at the server's terminal can be asked. */
+function servedOptions(setup: CallSetup, printed: string[]) {
+  // standard input is the MCP connection: nobody can be asked, so an effect that needs approval is denied unless --approve all
+  const authority = { ...setup.options.authority, approve: setup.options.authority?.approve ?? 'none' };
+  return {
+    ...setup.options,
+    // nor is a server's question (elicitation) asked on it: only --answer or the refusal answer it
+    askOnTerminal: false,
+    authority,
+    ...(setup.caller ? { mcpCaller: setup.caller } : {}),
+    ...(setup.durable ? { store: setup.durable.store } : {}),
+    onOutput: (line: string) => {
+      printed.push(line);
+      setup.onLine?.(line);
+    },
+  };
+}
+
+/** A run set up (or the reason it could not be), to its outcome: stopped when the request is cancelled. */
+async function finish(start: () => Promise<Run>, setup: CallSetup, printed: string[]): Promise<CallOutcome> {
+  let run: Run;
+  try {
+    run = await start();
+  } catch (e) {
+    if (e instanceof RunSetupError) {
+      const d = e.diagnostics.find((x) => x.diagnostic.severity === 'error');
+      return { ok: false, message: d ? formatDiagnostic(d.file, d.diagnostic) : e.message, printed };
+    }
+    throw e;
+  }
+  const stop = (): void => run.stop('the MCP client cancelled the call');
+  if (setup.signal?.aborted) stop();
+  setup.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    const r = await run.start();
+    // the program's value may hold a secret it rebuilt (pieces joined): redacted like its printed lines
+    if (r.kind === 'done') return { ok: true, value: run.redactDeep(r.json), printed };
+    return { ok: false, message: run.redact(failureOf(r)), printed, ...(r.kind === 'suspended' ? { suspended: r.runId } : {}) };
+  } finally {
+    setup.signal?.removeEventListener('abort', stop);
+  }
+}
+
 /** Runs entry `key` of `file` with `values` (JSON, in parameter order). Everything returned is redacted by the run. */
 export async function callEntry(file: string, key: string, values: unknown[], setup: CallSetup): Promise<CallOutcome> {
   const program = path.join(scratchDir(), `call-${++counter}.tn`);
@@ -113,40 +160,15 @@ export async function callEntry(file: string, key: string, values: unknown[], se
   const printed: string[] = [];
   try {
     fs.writeFileSync(program, `let served = use ${turnString(path.resolve(file))};\nreturn served[${turnString(key)}](${args.join(', ')});\n`, { mode: 0o600 });
-    let run;
-    try {
-      // standard input is the MCP connection: nobody can be asked, so an effect that needs approval is denied unless --approve all
-      const authority = { ...setup.options.authority, approve: setup.options.authority?.approve ?? 'none' };
-      run = await startRun({
-        ...setup.options,
-        // nor is a server's question (elicitation) asked on it: only --answer or the refusal answer it
-        askOnTerminal: false,
-        authority,
-        file: program,
-        ...(setup.caller ? { mcpCaller: setup.caller } : {}),
-        onOutput: (line) => {
-          printed.push(line);
-          setup.onLine?.(line);
-        },
-      });
-    } catch (e) {
-      if (e instanceof RunSetupError) {
-        const d = e.diagnostics.find((x) => x.diagnostic.severity === 'error');
-        return { ok: false, message: d ? formatDiagnostic(d.file, d.diagnostic) : e.message, printed };
-      }
-      throw e;
-    }
-    const stop = (): void => run.stop('the MCP client cancelled the call');
-    if (setup.signal?.aborted) stop();
-    setup.signal?.addEventListener('abort', stop, { once: true });
-    try {
-      const r = await run.start();
-      // the program's value may hold a secret it rebuilt (pieces joined): redacted like its printed lines
-      return r.kind === 'done' ? { ok: true, value: run.redactDeep(r.json), printed } : { ok: false, message: run.redact(failureOf(r)), printed };
-    } finally {
-      setup.signal?.removeEventListener('abort', stop);
-    }
+    // a durable run keeps its compiled program in the store: the file is not needed to resume it
+    return await finish(() => startRun({ ...servedOptions(setup, printed), file: program, ...(setup.durable?.meta ? { meta: setup.durable.meta } : {}) }), setup, printed);
   } finally {
     fs.rmSync(program, { force: true });
   }
+}
+
+/** Continues the durable served run `runId` (suspended, or cut short by a kill) from its journal. */
+export function resumeEntry(runId: string, setup: CallSetup & { durable: { store: RunStore } }): Promise<CallOutcome> {
+  const printed: string[] = [];
+  return finish(() => resumeRun({ ...servedOptions(setup, printed), runId }), setup, printed);
 }

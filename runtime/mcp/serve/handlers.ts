@@ -10,7 +10,7 @@ import type { Redactor } from '../../effects/vault.js';
 import type { ElicitAnswer, McpCaller } from '../../ports/mcp-caller.js';
 import type { RunOptions } from '../../run/options.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../values/index.js';
-import { callEntry, type CallOutcome } from './call.js';
+import { callEntry, type CallOutcome, type CallSetup } from './call.js';
 import { ContentError, isContentValue, promptMessages, replyBlocks } from './content.js';
 import { matchTemplate, type Served, type ServedParam, type ServedResource, type ServedTool } from './discover.js';
 import type { Server, ServerSdk } from './sdk.js';
@@ -22,10 +22,30 @@ export interface ServedContext {
   served: Served;
   run: RunOptions;
   redactor: Redactor;
+  /**
+   * `turn mcp --store`: performs each `tools/call` (validated) in place of a plain run
+   * (serve-next/durable-calls.ts); a ProtocolError it throws is the reply
+   */
+  perform?: PerformCall;
 }
+
+/** One validated `tools/call`, as `ServedContext.perform` is given it. */
+export interface CallRequest {
+  tool: ServedTool;
+  args: Record<string, unknown>;
+  /** the request's `_meta` (a client's idempotency key, trace context) */
+  meta: unknown;
+  req: RequestContext;
+  /** the setup of the call's run (its lines logged, its caller this client, stopped when cancelled) */
+  setup: CallSetup;
+}
+export type PerformCall = (call: CallRequest) => Promise<CallToolResult>;
 
 /** What a handler knows of the request it answers (the SDK's `extra`, narrowed to what is used). */
 export interface RequestContext {
+  /** the request's JSON-RPC id, and the session it came in (none over stdio, nor on 2026-07-28) */
+  id: string | number;
+  session?: string;
   signal: AbortSignal;
   /** sends a notification related to this request (over HTTP, on its stream) */
   notify(method: string, params: Record<string, unknown>): Promise<void>;
@@ -62,7 +82,7 @@ const quoted = (x: unknown): string => {
 const failure = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 
 /** The values of `params` in order from the arguments (a left-out optional one is null). */
-const valuesOf = (params: ServedParam[], args: Record<string, unknown>): unknown[] => params.map((p) => args[p.name] ?? null);
+export const valuesOf = (params: ServedParam[], args: Record<string, unknown>): unknown[] => params.map((p) => args[p.name] ?? null);
 
 export function listTools(ctx: ServedContext) {
   return {
@@ -104,12 +124,17 @@ function callerOf(req: RequestContext, progressToken: string | number | undefine
   };
 }
 
-/** A call's run: its printed lines are log messages (level info), its caller the client. */
-function run(ctx: ServedContext, req: RequestContext, key: string, logger: string, values: unknown[], progressToken?: string | number): Promise<CallOutcome> {
+/** A call's run setup: its printed lines are log messages (level info), its caller the client, stopped when the request is cancelled. */
+export function setupOf(ctx: ServedContext, req: RequestContext, logger: string, progressToken?: string | number): CallSetup {
   const onLine = (line: string): void => {
     if (req.logs('info')) void req.notify('notifications/message', { level: 'info', logger, data: ctx.redactor.redact(line) }).catch(() => undefined);
   };
-  return callEntry(ctx.file, key, values, { options: ctx.run, onLine, caller: callerOf(req, progressToken), signal: req.signal }).finally(() => req.flush());
+  return { options: ctx.run, onLine, caller: callerOf(req, progressToken), signal: req.signal };
+}
+
+/** A call's run. */
+function run(ctx: ServedContext, req: RequestContext, key: string, logger: string, values: unknown[], progressToken?: string | number): Promise<CallOutcome> {
+  return callEntry(ctx.file, key, values, setupOf(ctx, req, logger, progressToken)).finally(() => req.flush());
 }
 
 /** The reply of a tool whose run gave `value`. */
@@ -132,18 +157,32 @@ function toolReply(tool: ServedTool, value: unknown, printed: string[]): CallToo
   return { content: [{ type: 'text', text }, ...lines], ...structured };
 }
 
-export async function callTool(ctx: ServedContext, req: RequestContext, params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } }): Promise<CallToolResult> {
-  const tool = ctx.served.tools.find((t) => t.name === params.name);
+/** The reply of a tool's run (not yet redacted by the command line's redactor). */
+export function outcomeReply(tool: ServedTool, r: CallOutcome): CallToolResult {
+  const lines = r.printed.length > 0 ? [{ type: 'text' as const, text: r.printed.join('\n') }] : [];
+  return r.ok ? toolReply(tool, r.value, r.printed) : { isError: true, content: [{ type: 'text', text: r.message }, ...lines] };
+}
+
+/** The served tool `name` names. Throws the protocol error for an unknown one. */
+export function toolNamed(ctx: ServedContext, name: unknown): ServedTool {
+  const tool = ctx.served.tools.find((t) => t.name === name);
   // the spec's tools section: an unknown tool is a protocol error (invalid params), not a tool's failure
-  if (!tool) throw new ProtocolError(INVALID_PARAMS, ctx.redactor.redact(`unknown tool ${quoted(params.name)} (tools: ${ctx.served.tools.map((t) => t.name).join(', ')})`));
+  if (!tool) throw new ProtocolError(INVALID_PARAMS, ctx.redactor.redact(`unknown tool ${quoted(name)} (tools: ${ctx.served.tools.map((t) => t.name).join(', ')})`));
+  return tool;
+}
+
+export async function callTool(ctx: ServedContext, req: RequestContext, params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } }): Promise<CallToolResult> {
+  const tool = toolNamed(ctx, params.name);
   const args = params.arguments ?? {};
   checkArguments(`the tool ${tool.name}`, args, tool.inputSchema);
   let result: CallToolResult;
   try {
-    const r = await run(ctx, req, tool.key, tool.name, valuesOf(tool.params, args), params._meta?.progressToken);
-    const lines = r.printed.length > 0 ? [{ type: 'text' as const, text: r.printed.join('\n') }] : [];
-    result = r.ok ? toolReply(tool, r.value, r.printed) : { isError: true, content: [{ type: 'text', text: r.message }, ...lines] };
+    if (ctx.perform) {
+      const setup = setupOf(ctx, req, tool.name, params._meta?.progressToken);
+      result = await ctx.perform({ tool, args, meta: params._meta, req, setup }).finally(() => req.flush());
+    } else result = outcomeReply(tool, await run(ctx, req, tool.key, tool.name, valuesOf(tool.params, args), params._meta?.progressToken));
   } catch (e) {
+    if (e instanceof ProtocolError) throw e;
     // not a failure of the program (those are replies): a message, never a stack
     result = failure(`${tool.name} failed: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -229,6 +268,8 @@ export function complete(ctx: ServedContext, params: { ref: { type: string; name
 
 /** What the SDK hands a request handler, narrowed to what is used. */
 interface SdkExtra {
+  requestId: string | number;
+  sessionId?: string;
   signal: AbortSignal;
   sendNotification: (n: never) => Promise<void>;
   sendRequest: (r: never, schema: never, options?: { signal?: AbortSignal }) => Promise<unknown>;
@@ -238,6 +279,8 @@ interface SdkExtra {
 function requestContextOf(sdk: ServerSdk, server: Server, extra: SdkExtra, level: () => LoggingLevel): RequestContext {
   const sent = new Set<Promise<void>>();
   return {
+    id: extra.requestId,
+    ...(extra.sessionId !== undefined ? { session: extra.sessionId } : {}),
     signal: extra.signal,
     notify: (method, params) => {
       const p = extra.sendNotification({ method, params } as never).finally(() => sent.delete(p));

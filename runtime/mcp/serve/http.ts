@@ -77,6 +77,8 @@ export async function serveHttp(sdk: ServerSdk, ctx: ServedContext, options: Ser
   const crypto = await import('node:crypto');
   const expected = crypto.createHash('sha256').update(token.value).digest();
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  // the 2026-07-28 revision beside this one (serve-next/modern.ts): stateless, no session
+  const modern = options.modern ? await options.modern(ctx) : undefined;
   let allowedHosts: string[] = [];
   const reply = (res: http.ServerResponse, status: number, message: string): void => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
@@ -109,6 +111,7 @@ export async function serveHttp(sdk: ServerSdk, ctx: ServedContext, options: Ser
       } catch {
         return res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'parse error' }, id: null }));
       }
+      if (!known && modern && (await modern(req, res, body))) return;
       if (known) return known.handleRequest(req, res, body);
       if (typeof id === 'string') return reply(res, 404, 'no such session');
       if (!isInitializeRequest(body)) return reply(res, 400, 'a session starts with initialize');

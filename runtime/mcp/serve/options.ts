@@ -1,7 +1,9 @@
 // How `turn mcp` is asked to serve (ServeOptions), and what serving gives back (Serving).
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RunOptions } from '../../run/options.js';
+import type * as http from 'node:http';
 import type { Served, ServedTool } from './discover.js';
+import type { PerformCall, ServedContext } from './handlers.js';
 
 export interface ServeOptions {
   /** the options every call's run gets (capabilities, model, budgets) */
@@ -18,7 +20,16 @@ export interface ServeOptions {
   /** the most one message from the client may be (default 16 MiB); a longer one is answered with a protocol error */
   maxMessageBytes?: number;
   version?: string;
+  /** `turn mcp --store`: performs each validated `tools/call` in place of a plain run (serve-next/durable-calls.ts) */
+  perform?: PerformCall;
+  /**
+   * HTTP: makes the handler of the 2026-07-28 revision (serve-next/modern.ts), which answers a POST
+   * (its body parsed) and says so; false: a 2025-11-25 request, served here
+   */
+  modern?: (ctx: ServedContext) => Promise<ModernHandler>;
 }
+
+export type ModernHandler = (req: http.IncomingMessage, res: http.ServerResponse, body: unknown) => Promise<boolean>;
 
 export interface Serving {
   tools: ServedTool[];

@@ -1,0 +1,199 @@
+// `turn mcp --port`: the 2026-07-28 revision beside 2025-11-25 (docs/mcp.md). The two SDK lines are
+// combined at the HTTP request: a POST that carries the 2026-07-28 envelope (the SDK's own
+// `isLegacyRequest` decides, so the routing is the SDK's) is answered by the 2.x server SDK
+// (`@modelcontextprotocol/server`: stateless, `server/discover`, per-request `_meta`, `input_required`
+// results), a fresh Server per request; everything else stays with serve/http.ts's sessionful 1.x
+// serving. The 2.x line could also serve 2025-11-25 itself, but only statelessly (its fallback
+// answers GET and DELETE with 405: no sessions, no standalone SSE stream, no resumption), which the
+// 2025-11-25 clients and scenarios rely on.
+//
+// Both revisions answer with the same handlers (serve/handlers.ts: tools, prompts, resources,
+// completion, validation, content, progress), each given a RequestContext made here from the 2.x
+// SDK's `ctx`. What this revision drops: server-initiated requests (a served program's mcp_elicit
+// and mcp_sample fail: the client declared no such capability on this request), subscriptions and
+// logging/setLevel (a log level comes in each request's `_meta`).
+//
+// A served run that suspends (with --store) becomes an `input_required` result: one elicitation
+// ("go on?") and a requestState naming the run, signed with the store's secret (request-state.ts).
+// The client's retry with the answer and the state resumes that run; a state that does not verify is
+// refused by the SDK's seam (-32602) before the handler runs, so it resumes nothing.
+import type * as http from 'node:http';
+import { Readable } from 'node:stream';
+import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { ModernHandler } from '../serve/options.js';
+import { callTool, capabilitiesOf, complete, getPrompt, listPrompts, listResources, listResourceTemplates, listTools, readResource, setupOf, toolNamed, type RequestContext, type ServedContext } from '../serve/handlers.js';
+import { checkArguments, ProtocolError as ServedProtocolError } from '../serve/validate.js';
+import { hostFailure, RESUME_SCHEMA, resumeQuestion } from './durable-calls.js';
+import { CallKeyError, callFingerprint, callKey, traceOf } from './call-key.js';
+import { mintState, openState, type RunClaim } from './request-state.js';
+import type { DurableOutcome, DurableServing } from './served-runs.js';
+
+export interface ModernServing {
+  /** with --store: each call a durable run */
+  durable?: { serving: DurableServing; dir: string };
+  /** signs requestState (the store's secret; without a store, nothing is ever minted) */
+  secret: Buffer;
+  version?: string;
+}
+
+const RESUME = 'resume';
+const failure = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
+const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel';
+
+/** What the 2.x SDK hands a handler, narrowed to what is used. */
+interface ModernCtx {
+  mcpReq: {
+    id: string | number;
+    _meta?: Record<string, unknown>;
+    inputResponses?: Record<string, unknown>;
+    requestState: <T>() => T | undefined;
+    signal: AbortSignal;
+    notify: (n: { method: string; params?: Record<string, unknown> }) => Promise<void>;
+  };
+}
+
+/** A request's context for the shared handlers, over the 2.x SDK's `ctx`. */
+function requestContextOf(ctx: ModernCtx): RequestContext {
+  const sent = new Set<Promise<void>>();
+  // 2026-07-28 has no logging/setLevel: a client that wants log messages names the level in each request
+  const level = ctx.mcpReq._meta?.[LOG_LEVEL_KEY];
+  return {
+    id: ctx.mcpReq.id,
+    signal: ctx.mcpReq.signal,
+    notify: (method, params) => {
+      const p = ctx.mcpReq.notify({ method, params }).finally(() => sent.delete(p));
+      sent.add(p);
+      return p;
+    },
+    flush: async () => {
+      while (sent.size > 0) await Promise.allSettled([...sent]);
+    },
+    ask: () => Promise.reject(new Error('on the 2026-07-28 revision a server cannot send the client a request')),
+    // nothing can be asked mid-call on this revision: mcp_elicit and mcp_sample say the client declared neither
+    clientCapabilities: () => undefined,
+    logs: (l) => typeof level === 'string' && LEVELS.includes(level as LoggingLevel) && LEVELS.indexOf(l) >= LEVELS.indexOf(level as LoggingLevel),
+  };
+}
+
+/** The handler serve/http.ts's `modern` hook calls: answers a 2026-07-28 POST and says so; false for a 2025-11-25 one. */
+export async function modernHandler(options: ModernServing, ctx: ServedContext): Promise<ModernHandler> {
+  // loaded on the first serve, as serve/sdk.ts loads the 1.x server (start-up cost of every other command)
+  const sdk = await import('@modelcontextprotocol/server');
+  const { Server, ProtocolError, ProtocolErrorCode, inputRequired, inputResponse, createMcpHandler, isLegacyRequest, hostHeaderValidationResponse, originValidationResponse, localhostAllowedHostnames, localhostAllowedOrigins } = sdk;
+  const invalid = (message: string): never => {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, ctx.redactor.redact(message));
+  };
+  /** A handler's protocol errors as the 2.x SDK's, so their codes reach the client. */
+  const answer = async <T>(f: () => T | Promise<T>): Promise<T> => {
+    try {
+      return await f();
+    } catch (e) {
+      if (e instanceof ServedProtocolError) throw new ProtocolError(e.code, e.message);
+      throw e;
+    }
+  };
+
+  const suspendedReply = (o: Extract<DurableOutcome, { kind: 'suspended' }>, name: string) =>
+    inputRequired({
+      inputRequests: { [RESUME]: inputRequired.elicit({ message: resumeQuestion(name, o.runId), requestedSchema: RESUME_SCHEMA as never }) },
+      requestState: mintState(options.secret, { run: o.runId, call: o.call }),
+    });
+
+  /** A durable `tools/call` (--store): a retry bringing an answer resumes its run; else the call runs durably under its key. */
+  const callDurably = async (durable: NonNullable<ModernServing['durable']>, params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, c: ModernCtx) => {
+    const tool = toolNamed(ctx, params.name);
+    const args = params.arguments ?? {};
+    checkArguments(`the tool ${tool.name}`, args, tool.inputSchema);
+    const req = requestContextOf(c);
+    const progressToken = params._meta?.progressToken as string | number | undefined;
+    const setup = setupOf(ctx, req, tool.name, progressToken);
+    try {
+      const claim = c.mcpReq.requestState<RunClaim>();
+      let o: DurableOutcome;
+      if (claim !== undefined) {
+        // a retry answering our question: the state is ours (the seam verified it), and must be for this very call
+        if (claim.call !== callFingerprint(tool.name, args)) return invalid('requestState is for another call');
+        const given = inputResponse(c.mcpReq.inputResponses, RESUME);
+        if (given.kind === 'missing') return suspendedReply({ kind: 'suspended', runId: claim.run, call: claim.call }, tool.name);
+        if (given.kind !== 'elicit' || given.action !== 'accept' || given.content?.resume !== true) {
+          return ctx.redactor.redactDeep(failure(`declined: the run stays suspended (run ${claim.run}); resume it with turn resume ${claim.run} --store ${durable.dir}`));
+        }
+        o = await durable.serving.resume(claim.run, claim.call, tool, setup);
+      } else {
+        try {
+          o = await durable.serving.call(ctx.file, tool, args, callKey(params._meta, undefined, c.mcpReq.id), setup, traceOf(params._meta));
+        } catch (e) {
+          if (e instanceof CallKeyError) return invalid(e.message);
+          throw e;
+        }
+      }
+      return o.kind === 'suspended' ? suspendedReply(o, tool.name) : ctx.redactor.redactDeep(o.result);
+    } catch (e) {
+      if (e instanceof ProtocolError) throw e;
+      // not a failure of the program (those are replies): a message, never a stack, and redacted
+      return ctx.redactor.redactDeep(hostFailure(tool.name, e));
+    } finally {
+      await req.flush();
+    }
+  };
+
+  // the capabilities of 2025-11-25 less what this revision has not: subscriptions (listened for otherwise)
+  const capabilities = capabilitiesOf(ctx.served);
+  if (capabilities.resources) capabilities.resources = {};
+  const factory = () => {
+    const server = new Server(
+      { name: `turn:${ctx.file.split(/[\\/]/).pop() ?? ctx.file}`, version: options.version ?? '1.0.0' },
+      // the seam checks an echoed requestState before the handler runs: a forged or expired one is -32602
+      { capabilities: capabilities as never, requestState: { verify: (state: string) => openState(options.secret, state) } },
+    );
+    // the schemas are JSON (made by infer/schema.ts); the 1.x and 2.x type packages spell JSON differently
+    const handle = server.setRequestHandler.bind(server) as (method: string, h: (request: { params: never }, c: ModernCtx) => unknown) => void;
+    handle('tools/list', () => listTools(ctx));
+    handle('tools/call', (request, c) => {
+      const params = request.params as { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
+      return answer(() => (options.durable ? callDurably(options.durable, params, c) : callTool(ctx, requestContextOf(c), params)));
+    });
+    if (ctx.served.prompts.length > 0) {
+      handle('prompts/list', () => listPrompts(ctx));
+      handle('prompts/get', (request, c) => answer(() => getPrompt(ctx, requestContextOf(c), request.params)));
+    }
+    if (ctx.served.resources.length > 0) {
+      handle('resources/list', () => listResources(ctx));
+      handle('resources/templates/list', () => listResourceTemplates(ctx));
+      handle('resources/read', (request, c) => answer(() => readResource(ctx, requestContextOf(c), request.params)));
+    }
+    if (capabilities.completions) handle('completion/complete', (request) => answer(() => complete(ctx, request.params)));
+    return server;
+  };
+  const handler = createMcpHandler(factory, { legacy: 'reject' });
+
+  return async (req, res, body) => {
+    const request = webRequest(req, body);
+    if (await isLegacyRequest(request, body)) return false;
+    // DNS rebinding: the modern entry validates nothing itself
+    const refused = hostHeaderValidationResponse(request, localhostAllowedHostnames()) ?? originValidationResponse(request, localhostAllowedOrigins());
+    await send(res, refused ?? (await handler.fetch(request, { parsedBody: body })));
+    return true;
+  };
+}
+
+/** A web Request for a Node request whose body serve/http.ts has read and parsed. */
+function webRequest(req: http.IncomingMessage, body: unknown): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+  }
+  return new Request(new URL(req.url ?? '/', 'http://127.0.0.1'), { method: req.method ?? 'POST', headers, body: JSON.stringify(body) });
+}
+
+async function send(res: http.ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  res.writeHead(response.status, headers);
+  if (!response.body) return void res.end();
+  await new Promise<void>((resolve, reject) => {
+    Readable.fromWeb(response.body as import('node:stream/web').ReadableStream).on('error', reject).pipe(res).on('finish', resolve).on('error', reject);
+  });
+}
