@@ -26,3 +26,8 @@ export function sha256(bytes: Uint8Array): Uint8Array {
 export function randomHex(n: number): string {
   return load().randomBytes(n).toString('hex');
 }
+
+/** node:crypto itself, required on first use (for HMACs, keys and comparisons the helpers above do not cover). */
+export function nodeCrypto(): Crypto {
+  return load();
+}

@@ -10,7 +10,7 @@
 //                 anything else                      the body text (Turn has no bytes value)
 //
 // A reply whose type the operation does not declare for its status is an error naming both.
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../hash.js';
 import { jsonDropNulls } from './request.js';
 import { serializeQuery, type ParamStyle } from './params.js';
 
@@ -148,7 +148,7 @@ function multipartBody(value: unknown, files: ReadonlySet<string>, encoding: Non
   }
   // a boundary that no part holds (RFC 2046: it must not occur in the encapsulated text), derived
   // from the parts so the same call makes the same request (a journaled run replays it)
-  const digest = createHash('sha256').update(JSON.stringify(parts));
+  const digest = nodeCrypto().createHash('sha256').update(JSON.stringify(parts));
   let boundary = '';
   for (let i = 0; boundary === '' || parts.some((p) => p.text.includes(boundary)); i++) {
     if (i >= MAX_BOUNDARY_TRIES) throw new MediaError('multipart/form-data: no boundary could be found that the parts do not hold');

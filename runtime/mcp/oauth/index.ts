@@ -3,7 +3,8 @@
 // HTTP server signs in on the server's first 401 and keeps what it obtains in the vault under
 // `oauth:name` (docs/mcp.md, *Authorization*). The program holds the handle only: no token is
 // ever a Turn value, an event or a journal entry.
-import { createPrivateKey, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { nodeCrypto } from '../../hash.js';
 import type { ApprovalHook, ApprovalRecord, Capabilities } from '../../effects/capabilities.js';
 import { describeIdentity, type IdentityHandle } from '../../effects/identity.js';
 import type { Redactor, Vault } from '../../effects/vault.js';
@@ -49,7 +50,7 @@ async function preRegistered(vault: Vault | undefined, name: string, redactor: R
 function algorithmOf(pem: string, name: string): string {
   let key: KeyObject;
   try {
-    key = createPrivateKey(pem);
+    key = nodeCrypto().createPrivateKey(pem);
   } catch {
     throw new McpError(`the secret "${name}.client_key" is not a PEM private key`);
   }

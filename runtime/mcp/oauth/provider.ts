@@ -5,7 +5,7 @@
 // authorization server's metadata must name the issuer it was fetched for (RFC 8414 §3.3), its
 // endpoints must be https (or this machine), and the issuer's origin is the only one the client's
 // credentials go to (as-fetch.ts).
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../../hash.js';
 import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
@@ -134,7 +134,7 @@ export class TurnOAuthProvider implements OAuthClientProvider {
   }
 
   state(): string {
-    const state = randomBytes(32).toString('base64url');
+    const state = nodeCrypto().randomBytes(32).toString('base64url');
     if (!this.loopback) throw new McpError('the sign-in has no redirect listener');
     this.pendingCode = this.loopback.code(state, this.setup.authorizeTimeoutMs);
     this.pendingCode.catch(() => undefined); // awaited by the flow; a sign-in that fails before it is not an unhandled rejection

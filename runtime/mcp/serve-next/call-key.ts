@@ -8,7 +8,7 @@
 // one session is one run, but a retry after a restart is a new call. A request id alone is never a
 // key: every connection of the SDK clients numbers its requests from 0, so two different calls of
 // two connections would share it, and the second would be answered with the first one's result.
-import { createHash, randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../../hash.js';
 
 /** The `_meta` field a client names its call with: the same string on every retry of one call. */
 export const EXPLICIT_KEY = 'turn/idempotency-key';
@@ -18,7 +18,9 @@ export const MAX_KEY_LENGTH = 256;
 /** A key a client sent that cannot be one: the caller answers it as invalid params. */
 export class CallKeyError extends Error {}
 
-const processNonce = randomBytes(12).toString('base64url');
+let nonce: string | undefined;
+/** made on first use, so loading this module loads no node:crypto */
+const processNonce = (): string => (nonce ??= nodeCrypto().randomBytes(12).toString('base64url'));
 
 /**
  * The key of a call: the client's explicit key (`_meta[EXPLICIT_KEY]`), else one that only a
@@ -33,7 +35,7 @@ export function callKey(meta: unknown, session: string | undefined, requestId: s
     }
     return `client:${given}`;
   }
-  return `request:${processNonce}:${session ?? 'stdio'}:${typeof requestId}:${String(requestId)}`;
+  return `request:${processNonce()}:${session ?? 'stdio'}:${typeof requestId}:${String(requestId)}`;
 }
 
 /** Text the walk below writes between values (never confused with a value: a string is JSON-quoted). */
@@ -50,7 +52,7 @@ const CLOSE_MAP = new Punctuation('}');
  * come from a client, and their depth is theirs to choose.
  */
 export function callFingerprint(tool: string, args: unknown): string {
-  const hash = createHash('sha256').update(JSON.stringify(tool)).update('\0');
+  const hash = nodeCrypto().createHash('sha256').update(JSON.stringify(tool)).update('\0');
   const stack: unknown[] = [args];
   while (stack.length > 0) {
     const v = stack.pop();

@@ -1,7 +1,7 @@
 // `turn mcp` beyond a plain 2025-11-25 serving (docs/mcp.md): over HTTP the 2026-07-28 revision
 // too (modern.ts), and `--store DIR` makes each call a durable run (served-runs.ts). serve.ts
 // serves; this wires its hooks (ServeOptions.perform and .modern).
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../../hash.js';
 import { serveMcp, type ServeOptions, type Serving } from '../serve.js';
 import { durablePerform } from './durable-calls.js';
 import { modernHandler } from './modern.js';
@@ -16,7 +16,7 @@ export interface ServeNextOptions extends ServeOptions {
 export async function serveMcpNext(file: string, options: ServeNextOptions): Promise<Serving> {
   const { store, ...rest } = options;
   // without a store nothing suspends into a requestState: a secret of this process signs nothing that outlives it
-  if (store === undefined) return serveMcp(file, { ...rest, modern: (ctx) => modernHandler({ secret: randomBytes(32), ...version(options) }, ctx) });
+  if (store === undefined) return serveMcp(file, { ...rest, modern: (ctx) => modernHandler({ secret: nodeCrypto().randomBytes(32), ...version(options) }, ctx) });
   const durable = DurableServing.open(store, options.run.cwd);
   try {
     const modern = { secret: durable.secret, durable: { serving: durable, dir: store }, ...version(options) };

@@ -5,7 +5,7 @@
 // store folder (STATE_KEY_FILE, owner-only), so a state minted before a restart of `turn mcp`
 // still opens the run after it. The state is signed, not encrypted: it holds a run id, a call
 // fingerprint and an expiry, nothing the client may not see.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { nodeCrypto } from '../../hash.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -29,7 +29,7 @@ export class RequestStateError extends Error {}
 export function stateSecret(dir: string): Buffer {
   const file = path.join(dir, STATE_KEY_FILE);
   try {
-    fs.writeFileSync(file, randomBytes(32).toString('base64url'), { flag: 'wx', mode: 0o600 });
+    fs.writeFileSync(file, nodeCrypto().randomBytes(32).toString('base64url'), { flag: 'wx', mode: 0o600 });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new RequestStateError(`cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
   }
@@ -42,7 +42,7 @@ export function stateSecret(dir: string): Buffer {
   return secret;
 }
 
-const mac = (secret: Buffer, body: string): Buffer => createHmac('sha256', secret).update(`turn.mcp.requestState\0${body}`).digest();
+const mac = (secret: Buffer, body: string): Buffer => nodeCrypto().createHmac('sha256', secret).update(`turn.mcp.requestState\0${body}`).digest();
 
 /** The state for `claim`: `v1.<payload>.<mac>`, both base64url. */
 export function mintState(secret: Buffer, claim: RunClaim, nowSeconds = Math.floor(Date.now() / 1000)): string {
@@ -57,7 +57,7 @@ export function openState(secret: Buffer, state: unknown, nowSeconds = Math.floo
   if (parts.length !== 3 || parts[0] !== 'v1') throw new RequestStateError('requestState is not one this server made');
   const given = Buffer.from(parts[2], 'base64url');
   const expected = mac(secret, parts[1]);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new RequestStateError('requestState does not verify (altered, or made by another server)');
+  if (given.length !== expected.length || !nodeCrypto().timingSafeEqual(given, expected)) throw new RequestStateError('requestState does not verify (altered, or made by another server)');
   let claim: unknown;
   try {
     claim = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
