@@ -5,8 +5,8 @@
 // is checked is the wire, as the server saw it: arguments left out are not sent and the server
 // applies their defaults, a written `null` is sent as null, names Turn renames (`type`, `return`)
 // go out and come back in the schema's spelling, nullable results are `T?` (reading one without a
-// test is a check error), union members bind by `__typename`. Without the schema files the tests
-// are skipped saying why, except under TURN_E2E=1 (CI), where they fail.
+// test is a check error), union and interface members bind by `__typename`. Without the schema
+// files the tests are skipped saying why, except under TURN_E2E=1 (CI), where they fail.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -145,7 +145,11 @@ const storefront: Record<string, GraphQLFieldResolver<unknown, unknown>> = {
   }),
   'Mutation.cartCreate': (_, args) => {
     const input = (args as { input: { lines: { quantity: number }[]; note?: string | null } }).input;
-    return { cart: { id: 'gid://shopify/Cart/1', note: input.note ?? null, totalQuantity: input.lines.reduce((n, l) => n + l.quantity, 0) }, userErrors: [], warnings: [] };
+    const discountAllocations = [
+      { __typename: 'CartCodeDiscountAllocation', code: 'WELCOME' },
+      { __typename: 'CartAutomaticDiscountAllocation', title: 'Spring sale' },
+    ];
+    return { cart: { id: 'gid://shopify/Cart/1', note: input.note ?? null, totalQuantity: input.lines.reduce((n, l) => n + l.quantity, 0), discountAllocations }, userErrors: [], warnings: [] };
   },
   'Mutation.cartLinesAdd': (_, args) => {
     const { cartId, lines } = args as { cartId: string; lines: { quantity: number }[] };
@@ -317,13 +321,23 @@ call("echo", describe(hits[1]));
   assert.deepEqual(seen[5], { query: 'shirt', first: 2, reverse: false, sortKey: 'RELEVANCE' });
 });
 
-test('storefront mutations: an input field left out gets its default (quantity 1), a written null is sent, `type_` goes out as `type` and reads back', { skip, timeout: 120_000 }, async () => {
+test('storefront mutations: an input field left out gets its default (quantity 1), a written null is sent, `type_` goes out as `type` and reads back; interface members bind by __typename', { skip, timeout: 120_000 }, async () => {
   const sent = served.storefront.sent;
   const { result, lines } = await run('storefront', 'sf-cart.tn', `
+let allocation = turn(a: CartAutomaticDiscountAllocation | CartCodeDiscountAllocation | CartCustomDiscountAllocation) -> Str {
+    if a.__typename == "CartCodeDiscountAllocation" { return "code " + a.code; }
+    if a.__typename == "CartAutomaticDiscountAllocation" { return "automatic " + a.title; }
+    return "custom";
+};
 let created = sf.cartCreate(null, CartInput { lines: [CartLineInput { merchandiseId: "gid://shopify/ProductVariant/7" }], note: null });
 if created != null {
     let cart = created.cart;
-    if cart != null { call("echo", cart.id); call("echo", cart.totalQuantity); call("echo", cart.note == null); }
+    if cart != null {
+        call("echo", cart.id);
+        call("echo", cart.totalQuantity);
+        call("echo", cart.note == null);
+        call("echo", allocation(cart.discountAllocations[0]) + ", " + allocation(cart.discountAllocations[1]));
+    }
 }
 let added = sf.cartLinesAdd(null, "gid://shopify/Cart/1", [CartLineInput { merchandiseId: "gid://shopify/ProductVariant/8", quantity: 3, sellingPlanId: null }]);
 if added != null {
@@ -342,7 +356,7 @@ if set != null {
     { cartId: 'gid://shopify/Cart/1', lines: [{ merchandiseId: 'gid://shopify/ProductVariant/8', quantity: 3, sellingPlanId: null }] },
     { metafields: [{ key: 'gift', ownerId: 'gid://shopify/Cart/1', type: 'boolean', value: 'true' }] },
   ]);
-  assert.deepEqual(lines, ['gid://shopify/Cart/1', '1', 'true', '3', 'gift boolean true']);
+  assert.deepEqual(lines, ['gid://shopify/Cart/1', '1', 'true', 'code WELCOME, automatic Spring sale', '3', 'gift boolean true']);
 });
 
 test('customer account: `turn check` of a program using it is clean; a nullable field read without a test is reported', { skip, timeout: 120_000 }, () => {
