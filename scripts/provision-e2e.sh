@@ -10,6 +10,8 @@
 #     it would put Node 22 first on every npm script's PATH and fail `npm ci` off Linux x64.
 #   - the MCP conformance suite and Inspector under .e2e/mcp-tools/, installed on that Node 22
 #     (scripts/provision-mcp-tools.sh; test/mcp/).
+#   - Shopify's public GraphQL schemas under .e2e/schemas/ (scripts/provision-schemas.sh;
+#     test/absorb/graphql-shopify.test.ts).
 # Only package registries are used (Debian apt, npm). Run as root or with passwordless sudo.
 # Environment: TURN_CODE_SERVER_VERSION (default 4.100.3; 4.100.x runs on Node 20).
 set -euo pipefail
@@ -85,5 +87,8 @@ fi
 
 # ---- the MCP conformance suite and Inspector (test/mcp/), on that Node 22 -------------------
 bash "$ROOT/scripts/provision-mcp-tools.sh"
+
+# ---- public GraphQL schemas (test/absorb/graphql-shopify.test.ts) -----------------------------
+bash "$ROOT/scripts/provision-schemas.sh"
 
 log "done in $(( $(date +%s) - start ))s"

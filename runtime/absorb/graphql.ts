@@ -224,6 +224,7 @@ class Selector {
     }
     for (const field of Object.values(t.getFields())) {
       if (field.args.some((a) => isNonNullType(a.type) && a.defaultValue === undefined)) continue; // needs arguments we do not have
+      if (isPaginated(field)) continue; // so does a connection: the server refuses it without `first` or `last`
       if (leaveOut?.has(field.name)) continue;
       const inner = getNamedType(field.type);
       let named: JsonSchema | undefined;
@@ -263,6 +264,18 @@ function conflictingFields(members: readonly GraphQLObjectType[]): Set<string> {
     }
   }
   return out;
+}
+
+/**
+ * Whether `field` is a paginated (Relay) connection: it takes `first` and `last`, neither with a
+ * default. Shopify's and GitHub's servers refuse such a field given neither ("you must provide one
+ * of first or last"), though the schema marks both nullable; a query selects it only at the top,
+ * where the program gives them (`products(first: 10)`), never inside another selection.
+ */
+function isPaginated(field: GraphQLField<unknown, unknown>): boolean {
+  const first = field.args.find((a) => a.name === 'first');
+  const last = field.args.find((a) => a.name === 'last');
+  return first !== undefined && last !== undefined && first.defaultValue === undefined && last.defaultValue === undefined;
 }
 
 /** `s` or null, as the validator words best (`anyOf [T, null]`: a failure says what a T must be). */
