@@ -95,8 +95,9 @@ call("echo", "read " + call("len", big.content));
   assert.equal(failed.code, 1, failed.stderr);
   const peakKb = Number(/peak-rss-kb (\d+)/.exec(failed.stderr)?.[1]);
   assert.ok(peakKb > 0 && peakKb < 250 * 1024, `turn's peak RSS was ${Math.round(peakKb / 1024)} MB, over the 250 MB this test allows`);
-  // located at the absorbed call's line in the program (the module's own line is inside the generated module)
-  assert.match(failed.stderr, /small\.tn:\d+:\d+: runtime error: uncaught error: .*"EffectError".*over 16 MiB.*at small\.tn:2\)\n {4}at main \(small\.tn:2:\d+\)/);
+  // located at the absorbed call in the program, naming the operation and the `use schema` line
+  // (the module's own line is inside the generated module)
+  assert.match(failed.stderr, /small\.tn:2:\d+: runtime error: uncaught error: .*"EffectError".*over 16 MiB.*\(in `read_text_file` of the API absorbed at small\.tn:1\)\n {4}at main \(small\.tn:2:\d+\)/);
   assert.doesNotMatch(failed.stderr, JS_STACK);
 
   const raised = await turnAsync(['run', w.write('raised.tn', read({ ...launch, max_reply_bytes: 64 * 1024 * 1024 })), '--store', 'st', '--allow-run', NODE], { cwd: w.dir, env: w.env });
