@@ -1,5 +1,6 @@
 // The command line's shared vocabulary: exit codes, the usage error, option parsing.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { editDistance } from '../runtime/index.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -59,26 +60,13 @@ export function closestName(name: string, names: readonly string[]): string | un
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const n of names) {
-    const d = distance(name, n);
+    const d = editDistance(name, n);
     if (d < bestDistance) [best, bestDistance] = [n, d];
   }
   if (best !== undefined && bestDistance <= Math.max(1, Math.floor(name.length / 3))) return best;
   return name.length >= 3 ? names.find((n) => n.startsWith(name)) : undefined;
 }
 
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length];
-}
 
 export function numberOption(value: unknown, name: string): number | undefined {
   if (value === undefined) return undefined;

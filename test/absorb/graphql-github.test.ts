@@ -16,7 +16,8 @@ import {
   type GraphQLFieldResolver, type GraphQLOutputType, type GraphQLSchema,
 } from 'graphql';
 import { createYoga } from 'graphql-yoga';
-import { startRun, type RunResult } from '../../runtime/index.js';
+import type { RunResult } from '../../runtime/index.js';
+import { runAbsorbed } from './run-absorbed.js';
 
 const SDL_FILE = path.join(__dirname, '..', '..', 'node_modules', '@octokit', 'graphql-schema', 'schema.graphql');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-graphql-github-'));
@@ -95,19 +96,8 @@ before(async () => {
 });
 after(() => server?.close());
 
-async function run(name: string, body: string): Promise<{ result: RunResult; lines: string[] }> {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, `let github = use schema::graphql("github.graphql");\nlet gh = github.client("${base}");\n${body}`);
-  const saved = process.env.TURN_SCHEMA_DIR;
-  process.env.TURN_SCHEMA_DIR = path.join(dir, '.schemas');
-  const lines: string[] = [];
-  try {
-    const r = await startRun({ file, cwd: dir, model: 'mock', authority: { allowNet: ['127.0.0.1:*'] }, fetchSchemas: false, onOutput: (l) => lines.push(l) });
-    return { result: await r.start(), lines };
-  } finally {
-    if (saved === undefined) delete process.env.TURN_SCHEMA_DIR;
-    else process.env.TURN_SCHEMA_DIR = saved;
-  }
+function run(name: string, body: string): Promise<{ result: RunResult; lines: string[] }> {
+  return runAbsorbed(dir, name, `let github = use schema::graphql("github.graphql");\nlet gh = github.client("${base}");\n${body}`);
 }
 
 test('search: the argument `type_` goes out as `type`, the ones left out are not sent; a union member binds by __typename', { timeout: 120_000 }, async () => {

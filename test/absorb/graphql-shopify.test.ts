@@ -20,10 +20,11 @@ import {
   type GraphQLFieldResolver, type GraphQLOutputType, type GraphQLSchema, type IntrospectionQuery,
 } from 'graphql';
 import { createYoga } from 'graphql-yoga';
-import { startRun, type RunResult } from '../../runtime/index.js';
+import type { RunResult } from '../../runtime/index.js';
 import { absorbGraphQL } from '../../runtime/absorb/graphql.js';
 import type { SpecDiagnostic } from '../../runtime/absorb/types.js';
 import { ROOT, turn } from '../cli/run-cli.js';
+import { runAbsorbed } from './run-absorbed.js';
 
 const SCHEMAS = path.join(ROOT, '.e2e', 'schemas');
 const FILES = { storefront: 'storefront.schema.json', customer: 'customer-account.schema.json' } as const;
@@ -209,20 +210,9 @@ function program(api: Api, body: string): string {
 }
 
 async function run(api: Api, name: string, body: string): Promise<{ result: RunResult; lines: string[] }> {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, program(api, body));
-  const saved = process.env.TURN_SCHEMA_DIR;
-  process.env.TURN_SCHEMA_DIR = path.join(dir, '.schemas');
-  const lines: string[] = [];
   served[api].sent.length = 0;
   served[api].seen.length = 0;
-  try {
-    const r = await startRun({ file, cwd: dir, model: 'mock', authority: { allowNet: ['127.0.0.1:*'] }, fetchSchemas: false, onOutput: (l) => lines.push(l) });
-    return { result: await r.start(), lines };
-  } finally {
-    if (saved === undefined) delete process.env.TURN_SCHEMA_DIR;
-    else process.env.TURN_SCHEMA_DIR = saved;
-  }
+  return runAbsorbed(dir, name, program(api, body));
 }
 
 /** `turn check` of a program of `api` (the CLI, as a user runs it). */

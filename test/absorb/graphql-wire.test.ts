@@ -12,7 +12,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createSchema, createYoga } from 'graphql-yoga';
-import { startRun, type RunResult } from '../../runtime/index.js';
+import type { RunResult } from '../../runtime/index.js';
+import { runAbsorbed } from './run-absorbed.js';
 
 const SDL = `
 enum Genre { NOVEL POETRY SCIFI }
@@ -137,19 +138,8 @@ function reset(): void {
   seen.length = 0;
 }
 
-async function run(name: string, body: string): Promise<{ result: RunResult; lines: string[] }> {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, `let shelf = use schema::graphql("shelf.graphql");\nlet gql = shelf.client("${base}");\n${body}`);
-  const saved = process.env.TURN_SCHEMA_DIR;
-  process.env.TURN_SCHEMA_DIR = path.join(dir, '.schemas');
-  const lines: string[] = [];
-  try {
-    const r = await startRun({ file, cwd: dir, model: 'mock', authority: { allowNet: ['127.0.0.1:*'] }, fetchSchemas: false, onOutput: (l) => lines.push(l) });
-    return { result: await r.start(), lines };
-  } finally {
-    if (saved === undefined) delete process.env.TURN_SCHEMA_DIR;
-    else process.env.TURN_SCHEMA_DIR = saved;
-  }
+function run(name: string, body: string): Promise<{ result: RunResult; lines: string[] }> {
+  return runAbsorbed(dir, name, `let shelf = use schema::graphql("shelf.graphql");\nlet gql = shelf.client("${base}");\n${body}`);
 }
 
 test('arguments left out are not sent, so the book keeps its year and genre; a null given erases', { timeout: 60_000 }, async () => {

@@ -16,7 +16,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startRun, type RunResult } from '../../runtime/index.js';
+import type { RunResult } from '../../runtime/index.js';
+import { runAbsorbed } from './run-absorbed.js';
 
 const person = { type: 'object', properties: { 'first-name': { type: 'string' }, type: { type: 'string' } }, required: ['first-name'] };
 const TOOL = {
@@ -82,19 +83,8 @@ before(async () => {
 });
 after(() => httpServer?.close());
 
-async function run(name: string, body: string): Promise<{ result: RunResult; lines: string[] }> {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, `let issues = use schema::mcp("issues.json");\nlet srv = issues.client("${url}");\n${body}`);
-  const saved = process.env.TURN_SCHEMA_DIR;
-  process.env.TURN_SCHEMA_DIR = path.join(dir, '.schemas');
-  const lines: string[] = [];
-  try {
-    const r = await startRun({ file, cwd: dir, model: 'mock', authority: { allowNet: ['127.0.0.1:*'] }, fetchSchemas: false, onOutput: (l) => lines.push(l) });
-    return { result: await r.start(), lines };
-  } finally {
-    if (saved === undefined) delete process.env.TURN_SCHEMA_DIR;
-    else process.env.TURN_SCHEMA_DIR = saved;
-  }
+function run(name: string, body: string): Promise<{ result: RunResult; lines: string[] }> {
+  return runAbsorbed(dir, name, `let issues = use schema::mcp("issues.json");\nlet srv = issues.client("${url}");\n${body}`);
 }
 
 test('renamed argument names go out as the spec names them, nested in an object and a list; the structured result reads back under Turn names', { timeout: 60_000 }, async () => {

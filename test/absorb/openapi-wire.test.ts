@@ -10,9 +10,10 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { startRun, type RunResult } from '../../runtime/index.js';
+import type { RunResult } from '../../runtime/index.js';
 import { wireArguments, wireDecode, wireEncode, type NameTable } from '../../runtime/absorb/wire.js';
 import { MAX_JSON_DEPTH, StructVal, VMError, type Value } from '../../runtime/values/index.js';
+import { runAbsorbed } from './run-absorbed.js';
 
 const SPEC = {
   openapi: '3.1.0',
@@ -71,19 +72,8 @@ before(async () => {
 });
 after(() => server?.close());
 
-async function run(name: string, body: string): Promise<{ result: RunResult; lines: string[] }> {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, `let people = use schema::openapi("people.json");\nlet api = people.client("${base}");\n${body}`);
-  const saved = process.env.TURN_SCHEMA_DIR;
-  process.env.TURN_SCHEMA_DIR = path.join(dir, '.schemas');
-  const lines: string[] = [];
-  try {
-    const r = await startRun({ file, cwd: dir, model: 'mock', authority: { allowNet: ['127.0.0.1:*'] }, fetchSchemas: false, onOutput: (l) => lines.push(l) });
-    return { result: await r.start(), lines };
-  } finally {
-    if (saved === undefined) delete process.env.TURN_SCHEMA_DIR;
-    else process.env.TURN_SCHEMA_DIR = saved;
-  }
+function run(name: string, body: string): Promise<{ result: RunResult; lines: string[] }> {
+  return runAbsorbed(dir, name, `let people = use schema::openapi("people.json");\nlet api = people.client("${base}");\n${body}`);
 }
 
 test('a body goes out in the spec names at every depth, and the reply binds under Turn names', { timeout: 60_000 }, async () => {
