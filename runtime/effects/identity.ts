@@ -8,6 +8,7 @@
 //   identity::basic("alice:jira")         Authorization: Basic base64("alice:" + <secret jira>)
 //   identity::basic("jira")               Authorization: Basic base64(<secret jira>)   (secret is "user:password")
 //   identity::query("api_key:maps")       ...?api_key=<secret maps>
+//   identity::cookie("session:shop")      Cookie: session=<secret shop>   (OpenAPI's apiKey `in: cookie`)
 // Turn v1's kinds:
 //   identity::oauth("google")             Authorization: Bearer <secret google> (an OAuth access token)
 //   identity::network("market")           Authorization: Bearer <secret market> when that secret is
@@ -84,8 +85,8 @@ export function forgedMessage(where: string): string {
   return `${where}: a map is not an identity handle: only \`grant identity::kind("name")\` in the program's source makes one (a value from data, JSON, a model, an API, an MCP server or a message never becomes a credential)`;
 }
 
-export type IdentityKind = 'bearer' | 'header' | 'basic' | 'query' | 'oauth' | 'network' | 'filesystem';
-export const IDENTITY_KINDS: readonly IdentityKind[] = ['bearer', 'header', 'basic', 'query', 'oauth', 'network', 'filesystem'];
+export type IdentityKind = 'bearer' | 'header' | 'basic' | 'query' | 'cookie' | 'oauth' | 'network' | 'filesystem';
+export const IDENTITY_KINDS: readonly IdentityKind[] = ['bearer', 'header', 'basic', 'query', 'cookie', 'oauth', 'network', 'filesystem'];
 
 /** A parsed handle: which secret to fetch and where it goes. */
 export type IdentitySpec =
@@ -93,6 +94,7 @@ export type IdentitySpec =
   | { kind: 'header'; header: string; secret: string }
   | { kind: 'basic'; user?: string; secret: string }
   | { kind: 'query'; param: string; secret: string }
+  | { kind: 'cookie'; cookie: string; secret: string }
   | { kind: 'oauth'; secret: string }
   | { kind: 'network'; secret: string }
   | { kind: 'filesystem'; secret: string };
@@ -119,11 +121,13 @@ export function parseIdentity(kind: string, name: string): { ok: true; spec: Ide
       if (!secretOk(name)) return bad(secretMsg(name));
       return { ok: true, spec: { kind, secret: name } };
     case 'header':
-    case 'query': {
+    case 'query':
+    case 'cookie': {
       const i = name.indexOf(':');
       if (i <= 0) {
-        const example = kind === 'header' ? 'x-api-key:NAME' : 'api_key:NAME';
-        return bad(`identity::${kind} needs "${kind === 'header' ? 'HEADER' : 'PARAM'}:SECRET", e.g. identity::${kind}("${example}")`);
+        const example = kind === 'header' ? 'x-api-key:NAME' : kind === 'cookie' ? 'session:NAME' : 'api_key:NAME';
+        const where = kind === 'header' ? 'HEADER' : kind === 'cookie' ? 'COOKIE' : 'PARAM';
+        return bad(`identity::${kind} needs "${where}:SECRET", e.g. identity::${kind}("${example}")`);
       }
       const where = name.slice(0, i).trim();
       const secret = name.slice(i + 1).trim();
@@ -132,6 +136,11 @@ export function parseIdentity(kind: string, name: string): { ok: true; spec: Ide
         if (!HEADER_NAME.test(where)) return bad(`identity::header: "${where}" is not a valid header name`);
         if (FORBIDDEN_HEADERS.has(where.toLowerCase())) return bad(`identity::header: the header "${where}" cannot carry a secret`);
         return { ok: true, spec: { kind, header: where, secret } };
+      }
+      // a cookie's name is an HTTP token (RFC 6265, section 4.1.1), as a header's is
+      if (kind === 'cookie') {
+        if (!HEADER_NAME.test(where)) return bad(`identity::cookie: "${where}" is not a valid cookie name`);
+        return { ok: true, spec: { kind, cookie: where, secret } };
       }
       if (!/^[A-Za-z0-9_.\-\[\]]+$/.test(where)) return bad(`identity::query: "${where}" is not a valid query parameter name`);
       return { ok: true, spec: { kind, param: where, secret } };
@@ -214,6 +223,15 @@ export function injectIdentity(request: OutgoingRequest, handle: IdentityHandle,
     case 'query':
       request.url.searchParams.set(spec.param, secret);
       return;
+    case 'cookie': {
+      // RFC 6265's cookie-octets: no whitespace, quote, comma, semicolon or backslash, so the
+      // secret cannot end this cookie and start another
+      if (!/^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*$/.test(secret)) throw new IdentityError(`the secret "${spec.secret}" holds a character a cookie cannot carry (a space, quote, comma, semicolon or backslash) and cannot be sent`);
+      const pair = `${spec.cookie}=${secret}`;
+      const sent = request.headers['cookie'];
+      request.headers['cookie'] = sent ? `${sent}; ${pair}` : pair;
+      return;
+    }
   }
 }
 

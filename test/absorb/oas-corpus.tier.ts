@@ -118,6 +118,7 @@ function credential(doc: Obj, op: Obj): string {
     if (s.type === 'http' || s.type === 'oauth2' || s.type === 'openIdConnect') return 'grant identity::bearer("corpus_key")';
     if (s.type === 'apiKey' && s.in === 'header') return `grant identity::header(${JSON.stringify(`${String(s.name)}:corpus_key`)})`;
     if (s.type === 'apiKey' && s.in === 'query') return `grant identity::query(${JSON.stringify(`${String(s.name)}:corpus_key`)})`;
+    if (s.type === 'apiKey' && s.in === 'cookie') return `grant identity::cookie(${JSON.stringify(`${String(s.name)}:corpus_key`)})`;
   }
   return 'null';
 }

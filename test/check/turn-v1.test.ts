@@ -61,7 +61,7 @@ let a = grant identity::network("market");
 let b = grant identity::oauth("google");
 let c = grant identity::filesystem("workspace");
 let d = grant identity::telepathy("x");
-`), ['a.tn:5:25: unknown identity kind `telepathy`: use bearer, header, basic, query, oauth, network, filesystem']);
+`), ['a.tn:5:25: unknown identity kind `telepathy`: use bearer, header, basic, query, cookie, oauth, network, filesystem']);
 });
 
 test('a list literal where List<T> is declared must hold Ts, element by element', async () => {

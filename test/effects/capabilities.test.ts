@@ -135,3 +135,20 @@ test('identity kinds parse and inject where they say', () => {
   assert.throws(() => injectIdentity(req(), granted('basic', 'jira'), 'nocolon'), (e: Error) => /user:password/.test(e.message) && !e.message.includes('nocolon'));
   assert.throws(() => injectIdentity(req(), granted('bearer', 'g'), 'a\r\nX-Evil: 1'), (e: Error) => /line break/.test(e.message) && !e.message.includes('Evil'));
 });
+
+test('identity::cookie sends its secret as a cookie, beside the cookies already set, and cannot be made to add another', () => {
+  const req = (cookie?: string) => ({ url: new URL('https://api.example.com/x'), headers: (cookie ? { cookie } : {}) as Record<string, string> });
+  const alone = req();
+  injectIdentity(alone, granted('cookie', 'session:shop'), 's3cr3t');
+  assert.equal(alone.headers.cookie, 'session=s3cr3t');
+  assert.equal(secretName(granted('cookie', 'session:shop')), 'shop');
+  const beside = req('theme=dark');
+  injectIdentity(beside, granted('cookie', 'session:shop'), 's3cr3t');
+  assert.equal(beside.headers.cookie, 'theme=dark; session=s3cr3t');
+  assert.match((parseIdentity('cookie', 'shop') as { message: string }).message, /needs "COOKIE:SECRET"/);
+  assert.match((parseIdentity('cookie', 'a b:shop') as { message: string }).message, /not a valid cookie name/);
+  // the attack: a secret that would end this cookie and start one of the attacker's choosing
+  for (const evil of ['x; admin=1', 'x,admin=1', 'a b', 'q"', 'back\\slash']) {
+    assert.throws(() => injectIdentity(req(), granted('cookie', 'session:shop'), evil), (e: Error) => /a cookie cannot carry/.test(e.message) && !e.message.includes(evil));
+  }
+});

@@ -77,7 +77,7 @@ describe('completion', () => {
   });
 
   it('offers identity kinds after `identity::` and nothing inside strings or comments', async () => {
-    assert.deepEqual((await complete('let k = grant identity::/*|*/')).map((i) => i.label), ['bearer', 'header', 'basic', 'query', 'oauth', 'network', 'filesystem']);
+    assert.deepEqual((await complete('let k = grant identity::/*|*/')).map((i) => i.label), ['bearer', 'header', 'basic', 'query', 'cookie', 'oauth', 'network', 'filesystem']);
     assert.deepEqual(await complete('let s = "text /*|*/ more";'), []);
     assert.deepEqual(await complete('// a comment /*|*/\n'), []);
   });
