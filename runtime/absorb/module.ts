@@ -345,12 +345,6 @@ export function fieldType(f: { type: StaticType; optional: boolean }, names: Nam
 /** An operation's parameters under the names its closure binds them to. */
 type Bound = { param: AbsorbedParam; local: string };
 
-/** Turn map literal of `{"wire": param, ...}` for the params in `where`. */
-function paramMap(params: Bound[], where: string[]): string {
-  const ps = params.filter((p) => where.includes(p.param.in));
-  return `{${ps.map((p) => `${turnString(p.param.wireName)}: ${p.local}`).join(', ')}}`;
-}
-
 /** The parameters of an operation's closure after `auth`: required ones in spec order, then optional ones. */
 function boundParams(op: AbsorbedOperation): Bound[] {
   const taken = new Set(MODULE_LOCALS);
