@@ -76,6 +76,8 @@ export type RunEventBody =
   | { kind: 'mcp.sampling'; pid: number; server: string; outcome: 'answered' | 'refused'; model: string | null; message?: string }
   /** a resource the run subscribed to changed (`notifications/resources/updated`) */
   | { kind: 'mcp.resource'; pid: number; server: string; uri: string; dropped?: number }
+  /** a server's notifications held back by the notices' bucket that no later event counted (when the run ends) */
+  | { kind: 'mcp.held'; pid: number; server: string; dropped: number }
   | (HttpRetry & { id: string; pid: number });
 
 export type RunEventKind = RunEventBody['kind'];

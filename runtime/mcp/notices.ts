@@ -63,4 +63,11 @@ export class NoticeBucket {
     this.held = 0;
     return { pass: true, dropped };
   }
+
+  /** How many were held back since the last that passed (and forgets them): what no later event will say. */
+  flush(): number {
+    const dropped = this.held;
+    this.held = 0;
+    return dropped;
+  }
 }

@@ -69,6 +69,8 @@ export class McpSessions {
   private readonly restarts = new Map<string, number>();
   /** per server: the token bucket its notifications pass */
   private readonly buckets = new Map<string, NoticeBucket>();
+  /** per server key: the server as events name it */
+  private readonly bucketServers = new Map<string, string>();
   /** the process whose request is in flight on each session (who a log message is shown for) */
   private readonly current = new Map<string, number>();
   /** per server: the calls in flight, each with the questions it met that nobody could answer, and its clock's hold */
@@ -141,7 +143,7 @@ export class McpSessions {
           given = undefined;
         }
         // a server asking question after question floods nothing: its events pass the notices' bucket
-        const admitted = this.admit(key);
+        const admitted = this.admit(key, server);
         const shown = admitted.pass ? (admitted.dropped > 0 ? { dropped: admitted.dropped } : {}) : undefined;
         if (given) {
           if (shown) this.emit({ ...base, ...shown, state: 'answered', action: given.answer.action, by: given.by });
@@ -167,10 +169,22 @@ export class McpSessions {
   }
 
   /** Whether one more notification of the server `key` goes into the events; how many were held back before it. */
-  private admit(key: string): { pass: true; dropped: number } | { pass: false } {
+  private admit(key: string, server: string): { pass: true; dropped: number } | { pass: false } {
     let b = this.buckets.get(key);
     if (!b) this.buckets.set(key, (b = this.bucket()));
+    this.bucketServers.set(key, server);
     return b.take();
+  }
+
+  /**
+   * Says how many notifications of each server were held back since the last one that passed:
+   * those are counted by the next event that passes, and after a flood's last one there is none.
+   */
+  private countHeldBack(): void {
+    for (const [key, b] of this.buckets) {
+      const dropped = b.flush();
+      if (dropped > 0) this.emit({ kind: 'mcp.held', pid: 0, server: this.bucketServers.get(key) ?? key, dropped });
+    }
   }
 
   /** The session with `spec` (opened now if needed, under `authority`; started again if its server ended). */
@@ -191,7 +205,7 @@ export class McpSessions {
     let s = this.open.get(key);
     if (!s) {
       const onLog = (m: LogMessage) => {
-        const admitted = this.admit(key);
+        const admitted = this.admit(key, server);
         if (!admitted.pass) return;
         this.emit({
           kind: 'mcp.log',
@@ -209,7 +223,7 @@ export class McpSessions {
         if (!list.includes(uri)) list.push(clipText(uri));
         if (list.length > UPDATES_KEPT) list.shift();
         this.updated.set(key, list);
-        const admitted = this.admit(key);
+        const admitted = this.admit(key, server);
         if (admitted.pass) this.emit({ kind: 'mcp.resource', pid: this.current.get(key) ?? pid, server, uri: clipText(uri), ...(admitted.dropped > 0 ? { dropped: admitted.dropped } : {}) });
       };
       const hooks = { onLog, onEnded, onResourceUpdated, requests: this.requestsFor(key, server, pid) };
@@ -234,7 +248,7 @@ export class McpSessions {
     const server = describeServer(spec);
     this.current.set(key, pid);
     const onProgress = (p: Progress) => {
-      const admitted = this.admit(key);
+      const admitted = this.admit(key, server);
       if (!admitted.pass) return;
       this.emit({
         kind: 'mcp.progress',
@@ -269,6 +283,8 @@ export class McpSessions {
   /** Stops every server of the run. */
   async closeAll(): Promise<void> {
     this.closing = true;
+    // before the first await: the run closes its trace right after calling this
+    this.countHeldBack();
     const sessions = [...this.open.values()];
     this.open.clear();
     this.ready.clear();

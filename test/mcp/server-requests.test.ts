@@ -153,12 +153,15 @@ test('a hostile server: a flood of questions is answered without flooding the tr
   assert.equal(actions.split(',').length, 200);
   assert.ok(actions.split(',').every((a) => a === 'accept'));
   assert.match(error, /javascript: URL: only http and https pages are shown/);
-  const shown = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.kind === 'mcp.elicitation');
+  const events = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const shown = events.filter((e) => e.kind === 'mcp.elicitation');
   // the notices' bucket: 32 at once, then 8 a second, over the time the questions took (the events' `ms`)
   const seconds = (Number(shown.at(-1)!.ms) - Number(shown[0].ms)) / 1000;
   assert.ok(shown.length <= 32 + 8 * (seconds + 1), `the trace holds ${shown.length} question events in ${seconds} s`);
-  const held = shown.reduce((n, e) => n + (typeof e.dropped === 'number' ? e.dropped : 0), 0);
-  assert.ok(shown.length + held <= 200 && (seconds > 20 || held > 0), 'the events held back are counted');
+  // every question is in the trace or counted as held back: by the next event that passed, or (the
+  // ones after the last that passed) by the run's end (mcp.held), whatever the machine's speed
+  const held = events.filter((e) => e.kind === 'mcp.elicitation' || e.kind === 'mcp.held').reduce((n, e) => n + (typeof e.dropped === 'number' ? e.dropped : 0), 0);
+  assert.equal(shown.length + held, 200, `${shown.length} question events shown and ${held} counted as held back`);
   assert.ok(shown.every((e) => !String(e.message).includes('\u001b')), 'no escape sequence reaches the trace');
   // durable, nobody to answer: the run waits on the question once, however often it was asked
   const waiting = await run(['run', write('ask-durable.tn', 'ask', 50), '--store', path.join(dir, 'store'), '--allow-run', NODE]);
