@@ -58,12 +58,20 @@ export class RunsView implements vscode.TreeDataProvider<Node> {
   readonly onDidChangeTreeData = this.emitter.event;
 
   /** the CLI's writes to a store refresh the view (the view's own reads do not) */
-  readonly watch = new StoreWatch(() => this.refresh());
+  // another process's write refreshes the view only when the runs it lists changed: a refresh while
+  // the user clicks a row's inline action invalidates the row, and the command then gets no item
+  readonly watch = new StoreWatch(() => this.refreshIfListingChanged());
+  /** what the view last listed (runs, their states and unknown steps), to tell a listing change from a store touch */
+  private listing = '';
 
   constructor(private readonly stores: SharedStores) {}
 
   refresh(): void {
     this.emitter.fire(undefined);
+  }
+
+  private refreshIfListingChanged(): void {
+    if (listingOf(this.localRuns()) !== this.listing) this.refresh();
   }
 
   private told = false;
@@ -92,7 +100,9 @@ export class RunsView implements vscode.TreeDataProvider<Node> {
     if (node) return [];
     this.listed();
     const server = restateServer();
-    return server ? [...this.localRuns(), { kind: 'restate', server }] : this.localRuns();
+    const local = this.localRuns();
+    this.listing = listingOf(local);
+    return server ? [...local, { kind: 'restate', server }] : local;
   }
 
   /** The runs on the Restate server; an unreachable server or a bad URL is one message row. */
@@ -380,4 +390,9 @@ export function registerRunsView(stores: SharedStores, panel: () => PanelHost): 
       }
     }),
   ];
+}
+
+/** The runs a listing shows, as far as its rows go: id, state, last change and unknown steps of each. */
+function listingOf(nodes: readonly Node[]): string {
+  return JSON.stringify(nodes.map((n) => (n.kind === 'run' ? [n.item.id, n.item.state, n.item.updatedAt, n.item.unknown.map((u) => u.seq)] : n.kind === 'message' ? n.text : n.kind)));
 }
