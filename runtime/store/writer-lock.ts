@@ -15,6 +15,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import type { SqlConnection } from './sqlite-schema.js';
 import { StoreError } from './types.js';
+import { processAlive } from '../process-alive.js';
 
 export const LOCK_SUFFIX = '.lock';
 const OWNER = 'owner';
@@ -39,19 +40,10 @@ function readNote(dir: string): OwnerNote | null {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether the lock folder was left by a writer that no longer runs. */
 function stale(dir: string): boolean {
   const note = readNote(dir);
-  if (note) return note.host === os.hostname() && Number.isInteger(note.pid) && !alive(note.pid);
+  if (note) return note.host === os.hostname() && Number.isInteger(note.pid) && !processAlive(note.pid);
   try {
     return Date.now() - fs.statSync(dir).mtimeMs > NO_NOTE_GRACE_MS;
   } catch {

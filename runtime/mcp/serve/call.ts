@@ -15,6 +15,7 @@ import type { RunOptions } from '../../run/options.js';
 import { resumeRun, startRun, type Run, type RunResult } from '../../run/run.js';
 import type { McpCaller } from '../../ports/mcp-caller.js';
 import type { RunStore } from '../../store/types.js';
+import { processAlive } from '../../process-alive.js';
 
 const PREFIX = 'turn-mcp-';
 
@@ -29,16 +30,6 @@ function scratchDir(): string {
     process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   }
   return scratch;
-}
-
-/** Whether process `pid` is alive (signal 0 checks without signalling; EPERM: alive, someone else's). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -56,7 +47,7 @@ export function sweepScratch(tmp = os.tmpdir()): number {
   for (const name of names) {
     if (!name.startsWith(PREFIX)) continue;
     const pid = Number(name.slice(PREFIX.length).split('-')[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
     const dir = path.join(tmp, name);
     try {
       const st = fs.lstatSync(dir);
