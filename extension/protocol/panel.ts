@@ -5,6 +5,8 @@
 //
 // Secrets never appear here: the vault is described by names and sources only (VaultEntryView).
 
+import { checkCredentialName } from '../vault/names.js';
+
 export const PROTOCOL_VERSION = 1;
 
 export interface Entry {
@@ -380,8 +382,23 @@ export function emptyRun(runId = 0, file: string | null = null, model = ''): Run
   return { runId, file, status: 'idle', model, output: [], result: null, error: null, actors: [], infers: [], timeline: [] };
 }
 
-/** The credential a run's error says is missing (`the secret "github" for ... is not set`), if it says so. */
+/**
+ * The credential a run's error says is missing (`the secret "github" for ... is not set`), if it says so.
+ * The text may arrive inside a rendered error value (an absorbed client's EffectError), whose quotes
+ * are escaped (`the secret \\"market\\" ...`): both forms are read. The message carries program data,
+ * so it is scanned, not matched with a backtracking pattern, and only its first 4 KiB are read.
+ */
 export function missingCredential(message: string): string | null {
-  const m = /the secret "([^"]+)"[^\n]* is not set/.exec(message);
-  return m ? m[1] : null;
+  const text = message.slice(0, 4096).replaceAll('\\"', '"');
+  const opener = 'the secret "';
+  const at = text.indexOf(opener);
+  if (at < 0) return null;
+  const start = at + opener.length;
+  const end = text.indexOf('"', start);
+  if (end <= start) return null;
+  const notSet = text.indexOf(' is not set', end);
+  const lineEnd = text.indexOf('\n', end);
+  if (notSet < 0 || (lineEnd >= 0 && lineEnd < notSet)) return null;
+  const name = text.slice(start, end);
+  return checkCredentialName(name) === undefined ? name : null;
 }

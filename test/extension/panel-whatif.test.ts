@@ -176,5 +176,14 @@ describe('protocol', () => {
   test('a missing credential is recognised in a run error', () => {
     assert.equal(missingCredential('the secret "github" for bearer identity github is not set (set TURN_SECRET_GITHUB or add it to the --secrets file)'), 'github');
     assert.equal(missingCredential('network access to x is not granted'), null);
+    // An absorbed client's error arrives as a rendered EffectError value: its quotes are escaped
+    // (examples/investment_committee.tn without TURN_SECRET_MARKET said so, and no button showed).
+    const rendered = 'uncaught error: {"type": "EffectError", "tool": "http_request", "message": "the secret \\"market\\" for identity::bearer(\\"market\\") is not set (set TURN_SECRET_MARKET or add it to the --secrets file)", "line": 58}';
+    assert.equal(missingCredential(rendered), 'market');
+    // A name the vault would refuse is not offered; the words on another line do not join up.
+    assert.equal(missingCredential('the secret "a b" for x is not set'), null);
+    assert.equal(missingCredential('the secret "github" is fine\nthe rest is not set'), null);
+    // Hostile length: scanned, linear, and only the head of the message is read.
+    assert.equal(missingCredential('the secret "' + 'x'.repeat(1_000_000)), null);
   });
 });
