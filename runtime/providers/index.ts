@@ -1,7 +1,8 @@
 // Model specs (`--model`, `TURN_MODEL`, the `turn.model` setting) to providers:
 //   mock
 //   script:FILE
-//   openai:MODEL[?OPTIONS]      OpenAI or any OpenAI-compatible server (vLLM, LM Studio, ...)
+//   openai:MODEL[?OPTIONS]      OpenAI or any OpenAI-compatible server (vLLM, LM Studio, ...);
+//                               with api=responses, OpenAI's Responses API (openai-responses.ts)
 //   ollama:MODEL[?OPTIONS]      openai: with base_url http://127.0.0.1:11434/v1 and no key needed;
 //                               with api=native, Ollama's own /api/chat (NDJSON stream; ollama.ts)
 //   anthropic:MODEL[?OPTIONS]
@@ -16,7 +17,8 @@
 // takes secret, call_timeout_ms and the transport options. See docs/inference.md.
 import { anthropicProvider, ANTHROPIC_DEFAULT_BASE } from './anthropic.js';
 import { mockProvider } from './mock.js';
-import { OPENAI_DEFAULT_BASE, openaiProvider } from './openai.js';
+import { OPENAI_DEFAULT_BASE, openaiProvider, type OpenAIOptions } from './openai.js';
+import { openaiResponsesProvider } from './openai-responses.js';
 import { scriptProvider } from './script.js';
 import { llamaOptions, llamaProvider } from './llama.js';
 import { ollamaProvider } from './ollama.js';
@@ -29,6 +31,7 @@ export { readFrames, type FrameReader } from './frames.js';
 export { mockProvider } from './mock.js';
 export { scriptProvider, parseScript } from './script.js';
 export { openaiProvider, strictCompatible, type OpenAIOptions } from './openai.js';
+export { openaiResponsesProvider } from './openai-responses.js';
 export { anthropicProvider, TOOL_NAME, type AnthropicOptions } from './anthropic.js';
 export { chatTurns } from './messages.js';
 export { ollamaProvider, type OllamaOptions } from './ollama.js';
@@ -45,6 +48,7 @@ export { loadWasmDriver, inferEnvelope, driverReply, MEMORY_CAP_BYTES, MAX_DRIVE
 export function providerKeys(provider: Provider, env: Record<string, string | undefined> = process.env, more: readonly string[] = []): [string, string][] {
   const names = new Set(more);
   if (provider.kind === 'http' && provider.keyEnv) names.add(provider.keyEnv);
+  if (provider.kind === 'http') for (const name of provider.secretEnvs ?? []) names.add(name);
   const out: [string, string][] = [];
   for (const name of names) {
     for (const key of new Set([env[name], process.env[name]])) if (key) out.push([name, key]);
@@ -153,9 +157,10 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
   const query = q < 0 ? '' : rest.slice(q + 1);
   if (kind === 'openai' || kind === 'ollama') {
     if (!model) throw new ModelConfigError(`\`${kind}:MODEL\` needs a model name`);
-    const o = options(spec, query, [...COMMON, 'structured', 'logprobs', ...(kind === 'ollama' ? ['api'] : [])]);
-    const api = o.get('api') ?? 'openai';
-    if (api !== 'openai' && api !== 'native') throw new ModelConfigError(`model \`${spec}\`: api must be openai or native, got \`${api}\``);
+    const o = options(spec, query, [...COMMON, 'structured', 'logprobs', 'api']);
+    const api = o.get('api') ?? (kind === 'ollama' ? 'openai' : 'chat');
+    const apis = kind === 'ollama' ? ['openai', 'native'] : ['chat', 'responses'];
+    if (!apis.includes(api)) throw new ModelConfigError(`model \`${spec}\`: api must be ${apis.join(' or ')}, got \`${api}\``);
     if (api === 'native') {
       return {
         provider: ollamaProvider({
@@ -176,20 +181,18 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
     }
     const lp = o.get('logprobs') ?? '1';
     if (lp !== '0' && lp !== '1') throw new ModelConfigError(`model \`${spec}\`: logprobs must be 0 or 1, got \`${lp}\``);
-    return {
-      provider: openaiProvider({
-        model,
-        baseUrl: base,
-        apiKeyEnv: o.get('api_key_env') ?? (kind === 'ollama' ? 'OLLAMA_API_KEY' : 'OPENAI_API_KEY'),
-        keyRequired: kind === 'openai' && new URL(base).hostname === 'api.openai.com',
-        structured: structured as 'strict',
-        logprobs: lp === '1',
-        maxTokens: num(spec, o, 'max_tokens', 1),
-        temperature: num(spec, o, 'temperature', 0, false),
-        stream: flag(spec, o, 'stream', true),
-      }),
-      transport: transport(spec, o),
+    const openaiOptions: OpenAIOptions = {
+      model,
+      baseUrl: base,
+      apiKeyEnv: o.get('api_key_env') ?? (kind === 'ollama' ? 'OLLAMA_API_KEY' : 'OPENAI_API_KEY'),
+      keyRequired: kind === 'openai' && new URL(base).hostname === 'api.openai.com',
+      structured: structured as 'strict',
+      logprobs: lp === '1',
+      maxTokens: num(spec, o, 'max_tokens', 1),
+      temperature: num(spec, o, 'temperature', 0, false),
+      stream: flag(spec, o, 'stream', true),
     };
+    return { provider: api === 'responses' ? openaiResponsesProvider(openaiOptions) : openaiProvider(openaiOptions), transport: transport(spec, o) };
   }
   if (kind === 'anthropic') {
     if (!model) throw new ModelConfigError('`anthropic:MODEL` needs a model name');

@@ -1,0 +1,58 @@
+// `turn test --record` against each new provider's wire (a local fake in the vendor's format) stores
+// the replies in the test's cassette; the recording then replays with the server gone. The
+// cassette holds the request as rendered and the reply, never a credential.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { tempDir, turnAsync } from '../testing/helpers.js';
+import { wireFake, type Answer } from './wire-fake.js';
+
+const REPLY = '{"value": {"n": 4}, "confidence": 0.8}';
+const TEST_FILE = 'struct Answer { n: Num };\nreturn {\n    "asks": turn() {\n        context.system("Count.");\n        let a = infer Answer { "How many legs has a cat?"; };\n        call("assert_eq", a.n, 4);\n    },\n};\n';
+
+interface Case {
+  name: string;
+  spec: (url: string) => string;
+  env: Record<string, string>;
+  answer: Answer;
+  path: RegExp;
+}
+
+const CASES: Case[] = [
+  {
+    name: 'openai responses',
+    spec: (url) => `openai:gpt-test?api=responses&stream=0&base_url=${encodeURIComponent(url + '/v1')}&retries=0`,
+    env: { OPENAI_API_KEY: 'sk-cassette-secret-1' },
+    answer: { body: { id: 'resp_1', object: 'response', status: 'completed', model: 'gpt-test', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: REPLY }] }], usage: { input_tokens: 30, output_tokens: 9 } } },
+    path: /^\/v1\/responses$/,
+  },
+];
+
+for (const c of CASES) {
+  test(`${c.name}: turn test --record stores the reply; the recording replays with the server gone`, async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'ask_test.tn'), TEST_FILE);
+    const server = await wireFake(() => c.answer);
+    let model: string;
+    try {
+      model = c.spec(server.url);
+      const r = await turnAsync(['test', '--record', '--model', model], { cwd: dir, env: c.env });
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.equal(server.received.length, 1);
+      assert.match(server.received[0].url, c.path);
+    } finally {
+      await server.close();
+    }
+    const text = fs.readFileSync(path.join(dir, 'ask_test.cassette.json'), 'utf8');
+    const cassette = JSON.parse(text) as { tests: { asks: { exchanges: { request: { prompt: string }; reply: { text: string; usage: unknown } }[] } } };
+    const x = cassette.tests.asks.exchanges[0];
+    assert.equal(x.request.prompt, 'How many legs has a cat?');
+    assert.equal(x.reply.text, REPLY);
+    assert.deepEqual(x.reply.usage, { input: 30, output: 9 });
+    for (const secret of Object.values(c.env)) assert.ok(!text.includes(secret), 'no credential in the cassette');
+    const replay = await turnAsync(['test', '--model', model], { cwd: dir });
+    assert.equal(replay.code, 0, replay.stdout + replay.stderr);
+    assert.match(replay.stdout, /^1 passed, 0 failed$/m);
+  });
+}
