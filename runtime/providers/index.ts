@@ -5,6 +5,7 @@
 //                               with api=responses, OpenAI's Responses API (openai-responses.ts)
 //   ollama:MODEL[?OPTIONS]      openai: with base_url http://127.0.0.1:11434/v1 and no key needed;
 //                               with api=native, Ollama's own /api/chat (NDJSON stream; ollama.ts)
+//   azure:DEPLOYMENT[?OPTIONS]  Azure OpenAI chat completions: endpoint, api_version, auth (key|entra)
 //   anthropic:MODEL[?OPTIONS]
 //   wasm:PATH[?OPTIONS]         a Turn v1 provider driver (WebAssembly; runtime/providers/wasm.ts)
 //   llama:PATH.gguf[?OPTIONS]   a GGUF model in process with node-llama-cpp (runtime/providers/llama.ts):
@@ -16,6 +17,7 @@
 // also structured (strict|schema|json|none) and logprobs (1|0); for anthropic also version; wasm
 // takes secret, call_timeout_ms and the transport options. See docs/inference.md.
 import { anthropicProvider, ANTHROPIC_DEFAULT_BASE } from './anthropic.js';
+import { AZURE_DEFAULT_API_VERSION, azureProvider } from './azure.js';
 import { mockProvider } from './mock.js';
 import { OPENAI_DEFAULT_BASE, openaiProvider, type OpenAIOptions } from './openai.js';
 import { openaiResponsesProvider } from './openai-responses.js';
@@ -32,6 +34,7 @@ export { mockProvider } from './mock.js';
 export { scriptProvider, parseScript } from './script.js';
 export { openaiProvider, strictCompatible, type OpenAIOptions } from './openai.js';
 export { openaiResponsesProvider } from './openai-responses.js';
+export { azureProvider, AZURE_DEFAULT_API_VERSION, type AzureOptions } from './azure.js';
 export { anthropicProvider, TOOL_NAME, type AnthropicOptions } from './anthropic.js';
 export { chatTurns } from './messages.js';
 export { ollamaProvider, type OllamaOptions } from './ollama.js';
@@ -127,12 +130,12 @@ function flag(spec: string, o: Map<string, string>, key: string, fallback: boole
   return v === '1';
 }
 
-function baseUrl(spec: string, v: string): string {
+function baseUrl(spec: string, v: string, option = 'base_url'): string {
   try {
     const u = new URL(v);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http');
   } catch {
-    throw new ModelConfigError(`model \`${spec}\`: base_url must be an http(s) URL, got \`${v}\``);
+    throw new ModelConfigError(`model \`${spec}\`: ${option} must be an http(s) URL, got \`${v}\``);
   }
   return v;
 }
@@ -194,6 +197,31 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
     };
     return { provider: api === 'responses' ? openaiResponsesProvider(openaiOptions) : openaiProvider(openaiOptions), transport: transport(spec, o) };
   }
+  if (kind === 'azure') {
+    if (!model) throw new ModelConfigError('`azure:DEPLOYMENT` needs a deployment name');
+    const o = options(spec, query, ['endpoint', 'api_version', 'auth', 'api_key_env', ...TRANSPORT, 'max_tokens', 'temperature', 'stream', 'structured', 'logprobs']);
+    const endpoint = o.get('endpoint') ?? env.env.AZURE_OPENAI_ENDPOINT;
+    if (!endpoint) throw new ModelConfigError(`model \`${spec}\`: no endpoint: set endpoint=https://RESOURCE.openai.azure.com in the spec or AZURE_OPENAI_ENDPOINT`);
+    const auth = o.get('auth') ?? 'key';
+    if (auth !== 'key' && auth !== 'entra') throw new ModelConfigError(`model \`${spec}\`: auth must be key or entra, got \`${auth}\``);
+    const structured = o.get('structured') ?? 'strict';
+    if (!['strict', 'schema', 'json', 'none'].includes(structured)) throw new ModelConfigError(`model \`${spec}\`: structured must be strict, schema, json or none, got \`${structured}\``);
+    return {
+      provider: azureProvider({
+        model,
+        endpoint: baseUrl(spec, endpoint, 'endpoint'),
+        apiVersion: o.get('api_version') ?? env.env.OPENAI_API_VERSION ?? AZURE_DEFAULT_API_VERSION,
+        auth,
+        ...(o.has('api_key_env') ? { credentialEnv: o.get('api_key_env') } : {}),
+        structured: structured as 'strict',
+        logprobs: flag(spec, o, 'logprobs', true),
+        maxTokens: num(spec, o, 'max_tokens', 1),
+        temperature: num(spec, o, 'temperature', 0, false),
+        stream: flag(spec, o, 'stream', true),
+      }),
+      transport: transport(spec, o),
+    };
+  }
   if (kind === 'anthropic') {
     if (!model) throw new ModelConfigError('`anthropic:MODEL` needs a model name');
     const o = options(spec, query, [...COMMON, 'version']);
@@ -227,5 +255,5 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
     const driver = loadWasmDriver(model, bytes, { secrets: parseSecretNames(spec, o.get('secret')), callTimeoutMs: num(spec, o, 'call_timeout_ms', 1) });
     return { provider: driver.provider, transport: transport(spec, o), driver };
   }
-  throw new ModelConfigError(`unknown model \`${spec}\`: use mock, script:FILE, openai:MODEL, ollama:MODEL, anthropic:MODEL, wasm:PATH or llama:PATH.gguf`);
+  throw new ModelConfigError(`unknown model \`${spec}\`: use mock, script:FILE, openai:MODEL, ollama:MODEL, azure:DEPLOYMENT, anthropic:MODEL, wasm:PATH or llama:PATH.gguf`);
 }

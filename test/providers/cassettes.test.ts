@@ -27,6 +27,13 @@ const CASES: Case[] = [
     answer: { body: { id: 'resp_1', object: 'response', status: 'completed', model: 'gpt-test', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: REPLY }] }], usage: { input_tokens: 30, output_tokens: 9 } } },
     path: /^\/v1\/responses$/,
   },
+  {
+    name: 'azure',
+    spec: (url) => `azure:prod-4o?endpoint=${encodeURIComponent(url)}&api_version=2024-10-21&stream=0&retries=0&logprobs=0`,
+    env: { AZURE_OPENAI_API_KEY: 'azure-cassette-secret-2' },
+    answer: { body: { id: 'c1', object: 'chat.completion', model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: REPLY }, finish_reason: 'stop' }], usage: { prompt_tokens: 30, completion_tokens: 9 } } },
+    path: /^\/openai\/deployments\/prod-4o\/chat\/completions\?api-version=2024-10-21$/,
+  },
 ];
 
 for (const c of CASES) {
