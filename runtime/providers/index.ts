@@ -6,6 +6,7 @@
 //   ollama:MODEL[?OPTIONS]      openai: with base_url http://127.0.0.1:11434/v1 and no key needed;
 //                               with api=native, Ollama's own /api/chat (NDJSON stream; ollama.ts)
 //   azure:DEPLOYMENT[?OPTIONS]  Azure OpenAI chat completions: endpoint, api_version, auth (key|entra)
+//   gemini:MODEL[?OPTIONS]      Google's Gemini API: generateContent / streamGenerateContent
 //   anthropic:MODEL[?OPTIONS]
 //   wasm:PATH[?OPTIONS]         a Turn v1 provider driver (WebAssembly; runtime/providers/wasm.ts)
 //   llama:PATH.gguf[?OPTIONS]   a GGUF model in process with node-llama-cpp (runtime/providers/llama.ts):
@@ -18,6 +19,7 @@
 // takes secret, call_timeout_ms and the transport options. See docs/inference.md.
 import { anthropicProvider, ANTHROPIC_DEFAULT_BASE } from './anthropic.js';
 import { AZURE_DEFAULT_API_VERSION, azureProvider } from './azure.js';
+import { GEMINI_DEFAULT_BASE, geminiProvider } from './gemini.js';
 import { mockProvider } from './mock.js';
 import { OPENAI_DEFAULT_BASE, openaiProvider, type OpenAIOptions } from './openai.js';
 import { openaiResponsesProvider } from './openai-responses.js';
@@ -35,6 +37,7 @@ export { scriptProvider, parseScript } from './script.js';
 export { openaiProvider, strictCompatible, type OpenAIOptions } from './openai.js';
 export { openaiResponsesProvider } from './openai-responses.js';
 export { azureProvider, AZURE_DEFAULT_API_VERSION, type AzureOptions } from './azure.js';
+export { geminiProvider, GEMINI_DEFAULT_BASE, type GeminiOptions } from './gemini.js';
 export { anthropicProvider, TOOL_NAME, type AnthropicOptions } from './anthropic.js';
 export { chatTurns } from './messages.js';
 export { ollamaProvider, type OllamaOptions } from './ollama.js';
@@ -222,6 +225,24 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
       transport: transport(spec, o),
     };
   }
+  if (kind === 'gemini') {
+    if (!model) throw new ModelConfigError('`gemini:MODEL` needs a model name');
+    const o = options(spec, query, [...COMMON, 'structured']);
+    const structured = o.get('structured') ?? 'schema';
+    if (!['schema', 'json', 'none'].includes(structured)) throw new ModelConfigError(`model \`${spec}\`: structured must be schema, json or none, got \`${structured}\``);
+    return {
+      provider: geminiProvider({
+        model,
+        baseUrl: baseUrl(spec, o.get('base_url') ?? env.env.GEMINI_BASE_URL ?? GEMINI_DEFAULT_BASE),
+        apiKeyEnv: o.get('api_key_env') ?? 'GEMINI_API_KEY',
+        structured: structured as 'schema',
+        maxTokens: num(spec, o, 'max_tokens', 1),
+        temperature: num(spec, o, 'temperature', 0, false),
+        stream: flag(spec, o, 'stream', true),
+      }),
+      transport: transport(spec, o),
+    };
+  }
   if (kind === 'anthropic') {
     if (!model) throw new ModelConfigError('`anthropic:MODEL` needs a model name');
     const o = options(spec, query, [...COMMON, 'version']);
@@ -255,5 +276,5 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
     const driver = loadWasmDriver(model, bytes, { secrets: parseSecretNames(spec, o.get('secret')), callTimeoutMs: num(spec, o, 'call_timeout_ms', 1) });
     return { provider: driver.provider, transport: transport(spec, o), driver };
   }
-  throw new ModelConfigError(`unknown model \`${spec}\`: use mock, script:FILE, openai:MODEL, ollama:MODEL, azure:DEPLOYMENT, anthropic:MODEL, wasm:PATH or llama:PATH.gguf`);
+  throw new ModelConfigError(`unknown model \`${spec}\`: use mock, script:FILE, openai:MODEL, ollama:MODEL, azure:DEPLOYMENT, gemini:MODEL, anthropic:MODEL, wasm:PATH or llama:PATH.gguf`);
 }

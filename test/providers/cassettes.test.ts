@@ -34,6 +34,13 @@ const CASES: Case[] = [
     answer: { body: { id: 'c1', object: 'chat.completion', model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: REPLY }, finish_reason: 'stop' }], usage: { prompt_tokens: 30, completion_tokens: 9 } } },
     path: /^\/openai\/deployments\/prod-4o\/chat\/completions\?api-version=2024-10-21$/,
   },
+  {
+    name: 'gemini',
+    spec: (url) => `gemini:gemini-test?base_url=${encodeURIComponent(url)}&stream=0&retries=0`,
+    env: { GEMINI_API_KEY: 'AIza-cassette-secret-3' },
+    answer: { body: { candidates: [{ content: { role: 'model', parts: [{ text: REPLY }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 30, candidatesTokenCount: 9 } } },
+    path: /^\/v1beta\/models\/gemini-test:generateContent$/,
+  },
 ];
 
 for (const c of CASES) {
