@@ -7,6 +7,7 @@
 //                               with api=native, Ollama's own /api/chat (NDJSON stream; ollama.ts)
 //   azure:DEPLOYMENT[?OPTIONS]  Azure OpenAI chat completions: endpoint, api_version, auth (key|entra)
 //   gemini:MODEL[?OPTIONS]      Google's Gemini API: generateContent / streamGenerateContent
+//   bedrock:MODEL_ID[?OPTIONS]  AWS Bedrock's Converse / ConverseStream, SigV4-signed by the host
 //   anthropic:MODEL[?OPTIONS]
 //   wasm:PATH[?OPTIONS]         a Turn v1 provider driver (WebAssembly; runtime/providers/wasm.ts)
 //   llama:PATH.gguf[?OPTIONS]   a GGUF model in process with node-llama-cpp (runtime/providers/llama.ts):
@@ -20,6 +21,7 @@
 import { anthropicProvider, ANTHROPIC_DEFAULT_BASE } from './anthropic.js';
 import { AZURE_DEFAULT_API_VERSION, azureProvider } from './azure.js';
 import { GEMINI_DEFAULT_BASE, geminiProvider } from './gemini.js';
+import { bedrockProvider } from './bedrock.js';
 import { mockProvider } from './mock.js';
 import { OPENAI_DEFAULT_BASE, openaiProvider, type OpenAIOptions } from './openai.js';
 import { openaiResponsesProvider } from './openai-responses.js';
@@ -38,6 +40,8 @@ export { openaiProvider, strictCompatible, type OpenAIOptions } from './openai.j
 export { openaiResponsesProvider } from './openai-responses.js';
 export { azureProvider, AZURE_DEFAULT_API_VERSION, type AzureOptions } from './azure.js';
 export { geminiProvider, GEMINI_DEFAULT_BASE, type GeminiOptions } from './gemini.js';
+export { bedrockProvider, BEDROCK_TOOL, type BedrockOptions } from './bedrock.js';
+export { signRequest, type SigV4Credentials } from './sigv4.js';
 export { anthropicProvider, TOOL_NAME, type AnthropicOptions } from './anthropic.js';
 export { chatTurns } from './messages.js';
 export { ollamaProvider, type OllamaOptions } from './ollama.js';
@@ -243,6 +247,31 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
       transport: transport(spec, o),
     };
   }
+  if (kind === 'bedrock') {
+    if (!model) throw new ModelConfigError('`bedrock:MODEL_ID` needs a model id');
+    const o = options(spec, query, ['region', 'base_url', 'access_key_env', 'secret_key_env', 'session_token_env', 'structured', ...TRANSPORT, 'max_tokens', 'temperature', 'stream']);
+    const region = o.get('region') ?? env.env.AWS_REGION ?? env.env.AWS_DEFAULT_REGION;
+    if (!region) throw new ModelConfigError(`model \`${spec}\`: no region: set region=us-east-1 (or another) in the spec, or AWS_REGION`);
+    if (!/^[a-z0-9-]{1,32}$/.test(region)) throw new ModelConfigError(`model \`${spec}\`: region must be an AWS region name such as us-east-1, got \`${region}\``);
+    const structured = o.get('structured') ?? 'tool';
+    if (structured !== 'tool' && structured !== 'prompt') throw new ModelConfigError(`model \`${spec}\`: structured must be tool or prompt, got \`${structured}\``);
+    const base = o.get('base_url') ?? env.env.BEDROCK_BASE_URL;
+    return {
+      provider: bedrockProvider({
+        model,
+        region,
+        ...(base !== undefined ? { baseUrl: baseUrl(spec, base) } : {}),
+        accessKeyEnv: o.get('access_key_env') ?? 'AWS_ACCESS_KEY_ID',
+        secretKeyEnv: o.get('secret_key_env') ?? 'AWS_SECRET_ACCESS_KEY',
+        sessionTokenEnv: o.get('session_token_env') ?? 'AWS_SESSION_TOKEN',
+        structured,
+        maxTokens: num(spec, o, 'max_tokens', 1),
+        temperature: num(spec, o, 'temperature', 0, false),
+        stream: flag(spec, o, 'stream', true),
+      }),
+      transport: transport(spec, o),
+    };
+  }
   if (kind === 'anthropic') {
     if (!model) throw new ModelConfigError('`anthropic:MODEL` needs a model name');
     const o = options(spec, query, [...COMMON, 'version']);
@@ -276,5 +305,5 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
     const driver = loadWasmDriver(model, bytes, { secrets: parseSecretNames(spec, o.get('secret')), callTimeoutMs: num(spec, o, 'call_timeout_ms', 1) });
     return { provider: driver.provider, transport: transport(spec, o), driver };
   }
-  throw new ModelConfigError(`unknown model \`${spec}\`: use mock, script:FILE, openai:MODEL, ollama:MODEL, azure:DEPLOYMENT, gemini:MODEL, anthropic:MODEL, wasm:PATH or llama:PATH.gguf`);
+  throw new ModelConfigError(`unknown model \`${spec}\`: use mock, script:FILE, openai:MODEL, ollama:MODEL, azure:DEPLOYMENT, gemini:MODEL, bedrock:MODEL_ID, anthropic:MODEL, wasm:PATH or llama:PATH.gguf`);
 }
