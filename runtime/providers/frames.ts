@@ -132,7 +132,7 @@ function readEventStream(onFrame: (data: string, event: string | undefined) => v
   const message = (bytes: Buffer) => {
     let decoded: { headers: Record<string, { type: string; value: unknown }>; body: Uint8Array };
     try {
-      decoded = codec.decode(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length)) as typeof decoded;
+      decoded = codec.decode(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
     } catch (e) {
       throw new MalformedMessage(`the event-stream message at byte ${offset} (${bytes.length} bytes) cannot be read: ${(e as Error).message}`);
     }

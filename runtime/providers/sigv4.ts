@@ -40,5 +40,5 @@ export async function signRequest(auth: Pick<SigV4Auth, 'service' | 'region'>, c
     },
     date ? { signingDate: date } : {},
   );
-  return signed.headers as Record<string, string>;
+  return signed.headers;
 }
