@@ -11,6 +11,7 @@ import { strictSchema } from '../../runtime/infer/provider-schema.js';
 import { chatTurns } from '../../runtime/providers/messages.js';
 import { providerKeys } from '../../runtime/providers/index.js';
 import type { InferRequest } from '../../runtime/infer/types.js';
+import { MAX_JSON_DEPTH } from '../../runtime/values/index.js';
 import { okJson, runWith } from '../infer/helpers.js';
 import { sse, wireFake, type Answer, type Recorded, type WireFake } from './wire-fake.js';
 
@@ -140,10 +141,19 @@ test('azure: an error (a content filter refusal) is an error in both, not retrie
   assert.equal(f.received.length, 2, 'nothing more was sent');
 });
 
-test('azure attack: a reply over max_reply_bytes, a malformed chunk; the spec is checked', async () => {
+test('azure attack: a reply over max_reply_bytes, too deep, endless, a malformed chunk; the spec is checked', async () => {
   const big = await fake(() => ({ body: completion('y'.repeat(10_000)) }));
   const r1 = await runWith(CATCHING, (q, io) => createModel(spec(big, '&stream=0&max_reply_bytes=2048')).infer(q, io));
   assert.match(okJson(r1) as string, /refused the reply: it is over 2048 bytes \(max_reply_bytes\) from http:\/\/127\.0\.0\.1:\d+\/openai\/deployments\//);
+  const deep = '['.repeat(MAX_JSON_DEPTH + 5) + ']'.repeat(MAX_JSON_DEPTH + 5);
+  const nested = await fake(() => ({ body: completion(`{"value": {"ok": true, "score": 1, "tags": ${deep}}, "confidence": 1}`) }));
+  const rd = await runWith(CATCHING, (q, io) => createModel(spec(nested, '&stream=0')).infer(q, io));
+  assert.match(okJson(rd) as string, new RegExp(`nested more than ${MAX_JSON_DEPTH} levels deep`));
+  const piece = (content: string) => sse([[undefined, { id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] }]]);
+  const endless = await fake(() => ({ pieces: [piece('{"value": {"ok": true, "score": 1'), piece('9')], endless: true }));
+  const re = await runWith(CATCHING, (q, io) => createModel(spec(endless, '&max_tokens=16')).infer(q, io));
+  assert.match(okJson(re) as string, /cut off at the output token limit/);
+  assert.ok(re.events.filter((e) => e.kind === 'infer.delta').length <= endless.received.length * (16 + 33));
   const bad = await fake(() => ({ pieces: ['data: {"choices": [{"delta": {"content": "x"\n\n'] }));
   const r2 = await runWith(CATCHING, (q, io) => createModel(spec(bad)).infer(q, io));
   assert.match(okJson(r2) as string, /Azure OpenAI at http:\/\/127\.0\.0\.1:\d+\/openai\/deployments\/gpt4o-prod\/chat\/completions\?api-version=2024-10-21 sent a stream event that is not JSON/);

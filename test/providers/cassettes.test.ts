@@ -101,3 +101,27 @@ for (const c of CASES) {
     assert.match(replay.stdout, /^1 passed, 0 failed$/m);
   });
 }
+
+test('bedrock: a secret key and session token under names of the spec\'s own are redacted when the model repeats them', async () => {
+  const dir = tempDir();
+  const secret = 'my/own/bedrock+secret/key/77';
+  const token = 'my-own-bedrock-session-token-77';
+  fs.writeFileSync(path.join(dir, 'echo.tn'), 'struct Note { text: Str };\nlet n = infer Note { "Say something."; };\ncall("echo", n.text);\n');
+  const echo = { value: { text: `secret ${secret} token ${token}` }, confidence: 0.9 };
+  const server = await wireFake(() => ({ body: { output: { message: { role: 'assistant', content: [{ toolUse: { toolUseId: 't', name: 'turn_reply', input: echo } }] } }, stopReason: 'tool_use' } }));
+  try {
+    const model = `bedrock:amazon.nova-pro-v1:0?region=us-east-1&base_url=${encodeURIComponent(server.url)}&stream=0&access_key_env=MY_BEDROCK_ID&secret_key_env=MY_BEDROCK_SECRET&session_token_env=MY_BEDROCK_TOKEN`;
+    const r = await turnAsync(['run', 'echo.tn', '--model', model, '--trace-file', 'trace.jsonl'], { cwd: dir, env: { MY_BEDROCK_ID: 'AKIAOWNNAMES0077', MY_BEDROCK_SECRET: secret, MY_BEDROCK_TOKEN: token } });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.equal(server.received.length, 1);
+    assert.equal(server.received[0].headers['x-amz-security-token'], token, 'the token was sent');
+    const trace = fs.readFileSync(path.join(dir, 'trace.jsonl'), 'utf8');
+    for (const text of [r.stdout, r.stderr, trace]) {
+      assert.ok(!text.includes(secret), 'the secret key is redacted');
+      assert.ok(!text.includes(token), 'the session token is redacted');
+    }
+    assert.match(r.stdout, /secret .+ token /);
+  } finally {
+    await server.close();
+  }
+});

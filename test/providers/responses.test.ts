@@ -10,6 +10,7 @@ import { createModel } from '../../runtime/run/model.js';
 import { strictSchema } from '../../runtime/infer/provider-schema.js';
 import { chatTurns } from '../../runtime/providers/messages.js';
 import type { InferRequest } from '../../runtime/infer/types.js';
+import { MAX_JSON_DEPTH } from '../../runtime/values/index.js';
 import { okJson, runWith } from '../infer/helpers.js';
 import { sse, wireFake, type Answer, type Recorded, type WireFake } from './wire-fake.js';
 
@@ -170,6 +171,12 @@ test('responses attack: a reply over max_reply_bytes, a stream without end, a ma
   const big = await fake(() => ({ body: response('x'.repeat(20_000)) }));
   const r1 = await runWith(CATCHING, (q, io) => createModel(spec(big, '&stream=0&max_reply_bytes=4096')).infer(q, io));
   assert.match(okJson(r1) as string, /refused the reply: it is over 4096 bytes \(max_reply_bytes\) from http:\/\/127\.0\.0\.1:\d+\/v1\/responses/);
+
+  // a value nested past the reply bound is refused by the driver (re-asked, then the error)
+  const deep = '['.repeat(MAX_JSON_DEPTH + 5) + ']'.repeat(MAX_JSON_DEPTH + 5);
+  const nested = await fake(() => ({ body: response(`{"value": {"ok": true, "score": 1, "tags": ${deep}}, "confidence": 1}`) }));
+  const rd = await runWith(CATCHING, (q, io) => createModel(spec(nested, '&stream=0')).infer(q, io));
+  assert.match(okJson(rd) as string, new RegExp(`nested more than ${MAX_JSON_DEPTH} levels deep`));
 
   // deltas forever: stopped 32 pieces past the token bound, as a reply cut off at its limit
   const delta = sse([['response.output_text.delta', { type: 'response.output_text.delta', delta: '9' }]]);
