@@ -255,3 +255,17 @@ test('bedrock attack: a malformed frame (bad CRC, too short, cut off) is a locat
   assert.match(okJson(r6) as string, /cut off at the output token limit/);
   assert.ok(r6.events.filter((e) => e.kind === 'infer.delta').length <= endless.received.length * (16 + 33));
 });
+
+test('bedrock: structured=prompt sends no tool and reads a text reply; the region and credentials come from the environment by default', async () => {
+  const f = await fake(() => ({ body: { output: { message: { role: 'assistant', content: [{ text: JSON.stringify(ENVELOPE) }] } }, stopReason: 'end_turn', usage: { inputTokens: 5, outputTokens: 6 } } }));
+  const r = await runWith(PROGRAM, (q, io) => createModel(spec(f, '&stream=0&structured=prompt')).infer(q, io));
+  assert.deepEqual(okJson(r), [GOOD, 0.55]);
+  assert.equal(f.received[0].json.toolConfig, undefined);
+  await verifySignature(f.received[0]);
+  const setup = createModel(`bedrock:${MODEL_ID}`, { AWS_REGION: 'ap-south-1' });
+  const call = (setup.provider as import('../../runtime/providers/types.js').HttpProvider).encode(r.requests[0]);
+  assert.equal(call.url, `https://bedrock-runtime.ap-south-1.amazonaws.com/model/${encodeURIComponent(MODEL_ID)}/converse-stream`);
+  assert.deepEqual(call.auth, { kind: 'sigv4', service: 'bedrock', region: 'ap-south-1', accessKeyEnv: 'AWS_ACCESS_KEY_ID', secretKeyEnv: 'AWS_SECRET_ACCESS_KEY', sessionTokenEnv: 'AWS_SESSION_TOKEN' });
+  assert.ok(!call.body.includes(CREDS.secretAccessKey) && !JSON.stringify(call.headers).includes(CREDS.accessKeyId), 'the provider never holds a credential');
+  assert.throws(() => createModel(`bedrock:${MODEL_ID}`, {}), /no region: set region=us-east-1/);
+});
