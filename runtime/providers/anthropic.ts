@@ -33,6 +33,7 @@ export function anthropicProvider(o: AnthropicOptions): HttpProvider {
     kind: 'http',
     name: `anthropic:${o.model}`,
     keyEnv: o.apiKeyEnv,
+    seed: 'none',
     encode(request: InferRequest) {
       const { system, turns } = chatTurns(request);
       const maxTokens = request.sampling?.maxTokens ?? o.maxTokens ?? request.maxTokens ?? FALLBACK_MAX_TOKENS;

@@ -1,5 +1,6 @@
-// Framing of streamed replies: server-sent events (OpenAI-compatible servers, Anthropic) and
-// newline-delimited JSON (Ollama's native API). Bytes come in as they arrive, split anywhere (in
+// Framing of streamed replies: server-sent events (OpenAI-compatible servers, Anthropic, Gemini),
+// newline-delimited JSON (Ollama's native API) and AWS's binary event stream (Bedrock's
+// ConverseStream; readEventStream, below). Bytes come in as they arrive, split anywhere (in
 // the middle of a line, of a UTF-8 character); each complete frame is handed to `onFrame`.
 //
 // The reader is linear in the bytes it is given, and bounded: each chunk is scanned once for line
@@ -8,6 +9,8 @@
 // (never re-joined or re-scanned, and a server sending one byte per packet costs no more), and a line — or an SSE event's data lines together — longer than `maxFrameBytes`
 // fails with FrameTooLarge instead of growing without end (a stream without newlines, or without
 // the blank line that ends an event).
+
+import type { Framing } from './types.js';
 
 export interface FrameReader {
   push(chunk: Buffer): void;
@@ -19,7 +22,7 @@ export interface FrameReader {
 export class FrameTooLarge extends Error {
   constructor(
     readonly limit: number,
-    readonly what: 'a line' | 'an event',
+    readonly what: 'a line' | 'an event' | 'a message',
   ) {
     super(`${what} of the stream is over ${limit} bytes`);
   }
@@ -28,7 +31,8 @@ export class FrameTooLarge extends Error {
 /** The default bound of one frame (docs/reliability.md, *Bounds*). */
 export const DEFAULT_MAX_FRAME_BYTES = 1024 * 1024;
 
-export function readFrames(framing: 'sse' | 'ndjson', onFrame: (data: string, event: string | undefined) => void, maxFrameBytes = DEFAULT_MAX_FRAME_BYTES): FrameReader {
+export function readFrames(framing: Framing, onFrame: (data: string, event: string | undefined) => void, maxFrameBytes = DEFAULT_MAX_FRAME_BYTES): FrameReader {
+  if (framing === 'aws-eventstream') return readEventStream(onFrame, maxFrameBytes);
   // the line still open: its bytes, in a buffer that doubles when full
   let open = Buffer.alloc(256);
   let length = 0;
@@ -92,6 +96,82 @@ export function readFrames(framing: 'sse' | 'ndjson', onFrame: (data: string, ev
     end() {
       if (length > 0) close();
       if (framing === 'sse') line(Buffer.alloc(0));
+    },
+  };
+}
+
+// ---- AWS event stream (application/vnd.amazon.eventstream)
+
+/** A binary event-stream message that cannot be read: its byte offset in the stream says where. */
+export class MalformedMessage extends Error {}
+
+/** The smallest message: the prelude (total length, headers length, prelude CRC) and the message CRC. */
+const MIN_MESSAGE = 16;
+
+/**
+ * AWS's event stream: each message is `total length (u32) | headers length (u32) | prelude CRC32 |
+ * headers | payload | message CRC32`, big-endian. Messages are cut by their announced length (over
+ * `maxFrameBytes` fails before any of it is buffered) and decoded by Smithy's EventStreamCodec (the
+ * AWS SDK's own decoder, which checks both CRCs), loaded on the first streamed Bedrock reply. Each
+ * message's payload goes to `onFrame` as UTF-8 text with its `:event-type` header as the event, or
+ * `exception:TYPE` / `error:CODE` for an exception or error message.
+ */
+function readEventStream(onFrame: (data: string, event: string | undefined) => void, maxFrameBytes: number): FrameReader {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { EventStreamCodec } = require('@smithy/core/event-streams') as typeof import('@smithy/core/event-streams');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { toUtf8, fromUtf8 } = require('@smithy/core/serde') as typeof import('@smithy/core/serde');
+  const codec = new EventStreamCodec(toUtf8, fromUtf8);
+  let pending: Buffer[] = [];
+  let buffered = 0;
+  let offset = 0; // bytes of the stream before the message being read
+  const header = (h: Record<string, { type: string; value: unknown }>, name: string): string | undefined => {
+    const v = h[name];
+    return v && v.type === 'string' && typeof v.value === 'string' ? v.value : undefined;
+  };
+  const message = (bytes: Buffer) => {
+    let decoded: { headers: Record<string, { type: string; value: unknown }>; body: Uint8Array };
+    try {
+      decoded = codec.decode(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
+    } catch (e) {
+      throw new MalformedMessage(`the event-stream message at byte ${offset} (${bytes.length} bytes) cannot be read: ${(e as Error).message}`);
+    }
+    const kind = header(decoded.headers, ':message-type');
+    const event =
+      kind === 'exception' ? `exception:${header(decoded.headers, ':exception-type') ?? 'unknown'}` :
+      kind === 'error' ? `error:${header(decoded.headers, ':error-code') ?? 'unknown'}` :
+      header(decoded.headers, ':event-type');
+    onFrame(Buffer.from(decoded.body).toString('utf8'), event);
+  };
+  let need = 0; // the announced length of the message being read, once its first 4 bytes came
+  const drain = () => {
+    for (;;) {
+      if (need === 0) {
+        if (buffered < 4) return;
+        if (pending[0].length < 4) pending = [Buffer.concat(pending)]; // once per message at most
+        const total = pending[0].readUInt32BE(0);
+        if (total > maxFrameBytes) throw new FrameTooLarge(maxFrameBytes, 'a message');
+        if (total < MIN_MESSAGE) throw new MalformedMessage(`the event-stream message at byte ${offset} announces ${total} bytes, fewer than the ${MIN_MESSAGE} of its prelude and checksums`);
+        need = total;
+      }
+      // the pieces are joined once, when the whole message is there (no copy per chunk)
+      if (buffered < need) return;
+      const all = pending.length === 1 ? pending[0] : Buffer.concat(pending);
+      message(all.subarray(0, need));
+      offset += need;
+      buffered -= need;
+      pending = buffered > 0 ? [all.subarray(need)] : [];
+      need = 0;
+    }
+  };
+  return {
+    push(chunk) {
+      pending.push(chunk);
+      buffered += chunk.length;
+      drain();
+    },
+    end() {
+      if (buffered > 0) throw new MalformedMessage(`the event stream ended inside a message: ${buffered} bytes after byte ${offset} are not a whole message`);
     },
   };
 }

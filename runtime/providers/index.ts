@@ -1,9 +1,13 @@
 // Model specs (`--model`, `TURN_MODEL`, the `turn.model` setting) to providers:
 //   mock
 //   script:FILE
-//   openai:MODEL[?OPTIONS]      OpenAI or any OpenAI-compatible server (vLLM, LM Studio, ...)
+//   openai:MODEL[?OPTIONS]      OpenAI or any OpenAI-compatible server (vLLM, LM Studio, ...);
+//                               with api=responses, OpenAI's Responses API (openai-responses.ts)
 //   ollama:MODEL[?OPTIONS]      openai: with base_url http://127.0.0.1:11434/v1 and no key needed;
 //                               with api=native, Ollama's own /api/chat (NDJSON stream; ollama.ts)
+//   azure:DEPLOYMENT[?OPTIONS]  Azure OpenAI chat completions: endpoint, api_version, auth (key|entra)
+//   gemini:MODEL[?OPTIONS]      Google's Gemini API: generateContent / streamGenerateContent
+//   bedrock:MODEL_ID[?OPTIONS]  AWS Bedrock's Converse / ConverseStream, SigV4-signed by the host
 //   anthropic:MODEL[?OPTIONS]
 //   wasm:PATH[?OPTIONS]         a Turn v1 provider driver (WebAssembly; runtime/providers/wasm.ts)
 //   llama:PATH.gguf[?OPTIONS]   a GGUF model in process with node-llama-cpp (runtime/providers/llama.ts):
@@ -15,8 +19,12 @@
 // also structured (strict|schema|json|none) and logprobs (1|0); for anthropic also version; wasm
 // takes secret, call_timeout_ms and the transport options. See docs/inference.md.
 import { anthropicProvider, ANTHROPIC_DEFAULT_BASE } from './anthropic.js';
+import { AZURE_DEFAULT_API_VERSION, azureProvider } from './azure.js';
+import { GEMINI_DEFAULT_BASE, geminiProvider } from './gemini.js';
+import { bedrockProvider } from './bedrock.js';
 import { mockProvider } from './mock.js';
-import { OPENAI_DEFAULT_BASE, openaiProvider } from './openai.js';
+import { OPENAI_DEFAULT_BASE, openaiProvider, type OpenAIOptions } from './openai.js';
+import { openaiResponsesProvider } from './openai-responses.js';
 import { scriptProvider } from './script.js';
 import { llamaOptions, llamaProvider } from './llama.js';
 import { ollamaProvider } from './ollama.js';
@@ -29,6 +37,11 @@ export { readFrames, type FrameReader } from './frames.js';
 export { mockProvider } from './mock.js';
 export { scriptProvider, parseScript } from './script.js';
 export { openaiProvider, strictCompatible, type OpenAIOptions } from './openai.js';
+export { openaiResponsesProvider } from './openai-responses.js';
+export { azureProvider, AZURE_DEFAULT_API_VERSION, type AzureOptions } from './azure.js';
+export { geminiProvider, GEMINI_DEFAULT_BASE, type GeminiOptions } from './gemini.js';
+export { bedrockProvider, BEDROCK_TOOL, type BedrockOptions } from './bedrock.js';
+export { signRequest, type SigV4Credentials } from './sigv4.js';
 export { anthropicProvider, TOOL_NAME, type AnthropicOptions } from './anthropic.js';
 export { chatTurns } from './messages.js';
 export { ollamaProvider, type OllamaOptions } from './ollama.js';
@@ -45,6 +58,7 @@ export { loadWasmDriver, inferEnvelope, driverReply, MEMORY_CAP_BYTES, MAX_DRIVE
 export function providerKeys(provider: Provider, env: Record<string, string | undefined> = process.env, more: readonly string[] = []): [string, string][] {
   const names = new Set(more);
   if (provider.kind === 'http' && provider.keyEnv) names.add(provider.keyEnv);
+  if (provider.kind === 'http') for (const name of provider.secretEnvs ?? []) names.add(name);
   const out: [string, string][] = [];
   for (const name of names) {
     for (const key of new Set([env[name], process.env[name]])) if (key) out.push([name, key]);
@@ -123,12 +137,12 @@ function flag(spec: string, o: Map<string, string>, key: string, fallback: boole
   return v === '1';
 }
 
-function baseUrl(spec: string, v: string): string {
+function baseUrl(spec: string, v: string, option = 'base_url'): string {
   try {
     const u = new URL(v);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http');
   } catch {
-    throw new ModelConfigError(`model \`${spec}\`: base_url must be an http(s) URL, got \`${v}\``);
+    throw new ModelConfigError(`model \`${spec}\`: ${option} must be an http(s) URL, got \`${v}\``);
   }
   return v;
 }
@@ -153,9 +167,10 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
   const query = q < 0 ? '' : rest.slice(q + 1);
   if (kind === 'openai' || kind === 'ollama') {
     if (!model) throw new ModelConfigError(`\`${kind}:MODEL\` needs a model name`);
-    const o = options(spec, query, [...COMMON, 'structured', 'logprobs', ...(kind === 'ollama' ? ['api'] : [])]);
-    const api = o.get('api') ?? 'openai';
-    if (api !== 'openai' && api !== 'native') throw new ModelConfigError(`model \`${spec}\`: api must be openai or native, got \`${api}\``);
+    const o = options(spec, query, [...COMMON, 'structured', 'logprobs', 'api']);
+    const api = o.get('api') ?? (kind === 'ollama' ? 'openai' : 'chat');
+    const apis = kind === 'ollama' ? ['openai', 'native'] : ['chat', 'responses'];
+    if (!apis.includes(api)) throw new ModelConfigError(`model \`${spec}\`: api must be ${apis.join(' or ')}, got \`${api}\``);
     if (api === 'native') {
       return {
         provider: ollamaProvider({
@@ -176,14 +191,80 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
     }
     const lp = o.get('logprobs') ?? '1';
     if (lp !== '0' && lp !== '1') throw new ModelConfigError(`model \`${spec}\`: logprobs must be 0 or 1, got \`${lp}\``);
+    const openaiOptions: OpenAIOptions = {
+      model,
+      baseUrl: base,
+      apiKeyEnv: o.get('api_key_env') ?? (kind === 'ollama' ? 'OLLAMA_API_KEY' : 'OPENAI_API_KEY'),
+      keyRequired: kind === 'openai' && new URL(base).hostname === 'api.openai.com',
+      structured: structured as 'strict',
+      logprobs: lp === '1',
+      maxTokens: num(spec, o, 'max_tokens', 1),
+      temperature: num(spec, o, 'temperature', 0, false),
+      stream: flag(spec, o, 'stream', true),
+    };
+    return { provider: api === 'responses' ? openaiResponsesProvider(openaiOptions) : openaiProvider(openaiOptions), transport: transport(spec, o) };
+  }
+  if (kind === 'azure') {
+    if (!model) throw new ModelConfigError('`azure:DEPLOYMENT` needs a deployment name');
+    const o = options(spec, query, ['endpoint', 'api_version', 'auth', 'api_key_env', ...TRANSPORT, 'max_tokens', 'temperature', 'stream', 'structured', 'logprobs']);
+    const endpoint = o.get('endpoint') ?? env.env.AZURE_OPENAI_ENDPOINT;
+    if (!endpoint) throw new ModelConfigError(`model \`${spec}\`: no endpoint: set endpoint=https://RESOURCE.openai.azure.com in the spec or AZURE_OPENAI_ENDPOINT`);
+    const auth = o.get('auth') ?? 'key';
+    if (auth !== 'key' && auth !== 'entra') throw new ModelConfigError(`model \`${spec}\`: auth must be key or entra, got \`${auth}\``);
+    const structured = o.get('structured') ?? 'strict';
+    if (!['strict', 'schema', 'json', 'none'].includes(structured)) throw new ModelConfigError(`model \`${spec}\`: structured must be strict, schema, json or none, got \`${structured}\``);
     return {
-      provider: openaiProvider({
+      provider: azureProvider({
         model,
-        baseUrl: base,
-        apiKeyEnv: o.get('api_key_env') ?? (kind === 'ollama' ? 'OLLAMA_API_KEY' : 'OPENAI_API_KEY'),
-        keyRequired: kind === 'openai' && new URL(base).hostname === 'api.openai.com',
+        endpoint: baseUrl(spec, endpoint, 'endpoint'),
+        apiVersion: o.get('api_version') ?? env.env.OPENAI_API_VERSION ?? AZURE_DEFAULT_API_VERSION,
+        auth,
+        ...(o.has('api_key_env') ? { credentialEnv: o.get('api_key_env') } : {}),
         structured: structured as 'strict',
-        logprobs: lp === '1',
+        logprobs: flag(spec, o, 'logprobs', true),
+        maxTokens: num(spec, o, 'max_tokens', 1),
+        temperature: num(spec, o, 'temperature', 0, false),
+        stream: flag(spec, o, 'stream', true),
+      }),
+      transport: transport(spec, o),
+    };
+  }
+  if (kind === 'gemini') {
+    if (!model) throw new ModelConfigError('`gemini:MODEL` needs a model name');
+    const o = options(spec, query, [...COMMON, 'structured']);
+    const structured = o.get('structured') ?? 'schema';
+    if (!['schema', 'json', 'none'].includes(structured)) throw new ModelConfigError(`model \`${spec}\`: structured must be schema, json or none, got \`${structured}\``);
+    return {
+      provider: geminiProvider({
+        model,
+        baseUrl: baseUrl(spec, o.get('base_url') ?? env.env.GEMINI_BASE_URL ?? GEMINI_DEFAULT_BASE),
+        apiKeyEnv: o.get('api_key_env') ?? 'GEMINI_API_KEY',
+        structured: structured as 'schema',
+        maxTokens: num(spec, o, 'max_tokens', 1),
+        temperature: num(spec, o, 'temperature', 0, false),
+        stream: flag(spec, o, 'stream', true),
+      }),
+      transport: transport(spec, o),
+    };
+  }
+  if (kind === 'bedrock') {
+    if (!model) throw new ModelConfigError('`bedrock:MODEL_ID` needs a model id');
+    const o = options(spec, query, ['region', 'base_url', 'access_key_env', 'secret_key_env', 'session_token_env', 'structured', ...TRANSPORT, 'max_tokens', 'temperature', 'stream']);
+    const region = o.get('region') ?? env.env.AWS_REGION ?? env.env.AWS_DEFAULT_REGION;
+    if (!region) throw new ModelConfigError(`model \`${spec}\`: no region: set region=us-east-1 (or another) in the spec, or AWS_REGION`);
+    if (!/^[a-z0-9-]{1,32}$/.test(region)) throw new ModelConfigError(`model \`${spec}\`: region must be an AWS region name such as us-east-1, got \`${region}\``);
+    const structured = o.get('structured') ?? 'tool';
+    if (structured !== 'tool' && structured !== 'prompt') throw new ModelConfigError(`model \`${spec}\`: structured must be tool or prompt, got \`${structured}\``);
+    const base = o.get('base_url') ?? env.env.BEDROCK_BASE_URL;
+    return {
+      provider: bedrockProvider({
+        model,
+        region,
+        ...(base !== undefined ? { baseUrl: baseUrl(spec, base) } : {}),
+        accessKeyEnv: o.get('access_key_env') ?? 'AWS_ACCESS_KEY_ID',
+        secretKeyEnv: o.get('secret_key_env') ?? 'AWS_SECRET_ACCESS_KEY',
+        sessionTokenEnv: o.get('session_token_env') ?? 'AWS_SESSION_TOKEN',
+        structured,
         maxTokens: num(spec, o, 'max_tokens', 1),
         temperature: num(spec, o, 'temperature', 0, false),
         stream: flag(spec, o, 'stream', true),
@@ -224,5 +305,5 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
     const driver = loadWasmDriver(model, bytes, { secrets: parseSecretNames(spec, o.get('secret')), callTimeoutMs: num(spec, o, 'call_timeout_ms', 1) });
     return { provider: driver.provider, transport: transport(spec, o), driver };
   }
-  throw new ModelConfigError(`unknown model \`${spec}\`: use mock, script:FILE, openai:MODEL, ollama:MODEL, anthropic:MODEL, wasm:PATH or llama:PATH.gguf`);
+  throw new ModelConfigError(`unknown model \`${spec}\`: use mock, script:FILE, openai:MODEL, ollama:MODEL, azure:DEPLOYMENT, gemini:MODEL, bedrock:MODEL_ID, anthropic:MODEL, wasm:PATH or llama:PATH.gguf`);
 }

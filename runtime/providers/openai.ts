@@ -24,6 +24,8 @@ export interface OpenAIOptions {
   temperature?: number;
   /** stream the reply (default true) */
   stream?: boolean;
+  /** a server with its own URL scheme and credential (Azure OpenAI; azure.ts): the whole endpoint URL, the auth, the name */
+  endpoint?: { url: string; auth: AuthSpec; name: string; service: string; maxTokensField: 'max_tokens' | 'max_completion_tokens' };
 }
 
 export const OPENAI_DEFAULT_BASE = 'https://api.openai.com/v1';
@@ -45,13 +47,15 @@ export function strictCompatible(schema: unknown): boolean {
 }
 
 export function openaiProvider(o: OpenAIOptions): HttpProvider {
-  const url = o.baseUrl.replace(/\/+$/, '') + '/chat/completions';
-  const auth: AuthSpec = { env: o.apiKeyEnv, header: 'authorization', prefix: 'Bearer ', required: o.keyRequired };
-  const hosted = new URL(url).hostname === 'api.openai.com';
+  const url = o.endpoint?.url ?? o.baseUrl.replace(/\/+$/, '') + '/chat/completions';
+  const auth: AuthSpec = o.endpoint?.auth ?? { env: o.apiKeyEnv, header: 'authorization', prefix: 'Bearer ', required: o.keyRequired };
+  // OpenAI's own API takes max_completion_tokens (its reasoning models refuse max_tokens); other servers take max_tokens
+  const maxTokensField = o.endpoint?.maxTokensField ?? (new URL(url).hostname === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens');
+  const service = o.endpoint?.service ?? 'the OpenAI-compatible server';
   return {
     kind: 'http',
-    name: `openai:${o.model}`,
-    keyEnv: o.apiKeyEnv,
+    name: o.endpoint?.name ?? `openai:${o.model}`,
+    keyEnv: auth.env,
     encode(request: InferRequest) {
       const { system, turns } = chatTurns(request);
       const messages: { role: string; content: string }[] = [];
@@ -73,8 +77,7 @@ export function openaiProvider(o: OpenAIOptions): HttpProvider {
       }
       if (o.logprobs) body.logprobs = true;
       const maxTokens = request.sampling?.maxTokens ?? o.maxTokens ?? request.maxTokens;
-      // OpenAI's own API takes max_completion_tokens (its reasoning models refuse max_tokens); other servers take max_tokens
-      if (maxTokens !== undefined) body[hosted ? 'max_completion_tokens' : 'max_tokens'] = maxTokens;
+      if (maxTokens !== undefined) body[maxTokensField] = maxTokens;
       const temperature = request.sampling?.temperature ?? o.temperature;
       if (temperature !== undefined) body.temperature = temperature;
       if (request.sampling?.seed !== undefined) body.seed = request.sampling.seed;
@@ -93,13 +96,13 @@ export function openaiProvider(o: OpenAIOptions): HttpProvider {
         ...(maxTokens !== undefined ? { maxTokens } : {}),
       };
     },
-    stream: { framing: 'sse', decoder: () => openaiStream(url, o.model) },
+    stream: { framing: 'sse', decoder: () => openaiStream(url, o.model, service) },
     decode(res): InferReply {
-      if (res.status < 200 || res.status >= 300) throw httpError('the OpenAI-compatible server', url, res);
-      const j = parseBody('the OpenAI-compatible server', url, res);
+      if (res.status < 200 || res.status >= 300) throw httpError(service, url, res);
+      const j = parseBody(service, url, res);
       const choices = j.choices as { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown; logprobs?: { content?: unknown } }[] | undefined;
       const choice = Array.isArray(choices) ? choices[0] : undefined;
-      if (!choice || !choice.message) throw new ProviderError(`the OpenAI-compatible server at ${url} sent no choices`, true, res.status);
+      if (!choice || !choice.message) throw new ProviderError(`${service} at ${url} sent no choices`, true, res.status);
       if (typeof choice.message.refusal === 'string' && choice.message.refusal) {
         throw new ProviderError(`the model refused: ${choice.message.refusal}`, false, res.status);
       }
@@ -125,7 +128,7 @@ export function openaiProvider(o: OpenAIOptions): HttpProvider {
 }
 
 /** Reads a chat completion's server-sent events: `choices[0].delta` pieces, then usage, then `[DONE]`. */
-function openaiStream(url: string, model: string): StreamDecoder {
+function openaiStream(url: string, model: string, service: string): StreamDecoder {
   let text = '';
   let refusal = '';
   let finish: string | undefined;
@@ -145,11 +148,11 @@ function openaiStream(url: string, model: string): StreamDecoder {
       try {
         j = JSON.parse(data) as Record<string, unknown>;
       } catch {
-        throw new ProviderError(`the OpenAI-compatible server at ${url} sent a stream event that is not JSON: ${data.slice(0, 80)}`);
+        throw new ProviderError(`${service} at ${url} sent a stream event that is not JSON: ${data.slice(0, 80)}`);
       }
       if (j.error) {
         const e = j.error as { message?: unknown } | string;
-        throw new ProviderError(`the OpenAI-compatible server at ${url} reported an error mid-stream: ${typeof e === 'string' ? e : String(e.message ?? JSON.stringify(e))}`);
+        throw new ProviderError(`${service} at ${url} reported an error mid-stream: ${typeof e === 'string' ? e : String(e.message ?? JSON.stringify(e))}`);
       }
       id ??= j.id;
       served ??= j.model;
@@ -179,10 +182,10 @@ function openaiStream(url: string, model: string): StreamDecoder {
       return piece;
     },
     finish(status, stoppedByHost) {
-      if (!sawChoice) throw new ProviderError(`the OpenAI-compatible server at ${url} streamed no choices`, false, status);
+      if (!sawChoice) throw new ProviderError(`${service} at ${url} streamed no choices`, false, status);
       if (refusal) throw new ProviderError(`the model refused: ${refusal}`, false, status);
       // the last chunk carries a finish_reason, then `[DONE]`: a stream with neither was cut short
-      if (!finish && !done && !stoppedByHost) throw new ProviderError(`the stream from the OpenAI-compatible server at ${url} ended early: it closed without a finish_reason or [DONE], so the reply is incomplete`, false, status);
+      if (!finish && !done && !stoppedByHost) throw new ProviderError(`the stream from ${service} at ${url} ended early: it closed without a finish_reason or [DONE], so the reply is incomplete`, false, status);
       const reply: InferReply = { text, meta: { model: served ?? model, status, ...(id ? { requestId: id } : {}) } };
       if (finish) reply.finishReason = finish;
       if (tokens.length > 0) reply.logprobs = tokens;

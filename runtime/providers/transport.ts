@@ -14,9 +14,10 @@
 // wire (status, content type, bytes, time) and which option to change, never a hang.
 import type * as http from 'node:http';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
-import { FrameTooLarge, readFrames } from './frames.js';
+import { FrameTooLarge, MalformedMessage, readFrames } from './frames.js';
 import { markRefusedBeforeSending } from '../ports/refusal.js';
-import { DEFAULT_TRANSPORT, ProviderError, THINKING, type HttpCall, type HttpProvider, type HttpResult, type Provider, type StreamDecoder, type TransportOptions } from './types.js';
+import { signRequest, type SigV4Credentials } from './sigv4.js';
+import { DEFAULT_TRANSPORT, ProviderError, THINKING, type Framing, type HttpCall, type HttpProvider, type HttpResult, type Provider, type SigV4Auth, type StreamDecoder, type TransportOptions } from './types.js';
 
 export interface SecretSource {
   /** the secret named `name`, or undefined */
@@ -142,7 +143,10 @@ function callOptions(opts: TransportOptions, request: InferRequest): TransportOp
 async function httpExchange(provider: HttpProvider, request: InferRequest, specOpts: TransportOptions, secrets: SecretSource, dial: Dial, io?: CancellableIO): Promise<InferReply> {
   const opts = callOptions(specOpts, request);
   const call = provider.encode(request);
-  const headers = withSecret(call, secrets);
+  // a header's secret is resolved once; a signature (SigV4) per attempt, as it carries the time
+  const sigv4 = call.auth?.kind === 'sigv4' ? call.auth : undefined;
+  if (sigv4) credentialsFor(sigv4, secrets); // missing credentials fail before the queue
+  const headers = sigv4 ? undefined : withSecret(call, secrets);
   const signal = io?.signal;
   // the call's deadline (timeout_ms) counts its attempts and back-off waits, not the host's queue
   let spent = 0;
@@ -159,10 +163,13 @@ async function httpExchange(provider: HttpProvider, request: InferRequest, specO
     const started = performance.now();
     try {
       const decoder = call.stream && provider.stream ? provider.stream.decoder(request) : undefined;
-      const got = await send(call, headers, { ...opts, callLeftMs: left(), attempt }, dial, decoder, provider.stream?.framing ?? 'sse', io, signal);
+      const sent = headers ?? (await signed(call, secrets, dial));
+      const got = await send(call, sent, { ...opts, callLeftMs: left(), attempt }, dial, decoder, provider.stream?.framing ?? 'sse', io, signal);
       const reply = got.streamed ?? decodeResult(provider, got, request);
       reply.meta = { ...reply.meta, httpAttempts: attempt, httpMs: Math.round(performance.now() - started), ...(got.streamed ? { streamed: true } : {}) };
       if (request.sampling || request.maxTokens !== undefined) reply.meta.sampling = sentSampling(call);
+      // no server promises that a seed reproduces a reply; some APIs take none (docs/inference.md, *Seeds*)
+      if (request.sampling?.seed !== undefined) reply.meta.seedGuarantee = provider.seed ?? 'best-effort';
       return reply;
     } catch (e) {
       err = e instanceof ProviderError ? e : new ProviderError(String((e as Error)?.message ?? e));
@@ -206,11 +213,12 @@ function sentSampling(call: HttpCall): Record<string, number> {
   const out: Record<string, number> = {};
   try {
     const b = JSON.parse(call.body) as Record<string, unknown>;
-    const opts = (b.options ?? {}) as Record<string, unknown>; // Ollama's native API
+    // Ollama's native API: options; Gemini: generationConfig; Bedrock: inferenceConfig
+    const opts = (b.options ?? b.generationConfig ?? b.inferenceConfig ?? {}) as Record<string, unknown>;
     for (const [k, v] of [
       ['seed', b.seed ?? opts.seed],
       ['temperature', b.temperature ?? opts.temperature],
-      ['maxTokens', b.max_tokens ?? b.max_completion_tokens ?? opts.num_predict],
+      ['maxTokens', b.max_tokens ?? b.max_completion_tokens ?? b.max_output_tokens ?? opts.num_predict ?? opts.maxOutputTokens ?? opts.maxTokens],
     ] as const) {
       if (typeof v === 'number') out[k] = v;
     }
@@ -223,15 +231,39 @@ function sentSampling(call: HttpCall): Record<string, number> {
 /** The headers to send: the call's own plus the credential, resolved now. */
 function withSecret(call: HttpCall, secrets: SecretSource): Record<string, string> {
   const headers = { ...call.headers };
-  if (call.auth) {
-    const secret = secrets.get(call.auth.env);
+  const auth = call.auth;
+  if (auth && auth.kind !== 'sigv4') {
+    const secret = secrets.get(auth.env);
     if (secret === undefined) {
-      if (call.auth.required) throw markRefusedBeforeSending(new ProviderError(`no API key: the environment variable ${call.auth.env} is not set`));
+      if (auth.required) throw markRefusedBeforeSending(new ProviderError(`no API key: the environment variable ${auth.env} is not set`));
     } else {
-      headers[call.auth.header] = call.auth.prefix + secret;
+      headers[auth.header] = auth.prefix + secret;
     }
   }
   return headers;
+}
+
+/** The AWS credentials a SigV4 call names, read now; missing ones fail before anything is sent. */
+function credentialsFor(auth: SigV4Auth, secrets: SecretSource): SigV4Credentials {
+  const accessKeyId = secrets.get(auth.accessKeyEnv);
+  const secretAccessKey = secrets.get(auth.secretKeyEnv);
+  if (accessKeyId === undefined || secretAccessKey === undefined) {
+    const missing = [accessKeyId === undefined ? auth.accessKeyEnv : '', secretAccessKey === undefined ? auth.secretKeyEnv : ''].filter(Boolean).join(' and ');
+    throw markRefusedBeforeSending(new ProviderError(`no AWS credentials: the environment variable${missing.includes(' and ') ? 's' : ''} ${missing} ${missing.includes(' and ') ? 'are' : 'is'} not set`));
+  }
+  const sessionToken = secrets.get(auth.sessionTokenEnv);
+  return { accessKeyId, secretAccessKey, ...(sessionToken !== undefined ? { sessionToken } : {}) };
+}
+
+/** The call's headers signed with SigV4 for the URL it is sent to. */
+async function signed(call: HttpCall, secrets: SecretSource, dial: Dial): Promise<Record<string, string>> {
+  const auth = call.auth as SigV4Auth;
+  try {
+    return await signRequest(auth, credentialsFor(auth, secrets), dial(call.url), call.headers, call.body);
+  } catch (e) {
+    if (e instanceof ProviderError) throw e;
+    throw new ProviderError(`cannot sign the request to ${call.url} (SigV4): ${(e as Error).message}`);
+  }
 }
 
 /** Chunks past the bound the request asked for before the host stops reading (a server that ignores max_tokens). */
@@ -274,7 +306,7 @@ function send(
   opts: AttemptOptions,
   dial: Dial,
   decoder: StreamDecoder | undefined,
-  framing: 'sse' | 'ndjson',
+  framing: Framing,
   io: CancellableIO | undefined,
   signal: AbortSignal | undefined,
 ): Promise<Sent> {
@@ -364,7 +396,7 @@ function send(
       const type = out['content-type'] ?? '';
       wire.status = status;
       wire.type = type.split(';')[0].trim();
-      const streaming = decoder !== undefined && status >= 200 && status < 300 && /event-stream|ndjson|jsonl/.test(type);
+      const streaming = decoder !== undefined && status >= 200 && status < 300 && /event-stream|eventstream|ndjson|jsonl/.test(type);
       const chunks: Buffer[] = [];
       let tokens = 0;
       const bound = call.maxTokens;
@@ -398,6 +430,8 @@ function send(
           ? new ProviderError(`${e.message} (${wire})`, e.retryable, e.status ?? wire.status, e.retryAfterMs)
           : e instanceof FrameTooLarge
             ? midReply(`refused the stream: ${e.message} (max_frame_bytes)`, 'raise max_frame_bytes if the server really sends such frames')
+            : e instanceof MalformedMessage
+            ? midReply(`the stream is malformed: ${e.message}`, '')
             : midReply(`the stream is malformed: ${(e as Error).message}`, '');
       res.on('data', (c: Buffer) => {
         if (settled) return;
@@ -468,5 +502,7 @@ class StopReading extends Error {}
 
 /** The call as the trace may show it: headers without the credential. */
 export function redactedCall(call: HttpCall): { url: string; headers: Record<string, string>; auth: string | null } {
-  return { url: call.url, headers: call.headers, auth: call.auth ? `${call.auth.header}: <${call.auth.env}>` : null };
+  const auth = call.auth;
+  const shown = !auth ? null : auth.kind === 'sigv4' ? `SigV4 ${auth.service}/${auth.region}: <${auth.accessKeyEnv}>, <${auth.secretKeyEnv}>` : `${auth.header}: <${auth.env}>`;
+  return { url: call.url, headers: call.headers, auth: shown };
 }

@@ -15,6 +15,7 @@ export interface LocalProvider {
 
 /** Where the host puts a credential: the provider names it, the host resolves it. */
 export interface AuthSpec {
+  kind?: 'header';
   /** name of the environment variable holding the key (a vault reference later) */
   env: string;
   /** header to set, e.g. `authorization` or `x-api-key` */
@@ -25,13 +26,31 @@ export interface AuthSpec {
   required: boolean;
 }
 
+/**
+ * AWS Signature Version 4 (Bedrock): the host signs the call at the moment it sends, with the
+ * credentials read from the environment variables named here (runtime/providers/sigv4.ts).
+ */
+export interface SigV4Auth {
+  kind: 'sigv4';
+  /** the signing name, e.g. `bedrock` */
+  service: string;
+  region: string;
+  accessKeyEnv: string;
+  secretKeyEnv: string;
+  /** a temporary credential's session token (optional: long-term keys have none) */
+  sessionTokenEnv: string;
+}
+
+/** How a call is authorized: a secret in a header, or a signature over the whole request. */
+export type CallAuth = AuthSpec | SigV4Auth;
+
 export interface HttpCall {
   method: 'POST';
   url: string;
   /** headers without any credential */
   headers: Record<string, string>;
   body: string;
-  auth?: AuthSpec;
+  auth?: CallAuth;
   /** the body asks for a stream (SSE or NDJSON); a server that answers with plain JSON is decoded as usual */
   stream?: boolean;
   /** the output token bound the body carries: the host stops reading a stream that runs well past it */
@@ -53,6 +72,14 @@ export interface HttpProvider {
    * the host can add the key to its Redactor before the run starts (runtime/run/host.ts).
    */
   keyEnv?: string;
+  /** more environment variables holding its credentials (AWS's secret key and session token), redacted like `keyEnv` */
+  secretEnvs?: readonly string[];
+  /**
+   * What it does with a seed (docs/inference.md, *Seeds*): `none` — its API takes none, a seeded
+   * call is not sent one; `best-effort` (default) — sent, but the server does not promise equal
+   * replies. A seeded call's trace says which (`meta.seedGuarantee`).
+   */
+  seed?: 'none' | 'best-effort';
   encode(request: InferRequest): HttpCall;
   /** the reply, or throws ProviderError (retryable or not) */
   decode(response: HttpResult, request: InferRequest): InferReply;
@@ -62,9 +89,12 @@ export interface HttpProvider {
 
 /** A provider's streamed reply format: the framing and a decoder per reply. */
 export interface StreamFormat {
-  framing: 'sse' | 'ndjson';
+  /** `aws-eventstream`: AWS's binary event-stream messages (Bedrock's ConverseStream; frames.ts) */
+  framing: Framing;
   decoder(request: InferRequest): StreamDecoder;
 }
+
+export type Framing = 'sse' | 'ndjson' | 'aws-eventstream';
 
 /** What a frame of a reasoning model's thinking gives (`StreamDecoder.push`): generation, but not the reply. */
 export const THINKING = Symbol('thinking');
@@ -72,7 +102,8 @@ export const THINKING = Symbol('thinking');
 /** Reads one streamed reply, frame by frame (an SSE event's data, or one NDJSON line). */
 export interface StreamDecoder {
   /**
-   * Takes one frame; returns the reply text it adds (for the progress events), THINKING for a
+   * Takes one frame (for `aws-eventstream`, a message's payload, with `event` its `:event-type`, or
+   * `exception:TYPE` for an exception message); returns the reply text it adds (for the progress events), THINKING for a
    * reasoning model's thinking (the model is generating: the silence timer is reset, no text is
    * shown), or undefined (metadata, an empty delta, a ping). Throws ProviderError for an error frame.
    */

@@ -1,0 +1,85 @@
+// A local stand-in for a vendor's model API on 127.0.0.1 that records every request byte for byte
+// and answers with a raw body: JSON, server-sent events, AWS's binary event stream, or pieces
+// written over time (an endless stream). The official SDKs and Turn are pointed at the same one,
+// so a test can compare what each sent and check that both read the vendor's documented replies.
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Recorded {
+  method: string;
+  /** path and query */
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  json: Record<string, unknown>;
+}
+
+export interface Answer {
+  status?: number;
+  headers?: Record<string, string>;
+  /** a JSON value (sent as application/json), or a string / bytes sent as is */
+  body?: unknown;
+  /** written one after another, `everyMs` apart, then the response ends (unless `endless`) */
+  pieces?: (string | Uint8Array)[];
+  everyMs?: number;
+  /** after the pieces, the last one again without end (until the client hangs up) */
+  endless?: boolean;
+}
+
+export interface WireFake {
+  url: string;
+  received: Recorded[];
+  close(): Promise<void>;
+}
+
+export async function wireFake(answer: (req: Recorded, n: number) => Answer): Promise<WireFake> {
+  const received: Recorded[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let json: Record<string, unknown> = {};
+      try {
+        json = JSON.parse(body) as Record<string, unknown>;
+      } catch {
+        // recorded as is
+      }
+      const r: Recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json };
+      received.push(r);
+      const a = answer(r, received.length - 1);
+      const raw = typeof a.body === 'string' || a.body instanceof Uint8Array;
+      res.writeHead(a.status ?? 200, { 'content-type': raw || a.pieces ? 'text/event-stream' : 'application/json', ...a.headers });
+      if (!a.pieces) {
+        res.end(raw ? (a.body as string | Uint8Array) : JSON.stringify(a.body));
+        return;
+      }
+      const pieces = a.pieces;
+      let i = 0;
+      const next = () => {
+        if (res.destroyed || res.writableEnded) return;
+        if (i < pieces.length) res.write(pieces[i++]);
+        else if (a.endless && pieces.length > 0) res.write(pieces[pieces.length - 1]);
+        else return void res.end();
+        setTimeout(next, a.everyMs ?? 0);
+      };
+      next();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Server-sent events, one per `[event, data]` pair (data as JSON unless a string). */
+export function sse(events: [string | undefined, unknown][]): string {
+  return events.map(([event, data]) => `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`).join('');
+}
