@@ -70,7 +70,7 @@ export async function connectModern(url: URL, fetch: typeof globalThis.fetch, in
 export async function connectModernStdio(transport: LaunchedStdioTransport, info: { name: string; version: string }, capabilities: Record<string, unknown>, hooks: ModernHooks): Promise<ModernClient> {
   const client = modernClient(info, capabilities, hooks);
   try {
-    await client.connect(transport as unknown as Parameters<ModernSdkClient['connect']>[0]);
+    await client.connect(transport);
   } catch (e) {
     await client.close().catch(() => undefined);
     throw e;
