@@ -1,5 +1,6 @@
 // Turn's client on the 2026-07-28 revision (docs/mcp.md, "Both revisions"): an HTTP server that
-// answers `server/discover` is talked to with the 2.x client SDK (@modelcontextprotocol/client),
+// answers `server/discover` (or a stdio server that offers it: stdio-revision.ts) is talked to
+// with the 2.x client SDK (@modelcontextprotocol/client),
 // pinned to that revision; one that does not (every 2025-11-25 server) is talked to with the 1.x
 // client, as before (session.ts). The two lines are combined at connect because the 2.x client
 // does not do everything the 1.x one does for 2025-11-25 servers: it has no client API for the
@@ -16,6 +17,7 @@
 import { Client as ModernSdkClient, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult, ListToolsResult, ReadResourceResult, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { EffectDenied } from '../effects/capabilities.js';
+import type { LaunchedStdioTransport } from './stdio.js';
 
 /** The revision this client speaks. */
 export const MODERN_REVISION = '2026-07-28';
@@ -47,6 +49,37 @@ export async function connectModern(url: URL, fetch: typeof globalThis.fetch, in
       throw e;
     }
   };
+  const transport = new StreamableHTTPClientTransport(url, { fetch: watched });
+  const client = modernClient(info, capabilities, hooks);
+  try {
+    await client.connect(transport);
+  } catch (e) {
+    await client.close().catch(() => undefined);
+    if (fetchFailure !== undefined) throw fetchFailure;
+    if (e instanceof EffectDenied) throw e;
+    return undefined;
+  }
+  return new ModernClient(client);
+}
+
+/**
+ * Connects on 2026-07-28 over a stdio server's transport, once stdio-revision.ts found that it
+ * offers this revision (the process is already running: the transport was handed over). Throws
+ * when the connection fails: the server said it speaks this revision.
+ */
+export async function connectModernStdio(transport: LaunchedStdioTransport, info: { name: string; version: string }, capabilities: Record<string, unknown>, hooks: ModernHooks): Promise<ModernClient> {
+  const client = modernClient(info, capabilities, hooks);
+  try {
+    await client.connect(transport);
+  } catch (e) {
+    await client.close().catch(() => undefined);
+    throw e;
+  }
+  return new ModernClient(client);
+}
+
+/** The 2.x client pinned to 2026-07-28, answering what a server asks through `hooks`. */
+function modernClient(info: { name: string; version: string }, capabilities: Record<string, unknown>, hooks: ModernHooks): ModernSdkClient {
   const client = new ModernSdkClient(info, { capabilities: capabilities, versionNegotiation: { mode: { pin: MODERN_REVISION }, probe: { timeoutMs: PROBE_TIMEOUT_MS } } });
   hooks.answer(
     (method, handler) => client.setRequestHandler(method, ((request: { params?: Record<string, unknown> }, ctx: { mcpReq: { signal: AbortSignal } }) => handler(request.params ?? {}, ctx.mcpReq.signal)) as never),
@@ -60,16 +93,7 @@ export async function connectModern(url: URL, fetch: typeof globalThis.fetch, in
     const updated = hooks.onResourceUpdated;
     client.setNotificationHandler('notifications/resources/updated', (n) => updated(n.params.uri));
   }
-  const transport = new StreamableHTTPClientTransport(url, { fetch: watched });
-  try {
-    await client.connect(transport);
-  } catch (e) {
-    await client.close().catch(() => undefined);
-    if (fetchFailure !== undefined) throw fetchFailure;
-    if (e instanceof EffectDenied) throw e;
-    return undefined;
-  }
-  return new ModernClient(client);
+  return client;
 }
 
 type Params = Record<string, unknown>;

@@ -17,6 +17,7 @@ import { servedServer, type ServedContext } from './serve/handlers.js';
 import { bearerToken, serveHttp } from './serve/http.js';
 import { loadServerSdk } from './serve/sdk.js';
 import { BoundedStdioTransport } from './serve/stdio-transport.js';
+import { isModernOpening, OpeningTransport } from './serve/stdio-opening.js';
 import type { ServeOptions, Serving } from './serve/options.js';
 
 export { ServeError, type Served, type ServedTool };
@@ -46,6 +47,25 @@ export async function serveMcp(file: string, options: ServeOptions): Promise<Ser
     server.onclose = () => resolve();
   });
   const parse = (v: unknown) => sdk.types.JSONRPCMessageSchema.safeParse(v) as { success: true; data: never } | { success: false };
-  await server.connect(options.transport ?? new BoundedStdioTransport(parse, options.maxMessageBytes));
-  return { tools: served.tools, served, closed, close: () => server.close() };
+  const transport = options.transport ?? new BoundedStdioTransport(parse, options.maxMessageBytes);
+  const factory = options.modern ? (await options.modern(ctx)).factory : undefined;
+  if (!factory) {
+    await server.connect(transport);
+    return { tools: served.tools, served, closed, close: () => server.close() };
+  }
+  // both revisions: the client's first message says which (serve/stdio-opening.ts); serving starts now, the choice waits for it
+  const opening = new OpeningTransport(transport);
+  let close = () => opening.close();
+  void (async () => {
+    const first = await opening.first();
+    if (first !== undefined && isModernOpening(first)) {
+      const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
+      const handle = serveStdio(factory as never, { transport: opening, legacy: 'reject' });
+      close = () => handle.close();
+    } else if (first !== undefined) {
+      await server.connect(opening);
+      close = () => server.close();
+    }
+  })().catch(() => void opening.close());
+  return { tools: served.tools, served, closed: opening.ended, close: () => close() };
 }

@@ -6,10 +6,17 @@
 // `env` holds literal values the program gives; `pass_env` names variables copied from the run's
 // environment (each needs `--allow-env`). Nothing else reaches the server's environment.
 // `max_reply_bytes` raises (or lowers) the most one message of the server may be (stdio.ts).
+// `protocol` is the revision spoken to a stdio server (stdio-revision.ts): "2025-11-25" (the
+// default: most stdio servers speak it), "2026-07-28" (pinned: the server's `server/discover`
+// must offer it), or "auto" (asked with `server/discover`, 2025-11-25 when it is not offered).
 
 export type McpServerSpec =
   | { kind: 'http'; url: string }
-  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; passEnv: string[]; cwd?: string; maxReplyBytes?: number };
+  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; passEnv: string[]; cwd?: string; maxReplyBytes?: number; protocol?: StdioProtocol };
+
+/** The revision spoken to a stdio server (the launch map's `protocol`). */
+export type StdioProtocol = '2025-11-25' | '2026-07-28' | 'auto';
+const STDIO_PROTOCOLS: readonly StdioProtocol[] = ['2025-11-25', '2026-07-28', 'auto'];
 
 /** A malformed server description, or a server that cannot be reached or launched: the program sees its message. */
 export class McpError extends Error {
@@ -18,7 +25,7 @@ export class McpError extends Error {
 
 const isObj = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
 /** The keys a launch map may hold (check/launch-maps.ts recognises a launch map written in the source by them). */
-export const LAUNCH_KEYS: ReadonlySet<string> = new Set(['command', 'args', 'env', 'pass_env', 'cwd', 'max_reply_bytes']);
+export const LAUNCH_KEYS: ReadonlySet<string> = new Set(['command', 'args', 'env', 'pass_env', 'cwd', 'max_reply_bytes', 'protocol']);
 /** The range `max_reply_bytes` may take: 1 KiB to 1 GiB. */
 const REPLY_BYTES_RANGE = [1024, 1024 ** 3] as const;
 
@@ -50,6 +57,10 @@ export function serverSpec(x: unknown): McpServerSpec {
   if (max !== undefined && (typeof max !== 'number' || !Number.isInteger(max) || max < REPLY_BYTES_RANGE[0] || max > REPLY_BYTES_RANGE[1])) {
     throw new McpError(`"max_reply_bytes" of an MCP launch map must be a whole number of bytes from ${REPLY_BYTES_RANGE[0]} to ${REPLY_BYTES_RANGE[1]}`);
   }
+  const protocol = x.protocol;
+  if (protocol !== undefined && !STDIO_PROTOCOLS.includes(protocol as StdioProtocol)) {
+    throw new McpError(`"protocol" of an MCP launch map must be one of ${STDIO_PROTOCOLS.map((p) => `"${p}"`).join(', ')}`);
+  }
   return {
     kind: 'stdio',
     command: x.command,
@@ -58,6 +69,7 @@ export function serverSpec(x: unknown): McpServerSpec {
     passEnv: passEnv,
     ...(x.cwd !== undefined ? { cwd: x.cwd } : {}),
     ...(max !== undefined ? { maxReplyBytes: max } : {}),
+    ...(protocol !== undefined ? { protocol: protocol as StdioProtocol } : {}),
   };
 }
 

@@ -37,7 +37,8 @@ import { questionOf, type ElicitationAnswer, type ElicitationQuestion } from './
 import { samplingAsk, samplingResult, type Sampler } from './sampling.js';
 import { McpError, describeServer, type McpServerSpec } from './server.js';
 import { DEFAULT_MAX_REPLY_BYTES, LaunchedStdioTransport, REPLY_TOO_LARGE } from './stdio.js';
-import { connectModern, ModernClient } from './modern-client.js';
+import { connectModern, connectModernStdio, ModernClient, type ModernHooks } from './modern-client.js';
+import { probeStdio, STDIO_PROBE_TIMEOUT_MS } from './stdio-revision.js';
 
 /** Turn's name and version as an MCP client. */
 export const CLIENT_INFO = { name: 'turn', version: '1.0.0' };
@@ -90,6 +91,8 @@ export interface SessionHooks {
   /** a subscribed resource changed (`notifications/resources/updated`) */
   onResourceUpdated?: (uri: string) => void;
   requests?: ServerRequests;
+  /** how long a stdio server launched with `"protocol": "auto"` may take to answer server/discover (stdio-revision.ts) */
+  stdioProbeTimeoutMs?: number;
 }
 
 /**
@@ -186,31 +189,61 @@ export class McpSession {
     let made: McpSession | undefined;
     const hold = <T>(f: () => Promise<T>): Promise<T> => (made ? made.whileAsking(f) : f());
     let transport: LaunchedStdioTransport | StreamableHTTPClientTransport;
-    if (spec.kind === 'stdio') transport = new LaunchedStdioTransport(await authorizeLaunch(spec, a), spec.maxReplyBytes);
-    else {
+    const modernHooks = {
+      answer: (on: Parameters<ModernHooks['answer']>[0], fail: Parameters<ModernHooks['answer']>[1]) => answerServerRequests(on, fail, describeServer(spec), hooks.requests, hold),
+      ...(onLog ? { onLog: (n: { level: string; logger?: string; data?: unknown }) => onLog({ level: n.level, logger: n.logger ?? null, data: n.data ?? null }) } : {}),
+      ...(hooks.onResourceUpdated ? { onResourceUpdated: hooks.onResourceUpdated } : {}),
+    };
+    /** A session on the 2.x client: the connection's end is reported like the 1.x one's. */
+    const modernSession = (modern: ModernClient, stdio?: LaunchedStdioTransport) => {
+      const session = new McpSession(spec, modern, stdio, a.redactor, hooks.requests);
+      made = session;
+      modern.onclose = () => {
+        if (session.closed) return;
+        session.lost = true;
+        onEnded?.();
+      };
+      return session;
+    };
+    if (spec.kind === 'stdio') {
+      const launch = await authorizeLaunch(spec, a);
+      transport = new LaunchedStdioTransport(launch, spec.maxReplyBytes);
+      // the revision: 2025-11-25 unless the launch map asks for 2026-07-28 or "auto" (stdio-revision.ts)
+      if (spec.protocol === '2026-07-28' || spec.protocol === 'auto') {
+        const stdio = transport;
+        let revision: Awaited<ReturnType<typeof probeStdio>>;
+        try {
+          revision = await probeStdio(stdio, CLIENT_INFO, CLIENT_CAPABILITIES, hooks.stdioProbeTimeoutMs ?? STDIO_PROBE_TIMEOUT_MS);
+        } catch (e) {
+          await stdio.close().catch(() => undefined);
+          throw new McpError(`cannot connect to the MCP server ${describeServer(spec)}: ${failure(e, stdio, a.redactor)}`);
+        }
+        if (revision === 'modern') {
+          try {
+            return modernSession(await connectModernStdio(stdio, CLIENT_INFO, CLIENT_CAPABILITIES, modernHooks), stdio);
+          } catch (e) {
+            await stdio.close().catch(() => undefined);
+            throw new McpError(`cannot connect to the MCP server ${describeServer(spec)}: ${failure(e, stdio, a.redactor)}`);
+          }
+        }
+        if (spec.protocol === '2026-07-28') {
+          await stdio.close().catch(() => undefined);
+          throw new McpError(`cannot connect to the MCP server ${describeServer(spec)}: its launch map asks for protocol 2026-07-28, and the server ${revision === 'exited' ? `exited when asked server/discover${stdio.stderr ? ` (${stdio.stderr.slice(-STDERR_QUOTED)})` : ''}` : 'does not offer it (server/discover)'}`);
+        }
+        // a 2025-11-25 server: the same process for the 1.x client, or a new one if it exited on the question
+        if (revision === 'exited') transport = new LaunchedStdioTransport(launch, spec.maxReplyBytes);
+      }
+    } else {
       const { target, fetch } = await httpFetch(spec.url, a, identity);
       // 2026-07-28 when the server answers server/discover (modern-client.ts), else 2025-11-25 below
       let modern: ModernClient | undefined;
       try {
-        modern = await connectModern(target, fetch, CLIENT_INFO, CLIENT_CAPABILITIES, {
-          answer: (on, fail) => answerServerRequests(on, fail, describeServer(spec), hooks.requests, hold),
-          ...(onLog ? { onLog: (n: { level: string; logger?: string; data?: unknown }) => onLog({ level: n.level, logger: n.logger ?? null, data: n.data ?? null }) } : {}),
-          ...(hooks.onResourceUpdated ? { onResourceUpdated: hooks.onResourceUpdated } : {}),
-        });
+        modern = await connectModern(target, fetch, CLIENT_INFO, CLIENT_CAPABILITIES, modernHooks);
       } catch (e) {
         if (e instanceof EffectDenied) throw e;
         throw new McpError(`cannot connect to the MCP server ${describeServer(spec)}: ${failure(e, undefined, a.redactor)}`);
       }
-      if (modern) {
-        const session = new McpSession(spec, modern, undefined, a.redactor, hooks.requests);
-        made = session;
-        modern.onclose = () => {
-          if (session.closed) return;
-          session.lost = true;
-          onEnded?.();
-        };
-        return session;
-      }
+      if (modern) return modernSession(modern);
       transport = new StreamableHTTPClientTransport(target, { fetch });
     }
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });

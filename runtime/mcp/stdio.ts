@@ -69,7 +69,20 @@ export class LaunchedStdioTransport implements Transport {
     return this.exited;
   }
 
+  /**
+   * The server was started by the revision probe (stdio-revision.ts): the client it is handed to
+   * next calls start() on a running process, which is then no new start.
+   */
+  handOver(): void {
+    this.handedOver = true;
+  }
+  private handedOver = false;
+
   start(): Promise<void> {
+    if (this.child && this.handedOver) {
+      this.handedOver = false;
+      return Promise.resolve();
+    }
     if (this.child) throw new Error('the MCP server is already started');
     return new Promise((resolve, reject) => {
       const child = spawn(this.launch.file, this.launch.args, { env: this.launch.env, cwd: this.launch.cwd, stdio: ['pipe', 'pipe', 'pipe'], shell: false, windowsHide: true });

@@ -39,6 +39,10 @@ export function signInFetch(server: URL, provider: TurnOAuthProvider, next: type
 
   const authorize = (resourceMetadataUrl: URL | undefined, scope: string | undefined): Promise<void> => {
     signingIn ??= (async () => {
+      // discovery afresh at each sign-in: the protected resource metadata may name another
+      // authorization server by now (SEP-2352), and then auth() registers there anew, never
+      // presenting the credentials stamped for the previous one
+      await provider.invalidateCredentials('discovery');
       const client = await provider.clientInformation();
       // a machine client has no redirect to wait for
       const loopback = provider.interactive ? await openLoopback(registeredPort((client as { redirect_uris?: unknown } | undefined)?.redirect_uris)) : undefined;

@@ -11,7 +11,7 @@ import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-e
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { McpError } from '../server.js';
 import { secureEnough } from './as-fetch.js';
-import { CALLBACK_PATH, type Loopback } from './loopback.js';
+import { CALLBACK_PATH, type ExpectedIssuer, type Loopback } from './loopback.js';
 import type { OpenUrl } from './options.js';
 import type { OAuthState, ServerState } from './state.js';
 
@@ -122,10 +122,14 @@ export class TurnOAuthProvider implements OAuthClientProvider {
     return this.setup.clientMetadataUrl;
   }
 
-  get clientMetadata(): OAuthClientMetadata {
+  /** RFC 7591 metadata, with OpenID Connect's `application_type` (which the SDK's type lacks; it sends every field given) */
+  get clientMetadata(): OAuthClientMetadata & { application_type?: 'native' | 'web' } {
     if (this.setup.machine) return { client_name: 'Turn', redirect_uris: [], grant_types: ['client_credentials'], token_endpoint_auth_method: this.setup.machine.key ? 'private_key_jwt' : 'client_secret_basic' };
     return {
       client_name: 'Turn',
+      // a loopback redirect on the operator's machine: a native application (SEP-837; OpenID
+      // Connect Dynamic Registration §2), which the 2026-07-28 revision requires to be said
+      application_type: 'native',
       redirect_uris: [this.redirectUrl ?? ''],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
@@ -136,9 +140,20 @@ export class TurnOAuthProvider implements OAuthClientProvider {
   state(): string {
     const state = nodeCrypto().randomBytes(32).toString('base64url');
     if (!this.loopback) throw new McpError('the sign-in has no redirect listener');
-    this.pendingCode = this.loopback.code(state, this.setup.authorizeTimeoutMs);
+    this.pendingCode = this.loopback.code(state, this.setup.authorizeTimeoutMs, undefined, this.expectedIssuer());
     this.pendingCode.catch(() => undefined); // awaited by the flow; a sign-in that fails before it is not an unhandled rejection
     return state;
+  }
+
+  /**
+   * Who must answer this sign-in (RFC 9207, SEP-2468): the issuer recorded from the authorization
+   * server metadata (`auth()` calls `state()` after discovery). Without metadata (a 2025-03-26
+   * server's fallback endpoints) no issuer was recorded and none is compared.
+   */
+  private expectedIssuer(): ExpectedIssuer | undefined {
+    const meta = this.discovery?.authorizationServerMetadata as (Record<string, unknown> & { issuer?: unknown }) | undefined;
+    if (typeof meta?.issuer !== 'string') return undefined;
+    return { issuer: meta.issuer, required: meta.authorization_response_iss_parameter_supported === true };
   }
 
   /** The code the browser brings back to the loopback listener, for the `state` this sign-in sent (once). */

@@ -168,7 +168,7 @@ export async function modernHandler(options: ModernServing, ctx: ServedContext):
   };
   const handler = createMcpHandler(factory, { legacy: 'reject' });
 
-  return async (req, res, body) => {
+  const http: ModernHandler = async (req, res, body) => {
     const request = webRequest(req, body);
     if (await isLegacyRequest(request, body)) return false;
     // DNS rebinding: the modern entry validates nothing itself
@@ -176,6 +176,8 @@ export async function modernHandler(options: ModernServing, ctx: ServedContext):
     await send(res, refused ?? (await handler.fetch(request, { parsedBody: body })));
     return true;
   };
+  // the same server over standard input/output (serve/stdio-opening.ts)
+  return Object.assign(http, { factory });
 }
 
 /** A web Request for a Node request whose body serve/http.ts has read and parsed. */

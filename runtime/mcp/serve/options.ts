@@ -29,7 +29,10 @@ export interface ServeOptions {
   modern?: (ctx: ServedContext) => Promise<ModernHandler>;
 }
 
-export type ModernHandler = (req: http.IncomingMessage, res: http.ServerResponse, body: unknown) => Promise<boolean>;
+export type ModernHandler = ((req: http.IncomingMessage, res: http.ServerResponse, body: unknown) => Promise<boolean>) & {
+  /** the 2.x server factory behind it, for a 2026-07-28 connection over standard input/output (serve/stdio-opening.ts) */
+  factory?: () => unknown;
+};
 
 export interface Serving {
   tools: ServedTool[];

@@ -13,6 +13,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const url = process.argv[2];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? 'initialize';
 const lit = (s) => JSON.stringify(s);
+/** what the scenario gives its client (MCP_CONFORMANCE_CONTEXT): e.g. the tool calls to make */
+const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
 const programs = {
   // connect (initialize, initialized) and list the tools
   initialize: `let tools = call("mcp_tools", null, ${lit(url)});\ncall("echo", "tools: " + call("len", tools));\n`,
@@ -23,9 +25,18 @@ const programs = {
   // the server asks the operator a form whose fields all have defaults: --answer accepts it, and the
   // client fills the defaults into the accepted content (SEP-1034)
   'elicitation-sep1034-client-defaults': `let r = call("mcp_call", null, ${lit(url)}, "test_client_elicitation_defaults", {}, {});\ncall("echo", r["text"]);\n`,
+  // 2026-07-28's multi round-trip requests (SEP-2322): each tool answers input_required (one with a
+  // requestState, one without) and the client retries with the operator's answer; an unrelated
+  // call between them, and a result without resultType (complete)
+  'sep-2322-client-request-state': ['test_mrtr_echo_state', 'test_mrtr_no_state', 'test_mrtr_unrelated', 'test_mrtr_no_result_type'].map((tool) => `call("echo", call("mcp_call", null, ${lit(url)}, ${lit(tool)}, {}, {})["text"]);\n`).join(''),
+  // the tools/list entry is kept and its x-mcp-header parameters mirrored into Mcp-Param-* headers (SEP-2243):
+  // the tools listed first, then each call the scenario names, with its arguments
+  'http-custom-headers': `let tools = call("mcp_tools", null, ${lit(url)});\n${(context.toolCalls ?? []).map((c) => `call("echo", call("mcp_call", null, ${lit(url)}, ${lit(c.name)}, ${lit(c.arguments ?? {})}, {})["text"]);\n`).join('')}`,
+  // the focal tool's inputSchema, as the program sees it, sent back whole (nothing stripped, SEP-1613)
+  'json-schema-2020-12-preservation': `let tools = call("mcp_tools", null, ${lit(url)});\nlet i = 0;\nwhile i < call("len", tools) {\n  if tools[i]["name"] == "json_schema_2020_12_tool" { call("echo", call("mcp_call", null, ${lit(url)}, "json_schema_echo", {"schema": tools[i]["inputSchema"]}, {})["text"]); }\n  let i = i + 1;\n}\n`,
 };
 /** the operator's answers, as `turn run` takes them, per scenario */
-const answers = { 'elicitation-sep1034-client-defaults': ['--answer', '*=accept'] };
+const answers = { 'elicitation-sep1034-client-defaults': ['--answer', '*=accept'], 'sep-2322-client-request-state': ['--answer', '*={"confirmed": true}'] };
 // any other scenario (elicitation, OAuth): connect, list and call the first tool
 const firstTool = (auth) => `let tools = call("mcp_tools", ${auth}, ${lit(url)});\nif call("len", tools) > 0 { let r = call("mcp_call", ${auth}, ${lit(url)}, tools[0]["name"], {}, {}); call("echo", r["text"]); }\n`;
 const fallback = firstTool('null');
@@ -43,7 +54,6 @@ if (scenario.startsWith('auth/')) {
   args = ['--allow-net', 'localhost:*', '--oauth-client-metadata', 'https://conformance-test.local/client-metadata.json'];
   env.TURN_BROWSER = JSON.stringify([process.execPath, path.join(path.dirname(fileURLToPath(import.meta.url)), 'browser.mjs')]);
   env.TURN_TOKENS_FILE = path.join(dir, 'tokens.json');
-  const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
   // a pre-registered client: the vault's `<name>.client` secret
   const client = context.client_secret ? `${context.client_id}:${context.client_secret}` : context.client_id;
   if (scenario.startsWith('auth/client-credentials-')) {

@@ -26,3 +26,23 @@ test('a refusal from the authorization server ends the wait with its error (cut,
   await assert.rejects(loop.code('s2', 50), /nobody signed in within 0 s/);
   loop.close();
 });
+
+test('attack: a redirect whose iss is not the expected issuer is refused (400) naming both; a missing one where it is required too; the right one gives the code', async () => {
+  const loop = await openLoopback();
+  try {
+  const expected = { issuer: 'https://as.example', required: true };
+  const wrong = assert.rejects(loop.code('s1', 5000, undefined, expected), (e: Error) => e.message.includes('names the issuer https://evil.example\u0020x, not https://as.example whose metadata'));
+  const page = await fetch(`${loop.redirectUrl}?code=c1&state=s1&iss=${encodeURIComponent('https://evil.example\nx')}`);
+  assert.equal(page.status, 400);
+  assert.match(await page.text(), /did not come from the authorization server Turn asked/);
+  await wrong;
+  const missing = assert.rejects(loop.code('s2', 5000, undefined, expected), /this answer has no iss: refused \(RFC 9207\)/);
+  assert.equal((await fetch(`${loop.redirectUrl}?code=c2&state=s2`)).status, 400);
+  await missing;
+  const right = loop.code('s3', 5000, undefined, expected);
+  assert.equal((await fetch(`${loop.redirectUrl}?code=c3&state=s3&iss=${encodeURIComponent('https://as.example')}`)).status, 200);
+  assert.equal(await right, 'c3');
+  } finally {
+    loop.close();
+  }
+});

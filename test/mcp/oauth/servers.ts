@@ -60,14 +60,17 @@ export interface AuthServer {
   issued: Map<string, string[]>;
   /** what the metadata says, changed by a test (e.g. a token endpoint elsewhere) */
   metadata: Record<string, unknown>;
+  /** the `iss` the authorization answer carries (RFC 9207), changed by a test: none by default, 'issuer' for its own */
+  answer: { iss?: string };
   close(): void;
 }
 
-/** `issued`: shared with another authorization server's, for a resource server that trusts both. */
-export async function authServer(issued = new Map<string, string[]>()): Promise<AuthServer> {
+/** `issued`: shared with another authorization server's, for a resource server that trusts both; `clientPrefix`: its client ids' (`client-1`, ...). */
+export async function authServer(issued = new Map<string, string[]>(), clientPrefix = 'client'): Promise<AuthServer> {
   const challenges = new Map<string, { challenge: string; scope: string }>();
   let n = 0;
   const metadata: Record<string, unknown> = {};
+  const answer: { iss?: string } = {};
   const as = await listen((req, res, s) => {
     if (s.path === '/.well-known/oauth-authorization-server') {
       return json(res, 200, {
@@ -82,13 +85,14 @@ export async function authServer(issued = new Map<string, string[]>()): Promise<
         ...metadata,
       });
     }
-    if (s.path === '/register') return json(res, 201, { client_id: `client-${++n}`, redirect_uris: s.body.redirect_uris ?? [] });
+    if (s.path === '/register') return json(res, 201, { client_id: `${clientPrefix}-${++n}`, redirect_uris: s.body.redirect_uris ?? [] });
     if (s.path === '/authorize') {
       const code = `code-${++n}`;
       challenges.set(code, { challenge: s.query.code_challenge, scope: s.query.scope ?? '' });
       const back = new URL(s.query.redirect_uri);
       back.searchParams.set('code', code);
       back.searchParams.set('state', s.query.state);
+      if (answer.iss !== undefined) back.searchParams.set('iss', answer.iss === 'issuer' ? as.url : answer.iss);
       return res.writeHead(302, { location: back.href }).end();
     }
     if (s.path === '/token') {
@@ -110,7 +114,7 @@ export async function authServer(issued = new Map<string, string[]>()): Promise<
     }
     res.writeHead(404).end();
   });
-  return { ...as, issued, metadata };
+  return { ...as, issued, metadata, answer };
 }
 
 export interface McpServer {
