@@ -399,7 +399,7 @@ function withRecorded<T extends RunOptions>(options: T, record: RunRecord): T {
  * Prepares a new run of `options.file`: loads, checks and compiles it, builds its host, and with
  * `options.store` opens the store and records the run. Throws RunSetupError.
  */
-export async function startRun(options: RunOptions & { file: string; meta?: RunMeta }): Promise<Run & Pick<CompiledProgram, 'diagnostics' | 'notes'>> {
+export async function startRun(options: RunOptions & { file: string; meta?: RunMeta; /** a durable run's id, chosen by the caller (default: generated) */ id?: string }): Promise<Run & Pick<CompiledProgram, 'diagnostics' | 'notes'>> {
   const cwd = options.cwd ?? process.cwd();
   let runId: string | undefined;
   let storelessId: string | undefined;
@@ -423,6 +423,7 @@ export async function startRun(options: RunOptions & { file: string; meta?: RunM
       const record = createRunWithBundle(
         store,
         {
+          ...(options.id !== undefined ? { id: options.id } : {}),
           entry: options.file,
           bytecodeHash: code.bundle.version,
           semanticsVersion: SEMANTICS_VERSION,
