@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { check, compile, openStore, resumeRun, run, startRun, TurnError, type RunEvent, type TurnOptions } from '../../runtime/embed/index';
+import { callExport, check, compile, openStore, resumeRun, run, startRun, TurnError, type RunEvent, type TurnOptions } from '../../runtime/embed/index';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-embed-'));
 function program(name: string, text: string): string {
@@ -148,4 +148,25 @@ test('check reports located diagnostics for a file or a source text, without run
   assert.equal(bad.diagnostics[0].line, 2);
   assert.match(bad.diagnostics[0].text, /^app\.tn:2:9: .*nope/);
   await assert.rejects(check({ file: path.join(dir, 'missing.tn') }), (e: unknown) => e instanceof TurnError && e.kind === 'input');
+});
+
+test('a durable call (store and id) runs once: called again, it returns the recorded value and confidence', async () => {
+  const mod = program('mod.tn', 'return {"ask": turn(q: Str) -> Bool { return infer Bool { q; }; }};\n');
+  const store = openStore(path.join(dir, 'calls'));
+  try {
+    const first = await callExport(mod, 'ask', ['Is the sky blue?'], { model: 'mock', store, id: 'req-1' });
+    assert.deepEqual([first.value, first.confidence, first.runId, first.usage.modelCalls, first.recorded], [true, 0.9, 'req-1', 1, undefined]);
+    const again = await callExport(mod, 'ask', ['Is the sky blue?'], { model: 'mock', store, id: 'req-1' });
+    assert.deepEqual([again.value, again.confidence, again.runId, again.usage.modelCalls, again.recorded], [true, 0.9, 'req-1', 0, true]);
+    // the same id twice at once in one process: the second is refused, never run beside the first
+    const both = await Promise.allSettled([
+      callExport(mod, 'ask', ['q'], { model: 'mock', store, id: 'req-2' }),
+      callExport(mod, 'ask', ['q'], { model: 'mock', store, id: 'req-2' }),
+    ]);
+    assert.equal(both.filter((r) => r.status === 'fulfilled').length, 1);
+    const refused = both.find((r) => r.status === 'rejected');
+    assert.match(String((refused as PromiseRejectedResult).reason), /the call req-2 is already running/);
+  } finally {
+    store.close();
+  }
 });
