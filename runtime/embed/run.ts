@@ -15,7 +15,7 @@ import { runOptionsOf, storeOf, type TurnOptions } from './options.js';
 
 /** The model calls this run made in this OS process (a resume's replayed calls are not made again, so not counted). */
 export interface Usage {
-  /** model replies received, re-asks and consistency samples included */
+  /** model exchanges made (a re-ask after an invalid reply is one more; k consistency samples are one) */
   modelCalls: number;
   inputTokens: number;
   outputTokens: number;
@@ -47,7 +47,6 @@ export type TurnResult<T = unknown> = { runId?: string; usage: Usage } & (
 /** A run that has been set up: start it with `result()`, watch it with `events()`, end it with `stop()`. */
 export class TurnRun {
   private readonly feed = new EventFeed();
-  private readonly usage: Usage = { modelCalls: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0 };
   private pending: Promise<TurnResult> | undefined;
 
   /** @internal use startRun / resumeRun */
@@ -65,12 +64,6 @@ export class TurnRun {
 
   /** @internal each event of the run, from the run API */
   onEvent(event: RunEvent): void {
-    if (event.kind === 'infer.reply') {
-      this.usage.modelCalls++;
-      this.usage.inputTokens += event.usage?.inputTokens ?? 0;
-      this.usage.outputTokens += event.usage?.outputTokens ?? 0;
-      this.usage.cachedTokens += event.usage?.cachedTokens ?? 0;
-    }
     this.feed.push(event);
   }
 
@@ -108,7 +101,8 @@ export class TurnRun {
   }
 
   private resultOf(r: RunResult): TurnResult {
-    const base = { ...(this.run.id !== undefined ? { runId: this.run.id } : {}), usage: { ...this.usage } };
+    const { calls, inputTokens, outputTokens, cachedTokens } = this.run.modelUsage;
+    const base = { ...(this.run.id !== undefined ? { runId: this.run.id } : {}), usage: { modelCalls: calls, inputTokens, outputTokens, cachedTokens } };
     switch (r.kind) {
       case 'done':
         // the value may hold a secret the program rebuilt from pieces: redacted like its output
