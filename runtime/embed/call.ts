@@ -14,7 +14,8 @@ import { turnString } from '../absorb/module.js';
 import { bytesJson } from '../durable/index.js';
 import { checkArguments, outputProblems, ProtocolError } from '../mcp/serve/validate.js';
 import { TurnError } from './errors.js';
-import { checkRunId, resumeRun, startRun, type TurnResult, type TurnRun, type Usage } from './run.js';
+import { checkRunId, resumeRun, startRun, type StartOptions, type TurnResult, type TurnRun, type Usage } from './run.js';
+import { sha256Hex } from '../hash.js';
 import type { TurnOptions } from './options.js';
 import { openStore } from './store.js';
 
@@ -57,8 +58,32 @@ export class TurnCallError extends TurnError {
 /** Durable calls in flight in this process, by store file and id: one id is never run twice at once. */
 const inFlight = new Set<string>();
 
-function callProgram(file: string, key: string, args: unknown[]): string {
-  const values = args.map((v) => `call("json_parse", ${turnString(JSON.stringify(v ?? null))})`);
+/** The most JSON values (every array element, object member and scalar) a call's arguments may hold. */
+export const MAX_ARGUMENT_VALUES = 1_000_000;
+
+/**
+ * The arguments as plain JSON, each one's text: a cyclic value, a BigInt, or more than
+ * MAX_ARGUMENT_VALUES values (a structure sharing its parts, which a walk would visit
+ * exponentially often) is refused, counted as it is serialized rather than after.
+ */
+function argumentsJson(key: string, args: unknown[]): string[] {
+  let values = 0;
+  const count = (_k: string, v: unknown): unknown => {
+    if (++values > MAX_ARGUMENT_VALUES) throw new TurnError('invalid', `invalid arguments for ${key}: more than ${MAX_ARGUMENT_VALUES} values`);
+    return v;
+  };
+  return args.map((v, i) => {
+    try {
+      return JSON.stringify(v ?? null, count);
+    } catch (e) {
+      if (e instanceof TurnError) throw e;
+      throw new TurnError('invalid', `invalid arguments for ${key}: argument ${i + 1} is not JSON data (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
+    }
+  });
+}
+
+function callProgram(file: string, key: string, json: string[]): string {
+  const values = json.map((text) => `call("json_parse", ${turnString(text)})`);
   return [
     `let exported = use ${turnString(path.resolve(file))};`,
     `let result = exported[${turnString(key)}](${values.join(', ')});`,
@@ -109,8 +134,11 @@ export async function callExport(
   options: CallOptions & { params?: string[]; schemas?: ExportSchemas } = {},
 ): Promise<CallResult> {
   const { params, schemas } = options;
+  const json = argumentsJson(key, args);
+  // checked as what the run will get: the arguments parsed back from their JSON
+  const parsed = json.map((text) => JSON.parse(text) as unknown);
   if (schemas) {
-    const named = Object.fromEntries((params ?? []).map((p, i) => [p, args[i] === undefined ? null : args[i]]).filter(([, v]) => v !== null));
+    const named = Object.fromEntries((params ?? []).map((p, i) => [p, parsed[i] ?? null]).filter(([, v]) => v !== null));
     try {
       checkArguments(key, named, schemas.input);
     } catch (e) {
@@ -119,7 +147,8 @@ export async function callExport(
     }
   }
   const id = Object.hasOwn(options, 'id') ? options.id : undefined;
-  if (id === undefined) return finish(key, await startScratch(file, key, args, options), schemas);
+  const program = callProgram(file, key, json);
+  if (id === undefined) return finish(key, await startScratch(program, options), schemas);
   checkRunId(id);
   if (options.store === undefined) throw new TurnError('usage', `${key}: a call id names a durable call: give a store too`);
   // the store, held open for the lookup and the run (a folder is opened here and closed after)
@@ -132,15 +161,19 @@ export async function callExport(
   inFlight.add(flight);
   try {
     const callOptions = { ...options, store: held };
+    // what the id names: this export with these arguments (another call under the same id is refused, never
+    // answered with this one's value); not the module's path, so an app moved to another folder still resumes
+    const call = sha256Hex(JSON.stringify([key, json]));
     const record = held.runStore.getRun(id);
-    if (record === null) return finish(key, await startScratch(file, key, args, { ...callOptions, id }), schemas);
+    if (record === null) return finish(key, await startScratch(program, { ...callOptions, id, meta: { call } }), schemas);
+    if (record.meta.call !== call) throw new TurnError('usage', `${key}: the call id ${id} names another call in this store (another export, or other arguments)`);
     if (record.status === 'done') {
-      const { value, confidence } = unpack(key, (bytesJson(record.result ?? new Uint8Array()) as { json?: unknown } | null)?.json);
+      const { value, confidence } = unpack(key, (storedJson(record.result) as { json?: unknown } | null)?.json);
       checkOutput(key, value, schemas);
       return { value, confidence, runId: id, usage: { modelCalls: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0 }, recorded: true };
     }
     if (record.status === 'failed') {
-      const e = record.result ? (bytesJson(record.result) as { message?: unknown } | null) : null;
+      const e = storedJson(record.result) as { message?: unknown } | null;
       throw new TurnError('refused', `${key}: the call ${id} failed before: ${typeof e?.message === 'string' ? e.message : 'see turn inspect ' + id}`);
     }
     return finish(key, await resumeRun(id, callOptions), schemas);
@@ -150,12 +183,22 @@ export async function callExport(
   }
 }
 
+/** A stored run's result, decoded; a damaged one is a store error. */
+function storedJson(bytes: Uint8Array | null): unknown {
+  if (bytes === null) return null;
+  try {
+    return bytesJson(bytes);
+  } catch (e) {
+    throw new TurnError('store', `a stored call's result cannot be read: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
 /** A new run of the call program, written in a private scratch folder removed when the run is set up (a durable run keeps its code in the store). */
-async function startScratch(file: string, key: string, args: unknown[], options: CallOptions): Promise<TurnRun> {
+async function startScratch(text: string, options: StartOptions): Promise<TurnRun> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-call-'));
   try {
     const program = path.join(dir, 'call.tn');
-    fs.writeFileSync(program, callProgram(file, key, args), { mode: 0o600 });
+    fs.writeFileSync(program, text, { mode: 0o600 });
     return await startRun(program, options);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

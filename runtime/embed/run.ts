@@ -138,6 +138,8 @@ export function checkRunId(id: string): void {
 /** Options of a new run; `id` names a durable run (with `store`). */
 export interface StartOptions extends TurnOptions {
   id?: string;
+  /** recorded with a durable run (names and hashes, never a secret) */
+  meta?: Record<string, unknown>;
 }
 
 /** Sets up a new run of the program in `file` (loaded, checked, compiled; not yet started). Throws TurnError. */
@@ -156,6 +158,7 @@ export async function startRun(file: string, options: StartOptions = {}): Promis
       file,
       ...(store !== undefined ? { store } : {}),
       ...(id !== undefined ? { id } : {}),
+      ...(options.meta !== undefined ? { meta: { ...options.meta } } : {}),
       onEvent: (e) => {
         turnRun?.onEvent(e);
         options.onEvent?.(e);

@@ -158,6 +158,11 @@ test('a durable call (store and id) runs once: called again, it returns the reco
     assert.deepEqual([first.value, first.confidence, first.runId, first.usage.modelCalls, first.recorded], [true, 0.9, 'req-1', 1, undefined]);
     const again = await callExport(mod, 'ask', ['Is the sky blue?'], { model: 'mock', store, id: 'req-1' });
     assert.deepEqual([again.value, again.confidence, again.runId, again.usage.modelCalls, again.recorded], [true, 0.9, 'req-1', 0, true]);
+    // the id names this call: the same id with other arguments is refused, not answered with req-1's value
+    await assert.rejects(
+      callExport(mod, 'ask', ['Is grass green?'], { model: 'mock', store, id: 'req-1' }),
+      (e: unknown) => e instanceof TurnError && e.kind === 'usage' && /the call id req-1 names another call/.test(e.message),
+    );
     // the same id twice at once in one process: the second is refused, never run beside the first
     const both = await Promise.allSettled([
       callExport(mod, 'ask', ['q'], { model: 'mock', store, id: 'req-2' }),
@@ -169,4 +174,23 @@ test('a durable call (store and id) runs once: called again, it returns the reco
   } finally {
     store.close();
   }
+});
+
+test('a call\'s arguments must be JSON data: a cycle, a BigInt or an exponential sharing is refused before any run', async () => {
+  const mod = program('echo.tn', 'return {"echo": turn(x: Any) -> Any { return x; }};\n');
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  let shared: Record<string, unknown> = { leaf: 1 };
+  for (let i = 0; i < 60; i++) shared = { left: shared, right: shared }; // 2^60 values when walked
+  const events: string[] = [];
+  const onEvent = (e: RunEvent): void => void events.push(e.kind);
+  for (const [arg, expected] of [
+    [cyclic, /argument 1 is not JSON data \(Converting circular structure/],
+    [10n, /argument 1 is not JSON data \(Do not know how to serialize a BigInt/],
+    [shared, /more than 1000000 values/],
+  ] as const) {
+    await assert.rejects(callExport(mod, 'echo', [arg], { onEvent }), (e: unknown) => e instanceof TurnError && e.kind === 'invalid' && expected.test(e.message));
+  }
+  assert.deepEqual(events, [], 'no run started');
+  assert.deepEqual((await callExport(mod, 'echo', [{ a: [1, 'two', null] }])).value, { a: [1, 'two', null] });
 });
