@@ -115,6 +115,15 @@ test('the service answers typed triages, refuses a bad argument, and resumes a c
   assert.equal(bad.status, 400);
   assert.match(String(bad.json.error), /invalid arguments for triage: \/title: must be string/);
   assert.equal(model.received.length, before, 'no model call for a refused argument');
+  // hostile requests: an oversized body, a body that is not JSON, a ticket id that is no run id
+  const huge = await post(port, 'T2', { title: 'x'.repeat(70 * 1024) });
+  assert.equal(huge.status, 413);
+  const notJson = await fetch(`http://127.0.0.1:${port}/tickets/T2/triage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title": ' });
+  assert.equal(notJson.status, 400);
+  assert.equal(((await notJson.json()) as { error: string }).error, 'the request body is not JSON');
+  const badId = await post(port, 'a.b', { title: 'x' });
+  assert.equal(badId.status, 400);
+  assert.equal(model.received.length, before, 'no model call for a refused request');
 
   // mid-run: the routing is answered (and journaled), the draft is being asked when the service is killed
   holdDrafts = true;

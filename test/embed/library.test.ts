@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { EventFeed } from '../../runtime/embed/events';
 import { callExport, check, compile, openStore, resumeRun, run, startRun, TurnError, type RunEvent, type TurnOptions } from '../../runtime/embed/index';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-embed-'));
@@ -193,4 +194,26 @@ test('a call\'s arguments must be JSON data: a cycle, a BigInt or an exponential
   }
   assert.deepEqual(events, [], 'no run started');
   assert.deepEqual((await callExport(mod, 'echo', [{ a: [1, 'two', null] }])).value, { a: [1, 'two', null] });
+});
+
+test('a reader that falls too far behind the events gets an error, not an unbounded queue', async () => {
+  const feed = new EventFeed(3);
+  const slow = feed.iterate();
+  const first = slow.next(); // subscribed, and not scheduled again before the run has emitted 5 events
+  for (let seq = 1; seq <= 5; seq++) feed.push({ kind: 'process.spawn', pid: seq, parent: 0, seq, ms: 0 });
+  feed.end();
+  await assert.rejects(first, /came faster than they were read: more than 3 were waiting/);
+  // a reader that keeps up sees them all, and its iteration ends with the run
+  const feed2 = new EventFeed(3);
+  const seen: number[] = [];
+  const reading = (async () => {
+    for await (const e of feed2.iterate()) seen.push(e.seq);
+  })();
+  for (let seq = 1; seq <= 10; seq++) {
+    feed2.push({ kind: 'process.spawn', pid: seq, parent: 0, seq, ms: 0 });
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  feed2.end();
+  await reading;
+  assert.deepEqual(seen, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
 });
