@@ -23,6 +23,11 @@ const VSCODE = '^vscode$|(^|/)node_modules/@types/vscode/';
 // `peerDependenciesMeta.optional` in package.json so `npm install -g` of the package never compiles them.
 const OPTIONAL_PEERS = '(^|/)node_modules/(better-sqlite3|node-llama-cpp|@node-llama-cpp)/';
 const TYPES_ONLY_DEV = '(^|/)node_modules/(@types/|@vscode/debugprotocol/)';
+// The editor's libraries (LSP client and server, the debug adapter): devDependencies because esbuild
+// bundles them into dist/extension.js, dist/server.js and dist/debug-adapter.js, which need no
+// node_modules (the .vsix is packaged with --no-dependencies), so an app that installs the package as
+// a library (docs/embedding.md) does not pull them. Only the editor's code may import them.
+const EDITOR_BUNDLED = '(^|/)node_modules/(vscode-languageclient|vscode-languageserver|vscode-languageserver-textdocument|vscode-languageserver-protocol|vscode-languageserver-types|vscode-jsonrpc|@vscode/debugadapter)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -133,7 +138,16 @@ module.exports = {
         'time: `npm install --omit=dev` would break it. Only type packages (see next rule) and the optional ' +
         'peers loaded behind a guard (OPTIONAL_PEERS) are exempt.',
       from: { path: SOURCE },
-      to: { dependencyTypes: ['npm-dev'], pathNot: [TYPES_ONLY_DEV, OPTIONAL_PEERS] },
+      to: { dependencyTypes: ['npm-dev'], pathNot: [TYPES_ONLY_DEV, OPTIONAL_PEERS, EDITOR_BUNDLED] },
+    },
+    {
+      name: 'editor-packages-only-in-editor',
+      severity: 'error',
+      comment:
+        'The editor\'s libraries are devDependencies, bundled into the editor\'s bundles only ' +
+        '(EDITOR_BUNDLED): the runtime and the CLI, which an app installs as a library, may not need them.',
+      from: { path: '^(runtime|cli)/' },
+      to: { path: EDITOR_BUNDLED },
     },
     {
       name: 'dev-dependency-types-only',

@@ -186,6 +186,15 @@ export const COMMANDS = {
     summary: 'run a program or test file N times against a model: pass rate, confidence, tokens, latency',
     sections: [['', { samples: { type: 'string', arg: 'N', help: 'how many runs (default 10)' }, jobs: { type: 'string', arg: 'N', help: 'runs at once (default 1)' }, filter: { type: 'string', arg: 'NAME', help: 'only the tests whose name contains NAME' } }], ['run options', RUN_OPTIONS]],
   }),
+  gen: command({
+    name: 'gen', args: 'ts FILE',
+    summary: 'write a typed TypeScript client of the closures a Turn module exports: one async function each, one type per struct and type alias, values checked both ways (docs/embedding.md)',
+    sections: [['', {
+      out: { type: 'string', arg: 'DIR', help: 'the folder the client (FILE.ts) is written to (required)' },
+      'import-from': { type: 'string', arg: 'PKG', help: 'where the client imports the Turn library from (default turn-vscode)' },
+      watch: { type: 'boolean', help: 'write it again each time a .tn file beside FILE changes (stop with Ctrl-C)' },
+    }]],
+  }),
   lsp: command({
     name: 'lsp', args: '',
     summary: 'the language server on standard input and output, for any LSP client (Neovim, Helix, Zed, Emacs)',

@@ -26,8 +26,11 @@ import { isAscii } from 'node:buffer';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { writeCodeCaches } from './code-cache.mjs';
+import { writeEsmWrapper, writeTypes } from './build-lib.mjs';
 
 const production = process.argv.includes('--production');
+// the library's .d.ts types take a tsc pass (seconds, incremental): `--no-types` skips it
+const types = !process.argv.includes('--no-types');
 const require = createRequire(import.meta.url);
 
 /** Package name → the separate bundle (in dist/) that holds it. */
@@ -154,6 +157,9 @@ await Promise.all([
   build({ ...common, external: common.external.filter((e) => e !== 'better-sqlite3'), minify: true, plugins: [lazyBundles, lazyBuiltins, lazyClasses], entryPoints: ['cli/main.ts'], outfile: 'dist/cli.js' }),
   build({ ...common, plugins: [lazyBundles, lazyBuiltins], entryPoints: ['language-server/server.ts'], outfile: 'dist/server.js' }),
   build({ ...common, plugins: [lazyBundles], entryPoints: ['extension/extension.ts'], outfile: 'dist/extension.js' }),
+  // the runtime as a library (docs/embedding.md, scripts/build-lib.mjs): package.json `exports`
+  build({ ...common, plugins: [lazyBundles, lazyClasses], entryPoints: ['runtime/embed/index.ts'], outfile: 'dist/turn-lib.cjs' }),
+  ...(types ? [writeTypes()] : []),
   build({ ...common, plugins: [lazyBundles], entryPoints: ['extension/debug/adapter-main.ts'], outfile: 'dist/debug-adapter.js' }),
   // third-party code, minified even in development: half the size to parse when it does load
   ...Object.entries(LAZY).map(([pkg, file]) => build({ ...common, minify: true, entryPoints: [require.resolve(pkg)], outfile: `dist/${file}` })),
@@ -168,6 +174,7 @@ await Promise.all([
   }),
 ]);
 copyFileSync('extension/panel/webview/panel.css', 'dist/webview/panel.css');
+writeEsmWrapper();
 // bin/code-cache.js reads an ASCII bundle as latin1, three times faster than UTF-8 decoding; esbuild
 // escapes non-ASCII in strings but not in regular expression literals, so one there is said here
 if (!isAscii(readFileSync('dist/cli.js'))) process.stderr.write('build: dist/cli.js is not ASCII (a non-ASCII character in a regular expression literal? write it as \\uXXXX); `turn` starts slower\n');

@@ -80,6 +80,9 @@ export class Run {
     let host: Host = setup.host;
     // output is journaled: a resume prints what the journal holds but never showed, never what it showed
     if (durability) host = { ...host, output: (line) => this.durable!.output(setup.host, line) };
+    // the model calls made in this OS process: a resume's replayed replies never reach the host
+    const infer = host.infer;
+    host = { ...host, infer: (request, io) => infer(request, io).then((reply) => (this.countModelCall(reply), reply)) };
     const placement = options.placement;
     if (placement) host = { ...host, tool: (request) => (request.name === REMOTE_CHILD_TOOL ? placement.perform(request) : setup.host.tool!(request)) };
     this.vm = new VM(bundle, host, {
@@ -100,6 +103,16 @@ export class Run {
       this.durable.onNote = options.onNote;
       this.vm.durable = this.durable;
     }
+  }
+
+  /** The model calls this run made in this OS process and their reported tokens (a resume's replayed replies are not asked again, so not counted). */
+  readonly modelUsage = { calls: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0 };
+
+  private countModelCall(reply: { usage?: { inputTokens?: number; outputTokens?: number; cachedTokens?: number } }): void {
+    this.modelUsage.calls++;
+    this.modelUsage.inputTokens += reply.usage?.inputTokens ?? 0;
+    this.modelUsage.outputTokens += reply.usage?.outputTokens ?? 0;
+    this.modelUsage.cachedTokens += reply.usage?.cachedTokens ?? 0;
   }
 
   /** The durable run's id (undefined for a run without a store). */
@@ -399,7 +412,7 @@ function withRecorded<T extends RunOptions>(options: T, record: RunRecord): T {
  * Prepares a new run of `options.file`: loads, checks and compiles it, builds its host, and with
  * `options.store` opens the store and records the run. Throws RunSetupError.
  */
-export async function startRun(options: RunOptions & { file: string; meta?: RunMeta }): Promise<Run & Pick<CompiledProgram, 'diagnostics' | 'notes'>> {
+export async function startRun(options: RunOptions & { file: string; meta?: RunMeta; /** a durable run's id, chosen by the caller (default: generated) */ id?: string }): Promise<Run & Pick<CompiledProgram, 'diagnostics' | 'notes'>> {
   const cwd = options.cwd ?? process.cwd();
   let runId: string | undefined;
   let storelessId: string | undefined;
@@ -423,6 +436,7 @@ export async function startRun(options: RunOptions & { file: string; meta?: RunM
       const record = createRunWithBundle(
         store,
         {
+          ...(options.id !== undefined ? { id: options.id } : {}),
           entry: options.file,
           bytecodeHash: code.bundle.version,
           semanticsVersion: SEMANTICS_VERSION,

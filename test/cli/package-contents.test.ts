@@ -24,12 +24,12 @@ function pack(destination: string): PackResult {
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-pack-'));
 const packed = pack(tmp);
 
-test('the package holds only the launcher, the CLI bundles, their wasm files and the standard modules', () => {
+test('the package holds only the launcher, the CLI bundles, the library, their wasm files and the standard modules', () => {
   const files = packed.files.map((f) => f.path).sort();
-  const allowed = [/^bin\/(turn|code-cache)\.js$/, /^dist\/build-id$/, /^dist\/code-cache\/[a-z]+\.bin$/, /^dist\/[a-z-]+\.js$/, /^dist\/[a-z0-9-]+\.wasm$/, /^dist\/grammar\/tree-sitter-turn\.wasm$/, /^dist\/runtime\/std\/[a-z_]+\.tn$/, /^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/];
+  const allowed = [/^bin\/(turn|code-cache)\.js$/, /^dist\/build-id$/, /^dist\/code-cache\/[a-z]+\.bin$/, /^dist\/[a-z-]+\.js$/, /^dist\/turn-lib\.(cjs|mjs)$/, /^dist\/types\/runtime\/[a-z0-9/-]+\.d\.ts$/, /^dist\/[a-z0-9-]+\.wasm$/, /^dist\/grammar\/tree-sitter-turn\.wasm$/, /^dist\/runtime\/std\/[a-z_]+\.tn$/, /^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/];
   const stray = files.filter((f) => !allowed.some((re) => re.test(f)));
   assert.deepEqual(stray, [], 'files outside the allow-list');
-  for (const needed of ['bin/turn.js', 'dist/cli.js', 'dist/grammar/tree-sitter-turn.wasm', 'dist/runtime/std/json.tn']) assert.ok(files.includes(needed), needed);
+  for (const needed of ['bin/turn.js', 'dist/cli.js', 'dist/grammar/tree-sitter-turn.wasm', 'dist/runtime/std/json.tn', 'dist/turn-lib.cjs', 'dist/turn-lib.mjs', 'dist/types/runtime/embed/index.d.ts']) assert.ok(files.includes(needed), needed);
   // The editor's bundles belong to the .vsix, not to the command-line package.
   for (const editorOnly of ['dist/extension.js', 'dist/debug-adapter.js']) assert.ok(!files.includes(editorOnly), editorOnly);
 });

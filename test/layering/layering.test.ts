@@ -54,6 +54,7 @@ test('planted violations fail the check, each named by its rule', { timeout: 600
     ['vm-only-through-run-api', 'runtime/effects/uses-vm.ts', 'runtime/vm/index.ts'],
     ['vm-sees-world-through-ports', 'runtime/vm/index.ts', 'runtime/store/index.ts'],
     ['no-dev-dependencies', 'extension/uses-dev-dependency.ts', /node_modules\/zod\//],
+    ['editor-packages-only-in-editor', 'runtime/uses-editor-package.ts', /node_modules\/vscode-languageserver\//],
     ['dev-dependency-types-only', 'extension/value-debugprotocol.ts', /node_modules\/@vscode\/debugprotocol\//],
     ['no-test-code-in-source', 'runtime/uses-test.ts', 'test/helper.ts'],
     ['not-to-unresolvable', 'runtime/unresolvable.ts', './missing.js'],

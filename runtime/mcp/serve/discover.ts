@@ -69,7 +69,7 @@ export interface Served {
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const SHAPE = 'a served file returns a map of closures at its top level: return {"tool_name": turn(x: Str) -> Str { ... }, ...};';
 
-function typeEnv(program: Program): TypeEnv {
+export function typeEnv(program: Program): TypeEnv {
   const structs = new Map<string, StructInfo>();
   const aliases = new Map<string, TypeExpr>();
   for (const s of program.body) {
@@ -101,7 +101,7 @@ export function docCommentBefore(text: string, offset: number): string | undefin
 }
 
 /** `schema` without the keyword of `@check` predicates (run by the validator, never sent), by a walk with its own stack. */
-function withoutPredicates(schema: JsonSchema): JsonSchema {
+export function withoutPredicates(schema: JsonSchema): JsonSchema {
   const copy = structuredClone(schema);
   const work: unknown[] = [copy];
   while (work.length > 0) {
