@@ -30,6 +30,10 @@ if (absent && process.env.TURN_E2E === '1') {
   test('the 0.2 MCP conformance suite is provisioned', () => assert.fail(absent));
 }
 const skip = absent && process.env.TURN_E2E !== '1' ? absent : false;
+// TURN_CONFORMANCE_SIDE=server (or client) runs one side only, saying so; unset, both run
+const SIDE = process.env.TURN_CONFORMANCE_SIDE;
+if (SIDE !== undefined && SIDE !== 'server' && SIDE !== 'client') throw new Error(`TURN_CONFORMANCE_SIDE is "server" or "client", not ${JSON.stringify(SIDE)}`);
+const skipSide = (side: 'server' | 'client') => skip || (SIDE !== undefined && SIDE !== side ? `TURN_CONFORMANCE_SIDE=${SIDE}: the ${side} scenarios are not run` : false);
 
 function run(args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
@@ -75,7 +79,7 @@ async function clientScenarios(): Promise<string[]> {
 // One scenario at a time, each under the suite's default time bound: run all at once (the suite's
 // parallel mode), the Turn processes of 39 scenarios share the machine's cores, and a scenario's
 // bound measured the load rather than the client.
-test('conformance 0.2 (2026-07-28): the client scenarios against Turn\'s client, failures only where the baseline says', { skip }, async () => {
+test('conformance 0.2 (2026-07-28): the client scenarios against Turn\'s client, failures only where the baseline says', { skip: skipSide('client') }, async () => {
   const client = `${process.execPath} ${path.join(__dirname, 'conformance', 'client.mjs')}`;
   const scenarios = await clientScenarios();
   assert.ok(scenarios.length >= 39, `the suite lists the revision's client scenarios: ${scenarios.join(', ')}`);
@@ -94,7 +98,7 @@ test('conformance 0.2 (2026-07-28): the client scenarios against Turn\'s client,
 
 /** A proxy adding the bearer token turn mcp --port requires (the suite sends no headers of its own); see conformance.test.ts. */
 
-test('conformance 0.2 (2026-07-28): the server scenarios against turn mcp, failures only where the baseline says', { skip }, async () => {
+test('conformance 0.2 (2026-07-28): the server scenarios against turn mcp, failures only where the baseline says', { skip: skipSide('server') }, async () => {
   const served = spawn(process.execPath, [BIN, 'mcp', path.join(__dirname, 'conformance', 'served.tn'), '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
   try {
     const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
@@ -113,7 +117,9 @@ test('conformance 0.2 (2026-07-28): the server scenarios against turn mcp, failu
     // on the 2026-07-28 wire (server/discover, the per-request envelope, no session)
     // and answered by the handlers both revisions share (serve/handlers.ts): prompts, resources, completion, content, progress
     const shared = ['completion-complete', 'resources-list', 'resources-read-text', 'resources-read-binary', 'resources-templates-read', 'prompts-list', 'prompts-get-simple', 'prompts-get-with-args', 'prompts-get-embedded-resource', 'prompts-get-with-image', 'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content', 'tools-call-with-progress'];
-    for (const name of ['tools-list', 'tools-call-simple-text', 'tools-call-error', 'dns-rebinding-protection', 'server-sse-multiple-streams', 'input-required-result-unsupported-methods', 'input-required-result-validate-input', ...shared]) {
+    // a served run's questions mid-call (paused in memory, serve-next/paused-calls.ts), and the stateless entry's diagnostics
+    const asking = ['basic-elicitation', 'basic-sampling', 'basic-list-roots', 'request-state', 'multiple-input-requests', 'multi-round', 'non-tool-request', 'result-type', 'tampered-state', 'capability-check', 'missing-input-response', 'ignore-extra-params'].map((n) => `input-required-result-${n}`);
+    for (const name of ['tools-list', 'tools-call-simple-text', 'tools-call-error', 'dns-rebinding-protection', 'server-sse-multiple-streams', 'input-required-result-unsupported-methods', 'input-required-result-validate-input', 'server-stateless', 'sep-2164-resource-not-found', ...asking, ...shared]) {
       assert.equal(s.get(name), true, `${name} passes:\n${r.out}`);
     }
   } finally {
