@@ -106,9 +106,9 @@ test('a run that asks is paused, not run again: two rounds of questions, each wi
   try {
     const first = await call('two_rounds', { greeting: 'Hi' });
     assert.equal(first.result?.resultType, 'input_required');
-    assert.deepEqual(Object.keys(first.result!.inputRequests as object), ['name']);
-    assert.equal((first.result!.inputRequests as Record<string, { method: string }>).name.method, 'elicitation/create');
-    const state1 = first.result!.requestState as string;
+    assert.deepEqual(Object.keys(first.result.inputRequests as object), ['name']);
+    assert.equal((first.result.inputRequests as Record<string, { method: string }>).name.method, 'elicitation/create');
+    const state1 = first.result.requestState as string;
     assert.match(state1, /^v1\.[\w-]+\.[\w-]+$/);
     const second = await call('two_rounds', { greeting: 'Hi' }, { inputResponses: { name: accept({ name: 'Ada' }) }, requestState: state1 });
     assert.deepEqual(Object.keys(second.result!.inputRequests as object), ['color']);
@@ -133,7 +133,7 @@ test('a state opens its round once: a replay, another call\'s arguments, an alte
     // another call (other arguments) presenting this call's state
     const borrowed = await call('two_rounds', { greeting: 'Yo' }, { ...answers, requestState: state });
     assert.equal(borrowed.error?.code, -32602);
-    assert.match(borrowed.error!.message, /another call/);
+    assert.match(borrowed.error.message, /another call/);
     // one character of the signature changed
     const altered = await call('two_rounds', { greeting: 'Hi' }, { ...answers, requestState: state.slice(0, -2) + (state.at(-2) === 'A' ? 'B' : 'A') + state.slice(-1) });
     assert.equal(altered.error?.code, -32602);
@@ -146,7 +146,7 @@ test('a state opens its round once: a replay, another call\'s arguments, an alte
     // and the same state again is a replay
     const replay = await call('two_rounds', { greeting: 'Hi' }, { ...answers, requestState: state });
     assert.equal(replay.error?.code, -32602);
-    assert.match(replay.error!.message, /answered already/);
+    assert.match(replay.error.message, /answered already/);
   } finally {
     await serving.close();
     await other.serving.close();
@@ -160,7 +160,7 @@ test('an answer of the wrong shape is refused before anything resumes; a missing
     const state = first.result!.requestState as string;
     const wrong = await call('two_rounds', { greeting: 'Hi' }, { inputResponses: { name: { action: 'maybe' } }, requestState: state });
     assert.equal(wrong.error?.code, -32602);
-    assert.match(wrong.error!.message, /inputResponses\.name/);
+    assert.match(wrong.error.message, /inputResponses\.name/);
     // no answer under the asked key: the same question again, in a new round
     const again = await call('two_rounds', { greeting: 'Hi' }, { inputResponses: { other: accept({ x: 1 }) }, requestState: state });
     assert.deepEqual(Object.keys(again.result!.inputRequests as object), ['name']);
@@ -195,7 +195,7 @@ test('questions several processes ask at once come in one result; each is answer
     // a prompt asks the same way
     const prompt = await post('prompts/get', { name: 'asking' });
     assert.equal(prompt.result?.resultType, 'input_required');
-    const got = await post('prompts/get', { name: 'asking', inputResponses: { ctx: accept({ c: 'tides' }) }, requestState: prompt.result!.requestState });
+    const got = await post('prompts/get', { name: 'asking', inputResponses: { ctx: accept({ c: 'tides' }) }, requestState: prompt.result.requestState });
     assert.match(JSON.stringify(got.result?.messages), /context: tides/);
   } finally {
     await serving.close();
@@ -224,7 +224,7 @@ test('the bounds: a question past the count or the bytes fails in the program an
     const second = await call('long_question', { text: 'short' });
     assert.match(text(second), /refused: .*holds 1 calls waiting/);
     // the held call ends: its slot is free again, but not for a question larger than the bytes bound
-    const r2 = await call('two_rounds', { greeting: 'Hi' }, { inputResponses: { name: accept({ name: 'A' }) }, requestState: held.result!.requestState });
+    const r2 = await call('two_rounds', { greeting: 'Hi' }, { inputResponses: { name: accept({ name: 'A' }) }, requestState: held.result.requestState });
     await call('two_rounds', { greeting: 'Hi' }, { inputResponses: { color: accept({ color: 'c' }) }, requestState: r2.result!.requestState });
     const big = await call('long_question', { text: 'x'.repeat(3000) });
     assert.match(text(big), /refused: .*more than 2000 bytes/);
@@ -241,9 +241,9 @@ test('the age bound: a paused call its client does not come back to within it is
     assert.equal(held.result?.resultType, 'input_required');
     // the call's 30 ms timer was set before its reply was sent: one set now fires after it
     await new Promise((resolve) => setTimeout(resolve, 60));
-    const late = await call('two_rounds', { greeting: 'Hi' }, { inputResponses: { name: accept({ name: 'Ada' }) }, requestState: held.result!.requestState });
+    const late = await call('two_rounds', { greeting: 'Hi' }, { inputResponses: { name: accept({ name: 'Ada' }) }, requestState: held.result.requestState });
     assert.equal(late.error?.code, -32602);
-    assert.match(late.error!.message, /names no call waiting/);
+    assert.match(late.error.message, /names no call waiting/);
   } finally {
     await serving.close();
   }
