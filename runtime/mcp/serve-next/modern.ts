@@ -30,6 +30,7 @@ import { checkArguments, ProtocolError as ServedProtocolError } from '../serve/v
 import { hostFailure, RESUME_SCHEMA, resumeQuestion } from './durable-calls.js';
 import { CallKeyError, callFingerprint, callKey, traceOf } from './call-key.js';
 import { PausedCalls } from './paused-calls.js';
+import { TASKS_EXTENSION, type Tasks } from './tasks.js';
 import { mintState, openState, type RunClaim } from './request-state.js';
 import type { DurableOutcome, DurableServing } from './served-runs.js';
 
@@ -38,6 +39,8 @@ export interface ModernServing {
   durable?: { serving: DurableServing; dir: string };
   /** without a store: the calls that wait in memory for their client's answers */
   paused?: PausedCalls;
+  /** without a store: the tasks of the tasks extension (tasks.ts) */
+  tasks?: Tasks;
   /** signs requestState (the store's secret; without a store, nothing is ever minted) */
   secret: Buffer;
   version?: string;
@@ -193,9 +196,21 @@ export async function modernHandler(options: ModernServing, ctx: ServedContext):
     );
   };
 
+  /** Whether a request declares the tasks extension (its envelope's client capabilities). */
+  const declaresTasks = (c: ModernCtx): boolean => {
+    const extensions = capabilitiesIn(c.mcpReq)?.extensions;
+    return !!extensions && typeof extensions === 'object' && !!(extensions as Record<string, unknown>)[TASKS_EXTENSION];
+  };
+  const needsTasks = () =>
+    new ProtocolError(ProtocolErrorCode.MissingRequiredClientCapability, `this needs the ${TASKS_EXTENSION} extension, which this request did not declare`, {
+      requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    });
+  const tasks = options.tasks && ctx.served.tools.some((t) => t.taskSupport) ? options.tasks : undefined;
+
   // the capabilities of 2025-11-25 less what this revision has not: subscriptions (listened for otherwise)
-  const capabilities = capabilitiesOf(ctx.served);
+  const capabilities = capabilitiesOf(ctx.served) as ReturnType<typeof capabilitiesOf> & { extensions?: Record<string, unknown> };
   if (capabilities.resources) capabilities.resources = {};
+  if (tasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
   const factory = () => {
     const server = new Server(
       { name: `turn:${ctx.file.split(/[\\/]/).pop() ?? ctx.file}`, version: options.version ?? '1.0.0' },
@@ -204,10 +219,38 @@ export async function modernHandler(options: ModernServing, ctx: ServedContext):
     );
     // the schemas are JSON (made by infer/schema.ts); the 1.x and 2.x type packages spell JSON differently
     const handle = server.setRequestHandler.bind(server) as (method: string, h: (request: { params: never }, c: ModernCtx) => unknown) => void;
-    handle('tools/list', () => listTools(ctx));
+    handle('tools/list', () => {
+      const listed = listTools(ctx);
+      if (!tasks) return listed;
+      // the tasks extension's declaration: which tools may (optional) or must (required) run as a task
+      return { tools: listed.tools.map((t, i) => (ctx.served.tools[i].taskSupport ? { ...t, execution: { taskSupport: ctx.served.tools[i].taskSupport } } : t)) };
+    });
+    if (tasks) {
+      // params pass as sent: each handler checks what it uses
+      const anyParams = { params: { '~standard': { version: 1, vendor: 'turn', validate: (value: unknown) => ({ value }) } } };
+      const custom = server.setRequestHandler.bind(server) as unknown as (method: string, schemas: unknown, h: (params: Record<string, unknown>, c: ModernCtx) => unknown) => void;
+      const gated = (f: (params: Record<string, unknown>, c: ModernCtx) => unknown) => (params: Record<string, unknown>, c: ModernCtx) => {
+        if (!declaresTasks(c)) throw needsTasks();
+        return answer(() => f(params, c));
+      };
+      custom('tasks/get', anyParams, gated((p) => tasks.get(p.taskId)));
+      // the SDK lifts inputResponses off the params, as on a retried tools/call
+      custom('tasks/update', anyParams, gated((p, c) => tasks.update(p.taskId, c.mcpReq.inputResponses ?? p.inputResponses)));
+      custom('tasks/cancel', anyParams, gated((p) => tasks.cancel(p.taskId)));
+    }
     handle('tools/call', (request, c) => {
       const params = request.params as { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
       if (options.durable) return answer(() => callDurably(options.durable!, params, c));
+      const task = tasks ? ctx.served.tools.find((t) => t.name === params.name && t.taskSupport) : undefined;
+      if (task && tasks) {
+        if (declaresTasks(c)) {
+          return answer(() => {
+            checkArguments(`the tool ${task.name}`, params.arguments ?? {}, task.inputSchema);
+            return tasks.create(requestContextOf(c), capabilitiesIn(c.mcpReq), (req) => callTool(ctx, req, params));
+          });
+        }
+        if (task.taskSupport === 'required') throw needsTasks();
+      }
       if (options.paused) {
         // an unknown tool or arguments that do not match are refused before a run starts or a state is opened
         const tool = answer(() => {
