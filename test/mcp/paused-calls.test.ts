@@ -2,7 +2,9 @@
 // client mid-call answers `input_required` and waits in memory; the client's retry with the answers
 // and the signed requestState lets the same run go on. Driven over HTTP with raw JSON-RPC, as a
 // hostile client would: replayed, altered and borrowed states, wrong answers, undeclared
-// capabilities, and the bounds (count, bytes, age) set small.
+// capabilities, and the bounds (count, bytes, age) set small. And the tasks extension
+// (runtime/mcp/serve-next/tasks.ts): a task tool's run goes on after the reply, polled, answered and
+// cancelled through tasks/get, tasks/update and tasks/cancel.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -10,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { serveMcpNext } from '../../runtime/mcp/serve-next/index.js';
 import type { PausedLimits } from '../../runtime/mcp/serve-next/paused-calls.js';
+import { DEFAULT_TASK_LIMITS, TASKS_EXTENSION, type TaskLimits } from '../../runtime/mcp/serve-next/tasks.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-paused-'));
 const served = path.join(dir, 'asking.tn');
@@ -52,6 +55,12 @@ return {
             return "refused: " + e["message"];
         }
     },
+    "task:two_answers": turn(label: Str) -> Str {
+        let got = gather spawn_each(["a", "b"], turn(key: Str) -> Any { return mcp.elicit_as(key, key + "?", NAME)["content"]["name"]; });
+        return label + ": " + call("str_join", got, " and ");
+    },
+    "task:fails": turn() -> Str { throw {"type": "Nope", "message": "the job failed"}; },
+    "task-required:only_task": turn() -> Str { return "ran as a task"; },
     "prompt:asking": turn() -> Str {
         return "context: " + mcp.elicit_as("ctx", "Context?", {"type": "object", "properties": {"c": {"type": "string"}}})["content"]["c"];
     },
@@ -62,12 +71,17 @@ return {
 const ALL = { elicitation: {}, sampling: {}, roots: {} };
 type Reply = { status: number; result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } };
 
-async function serve(limits?: Partial<PausedLimits>) {
-  const serving = await serveMcpNext(served, { run: { cwd: dir }, port: 0, ...(limits ? { paused: { maxRuns: 64, maxBytes: 1 << 20, maxAgeMs: 60_000, ...limits } } : {}) });
+async function serve(limits?: Partial<PausedLimits>, taskLimits?: Partial<TaskLimits>) {
+  const serving = await serveMcpNext(served, {
+    run: { cwd: dir },
+    port: 0,
+    ...(limits ? { paused: { maxRuns: 64, maxBytes: 1 << 20, maxAgeMs: 60_000, ...limits } } : {}),
+    ...(taskLimits ? { tasks: { ...DEFAULT_TASK_LIMITS, ...taskLimits } } : {}),
+  });
   let id = 0;
   /** One 2026-07-28 request (the envelope in `_meta`), its JSON-RPC answer read from JSON or an SSE stream. */
   const post = async (method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = ALL): Promise<Reply> => {
-    const name = typeof params.name === 'string' ? params.name : undefined;
+    const name = typeof params.name === 'string' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined;
     const body = {
       jsonrpc: '2.0',
       id: ++id,
@@ -246,5 +260,96 @@ test('the age bound: a paused call its client does not come back to within it is
     assert.match(late.error.message, /names no call waiting/);
   } finally {
     await serving.close();
+  }
+});
+
+const TASKS = { ...ALL, extensions: { [TASKS_EXTENSION]: {} } };
+
+/** Polls tasks/get until the task leaves `working` (bounded: a task that never does fails the test). */
+async function settled(post: (m: string, p: Record<string, unknown>, c?: Record<string, unknown>) => Promise<Reply>, taskId: string): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 500; i++) {
+    const got = await post('tasks/get', { taskId }, TASKS);
+    if (got.result?.status !== 'working') return got.result!;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.fail(`task ${taskId} still working after 500 polls`);
+}
+
+test('tasks: a client that declared the extension gets a task and polls it; its questions are answered by tasks/update, partly then wholly; a tool error is a completed task', async () => {
+  const { serving, call, post } = await serve();
+  try {
+    const created = await call('two_answers', { label: 'L' }, {}, TASKS);
+    assert.equal(created.result?.resultType, 'task');
+    assert.equal('requestState' in created.result, false);
+    const taskId = created.result.taskId as string;
+    assert.match(taskId, /^[\w-]{22}$/);
+    let task = await settled(post, taskId);
+    assert.equal(task.status, 'input_required');
+    assert.deepEqual(Object.keys(task.inputRequests as object).sort(), ['a', 'b']);
+    // a wrong answer is refused and answers nothing
+    assert.equal((await post('tasks/update', { taskId, inputResponses: { a: { action: 'perhaps' } } }, TASKS)).error?.code, -32602);
+    assert.deepEqual(await post('tasks/update', { taskId, inputResponses: { a: accept({ name: 'Ada' }), stray: accept({}) } }, TASKS).then((r) => r.result?.resultType), 'complete');
+    task = await settled(post, taskId);
+    assert.equal(task.status, 'input_required');
+    assert.deepEqual(Object.keys(task.inputRequests as object), ['b']);
+    await post('tasks/update', { taskId, inputResponses: { b: accept({ name: 'Bo' }) } }, TASKS);
+    task = await settled(post, taskId);
+    assert.equal(task.status, 'completed');
+    assert.deepEqual((task.result as { content: unknown }).content, [{ type: 'text', text: 'L: Ada and Bo' }]);
+    const failed = await settled(post, (await call('fails', {}, {}, TASKS)).result!.taskId as string);
+    assert.equal(failed.status, 'completed');
+    assert.equal((failed.result as { isError: boolean }).isError, true);
+    assert.match(JSON.stringify(failed.result), /the job failed/);
+  } finally {
+    await serving.close();
+  }
+});
+
+test('tasks: without the extension tasks/* and a required task tool are -32021, an optional one answers in place; an unknown or guessed id is -32602; a cancelled task stays cancelled', async () => {
+  const { serving, call, post } = await serve();
+  try {
+    const refused = await post('tasks/get', { taskId: 'x' }, ALL);
+    assert.equal(refused.error?.code, -32021);
+    const required = await call('only_task', {}, {}, ALL);
+    assert.equal(required.error?.code, -32021);
+    assert.deepEqual(required.error?.data?.requiredCapabilities, { extensions: { [TASKS_EXTENSION]: {} } });
+    // an optional task tool answers in place: its question is an input_required result, not a task
+    const inPlace = await call('two_answers', { label: 'L' }, {}, ALL);
+    assert.equal(inPlace.result?.resultType, 'input_required');
+    assert.equal((await post('tasks/get', { taskId: 'A'.repeat(22) }, TASKS)).error?.code, -32602);
+    const taskId = (await call('two_answers', { label: 'L' }, {}, TASKS)).result!.taskId as string;
+    assert.equal((await settled(post, taskId)).status, 'input_required');
+    assert.equal((await post('tasks/cancel', { taskId }, TASKS)).result?.resultType, 'complete');
+    assert.equal((await settled(post, taskId)).status, 'cancelled');
+    // answering it now changes nothing: it stays cancelled, with no result
+    await post('tasks/update', { taskId, inputResponses: { a: accept({ name: 'A' }), b: accept({ name: 'B' }) } }, TASKS);
+    const after = await settled(post, taskId);
+    assert.equal(after.status, 'cancelled');
+    assert.equal('result' in after, false);
+    assert.equal((await post('tasks/cancel', { taskId }, TASKS)).result?.resultType, 'complete', 'cancelling again is acknowledged');
+  } finally {
+    await serving.close();
+  }
+});
+
+test('tasks: the bounds: past the count a new task is refused; past its age a task is dropped', async () => {
+  const counted = await serve(undefined, { maxTasks: 1 });
+  try {
+    const first = await counted.call('two_answers', { label: 'L' }, {}, TASKS);
+    assert.equal(first.result?.resultType, 'task');
+    const second = await counted.call('two_answers', { label: 'M' }, {}, TASKS);
+    assert.equal(second.error?.code, -32603);
+    assert.match(second.error.message, /keeps 1 tasks/);
+  } finally {
+    await counted.serving.close();
+  }
+  const aged = await serve(undefined, { ttlMs: 40 });
+  try {
+    const task = await aged.call('two_answers', { label: 'L' }, {}, TASKS);
+    // the task's 40 ms timer was set before its reply: one set now fires after it
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    assert.equal((await aged.post('tasks/get', { taskId: task.result!.taskId }, TASKS)).error?.code, -32602);
+  } finally {
+    await aged.serving.close();
   }
 });
