@@ -61,6 +61,8 @@ return {
     },
     "task:fails": turn() -> Str { throw {"type": "Nope", "message": "the job failed"}; },
     "task-required:only_task": turn() -> Str { return "ran as a task"; },
+    "leaky": turn() -> Str { return mcp.elicit_as("k", "the password is hunter2-secret-value", NAME)["action"]; },
+    "task:leaky_task": turn() -> Str { return mcp.elicit_as("k", "the password is hunter2-secret-value", NAME)["action"]; },
     "prompt:asking": turn() -> Str {
         return "context: " + mcp.elicit_as("ctx", "Context?", {"type": "object", "properties": {"c": {"type": "string"}}})["content"]["c"];
     },
@@ -71,9 +73,9 @@ return {
 const ALL = { elicitation: {}, sampling: {}, roots: {} };
 type Reply = { status: number; result?: Record<string, unknown>; error?: { code: number; message: string; data?: Record<string, unknown> } };
 
-async function serve(limits?: Partial<PausedLimits>, taskLimits?: Partial<TaskLimits>) {
+async function serve(limits?: Partial<PausedLimits>, taskLimits?: Partial<TaskLimits>, env?: Record<string, string>) {
   const serving = await serveMcpNext(served, {
-    run: { cwd: dir },
+    run: { cwd: dir, ...(env ? { env } : {}) },
     port: 0,
     ...(limits ? { paused: { maxRuns: 64, maxBytes: 1 << 20, maxAgeMs: 60_000, ...limits } } : {}),
     ...(taskLimits ? { tasks: { ...DEFAULT_TASK_LIMITS, ...taskLimits } } : {}),
@@ -351,5 +353,22 @@ test('tasks: the bounds: past the count a new task is refused; past its age a ta
     assert.equal((await aged.post('tasks/get', { taskId: task.result!.taskId }, TASKS)).error?.code, -32602);
   } finally {
     await aged.serving.close();
+  }
+});
+
+test('a question that holds a secret the command line knows reaches the client redacted, as an input_required result or a task\'s inputRequests', async () => {
+  const { serving, call, post } = await serve(undefined, undefined, { TURN_SECRET_PAUSED: 'hunter2-secret-value' });
+  try {
+    const asked = await call('leaky', {});
+    assert.equal(asked.result?.resultType, 'input_required');
+    assert.doesNotMatch(JSON.stringify(asked), /hunter2/);
+    assert.match(JSON.stringify(asked.result.inputRequests), /redacted/);
+    const taskId = (await call('leaky_task', {}, {}, TASKS)).result!.taskId as string;
+    const task = await settled(post, taskId);
+    assert.equal(task.status, 'input_required');
+    assert.doesNotMatch(JSON.stringify(task), /hunter2/);
+    assert.match(JSON.stringify(task.inputRequests), /redacted/);
+  } finally {
+    await serving.close();
   }
 });

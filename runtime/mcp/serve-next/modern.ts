@@ -233,7 +233,8 @@ export async function modernHandler(options: ModernServing, ctx: ServedContext):
         if (!declaresTasks(c)) throw needsTasks();
         return answer(() => f(params, c));
       };
-      custom('tasks/get', anyParams, gated((p) => tasks.get(p.taskId)));
+      // a task's result was redacted when its call ended; its questions are redacted here, as an input_required result's are
+      custom('tasks/get', anyParams, gated((p) => ctx.redactor.redactDeep(tasks.get(p.taskId))));
       // the SDK lifts inputResponses off the params, as on a retried tools/call
       custom('tasks/update', anyParams, gated((p, c) => tasks.update(p.taskId, c.mcpReq.inputResponses ?? p.inputResponses)));
       custom('tasks/cancel', anyParams, gated((p) => tasks.cancel(p.taskId)));
