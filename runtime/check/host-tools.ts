@@ -25,7 +25,7 @@ export const HOST_TOOL_RESULTS: Readonly<Record<string, StaticType>> = {
   mcp_call: ANY, mcp_tools: ANY, mcp_resources: ANY, mcp_read: ANY, mcp_templates: ANY, mcp_subscribe: NULL, mcp_unsubscribe: NULL,
   mcp_updates: LIST_STR, mcp_prompts: ANY, mcp_prompt: ANY,
   // what a run `turn mcp` serves asks its caller (runtime/mcp/caller-tools.ts)
-  progress: ANY, mcp_elicit: ANY, mcp_sample: ANY,
+  progress: ANY, mcp_elicit: ANY, mcp_sample: ANY, mcp_roots: ANY,
   kb_put: ANY, kb_publish: ANY, kb_get: ANY, kb_find: ANY, kb_inspect: ANY, kb_dependents: ANY, kb_revise: ANY, kb_confirm: ANY,
   kb_stale: ANY, kb_check_record: ANY, kb_check_lookup: ANY, kb_commit: ANY, kb_run: ANY,
   // pure standard tools

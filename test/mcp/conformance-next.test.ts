@@ -125,7 +125,11 @@ test('conformance 0.2 (2026-07-28): the server scenarios against turn mcp, failu
     // on the 2026-07-28 wire (server/discover, the per-request envelope, no session)
     // and answered by the handlers both revisions share (serve/handlers.ts): prompts, resources, completion, content, progress
     const shared = ['completion-complete', 'resources-list', 'resources-read-text', 'resources-read-binary', 'resources-templates-read', 'prompts-list', 'prompts-get-simple', 'prompts-get-with-args', 'prompts-get-embedded-resource', 'prompts-get-with-image', 'tools-call-image', 'tools-call-audio', 'tools-call-embedded-resource', 'tools-call-mixed-content', 'tools-call-with-progress'];
-    for (const name of ['tools-list', 'tools-call-simple-text', 'tools-call-error', 'dns-rebinding-protection', 'server-sse-multiple-streams', 'input-required-result-unsupported-methods', 'input-required-result-validate-input', ...shared]) {
+    // a served run's questions mid-call (paused in memory, serve-next/paused-calls.ts), and the stateless entry's diagnostics
+    const asking = ['basic-elicitation', 'basic-sampling', 'basic-list-roots', 'request-state', 'multiple-input-requests', 'multi-round', 'non-tool-request', 'result-type', 'tampered-state', 'capability-check', 'missing-input-response', 'ignore-extra-params'].map((n) => `input-required-result-${n}`);
+    // the tasks extension (not scored: an extension), served in memory (serve-next/tasks.ts)
+    const tasks = ['capability-negotiation', 'wire-fields', 'request-state-removal', 'mrtr-input', 'request-headers', 'dispatch-and-envelope', 'required-task-error'].map((n) => `tasks-${n}`);
+    for (const name of ['tools-list', 'tools-call-simple-text', 'tools-call-error', 'dns-rebinding-protection', 'server-sse-multiple-streams', 'input-required-result-unsupported-methods', 'input-required-result-validate-input', 'server-stateless', 'sep-2164-resource-not-found', ...asking, ...tasks, ...shared]) {
       assert.equal(s.get(name), true, `${name} passes:\n${r.out}`);
     }
   } finally {

@@ -97,3 +97,24 @@ test('over HTTP a message over the bound is answered 413 with a JSON-RPC error, 
     await serving.close();
   }
 });
+
+test('"task:NAME" and "task-required:NAME" are tools that may (must) run as tasks; a bad name or a tool served twice is refused, located', async () => {
+  const served = await discoverServed(
+    file(`return {
+    "task:slow": turn(seconds: Num) -> Str { return "done"; },
+    "task-required:only": turn() -> Str { return "done"; },
+    "plain": turn() -> Str { return "done"; },
+};
+`),
+  );
+  assert.deepEqual(
+    served.tools.map((t) => [t.name, t.key, t.taskSupport]),
+    [
+      ['slow', 'task:slow', 'optional'],
+      ['only', 'task-required:only', 'required'],
+      ['plain', 'plain', undefined],
+    ],
+  );
+  await assert.rejects(discoverServed(file(`return { "task:has space": turn() -> Str { return "x"; } };\n`)), (e: Error) => e instanceof ServeError && /:1:\d+: "has space" is not an MCP tool name/.test(e.message));
+  await assert.rejects(discoverServed(file(`return {\n    "twice": turn() -> Str { return "x"; },\n    "task:twice": turn() -> Str { return "y"; },\n};\n`)), (e: Error) => e instanceof ServeError && /:3:\d+: the tool "twice" is served twice/.test(e.message));
+});

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BIN } from '../cli/run-cli.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-served-agent-'));
@@ -233,6 +233,27 @@ test('a client that cannot be asked is not: mcp_elicit fails at its line, and th
     assert.deepEqual(posts, []);
   } finally {
     await client.close();
+  }
+});
+
+test('mcp.roots asks a client that declared roots for them (roots/list); one that did not is not asked, and the call fails at its line', async () => {
+  const file = path.join(dir, 'roots.tn');
+  fs.writeFileSync(file, `let mcp = use "std/mcp";\nreturn { "where": turn() -> Str { return call("json_stringify", mcp.roots()["roots"]); } };\n`);
+  const asked = await connect([], { roots: {} }, file);
+  asked.client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
+  try {
+    const r = (await asked.client.callTool({ name: 'where', arguments: {} })) as CallToolResult;
+    assert.deepEqual(JSON.parse(text(r)), [{ uri: 'file:///work', name: 'work' }]);
+  } finally {
+    await asked.client.close();
+  }
+  const unasked = await connect([], {}, file);
+  try {
+    const r = (await unasked.client.callTool({ name: 'where', arguments: {} })) as CallToolResult;
+    assert.equal(r.isError, true);
+    assert.match(text(r), /^roots\.tn:\d+:\d+: .*declared no roots capability/);
+  } finally {
+    await unasked.client.close();
   }
 });
 

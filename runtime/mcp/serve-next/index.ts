@@ -5,18 +5,41 @@ import { nodeCrypto } from '../../hash.js';
 import { serveMcp, type ServeOptions, type Serving } from '../serve.js';
 import { durablePerform } from './durable-calls.js';
 import { modernHandler } from './modern.js';
+import { PausedCalls, type PausedLimits } from './paused-calls.js';
+import { Tasks, type TaskLimits } from './tasks.js';
 import { DurableServing } from './served-runs.js';
 
 export interface ServeNextOptions extends ServeOptions {
   /** `--store DIR`: each call a durable run in this store folder */
   store?: string;
+  /** without a store: the bounds of the calls waiting in memory for their client's answers (paused-calls.ts) */
+  paused?: PausedLimits;
+  /** without a store: the bounds of the tasks extension's tasks (tasks.ts) */
+  tasks?: TaskLimits;
 }
 
 /** Serves `file` as serveMcp does, with `options.store` each call a durable run. Throws ServeError or InputError. */
 export async function serveMcpNext(file: string, options: ServeNextOptions): Promise<Serving> {
-  const { store, ...rest } = options;
-  // without a store nothing suspends into a requestState: a secret of this process signs nothing that outlives it
-  if (store === undefined) return serveMcp(file, { ...rest, modern: (ctx) => modernHandler({ secret: nodeCrypto().randomBytes(32), ...version(options) }, ctx) });
+  const { store, paused: limits, tasks: taskLimits, ...rest } = options;
+  if (store === undefined) {
+    // without a store a call that asks its client waits in memory (paused-calls.ts): its requestState
+    // names it, signed with a secret of this process (nothing it names outlives the process either)
+    const paused = new PausedCalls(limits);
+    const tasks = new Tasks(taskLimits);
+    const serving = await serveMcp(file, { ...rest, modern: (ctx) => modernHandler({ secret: nodeCrypto().randomBytes(32), paused, tasks, ...version(options) }, ctx) });
+    const stop = () => {
+      paused.close();
+      tasks.close();
+    };
+    void serving.closed.then(stop);
+    return {
+      ...serving,
+      close: async () => {
+        stop();
+        await serving.close();
+      },
+    };
+  }
   const durable = DurableServing.open(store, options.run.cwd);
   try {
     const modern = { secret: durable.secret, durable: { serving: durable, dir: store }, ...version(options) };

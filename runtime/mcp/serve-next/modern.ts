@@ -9,9 +9,13 @@
 //
 // Both revisions answer with the same handlers (serve/handlers.ts: tools, prompts, resources,
 // completion, validation, content, progress), each given a RequestContext made here from the 2.x
-// SDK's `ctx`. What this revision drops: server-initiated requests (a served program's mcp_elicit
-// and mcp_sample fail: the client declared no such capability on this request), subscriptions and
+// SDK's `ctx`. What this revision drops: server-initiated requests, subscriptions and
 // logging/setLevel (a log level comes in each request's `_meta`).
+//
+// A served program's questions to its client (mcp.elicit, mcp.sample, mcp.roots) become an
+// `input_required` result: without a store the run waits in memory for the client's retry
+// (paused-calls.ts), for `tools/call` and `prompts/get`; the questions asked are only those the
+// request's `_meta` client capabilities allow (another is refused in the program).
 //
 // A served run that suspends (with --store) becomes an `input_required` result: one elicitation
 // ("go on?") and a requestState naming the run, signed with the store's secret (request-state.ts).
@@ -25,12 +29,18 @@ import { callTool, capabilitiesOf, complete, getPrompt, listPrompts, listResourc
 import { checkArguments, ProtocolError as ServedProtocolError } from '../serve/validate.js';
 import { hostFailure, RESUME_SCHEMA, resumeQuestion } from './durable-calls.js';
 import { CallKeyError, callFingerprint, callKey, traceOf } from './call-key.js';
+import { PausedCalls } from './paused-calls.js';
+import { TASKS_EXTENSION, type Tasks } from './tasks.js';
 import { mintState, openState, type RunClaim } from './request-state.js';
 import type { DurableOutcome, DurableServing } from './served-runs.js';
 
 export interface ModernServing {
   /** with --store: each call a durable run */
   durable?: { serving: DurableServing; dir: string };
+  /** without a store: the calls that wait in memory for their client's answers */
+  paused?: PausedCalls;
+  /** without a store: the tasks of the tasks extension (tasks.ts) */
+  tasks?: Tasks;
   /** signs requestState (the store's secret; without a store, nothing is ever minted) */
   secret: Buffer;
   version?: string;
@@ -40,12 +50,23 @@ const RESUME = 'resume';
 const failure = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
 const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 const LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel';
+const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
+/** Whether a handler's value is a tool's error result. */
+const failed = (value: unknown): boolean => !!value && typeof value === 'object' && (value as { isError?: unknown }).isError === true;
+
+/** The client capabilities a 2026-07-28 request declares in its `_meta` envelope (none when it declares none). */
+const capabilitiesIn = (req: ModernCtx['mcpReq']): Record<string, unknown> | undefined => {
+  const c = req.envelope?.[CAPABILITIES_KEY] ?? req._meta?.[CAPABILITIES_KEY];
+  return c && typeof c === 'object' && !Array.isArray(c) ? (c as Record<string, unknown>) : undefined;
+};
 
 /** What the 2.x SDK hands a handler, narrowed to what is used. */
 interface ModernCtx {
   mcpReq: {
     id: string | number;
     _meta?: Record<string, unknown>;
+    /** the reserved `_meta` keys of this revision's envelope, which the SDK lifts off `_meta` */
+    envelope?: Record<string, unknown>;
     inputResponses?: Record<string, unknown>;
     requestState: <T>() => T | undefined;
     signal: AbortSignal;
@@ -57,7 +78,7 @@ interface ModernCtx {
 function requestContextOf(ctx: ModernCtx): RequestContext {
   const sent = new Set<Promise<void>>();
   // 2026-07-28 has no logging/setLevel: a client that wants log messages names the level in each request
-  const level = ctx.mcpReq._meta?.[LOG_LEVEL_KEY];
+  const level = ctx.mcpReq.envelope?.[LOG_LEVEL_KEY] ?? ctx.mcpReq._meta?.[LOG_LEVEL_KEY];
   return {
     id: ctx.mcpReq.id,
     signal: ctx.mcpReq.signal,
@@ -69,9 +90,9 @@ function requestContextOf(ctx: ModernCtx): RequestContext {
     flush: async () => {
       while (sent.size > 0) await Promise.allSettled([...sent]);
     },
-    ask: () => Promise.reject(new Error('on the 2026-07-28 revision a server cannot send the client a request')),
-    // nothing can be asked mid-call on this revision: mcp_elicit and mcp_sample say the client declared neither
-    clientCapabilities: () => undefined,
+    // a question is an input_required result: only a call paused in memory asks (paused-calls.ts gives its own `ask`)
+    ask: () => Promise.reject(new Error('on the 2026-07-28 revision a server cannot send the client a request, and a durable served run asks only to go on (suspend)')),
+    clientCapabilities: () => capabilitiesIn(ctx.mcpReq),
     logs: (l) => typeof level === 'string' && LEVELS.includes(level as LoggingLevel) && LEVELS.indexOf(l) >= LEVELS.indexOf(level as LoggingLevel),
   };
 }
@@ -84,12 +105,21 @@ export async function modernHandler(options: ModernServing, ctx: ServedContext):
   const invalid = (message: string): never => {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, ctx.redactor.redact(message));
   };
+  /** The -32021 error of a call whose run needed client capabilities the request did not declare. */
+  const missingCapability = (missing: string[]) =>
+    new ProtocolError(ProtocolErrorCode.MissingRequiredClientCapability, `the call needs the client capabilities ${missing.join(', ')}, which this request did not declare`, {
+      requiredCapabilities: Object.fromEntries(missing.map((m) => [m, {}])),
+    });
   /** A handler's protocol errors as the 2.x SDK's, so their codes reach the client. */
   const answer = async <T>(f: () => T | Promise<T>): Promise<T> => {
     try {
       return await f();
     } catch (e) {
-      if (e instanceof ServedProtocolError) throw new ProtocolError(e.code, e.message);
+      if (e instanceof ServedProtocolError) {
+        const missing = e.data?.missing;
+        if (Array.isArray(missing)) throw missingCapability(missing as string[]);
+        throw new ProtocolError(e.code, e.message, e.data);
+      }
       throw e;
     }
   };
@@ -138,9 +168,49 @@ export async function modernHandler(options: ModernServing, ctx: ServedContext):
     }
   };
 
+  /**
+   * A `tools/call` or `prompts/get` without a store whose run may ask its client: answered with its
+   * value, or with an input_required result naming its questions and a state naming the paused call.
+   */
+  const callAsking = async <T>(method: string, name: string, args: unknown, c: ModernCtx, start: (req: RequestContext) => Promise<T>) => {
+    const paused = options.paused!;
+    const settled = await paused.serve({
+      call: callFingerprint(`${method}:${name}`, args ?? {}),
+      argsBytes: JSON.stringify(args ?? {}).length,
+      claim: c.mcpReq.requestState<RunClaim>(),
+      responses: c.mcpReq.inputResponses,
+      capabilities: capabilitiesIn(c.mcpReq),
+      req: requestContextOf(c),
+      start,
+    });
+    if (settled.kind === 'done') {
+      // a run that failed because it asked what the client cannot answer: -32021 names what it needed
+      if (settled.missing.length > 0 && failed(settled.value)) throw missingCapability(settled.missing);
+      return settled.value;
+    }
+    return ctx.redactor.redactDeep(
+      inputRequired({
+        inputRequests: settled.inputRequests as never,
+        requestState: mintState(options.secret, settled.claim, undefined, Math.ceil(paused.limits.maxAgeMs / 1000)),
+      }),
+    );
+  };
+
+  /** Whether a request declares the tasks extension (its envelope's client capabilities). */
+  const declaresTasks = (c: ModernCtx): boolean => {
+    const extensions = capabilitiesIn(c.mcpReq)?.extensions;
+    return !!extensions && typeof extensions === 'object' && !!(extensions as Record<string, unknown>)[TASKS_EXTENSION];
+  };
+  const needsTasks = () =>
+    new ProtocolError(ProtocolErrorCode.MissingRequiredClientCapability, `this needs the ${TASKS_EXTENSION} extension, which this request did not declare`, {
+      requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    });
+  const tasks = options.tasks && ctx.served.tools.some((t) => t.taskSupport) ? options.tasks : undefined;
+
   // the capabilities of 2025-11-25 less what this revision has not: subscriptions (listened for otherwise)
-  const capabilities = capabilitiesOf(ctx.served);
+  const capabilities = capabilitiesOf(ctx.served) as ReturnType<typeof capabilitiesOf> & { extensions?: Record<string, unknown> };
   if (capabilities.resources) capabilities.resources = {};
+  if (tasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
   const factory = () => {
     const server = new Server(
       { name: `turn:${ctx.file.split(/[\\/]/).pop() ?? ctx.file}`, version: options.version ?? '1.0.0' },
@@ -149,14 +219,57 @@ export async function modernHandler(options: ModernServing, ctx: ServedContext):
     );
     // the schemas are JSON (made by infer/schema.ts); the 1.x and 2.x type packages spell JSON differently
     const handle = server.setRequestHandler.bind(server) as (method: string, h: (request: { params: never }, c: ModernCtx) => unknown) => void;
-    handle('tools/list', () => listTools(ctx));
+    handle('tools/list', () => {
+      const listed = listTools(ctx);
+      if (!tasks) return listed;
+      // the tasks extension's declaration: which tools may (optional) or must (required) run as a task
+      return { tools: listed.tools.map((t, i) => (ctx.served.tools[i].taskSupport ? { ...t, execution: { taskSupport: ctx.served.tools[i].taskSupport } } : t)) };
+    });
+    if (tasks) {
+      // params pass as sent: each handler checks what it uses
+      const anyParams = { params: { '~standard': { version: 1, vendor: 'turn', validate: (value: unknown) => ({ value }) } } };
+      const custom = server.setRequestHandler.bind(server) as unknown as (method: string, schemas: unknown, h: (params: Record<string, unknown>, c: ModernCtx) => unknown) => void;
+      const gated = (f: (params: Record<string, unknown>, c: ModernCtx) => unknown) => (params: Record<string, unknown>, c: ModernCtx) => {
+        if (!declaresTasks(c)) throw needsTasks();
+        return answer(() => f(params, c));
+      };
+      // a task's result was redacted when its call ended; its questions are redacted here, as an input_required result's are
+      custom('tasks/get', anyParams, gated((p) => ctx.redactor.redactDeep(tasks.get(p.taskId))));
+      // the SDK lifts inputResponses off the params, as on a retried tools/call
+      custom('tasks/update', anyParams, gated((p, c) => tasks.update(p.taskId, c.mcpReq.inputResponses ?? p.inputResponses)));
+      custom('tasks/cancel', anyParams, gated((p) => tasks.cancel(p.taskId)));
+    }
     handle('tools/call', (request, c) => {
       const params = request.params as { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
-      return answer(() => (options.durable ? callDurably(options.durable, params, c) : callTool(ctx, requestContextOf(c), params)));
+      if (options.durable) return answer(() => callDurably(options.durable!, params, c));
+      const task = tasks ? ctx.served.tools.find((t) => t.name === params.name && t.taskSupport) : undefined;
+      if (task && tasks) {
+        if (declaresTasks(c)) {
+          return answer(() => {
+            checkArguments(`the tool ${task.name}`, params.arguments ?? {}, task.inputSchema);
+            return tasks.create(requestContextOf(c), capabilitiesIn(c.mcpReq), (req) => callTool(ctx, req, params));
+          });
+        }
+        if (task.taskSupport === 'required') throw needsTasks();
+      }
+      if (options.paused) {
+        // an unknown tool or arguments that do not match are refused before a run starts or a state is opened
+        const tool = answer(() => {
+          const t = toolNamed(ctx, params.name);
+          checkArguments(`the tool ${t.name}`, params.arguments ?? {}, t.inputSchema);
+          return t;
+        });
+        return tool.then(() => answer(() => callAsking('tools/call', params.name, params.arguments, c, (req) => callTool(ctx, req, params))));
+      }
+      return answer(() => callTool(ctx, requestContextOf(c), params));
     });
     if (ctx.served.prompts.length > 0) {
       handle('prompts/list', () => listPrompts(ctx));
-      handle('prompts/get', (request, c) => answer(() => getPrompt(ctx, requestContextOf(c), request.params)));
+      handle('prompts/get', (request, c) => {
+        const params = request.params as { name: string; arguments?: Record<string, string> };
+        if (!options.paused) return answer(() => getPrompt(ctx, requestContextOf(c), params));
+        return answer(() => callAsking('prompts/get', params.name, params.arguments, c, (req) => getPrompt(ctx, req, params)));
+      });
     }
     if (ctx.served.resources.length > 0) {
       handle('resources/list', () => listResources(ctx));

@@ -21,6 +21,8 @@ export interface RunClaim {
   run: string;
   /** the call's fingerprint (call-key.ts): a state is good only for a retry of the same call */
   call: string;
+  /** a call paused in memory (paused-calls.ts): the round this state answers, so it opens it once */
+  round?: number;
 }
 
 export class RequestStateError extends Error {}
@@ -45,8 +47,8 @@ export function stateSecret(dir: string): Buffer {
 const mac = (secret: Buffer, body: string): Buffer => nodeCrypto().createHmac('sha256', secret).update(`turn.mcp.requestState\0${body}`).digest();
 
 /** The state for `claim`: `v1.<payload>.<mac>`, both base64url. */
-export function mintState(secret: Buffer, claim: RunClaim, nowSeconds = Math.floor(Date.now() / 1000)): string {
-  const body = Buffer.from(JSON.stringify({ run: claim.run, call: claim.call, exp: nowSeconds + STATE_TTL_SECONDS })).toString('base64url');
+export function mintState(secret: Buffer, claim: RunClaim, nowSeconds = Math.floor(Date.now() / 1000), ttlSeconds = STATE_TTL_SECONDS): string {
+  const body = Buffer.from(JSON.stringify({ run: claim.run, call: claim.call, ...(claim.round !== undefined ? { round: claim.round } : {}), exp: nowSeconds + ttlSeconds })).toString('base64url');
   return `v1.${body}.${mac(secret, body).toString('base64url')}`;
 }
 
@@ -65,7 +67,7 @@ export function openState(secret: Buffer, state: unknown, nowSeconds = Math.floo
     throw new RequestStateError('requestState is not one this server made');
   }
   const c = claim as Record<string, unknown>;
-  if (typeof c.run !== 'string' || typeof c.call !== 'string' || typeof c.exp !== 'number') throw new RequestStateError('requestState is not one this server made');
+  if (typeof c.run !== 'string' || typeof c.call !== 'string' || typeof c.exp !== 'number' || (c.round !== undefined && typeof c.round !== 'number')) throw new RequestStateError('requestState is not one this server made');
   if (c.exp < nowSeconds) throw new RequestStateError('requestState has expired: call the tool again');
-  return { run: c.run, call: c.call };
+  return { run: c.run, call: c.call, ...(typeof c.round === 'number' ? { round: c.round } : {}) };
 }

@@ -17,7 +17,7 @@ import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Closure, Expr, Node } from '../../syntax/ast.js';
 import { walk } from '../../syntax/walk.js';
 
-const READ_ONLY_TOOLS = new Set(['fs_read', 'fs_list', 'fs_exists', 'env_get', 'time_now_ms', 'time_now_iso', 'math_random', 'http_get', 'mcp_tools', 'mcp_resources', 'mcp_read', 'progress', 'mcp_elicit', 'mcp_sample']);
+const READ_ONLY_TOOLS = new Set(['fs_read', 'fs_list', 'fs_exists', 'env_get', 'time_now_ms', 'time_now_iso', 'math_random', 'http_get', 'mcp_tools', 'mcp_resources', 'mcp_read', 'progress', 'mcp_elicit', 'mcp_sample', 'mcp_roots']);
 const OPEN_WORLD_TOOLS = new Set(['http_get', 'http_post', 'http_request', 'mcp_call', 'mcp_tools', 'mcp_resources', 'mcp_read']);
 
 interface Reach {

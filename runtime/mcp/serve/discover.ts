@@ -6,6 +6,9 @@
 //                          union of string literals, whose values are offered as completions)
 //   "resource:URI"         a resource; a URI with `{name}` parts is a resource template, each part
 //                          a Str parameter of the closure
+//   "task:NAME"            a tool that may run as a task (2026-07-28's tasks extension: a client
+//                          that declared it gets a task to poll, another the call's result)
+//   "task-required:NAME"   a tool that only runs as a task (a client without the extension is refused)
 //
 // A tool's input schema is made from its parameter types (a `T?` parameter is optional), its output
 // schema from its return type (runtime/infer/schema.ts, the mapping `infer` uses), both JSON Schema
@@ -46,6 +49,8 @@ export interface ServedTool extends ServedBase {
   inputSchema: Tool['inputSchema'];
   outputSchema?: Tool['outputSchema'];
   annotations: ToolAnnotations;
+  /** whether a call may (optional) or must (required) run as a task (serve-next/tasks.ts); none: never */
+  taskSupport?: 'optional' | 'required';
 }
 
 export interface ServedPrompt extends ServedBase {
@@ -219,8 +224,16 @@ export async function discoverServed(file: string): Promise<Served> {
         throw new ServeError(`${at}: the closure of the resource "${uri}" takes ${vars.length === 0 ? 'no parameters' : `the URI template's variables (${vars.join(', ')}) as its parameters`}`);
       }
       served.resources.push({ key: entry.key, uri, name: uri, params: ps, description: doc ?? `the resource ${uri}`, ...(template ? { template } : {}) });
+    } else if (entry.key.startsWith('task:') || entry.key.startsWith('task-required:')) {
+      const required = entry.key.startsWith('task-required:');
+      const name = entry.key.slice(required ? 'task-required:'.length : 'task:'.length);
+      if (!NAME.test(name)) throw new ServeError(`${at}: "${name}" is not an MCP tool name (letters, digits, _ . -, at most 128)`);
+      if (served.tools.some((t) => t.name === name)) throw new ServeError(`${at}: the tool "${name}" is served twice`);
+      const description = doc ?? `${name} (a Turn program; each call is a run, a task for a client of the tasks extension)`;
+      served.tools.push({ ...servedTool(entry.key, c, params('tool'), env, where, lets, doc), name, description, taskSupport: required ? 'required' : 'optional' });
     } else {
-      if (!NAME.test(entry.key)) throw new ServeError(`${at}: "${entry.key}" is not an MCP tool name (letters, digits, _ . -, at most 128), nor "prompt:NAME" or "resource:URI"`);
+      if (!NAME.test(entry.key)) throw new ServeError(`${at}: "${entry.key}" is not an MCP tool name (letters, digits, _ . -, at most 128), nor "prompt:NAME", "resource:URI" or "task:NAME"`);
+      if (served.tools.some((t) => t.name === entry.key)) throw new ServeError(`${at}: the tool "${entry.key}" is served twice`);
       served.tools.push(servedTool(entry.key, c, params('tool'), env, where, lets, doc));
     }
   }

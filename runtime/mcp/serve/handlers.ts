@@ -41,6 +41,9 @@ export interface CallRequest {
 }
 export type PerformCall = (call: CallRequest) => Promise<CallToolResult>;
 
+/** What a served run may ask its client. */
+export type AskMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+
 /** What a handler knows of the request it answers (the SDK's `extra`, narrowed to what is used). */
 export interface RequestContext {
   /** the request's JSON-RPC id, and the session it came in (none over stdio, nor on 2026-07-28) */
@@ -51,12 +54,17 @@ export interface RequestContext {
   notify(method: string, params: Record<string, unknown>): Promise<void>;
   /** settles once every notification sent so far is written: the reply goes after them (a client drops a progress notification that comes after the reply) */
   flush(): Promise<void>;
-  /** sends a request to the client related to this request */
-  ask(method: 'elicitation/create' | 'sampling/createMessage', params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
-  /** what the client declared at initialize */
-  clientCapabilities(): { elicitation?: unknown; sampling?: unknown } | undefined;
+  /**
+   * asks the client, related to this request: on 2025-11-25 a request sent to it; on 2026-07-28 an
+   * entry of an `input_required` result, named `key` (serve-next/paused-calls.ts)
+   */
+  ask(method: AskMethod, params: Record<string, unknown>, signal: AbortSignal, key?: string): Promise<Record<string, unknown>>;
+  /** what the client declared (at initialize; on 2026-07-28, in this request's `_meta`) */
+  clientCapabilities(): { elicitation?: unknown; sampling?: unknown; roots?: unknown } | undefined;
   /** whether a log message of this level is wanted (logging/setLevel) */
   logs(level: LoggingLevel): boolean;
+  /** told of a question refused because the client did not declare `capability` (2026-07-28 answers such a failed call with -32021) */
+  missing?(capability: 'elicitation' | 'sampling' | 'roots'): void;
 }
 
 const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
@@ -112,14 +120,27 @@ function callerOf(req: RequestContext, progressToken: string | number | undefine
       last = progress;
       void req.notify('notifications/progress', { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) }).catch(() => undefined);
     },
-    async elicit(message, requestedSchema, signal) {
-      if (!req.clientCapabilities()?.elicitation) throw new Error('mcp_elicit: the MCP client declared no elicitation capability: it cannot be asked');
-      const answer = await req.ask('elicitation/create', { mode: 'form', message, requestedSchema }, signal ? AbortSignal.any([signal, req.signal]) : req.signal);
+    async elicit(message, requestedSchema, signal, key) {
+      if (!req.clientCapabilities()?.elicitation) {
+        req.missing?.('elicitation');
+        throw new Error('mcp_elicit: the MCP client declared no elicitation capability: it cannot be asked');
+      }
+      const answer = await req.ask('elicitation/create', { mode: 'form', message, requestedSchema }, signal ? AbortSignal.any([signal, req.signal]) : req.signal, key);
       return bounded(answer, 'the answer to mcp_elicit') as unknown as ElicitAnswer;
     },
-    async sample(request, signal) {
-      if (!req.clientCapabilities()?.sampling) throw new Error('mcp_sample: the MCP client declared no sampling capability: it cannot be asked');
-      return bounded(await req.ask('sampling/createMessage', request, signal ? AbortSignal.any([signal, req.signal]) : req.signal), 'the answer to mcp_sample');
+    async sample(request, signal, key) {
+      if (!req.clientCapabilities()?.sampling) {
+        req.missing?.('sampling');
+        throw new Error('mcp_sample: the MCP client declared no sampling capability: it cannot be asked');
+      }
+      return bounded(await req.ask('sampling/createMessage', request, signal ? AbortSignal.any([signal, req.signal]) : req.signal, key), 'the answer to mcp_sample');
+    },
+    async roots(signal, key) {
+      if (!req.clientCapabilities()?.roots) {
+        req.missing?.('roots');
+        throw new Error('mcp_roots: the MCP client declared no roots capability: it cannot be asked');
+      }
+      return bounded(await req.ask('roots/list', {}, signal ? AbortSignal.any([signal, req.signal]) : req.signal, key), 'the answer to mcp_roots');
     },
   };
 }
@@ -240,7 +261,8 @@ const RESOURCE_NOT_FOUND = -32002;
 
 export async function readResource(ctx: ServedContext, req: RequestContext, params: { uri: string }): Promise<ReadResourceResult> {
   const found = resourceAt(ctx, params.uri);
-  if (!found) throw new ProtocolError(RESOURCE_NOT_FOUND, ctx.redactor.redact(`no resource ${quoted(params.uri)}`));
+  // the error's data names the URI (SEP-2164), as the client sent it: it is the client's own
+  if (!found) throw new ProtocolError(RESOURCE_NOT_FOUND, ctx.redactor.redact(`no resource ${quoted(params.uri)}`), { uri: params.uri });
   const { resource, vars } = found;
   const r = await run(ctx, req, resource.key, `resource ${resource.uri}`, valuesOf(resource.params, vars));
   if (!r.ok) throw new ProtocolError(-32603, ctx.redactor.redact(`reading ${quoted(params.uri)} failed: ${r.message}`));
@@ -291,7 +313,7 @@ function requestContextOf(sdk: ServerSdk, server: Server, extra: SdkExtra, level
       while (sent.size > 0) await Promise.allSettled([...sent]);
     },
     ask: async (method, params, signal) => {
-      const schema = method === 'elicitation/create' ? sdk.types.ElicitResultSchema : sdk.types.CreateMessageResultSchema;
+      const schema = method === 'elicitation/create' ? sdk.types.ElicitResultSchema : method === 'sampling/createMessage' ? sdk.types.CreateMessageResultSchema : sdk.types.ListRootsResultSchema;
       return (await extra.sendRequest({ method, params } as never, schema as never, { signal })) as Record<string, unknown>;
     },
     clientCapabilities: () => server.getClientCapabilities(),

@@ -12,6 +12,8 @@ export class ProtocolError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    /** the error's `data` (e.g. the `uri` of a resource not found) */
+    readonly data?: Record<string, unknown>,
   ) {
     super(message);
   }
