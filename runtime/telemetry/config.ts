@@ -105,7 +105,7 @@ export function telemetryConfig(options: TelemetryOptions | undefined, env: Env)
   const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
   if (exporters.includes('none') && options?.enabled !== true && options?.exporter === undefined && options?.tracerProvider === undefined) return undefined;
   const envEndpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const asked = options?.enabled === true || options?.exporter !== undefined || options?.tracerProvider !== undefined || envEndpoint !== undefined || exporters.includes('otlp') || exporters.includes('console');
+  const asked = options?.enabled === true || options?.endpoint !== undefined || options?.exporter !== undefined || options?.tracerProvider !== undefined || envEndpoint !== undefined || exporters.includes('otlp') || exporters.includes('console');
   if (!asked) return undefined;
   const timeout = Number(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT ?? env.OTEL_EXPORTER_OTLP_TIMEOUT);
   const config: TelemetryConfig = {

@@ -182,6 +182,7 @@ test('telemetry is off unless asked, OTEL_SDK_DISABLED wins, and a bad endpoint 
   assert.equal(telemetryConfig({ enabled: true }, { OTEL_SDK_DISABLED: 'true' }), undefined);
   assert.equal(telemetryConfig(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' })?.url, 'http://collector:4318/v1/traces');
   assert.equal(telemetryConfig(undefined, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:1/t' })?.url, 'http://c:1/t');
+  assert.equal(telemetryConfig({ endpoint: 'http://127.0.0.1:6006' }, {})?.url, 'http://127.0.0.1:6006/v1/traces', 'an endpoint alone turns it on');
   const c = telemetryConfig({ enabled: true }, { OTEL_EXPORTER_OTLP_HEADERS: 'api_key=a%3Db,x=y', OTEL_SERVICE_NAME: 'svc' })!;
   assert.deepEqual(c.headers, { api_key: 'a=b', x: 'y' });
   assert.equal(c.serviceName, 'svc');
