@@ -2,7 +2,7 @@
 // Run File task (as `turn run` flags), the run panel and the debugger (as run options). No
 // `vscode` import: callers pass the configuration's `get`, and test/extension/ tests this file.
 import * as path from 'node:path';
-import { DEFAULT_MODEL, DEFAULT_STORE_DIR, defaultAdminUrl, type AuthorityOptions, type RunOptions, type TelemetryOptions } from '../runtime/index.js';
+import { DEFAULT_MODEL, DEFAULT_STORE_DIR, defaultAdminUrl, readPriceTable, type AuthorityOptions, type PriceTable, type RunOptions, type TelemetryOptions } from '../runtime/index.js';
 
 /** `vscode.WorkspaceConfiguration.get` of the `turn` section, as this file needs it. */
 export type SettingsGet = <T>(key: string, defaultValue: T) => T;
@@ -33,6 +33,13 @@ export interface RunSettings {
   durableRuns: boolean;
   /** `turn.telemetry`: OpenTelemetry export of runs started in the editor (docs/observability.md); unset: the OTEL_* variables decide */
   telemetry: TelemetryOptions | undefined;
+  /** `turn.pricesFile`: a price table that turns a run's token summary into money (docs/observability.md, *Costs*) */
+  pricesFile: string | undefined;
+}
+
+/** The price table `turn.pricesFile` names (relative to the workspace folder `cwd`), or undefined. Throws PriceTableError. */
+export function priceTableFromSettings(s: RunSettings, cwd: string): PriceTable | undefined {
+  return s.pricesFile === undefined ? undefined : readPriceTable(path.isAbsolute(s.pricesFile) ? s.pricesFile : path.join(cwd, s.pricesFile));
 }
 
 /** `turn.telemetry` as the settings give it: known fields of the right type only (headers stay in OTEL_EXPORTER_OTLP_HEADERS, never in plain-text settings). */
@@ -65,6 +72,7 @@ const count = (v: unknown): number | undefined => (typeof v === 'number' && Numb
 
 export function readRunSettings(get: SettingsGet): RunSettings {
   const model = get<string>('model', DEFAULT_MODEL);
+  const prices = get<unknown>('pricesFile', '');
   return {
     model: typeof model === 'string' && model.trim() !== '' ? model.trim() : DEFAULT_MODEL,
     allowNet: strings(get<string[]>('run.allowNet', [])),
@@ -82,6 +90,7 @@ export function readRunSettings(get: SettingsGet): RunSettings {
     contextEpisodic: count(get<number | null>('run.contextEpisodic', null)),
     durableRuns: get<boolean>('durableRuns', true) !== false,
     telemetry: telemetrySetting(get<unknown>('telemetry', null)),
+    pricesFile: typeof prices === 'string' && prices.trim() !== '' ? prices.trim() : undefined,
   };
 }
 

@@ -26,6 +26,7 @@ import { originNote, userLocation } from '../locate.js';
 import { processViews, type ProcessView } from '../durable/views.js';
 import type { ProcessInfo } from '../vm/actors.js';
 import { walk } from '../syntax/walk.js';
+import type { ModelTokens } from '../telemetry/tokens.js';
 
 /** A run-time error of the program, located in its source (message redacted). */
 export type ProgramError = Extract<RunOutcome, { ok: false }>['error'];
@@ -126,6 +127,11 @@ export class Run {
   /** True while a resumed run re-executes its journal's recorded part. */
   get replaying(): boolean {
     return this.durable?.replaying ?? false;
+  }
+
+  /** The requests this run sent to its model(s) in this OS process, and their tokens (a replayed call sent none). */
+  tokens(): ModelTokens[] {
+    return this.setup.tokens.summary();
   }
 
   /** Redacts the run's secrets from a text (for messages built outside the run). */
