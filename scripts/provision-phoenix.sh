@@ -3,8 +3,9 @@
 # tier (test/telemetry/phoenix.tier.ts, docs/observability.md), idempotently, into .e2e/phoenix/ (a
 # Python virtual environment, ignored like the rest of .e2e/): `.e2e/phoenix/bin/phoenix serve`.
 # Needs Python >= 3.10 with the venv module (Debian: python3-venv, installed here when missing).
-# Only PyPI is used (and Debian apt for python3-venv). A fresh install downloads about 250 MB and
-# fills about 860 MB; it took about 3 minutes on the CI-sized machine (2 cores) it was measured on.
+# Only PyPI is used (and Debian apt for python3-venv). A fresh install fills about 860 MB; measured
+# here (2 shared cores, `nice`): 15 min 16 s wall, of which 66 s CPU (the rest is the download):
+# cache .e2e/phoenix/ between CI runs. Present, it takes 0.4 s.
 # Environment: TURN_PHOENIX_VERSION (default 20.26.1), TURN_PHOENIX_DIR (default .e2e/phoenix),
 # PYTHON (default python3).
 set -euo pipefail
