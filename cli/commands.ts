@@ -121,7 +121,7 @@ export const COMMANDS = {
   resume: command({
     name: 'resume', args: 'RUN',
     summary: 'continue a durable run (suspended, or killed) from its journal: recorded results are replayed, never re-asked; exit 3 when an effect\'s outcome is unknown',
-    sections: [['', { store: STORE, migrate: { type: 'boolean', help: 'move a run at a wait point to the file\'s current code (journaled)' }, ...RESTATE }], ['run options', RUN_OPTIONS]],
+    sections: [['', { store: STORE, migrate: { type: 'boolean', help: 'move a run at a wait point to the file\'s current code (journaled)' }, prices: PRICES, ...RESTATE }], ['run options', RUN_OPTIONS]],
   }),
   runs: command({
     name: 'runs', args: '',
