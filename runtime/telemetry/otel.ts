@@ -16,7 +16,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { RunEvent } from '../events/index.js';
 import type { ToolRequest } from '../ports/host.js';
 import type { TelemetryConfig } from './config.js';
-import type { RunTelemetry, TelemetryContext, TelemetryRunView } from './index.js';
+import type { RunTelemetry, TelemetryContext, TelemetryRunView } from './types.js';
 
 /** The longest attribute value exported, in characters: a runaway prompt never makes a span of megabytes. */
 const MAX_ATTRIBUTE_CHARS = 16_384;

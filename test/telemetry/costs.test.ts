@@ -135,7 +135,7 @@ test('a model the table does not price is named, and a cheap run does not read a
     table,
   );
   assert.deepEqual(s.cost?.unpriced, ['b']);
-  assert.equal(money(s.cost!.total, 'USD'), '0.000021 USD');
+  assert.equal(money(s.cost.total, 'USD'), '0.000021 USD');
 });
 
 test('turn eval counts every HTTP request: a 3-sample call is 3, a retried request 2', async () => {

@@ -71,8 +71,8 @@ async function startPhoenix(): Promise<Phoenix> {
         resolve();
       }
     };
-    child.stdout!.on('data', read);
-    child.stderr!.on('data', read);
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
     child.on('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`Phoenix exited (${code}) before it listened:\n${output.slice(-4000)}`));
