@@ -70,6 +70,9 @@ test('a run without telemetry loads no OpenTelemetry', async () => {
   assert.ok(r.loaded.includes(path.join(ROOT, 'dist', 'cli.js')), 'the hook saw the CLI load');
   assert.ok(!r.loaded.includes(TELEMETRY), 'dist/telemetry.js was loaded');
   assert.deepEqual(r.loaded.filter((f) => f.includes('@opentelemetry')), []);
+  // and it is not inside the CLI's own bundle either (a static import would put it there, run or not)
+  assert.ok(!fs.readFileSync(path.join(ROOT, 'dist', 'cli.js'), 'utf8').includes('BatchSpanProcessor'), 'the OpenTelemetry SDK is bundled into dist/cli.js');
+  assert.ok(fs.readFileSync(TELEMETRY, 'utf8').includes('BatchSpanProcessor'), 'dist/telemetry.js holds the SDK');
 });
 
 test('OTEL_EXPORTER_OTLP_ENDPOINT: the run exports its spans as OTLP protobuf, with the configured headers and service name', async () => {
