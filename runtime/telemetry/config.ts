@@ -29,7 +29,10 @@ export interface TelemetryOptions {
 
 /** What a run's telemetry resolved to: nothing is loaded unless this exists. */
 export interface TelemetryConfig {
-  /** the OTLP/HTTP traces URL (undefined with an exporter or a provider given) */
+  /**
+   * the OTLP/HTTP traces URL an option or variable gave; undefined otherwise: then an app's global
+   * tracer provider if it registered one, else DEFAULT_OTLP_TRACES_URL (runtime/telemetry/otel.ts)
+   */
   url?: string;
   headers: Record<string, string>;
   serviceName: string;
@@ -46,8 +49,8 @@ type Env = Record<string, string | undefined>;
 
 const truthy = (v: string | undefined): boolean => v !== undefined && /^(true|1|yes|on)$/i.test(v.trim());
 
-/** The OTLP default endpoint (a collector on this machine). */
-export const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
+/** The OTLP default traces endpoint (a collector on this machine). */
+export const DEFAULT_OTLP_TRACES_URL = 'http://localhost:4318/v1/traces';
 
 /** A user's telemetry setting that cannot be used. */
 export class TelemetryConfigError extends Error {}
@@ -124,7 +127,7 @@ export function telemetryConfig(options: TelemetryOptions | undefined, env: Env)
   if (config.exporter === undefined && config.tracerProvider === undefined && !config.console) {
     if (options?.endpoint !== undefined) config.url = tracesUnder(options.endpoint, 'the telemetry endpoint');
     else if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined) config.url = checkedUrl(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
-    else config.url = tracesUnder(env.OTEL_EXPORTER_OTLP_ENDPOINT ?? DEFAULT_OTLP_ENDPOINT, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+    else if (env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined) config.url = tracesUnder(env.OTEL_EXPORTER_OTLP_ENDPOINT, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   }
   return config;
 }

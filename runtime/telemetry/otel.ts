@@ -15,7 +15,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { RunEvent } from '../events/index.js';
 import type { ToolRequest } from '../ports/host.js';
-import type { TelemetryConfig } from './config.js';
+import { DEFAULT_OTLP_TRACES_URL, type TelemetryConfig } from './config.js';
 import type { RunTelemetry, TelemetryContext, TelemetryRunView } from './types.js';
 
 /** The longest attribute value exported, in characters: a runaway prompt never makes a span of megabytes. */
@@ -82,8 +82,9 @@ function provider(config: TelemetryConfig): Provider {
   }
   if (config.exporter !== undefined) return own(new SimpleSpanProcessor(config.exporter as SpanExporter), true);
   if (config.console) return own(new SimpleSpanProcessor(new ConsoleSpanExporter()));
+  // no endpoint given: an app that registered its own provider gets the spans there, under its active span
   if (config.url === undefined && globalProviderRegistered()) return { tracer: trace.getTracer('turn'), flush: async () => {} };
-  const exporter = new OTLPTraceExporter({ url: config.url, headers: config.headers, timeoutMillis: config.timeoutMs });
+  const exporter = new OTLPTraceExporter({ url: config.url ?? DEFAULT_OTLP_TRACES_URL, headers: config.headers, timeoutMillis: config.timeoutMs });
   return own(new BatchSpanProcessor(exporter, { exportTimeoutMillis: config.timeoutMs }));
 }
 

@@ -136,6 +136,22 @@ test('an embedded run nests under the caller\'s active span, in the caller\'s ow
   }
 });
 
+test('with no endpoint given, an embedding app\'s global tracer provider gets the spans', async () => {
+  const w = await world();
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  assert.ok(trace.setGlobalTracerProvider(provider));
+  try {
+    const run = await startRun({ file: w.file, cwd: w.dir, model: w.modelSpec, env: w.env, authority: auth(w), telemetry: { enabled: true } });
+    assert.equal((await run.start()).kind, 'done');
+    await provider.forceFlush();
+    const names = exporter.getFinishedSpans().map((s) => s.name);
+    assert.ok(names.includes('invoke_workflow trip.tn') && names.includes('chat slow'), names.join(', '));
+  } finally {
+    trace.disable();
+  }
+});
+
 test('a resumed run links to the span of the run it continues; a forged record links to nothing', async () => {
   const w = await world();
   const store = path.join(w.dir, 'store');
@@ -186,7 +202,7 @@ test('telemetry is off unless asked, OTEL_SDK_DISABLED wins, and a bad endpoint 
   const c = telemetryConfig({ enabled: true }, { OTEL_EXPORTER_OTLP_HEADERS: 'api_key=a%3Db,x=y', OTEL_SERVICE_NAME: 'svc' })!;
   assert.deepEqual(c.headers, { api_key: 'a=b', x: 'y' });
   assert.equal(c.serviceName, 'svc');
-  assert.equal(c.url, 'http://localhost:4318/v1/traces');
+  assert.equal(c.url, undefined, 'no endpoint given: an app\'s global provider, else http://localhost:4318/v1/traces');
   assert.throws(() => telemetryConfig(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: 'file:///etc/passwd' }), /must be http or https/);
   assert.throws(() => telemetryConfig({ enabled: true }, { OTEL_EXPORTER_OTLP_HEADERS: 'novalue' }), /OTEL_EXPORTER_OTLP_HEADERS: "novalue" is not KEY=VALUE/);
   assert.throws(() => telemetryConfig({ enabled: true }, { OTEL_EXPORTER_OTLP_HEADERS: 'a=%0d%0aInjected: 1' }), /line break/);
