@@ -7,7 +7,9 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -190,6 +192,40 @@ test('a resumed run links to the span of the run it continues; a forged record l
   assert.equal((await forged.start()).kind, 'done');
   const [f] = byName(third.getFinishedSpans(), 'invoke_workflow');
   assert.deepEqual(f.links, []);
+});
+
+test('a provider retry is an event on its chat span; a re-ask is a chat span of its own, and an event on its process', async () => {
+  // request 1: 503 (sent again at once), request 2: a reply that breaks the schema, request 3: a good one
+  let n = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      n++;
+      if (n === 1) return void res.writeHead(503, { 'retry-after': '0', 'content-type': 'application/json' }).end('{"error":{"message":"busy"}}');
+      const content = JSON.stringify({ value: n === 2 ? { days: 'three' } : { city: 'Lyon', days: 3 }, confidence: 0.6 });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'c', model: 'm', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 5 } }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const w = await world();
+    const file = path.join(w.dir, 'reask.tn');
+    fs.writeFileSync(file, 'struct Plan { city: Str, days: Num };\nlet p = infer Plan { "Plan a trip."; };\ncall("echo", p.city);\n');
+    const exporter = new InMemorySpanExporter();
+    const port = (server.address() as AddressInfo).port;
+    const run = await startRun({ file, cwd: w.dir, model: `openai:m?base_url=http://127.0.0.1:${port}/v1&logprobs=0&stream=0`, env: w.env, authority: { allowNet: [`127.0.0.1:${port}`] }, telemetry: { exporter } });
+    assert.equal((await run.start()).kind, 'done');
+    assert.equal(n, 3);
+    const spans = exporter.getFinishedSpans();
+    const chats = byName(spans, 'chat ').sort((a, b) => Number(a.attributes['turn.infer.attempt']) - Number(b.attributes['turn.infer.attempt']));
+    assert.deepEqual(chats.map((c) => [c.attributes['turn.infer.attempt'], c.attributes['turn.infer.reask'], c.attributes['turn.infer.valid']]), [[1, false, false], [2, true, true]]);
+    assert.deepEqual(chats[0].events.map((e) => [e.name, e.attributes?.['http.response.status_code']]), [['turn.http.retry', 503]]);
+    const [main] = byName(spans, 'invoke_agent');
+    assert.deepEqual(main.events.map((e) => [e.name, e.attributes?.['turn.infer.attempt']]), [['turn.infer.reask', 2]]);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
 });
 
 test('telemetry is off unless asked, OTEL_SDK_DISABLED wins, and a bad endpoint or header is a clear error', () => {
