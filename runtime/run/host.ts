@@ -375,18 +375,6 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
       throw new RunSetupError('usage', `cannot write the trace to ${options.traceFile}: ${(e as Error).message}`);
     }
   }
-  let telemetry: RunTelemetry | undefined;
-  try {
-    const config = telemetryConfig(options.telemetry, env);
-    if (config) {
-      const program = telemetryContext.program ?? (options.file !== undefined ? nodePath.basename(options.file) : 'run');
-      telemetry = await openTelemetry(config, { redact: (t) => redactor.redact(t), model: model.provider.name, program, ...(telemetryContext.resumes !== undefined ? { resumes: telemetryContext.resumes } : {}) });
-    }
-  } catch (e) {
-    trace?.close();
-    if (e instanceof TelemetryConfigError) throw new RunSetupError('usage', e.message);
-    throw e;
-  }
   const tokens = new TokenTally();
   const knowledge = lazyKnowledge({ cwd, env, runId: knowledgeRunId });
   const toolTimeoutMs = options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
@@ -441,7 +429,6 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   const sinks: ((e: RunEvent) => void)[] = [];
   if (options.onEvent) sinks.push(options.onEvent);
   if (trace) sinks.push(trace.sink);
-  if (telemetry) sinks.push((e) => telemetry.sink(e));
   // every model call in flight, so an interruption can cancel them all at once
   const inflight = new Set<AbortController>();
   let durable = options.store !== undefined;
@@ -499,6 +486,23 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     const read = interpret(schema, reply);
     if (read.issues.length > 0 || typeof read.value !== 'string') throw new Error(`the model's reply is not text: ${read.issues.map((i) => i.message).join('; ') || 'no value'}`);
     return { text: read.value, model: model.provider.name };
+  }
+  // the last thing here that can fail: a span once opened is always ended (by Run.start, else by close)
+  let telemetry: RunTelemetry | undefined;
+  try {
+    const config = telemetryConfig(options.telemetry, env);
+    if (config) {
+      const program = telemetryContext.program ?? (options.file !== undefined ? nodePath.basename(options.file) : 'run');
+      telemetry = await openTelemetry(config, { redact: (t) => redactor.redact(t), model: model.provider.name, program, ...(telemetryContext.resumes !== undefined ? { resumes: telemetryContext.resumes } : {}) });
+    }
+  } catch (e) {
+    trace?.close();
+    if (e instanceof TelemetryConfigError) throw new RunSetupError('usage', e.message);
+    throw e;
+  }
+  if (telemetry) {
+    const t = telemetry;
+    sinks.push((e) => t.sink(e));
   }
   const host: Host = {
     output: (line) => options.onOutput?.(redactor.redact(line)),
