@@ -73,6 +73,7 @@ const RESTATE = {
   restate: { type: 'string', arg: 'URL', help: 'a run on Restate: its ingress URL (docs/scale-out.md)' },
   'restate-admin': { type: 'string', arg: 'ADMIN_URL', help: 'Restate\'s admin API (default: port 9070 of the ingress host)' },
 } as const;
+const PRICES = { type: 'string', arg: 'FILE', help: 'a price table (JSON, docs/observability.md) that turns the token summary a run with a real model ends with into money (default $TURN_PRICES)' } as const;
 const WATCH = { type: 'boolean', help: 'run again each time a .tn file beside it changes (stop with Ctrl-C)' } as const;
 
 /** A command's options, in sections for its help: [title, options] ('' is the command's own). */
@@ -104,7 +105,7 @@ export const COMMANDS = {
   run: command({
     name: 'run', args: 'FILE',
     summary: 'compile and run a Turn program; `call("echo", x)` prints a line; a durable run (--store, --durable) journals every nondeterministic step, and `suspend;` exits 0 with `suspended: RUN_ID` (docs/durability.md)',
-    sections: [['', { store: { ...STORE, help: 'a durable run: journal every nondeterministic step in the store in DIR' }, durable: { type: 'boolean', help: 'a durable run in the default store folder' }, watch: WATCH }], ['run options', RUN_OPTIONS]],
+    sections: [['', { store: { ...STORE, help: 'a durable run: journal every nondeterministic step in the store in DIR' }, durable: { type: 'boolean', help: 'a durable run in the default store folder' }, watch: WATCH, prices: PRICES }], ['run options', RUN_OPTIONS]],
   }),
   check: command({
     name: 'check', args: 'PATH...',
@@ -120,7 +121,7 @@ export const COMMANDS = {
   resume: command({
     name: 'resume', args: 'RUN',
     summary: 'continue a durable run (suspended, or killed) from its journal: recorded results are replayed, never re-asked; exit 3 when an effect\'s outcome is unknown',
-    sections: [['', { store: STORE, migrate: { type: 'boolean', help: 'move a run at a wait point to the file\'s current code (journaled)' }, ...RESTATE }], ['run options', RUN_OPTIONS]],
+    sections: [['', { store: STORE, migrate: { type: 'boolean', help: 'move a run at a wait point to the file\'s current code (journaled)' }, prices: PRICES, ...RESTATE }], ['run options', RUN_OPTIONS]],
   }),
   runs: command({
     name: 'runs', args: '',

@@ -10,6 +10,7 @@ import { printSetupError, reportResult } from './report.js';
 import { COMMANDS } from './commands.js';
 import { runOptionsFrom } from './run-options.js';
 import { err, parse, singleFile } from './usage.js';
+import { priceTableFrom, printTokenSummary } from './tokens.js';
 
 export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, COMMANDS.run.options, 'run');
@@ -19,6 +20,7 @@ export async function runCommand(args: string[]): Promise<number> {
     return watch('run', withoutWatch(args), [file]);
   }
   enableParseCache();
+  const prices = priceTableFrom(values.prices);
   const durable = values.durable === true || values.store !== undefined;
   const progress = ProgressLine.wanted(values.json === true) ? new ProgressLine() : undefined;
   const stdout = new StdoutLines(undefined, progress);
@@ -42,7 +44,10 @@ export async function runCommand(args: string[]): Promise<number> {
   progress?.close();
   if (signal !== undefined && result.kind === 'stopped') {
     await stdout.flush();
+    printTokenSummary(run.tokens(), prices, values.json === true);
     return reportInterrupted(signal, run.id, values.store);
   }
-  return reportResult(run, result, stdout, values.json === true);
+  const code = await reportResult(run, result, stdout, values.json === true);
+  printTokenSummary(run.tokens(), prices, values.json === true);
+  return code;
 }

@@ -14,6 +14,7 @@ import { reportInterrupted, withInterrupts } from './interrupt.js';
 import { StdoutLines } from './output.js';
 import { resolution } from './resolution.js';
 import { printSetupError, reportResult } from './report.js';
+import { priceTableFrom, printTokenSummary } from './tokens.js';
 import { COMMANDS } from './commands.js';
 import { runOptionsFrom } from './run-options.js';
 import { EXIT, UsageError, err, numberOption, parse } from './usage.js';
@@ -79,6 +80,7 @@ function runArg(positionals: string[], command: string, n = 1): string[] {
 async function resume(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, COMMANDS.resume.options, 'resume');
   const [id] = runArg(positionals, 'resume');
+  const prices = priceTableFrom(values.prices);
   return withStore(values.store, async (store) => {
     // what the run started with is recorded in the store; the flags given here override it
     const stdout = new StdoutLines();
@@ -101,9 +103,12 @@ async function resume(args: string[]): Promise<number> {
     const { value: result, signal } = await withInterrupts(run, () => run.start());
     if (signal !== undefined && result.kind === 'stopped') {
       await stdout.flush();
+      printTokenSummary(run.tokens(), prices, values.json === true);
       return reportInterrupted(signal, run.id, values.store);
     }
-    return reportResult(run, result, stdout, values.json === true);
+    const code = await reportResult(run, result, stdout, values.json === true);
+    printTokenSummary(run.tokens(), prices, values.json === true);
+    return code;
   });
 }
 

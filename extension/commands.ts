@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { buildRunInvocation } from './run-command.js';
-import { cliArgsFromSettings, readRunSettings } from './settings.js';
+import { cliArgsFromSettings, readRunSettings, telemetryEnv } from './settings.js';
 
 export const TASK_TYPE = 'turn';
 
@@ -54,7 +54,7 @@ export async function runFile(context: vscode.ExtensionContext, uri?: vscode.Uri
 
   const execution = new vscode.ProcessExecution(invocation.command, invocation.args, {
     cwd: folder?.uri.fsPath ?? path.dirname(file),
-    env: invocation.env,
+    env: { ...invocation.env, ...telemetryEnv(settings) },
   });
   const task = new vscode.Task(
     { type: TASK_TYPE, file, model },

@@ -2,7 +2,7 @@
 // Run File task (as `turn run` flags), the run panel and the debugger (as run options). No
 // `vscode` import: callers pass the configuration's `get`, and test/extension/ tests this file.
 import * as path from 'node:path';
-import { DEFAULT_MODEL, DEFAULT_STORE_DIR, defaultAdminUrl, type AuthorityOptions, type RunOptions } from '../runtime/index.js';
+import { DEFAULT_MODEL, DEFAULT_STORE_DIR, defaultAdminUrl, readPriceTable, type AuthorityOptions, type PriceTable, type RunOptions, type TelemetryOptions } from '../runtime/index.js';
 
 /** `vscode.WorkspaceConfiguration.get` of the `turn` section, as this file needs it. */
 export type SettingsGet = <T>(key: string, defaultValue: T) => T;
@@ -31,6 +31,40 @@ export interface RunSettings {
   contextEpisodic: number | undefined;
   /** runs from the run panel are durable, in the workspace's `.turn/` store (`turn.durableRuns`, default true) */
   durableRuns: boolean;
+  /** `turn.telemetry`: OpenTelemetry export of runs started in the editor (docs/observability.md); unset: the OTEL_* variables decide */
+  telemetry: TelemetryOptions | undefined;
+  /** `turn.pricesFile`: a price table that turns a run's token summary into money (docs/observability.md, *Costs*) */
+  pricesFile: string | undefined;
+}
+
+/** The price table `turn.pricesFile` names (relative to the workspace folder `cwd`), or undefined. Throws PriceTableError. */
+export function priceTableFromSettings(s: RunSettings, cwd: string): PriceTable | undefined {
+  return s.pricesFile === undefined ? undefined : readPriceTable(path.isAbsolute(s.pricesFile) ? s.pricesFile : path.join(cwd, s.pricesFile));
+}
+
+/** `turn.telemetry` as the settings give it: known fields of the right type only (headers stay in OTEL_EXPORTER_OTLP_HEADERS, never in plain-text settings). */
+function telemetrySetting(v: unknown): TelemetryOptions | undefined {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  const t: TelemetryOptions = {};
+  if (typeof o.enabled === 'boolean') t.enabled = o.enabled;
+  if (typeof o.endpoint === 'string' && o.endpoint.trim() !== '') t.endpoint = o.endpoint.trim();
+  if (typeof o.captureContent === 'boolean') t.captureContent = o.captureContent;
+  if (typeof o.serviceName === 'string' && o.serviceName.trim() !== '') t.serviceName = o.serviceName.trim();
+  return Object.keys(t).length > 0 ? t : undefined;
+}
+
+/** `turn.telemetry` as the OTEL_* variables of a `turn run` process (the Run File task). */
+export function telemetryEnv(s: RunSettings): Record<string, string> {
+  const t = s.telemetry;
+  if (!t) return {};
+  if (t.enabled === false) return { OTEL_SDK_DISABLED: 'true' };
+  const env: Record<string, string> = {};
+  if (t.endpoint !== undefined) env.OTEL_EXPORTER_OTLP_ENDPOINT = t.endpoint;
+  else if (t.enabled === true) env.OTEL_TRACES_EXPORTER = 'otlp';
+  if (t.serviceName !== undefined) env.OTEL_SERVICE_NAME = t.serviceName;
+  if (t.captureContent !== undefined) env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT = String(t.captureContent);
+  return env;
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : []);
@@ -38,6 +72,7 @@ const count = (v: unknown): number | undefined => (typeof v === 'number' && Numb
 
 export function readRunSettings(get: SettingsGet): RunSettings {
   const model = get<string>('model', DEFAULT_MODEL);
+  const prices = get<unknown>('pricesFile', '');
   return {
     model: typeof model === 'string' && model.trim() !== '' ? model.trim() : DEFAULT_MODEL,
     allowNet: strings(get<string[]>('run.allowNet', [])),
@@ -54,6 +89,8 @@ export function readRunSettings(get: SettingsGet): RunSettings {
     contextWorking: count(get<number | null>('run.contextWorking', null)),
     contextEpisodic: count(get<number | null>('run.contextEpisodic', null)),
     durableRuns: get<boolean>('durableRuns', true) !== false,
+    telemetry: telemetrySetting(get<unknown>('telemetry', null)),
+    pricesFile: typeof prices === 'string' && prices.trim() !== '' ? prices.trim() : undefined,
   };
 }
 
@@ -80,6 +117,7 @@ export function runOptionsFromSettings(s: RunSettings, cwd: string, extra: Pick<
     ...(s.maxTimeSeconds !== undefined ? { maxTimeMs: s.maxTimeSeconds * 1000 } : {}),
     ...(s.toolTimeoutSeconds !== undefined ? { toolTimeoutMs: s.toolTimeoutSeconds * 1000 } : {}),
     ...(s.contextWorking !== undefined || s.contextEpisodic !== undefined ? { context: { working: s.contextWorking, episodic: s.contextEpisodic } } : {}),
+    ...(s.telemetry ? { telemetry: s.telemetry } : {}),
     authority: {
       allowNet: s.allowNet,
       allowRead: resolveDirs(s.allowRead, cwd),

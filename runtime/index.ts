@@ -74,3 +74,8 @@ export { serveMcpNext, type ServeNextOptions } from './mcp/serve-next/index.js';
 
 // ---- files: a write a reader never sees half of (the extension's kept panel view)
 export { writeFileAtomic } from './fs-atomic.js';
+
+// ---- observability (docs/observability.md): OpenTelemetry export of a run, token summaries and costs
+export { telemetryConfig, TelemetryConfigError, type TelemetryOptions } from './telemetry/index.js';
+export { TokenTally, isRealModel, type ModelTokens } from './telemetry/tokens.js';
+export { readPriceTable, parsePriceTable, tokenSummary, summaryLines, costOf, PriceTableError, type PriceTable, type TokenSummary } from './telemetry/costs.js';

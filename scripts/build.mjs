@@ -38,11 +38,18 @@ const LAZY = {
   '@restatedev/restate-sdk': 'restate-sdk.js',
   'gpt-tokenizer/encoding/o200k_base': 'tokenizer.js',
 };
+// OpenTelemetry export (runtime/telemetry/otel.ts and the @opentelemetry packages it imports) is
+// bundled apart the same way, as dist/telemetry.js: runtime/telemetry/index.ts imports './otel.js'
+// only when a run exports traces, so a run without telemetry neither compiles nor runs any of it.
+const TELEMETRY = { source: 'runtime/telemetry/otel.ts', bundle: 'telemetry.js' };
 const lazyBundles = {
   name: 'lazy-bundles',
   setup(b) {
     const filter = new RegExp(`^(${Object.keys(LAZY).map((k) => k.replace(/[/.-]/g, '\\$&')).join('|')})$`);
     b.onResolve({ filter }, (args) => ({ path: `./${LAZY[args.path]}`, external: true }));
+    b.onResolve({ filter: /^\.\/otel\.js$/ }, (args) =>
+      /runtime[\\/]telemetry[\\/]index\.ts$/.test(args.importer) ? { path: `./${TELEMETRY.bundle}`, external: true } : undefined,
+    );
   },
 };
 
@@ -163,6 +170,7 @@ await Promise.all([
   build({ ...common, plugins: [lazyBundles], entryPoints: ['extension/debug/adapter-main.ts'], outfile: 'dist/debug-adapter.js' }),
   // third-party code, minified even in development: half the size to parse when it does load
   ...Object.entries(LAZY).map(([pkg, file]) => build({ ...common, minify: true, entryPoints: [require.resolve(pkg)], outfile: `dist/${file}` })),
+  build({ ...common, minify: true, entryPoints: [TELEMETRY.source], outfile: `dist/${TELEMETRY.bundle}` }),
   build({
     ...common,
     platform: 'browser',

@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { isWebviewMessage, missingCredential, PROTOCOL_VERSION, type HostMessage, type RunView, type StoredRunView } from '../protocol/panel.js';
 import { Runner } from './runner.js';
-import { readRunSettings, runOptionsFromSettings } from '../settings.js';
+import { priceTableFromSettings, readRunSettings, runOptionsFromSettings } from '../settings.js';
+import type { PriceTable } from '../../runtime/index.js';
 import { nonce, panelHtml } from './html.js';
 import type { TurnVault } from '../vault/vault.js';
 import { journalSteps, runWhatIf, withStore } from './whatif.js';
@@ -139,6 +140,19 @@ export class RunPanel {
     return runOptionsFromSettings(settings, cwd, { vault: this.vault, approve: (request) => this.vault.approve(request), oauth: { openUrl } });
   }
 
+  /** The price table of `turn.pricesFile` for the file's workspace; one that cannot be read is a notice, and the run goes unpriced. */
+  private pricesFor(file: string): PriceTable | undefined {
+    const uri = vscode.Uri.file(file);
+    const config = vscode.workspace.getConfiguration('turn', uri);
+    const cwd = vscode.workspace.getWorkspaceFolder(uri)?.uri.fsPath ?? path.dirname(file);
+    try {
+      return priceTableFromSettings(readRunSettings((key, dflt) => config.get(key, dflt)), cwd);
+    } catch (e) {
+      this.notice(e);
+      return undefined;
+    }
+  }
+
   /** Once a stored run has ended, the webview gets its journal (what-if and the scrubber work on it). */
   private async sendJournal(stored: StoredRunView): Promise<void> {
     const key = `${stored.storeDir}\u0000${stored.runId}`;
@@ -230,6 +244,10 @@ export class RunPanel {
       file,
       options: this.optionsFor(file),
       runId: ++this.runId,
+      ...(() => {
+        const prices = this.pricesFor(file);
+        return prices ? { prices } : {};
+      })(),
       ...(request ? { request } : {}),
       publish: (view) => {
         if (view.runId !== this.runId) return;

@@ -10,8 +10,8 @@
 // view (extension/runs/panel-requests.ts, through RunPanel.openStored), the Runner resumes that
 // stored run, or shows it as stored, instead of starting the file afresh.
 import {
-  countTokens, DEFAULT_MODEL, formatDiagnostic, inferOptionsText, renderValue, resumeRun, RunSetupError, startRun,
-  type ProcessView, type Run, type RunEvent, type RunOptions, type RunResult, type RunStore,
+  countTokens, DEFAULT_MODEL, formatDiagnostic, inferOptionsText, isRealModel, renderValue, resumeRun, RunSetupError, startRun, summaryLines, tokenSummary,
+  type PriceTable, type ProcessView, type Run, type RunEvent, type RunOptions, type RunResult, type RunStore,
 } from '../../runtime/index.js';
 import type { ActorView, ContextView, InferAttemptView, InferView, RunView, SiteView, TimelineItem } from '../protocol/panel.js';
 import { emptyRun } from '../protocol/panel.js';
@@ -31,6 +31,8 @@ export interface RunnerOptions {
   runId?: number;
   /** a stored run to resume or show instead of starting `file` afresh (the Runs view's actions) */
   request?: PanelRequest;
+  /** the price table of `turn.pricesFile`, which turns the run's token summary into money */
+  prices?: PriceTable;
 }
 
 const MAX_TEXT = 4_000;
@@ -151,6 +153,11 @@ export class Runner {
   }
 
   private settle(result: RunResult): void {
+    const real = this.run ? this.run.tokens().filter((t) => isRealModel(t.model) && t.calls + t.failed > 0) : [];
+    if (real.length > 0) {
+      const summary = tokenSummary(real, this.options.prices);
+      this.view.tokens = { ...summary, lines: summaryLines(summary) };
+    }
     if (this.stopped || result.kind === 'stopped') {
       this.view.status = 'stopped';
       return;

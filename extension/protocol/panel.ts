@@ -177,6 +177,16 @@ export interface RunView {
   timeline: TimelineItem[];
   /** a durable run: its id and store */
   stored?: StoredRunView | null;
+  /** the run's model requests and tokens when it asked a real model, priced with `turn.pricesFile` (docs/observability.md, *Costs*) */
+  tokens?: TokensView | null;
+}
+
+/** The token summary of a run (runtime/telemetry/costs.ts's TokenSummary). */
+export interface TokensView {
+  models: { model: string; calls: number; retries: number; failed: number; inputTokens: number; cachedTokens: number; outputTokens: number; unreported: number; cost?: number }[];
+  cost?: { total: number; currency: string; unpriced: string[] };
+  /** the summary as the CLI prints it, one line per model and the total */
+  lines: string[];
 }
 
 /** Host → webview. */

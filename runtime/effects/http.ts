@@ -41,6 +41,8 @@ export interface HttpContext {
   journal?: (entry: ApprovalRecord) => void;
   /** The effect's journal key: sent as `Idempotency-Key` on a request that is not idempotent. */
   idempotencyKey?: string;
+  /** The W3C trace context of the effect's span (runtime/telemetry): sent as `traceparent` unless the program set one. */
+  traceparent?: string;
   /** Redirects followed (each re-checked against the capability); default 5. */
   maxRedirects?: number;
   /** Largest response body read, in bytes; default 10 MiB. */
@@ -88,6 +90,7 @@ export async function performHttp(request: HttpRequest, ctx: HttpContext): Promi
   }
   // a service that deduplicates sees one request, however often an unknown outcome is retried
   if (ctx.idempotencyKey !== undefined && !SAFE_METHODS.has(method) && headers['idempotency-key'] === undefined) headers['idempotency-key'] = ctx.idempotencyKey;
+  if (ctx.traceparent !== undefined && headers.traceparent === undefined) headers.traceparent = ctx.traceparent;
   let body: string | undefined;
   if (request.body !== undefined && request.body !== null && method !== 'GET' && method !== 'HEAD') {
     if (typeof request.body === 'string') body = request.body;

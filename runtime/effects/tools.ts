@@ -61,6 +61,8 @@ export interface EffectToolContext {
   protectedFiles?: string[];
   /** a durable run's journal key of the effect being performed (sent as an HTTP Idempotency-Key) */
   idempotencyKey?: string;
+  /** the W3C trace context of the effect's span, when the run exports traces (runtime/telemetry): sent as an HTTP `traceparent` header and in MCP `_meta` */
+  traceparent?: string;
   /** aborted when the process that asked for the effect is cancelled or the run ends without it */
   signal?: AbortSignal;
   /** environment variables that hold the run's model keys (the model spec's api_key_env, a driver's secrets) */
@@ -520,6 +522,7 @@ export async function httpRequest(ctx: EffectToolContext, auth: unknown, method:
       redactor: ctx.redactor,
       timeoutMs: typeof o.timeout_ms === 'number' ? o.timeout_ms : ctx.timeoutMs,
       ...(ctx.idempotencyKey !== undefined ? { idempotencyKey: ctx.idempotencyKey } : {}),
+      ...(ctx.traceparent !== undefined ? { traceparent: ctx.traceparent } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     },
   );

@@ -65,10 +65,20 @@ export interface CallOptions {
   timeoutMs?: number;
   /** a durable run's journal key of the call, sent as `_meta["turn/idempotency-key"]` (the same on every retry of the effect) */
   idempotencyKey?: string;
+  /** the W3C trace context of the call's span (runtime/telemetry), sent as `_meta.traceparent` */
+  traceparent?: string;
 }
 
 /** The `_meta` key a server that deduplicates calls reads (`turn mcp --store`: serve-next/call-key.ts). */
 export const IDEMPOTENCY_META_KEY = 'turn/idempotency-key';
+
+/** A tools/call's `_meta`: its idempotency key and its trace context (the key MCP's trace-context proposal names), when it has them. */
+function callMeta(o: CallOptions): { _meta?: Record<string, string> } {
+  const meta: Record<string, string> = {};
+  if (o.idempotencyKey !== undefined) meta[IDEMPOTENCY_META_KEY] = o.idempotencyKey;
+  if (o.traceparent !== undefined) meta.traceparent = o.traceparent;
+  return Object.keys(meta).length > 0 ? { _meta: meta } : {};
+}
 
 /**
  * What the run answers when a server asks the client something (runtime/mcp/sessions.ts passes
@@ -357,7 +367,7 @@ export class McpSession {
     try {
       const result = await this.request(
         () =>
-          this.client.callTool({ name, arguments: args, ...(o.idempotencyKey !== undefined ? { _meta: { [IDEMPOTENCY_META_KEY]: o.idempotencyKey } } : {}) }, undefined, {
+          this.client.callTool({ name, arguments: args, ...callMeta(o) }, undefined, {
             onprogress: (p) => {
               clock.restart();
               o.onProgress?.(p);
@@ -454,7 +464,7 @@ export class McpSession {
     if (!this.capabilities?.tasks?.requests?.tools?.call) throw new McpError(`the MCP server ${describeServer(this.spec)} does not run tools/call as tasks`);
     const client = this.legacy(what);
     const created = await this.request(
-      () => client.request({ method: 'tools/call', params: { name, arguments: args, task: {} } }, CreateTaskResultSchema, { ...(o.signal ? { signal: o.signal } : {}), ...(o.timeoutMs !== undefined ? { timeout: o.timeoutMs } : {}) }),
+      () => client.request({ method: 'tools/call', params: { name, arguments: args, task: {}, ...(o.traceparent !== undefined ? { _meta: { traceparent: o.traceparent } } : {}) } }, CreateTaskResultSchema, { ...(o.signal ? { signal: o.signal } : {}), ...(o.timeoutMs !== undefined ? { timeout: o.timeoutMs } : {}) }),
       what,
     );
     const taskId = created.task.taskId;

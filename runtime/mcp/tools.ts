@@ -34,6 +34,8 @@ export interface McpToolContext {
   oauth?: OAuthOptions;
   /** a durable run's journal key of this call: sent as `_meta["turn/idempotency-key"]`, so a server that deduplicates (turn mcp --store) performs a retry after a kill once */
   idempotencyKey?: string;
+  /** the W3C trace context of the call's span (runtime/telemetry): sent as `_meta.traceparent` */
+  traceparent?: string;
 }
 
 /** The tool names, and which of them change nothing (replayed or retried freely). */
@@ -78,7 +80,7 @@ export async function mcpCall(ctx: McpToolContext, auth: unknown, server: unknow
   const clean = Object.fromEntries(Object.entries((args ?? {}) as Record<string, unknown>).filter(([, v]) => v !== null && v !== undefined));
   if (o.task !== undefined && o.task !== null && typeof o.task !== 'boolean') throw new McpError('mcp_call: the "task" option must be a Bool');
   const result = await sessions(ctx).use(spec, ctx, identityOf(auth), ctx.pid ?? 0, tool, async (s, onProgress) => {
-    const call = { onProgress, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}), ...(ctx.idempotencyKey !== undefined ? { idempotencyKey: ctx.idempotencyKey } : {}) };
+    const call = { onProgress, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}), ...(ctx.idempotencyKey !== undefined ? { idempotencyKey: ctx.idempotencyKey } : {}), ...(ctx.traceparent !== undefined ? { traceparent: ctx.traceparent } : {}) };
     return o.task === true || (o.task !== false && (await s.needsTask(tool))) ? s.callToolAsTask(tool, clean, call) : s.callTool(tool, clean, call);
   }, ctx.holdClock);
   return toolReply(tool, result, outputSchema);

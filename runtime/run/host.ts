@@ -29,6 +29,8 @@ import { createModel, inferRetriesFromEnv, ModelInputError, resolveModelSpec, Un
 import { RunSetupError } from './errors.js';
 import type { AuthorityOptions, RunOptions } from './options.js';
 import type { JournaledApprovals } from '../ports/approval.js';
+import { openTelemetry, telemetryConfig, TelemetryConfigError, type RunTelemetry } from '../telemetry/index.js';
+import { TokenTally } from '../telemetry/tokens.js';
 
 /** The most one effect tool call may take by default (`toolTimeoutMs`, `--tool-timeout`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -58,7 +60,19 @@ export interface RunHost {
   setDurable(durable: boolean): void;
   /** the program's literal MCP launch maps (Bundle.launchMaps): the only stdio servers the run may start */
   allowLaunches(bundle: Pick<Bundle, 'launchMaps'>): void;
+  /** the run's OpenTelemetry export (runtime/telemetry), when it has one */
+  telemetry?: RunTelemetry;
+  /** the requests the run sent to its model and their tokens (the token summary) */
+  tokens: TokenTally;
   close(): void;
+}
+
+/** What the host's telemetry needs that the options do not say. */
+export interface HostTelemetryContext {
+  /** the program's name on the run's span (default: the entry file's name) */
+  program?: string;
+  /** the traceparent a durable run recorded when it started: a resume links to it */
+  resumes?: string;
 }
 
 const approvalHook = (approve: AuthorityOptions['approve']): ApprovalHook => {
@@ -294,7 +308,7 @@ function replyTokens(reply: InferReply): number | undefined {
  * Builds the host of a run. `knowledgeRunId`: the id std/knowledge writes under (a durable run
  * passes its own, so a resumed run still sees its drafts). Throws RunSetupError.
  */
-export async function buildHost(options: RunOptions, knowledgeRunId?: () => string): Promise<RunHost> {
+export async function buildHost(options: RunOptions, knowledgeRunId?: () => string, telemetryContext: HostTelemetryContext = {}): Promise<RunHost> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const a = options.authority ?? {};
@@ -361,6 +375,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
       throw new RunSetupError('usage', `cannot write the trace to ${options.traceFile}: ${(e as Error).message}`);
     }
   }
+  const tokens = new TokenTally();
   const knowledge = lazyKnowledge({ cwd, env, runId: knowledgeRunId });
   const toolTimeoutMs = options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const usage = newUsage();
@@ -400,7 +415,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   const budgeted = budgetedModel<[InferRequest, InferIO?], InferReply>(
     capabilities,
     usage,
-    (request, io) => model.infer(withSampling(request, sampling), io),
+    (request, io) => tokens.count(model.provider.name, io, (watched) => model.infer(withSampling(request, sampling), watched)),
     {
       approve,
       summary: (request) => `a model call to ${model.provider.name} (infer ${request.typeName})`,
@@ -472,6 +487,23 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     if (read.issues.length > 0 || typeof read.value !== 'string') throw new Error(`the model's reply is not text: ${read.issues.map((i) => i.message).join('; ') || 'no value'}`);
     return { text: read.value, model: model.provider.name };
   }
+  // the last thing here that can fail: a span once opened is always ended (by Run.start, else by close)
+  let telemetry: RunTelemetry | undefined;
+  try {
+    const config = telemetryConfig(options.telemetry, env);
+    if (config) {
+      const program = telemetryContext.program ?? (options.file !== undefined ? nodePath.basename(options.file) : 'run');
+      telemetry = await openTelemetry(config, { redact: (t) => redactor.redact(t), model: model.provider.name, program, ...(telemetryContext.resumes !== undefined ? { resumes: telemetryContext.resumes } : {}) });
+    }
+  } catch (e) {
+    trace?.close();
+    if (e instanceof TelemetryConfigError) throw new RunSetupError('usage', e.message);
+    throw e;
+  }
+  if (telemetry) {
+    const t = telemetry;
+    sinks.push((e) => t.sink(e));
+  }
   const host: Host = {
     output: (line) => options.onOutput?.(redactor.redact(line)),
     ...(options.flushOutput ? { flushOutput: options.flushOutput } : {}),
@@ -498,7 +530,9 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     tool: (request: ToolRequest) =>
       guard(async () => {
         if (hold) await hold({ kind: 'effect', pid: request.pid, description: `waiting on an effect (${request.name})` });
-        const ctx = request.approvals ? { ...effects, approve: journaled(request.approvals) } : effects;
+        telemetry?.describeTool(request);
+        const traceparent = telemetry?.traceparent(request.pid);
+        const ctx = { ...effects, ...(request.approvals ? { approve: journaled(request.approvals) } : {}), ...(traceparent !== undefined ? { traceparent } : {}) };
         return toolTimeoutMs > 0 ? timed(ctx, request, toolTimeoutMs, clocks) : performTool(ctx, request);
       }),
     // the grant each effect's journal entry records (runtime/effects/grants.ts)
@@ -526,6 +560,8 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     usage,
     model,
     inferRetries,
+    ...(telemetry ? { telemetry } : {}),
+    tokens,
     refuse: (reason) => {
       refused = reason;
     },
@@ -552,6 +588,8 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
       // the run's MCP servers end with it (stdin closed, then SIGTERM); their last events go to the trace first
       void mcp.closeAll();
       trace?.close();
+      // a run that never started (a resume refused after the host was built): its span ends here
+      void telemetry?.end({ kind: 'closed' });
       knowledge.close();
       if (model.provider.kind === 'local') void model.provider.dispose?.();
     },

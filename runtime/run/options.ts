@@ -9,6 +9,7 @@ import type { RunStore } from '../store/types.js';
 import type { ChildPlacement } from '../ports/placement.js';
 import type { ToolRequest } from '../ports/host.js';
 import type { ElicitationAnswer, ElicitationQuestion } from '../mcp/elicitation.js';
+import type { TelemetryOptions } from '../telemetry/config.js';
 
 /** What a run may do beyond computing (docs/authority.md). Nothing is granted unless given. */
 export interface AuthorityOptions {
@@ -116,4 +117,6 @@ export interface RunOptions {
   placement?: ChildPlacement & { perform(request: ToolRequest): Promise<unknown> };
   /** a run `turn mcp` serves: its MCP client, which progress, elicitation and sampling reach (runtime/mcp/serve/) */
   mcpCaller?: McpCaller;
+  /** OpenTelemetry export of the run's spans (docs/observability.md); unset: the OTEL_* variables decide */
+  telemetry?: TelemetryOptions;
 }

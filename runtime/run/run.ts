@@ -26,6 +26,7 @@ import { originNote, userLocation } from '../locate.js';
 import { processViews, type ProcessView } from '../durable/views.js';
 import type { ProcessInfo } from '../vm/actors.js';
 import { walk } from '../syntax/walk.js';
+import type { ModelTokens } from '../telemetry/tokens.js';
 
 /** A run-time error of the program, located in its source (message redacted). */
 export type ProgramError = Extract<RunOutcome, { ok: false }>['error'];
@@ -95,6 +96,7 @@ export class Run {
     });
     this.vm.placement = placement;
     const vm = this.vm;
+    setup.telemetry?.bind({ ...(durability ? { runId: durability.record.id } : {}), replaying: () => this.replaying, processName: (pid) => this.processName(pid) });
     setup.attachEvents((body) => vm.events.emit(body));
     setup.allowLaunches(bundle);
     setup.setDurable(durability !== undefined);
@@ -140,6 +142,11 @@ export class Run {
     return this.durable?.replaying ?? false;
   }
 
+  /** The requests this run sent to its model(s) in this OS process, and their tokens (a replayed call sent none). */
+  tokens(): ModelTokens[] {
+    return this.setup.tokens.summary();
+  }
+
   /** Redacts the run's secrets from a text (for messages built outside the run). */
   redact(text: string): string {
     return this.setup.redactor.redact(text);
@@ -166,7 +173,18 @@ export class Run {
 
   /** Runs the program until it ends, suspends, waits or is stopped. Calling it again returns the same result. */
   start(): Promise<RunResult> {
-    this.started ??= this.execute().finally(() => this.close());
+    this.started ??= this.execute()
+      .then(
+        async (result) => {
+          await this.setup.telemetry?.end(outcomeOf(result));
+          return result;
+        },
+        async (e: unknown) => {
+          await this.setup.telemetry?.end({ kind: 'aborted', message: this.redact(e instanceof Error ? e.message : String(e)) });
+          throw e;
+        },
+      )
+      .finally(() => this.close());
     return this.started;
   }
 
@@ -311,6 +329,13 @@ export class Run {
 }
 
 
+/** A run's result as its telemetry span records it. */
+function outcomeOf(result: RunResult): { kind: string; message?: string } {
+  if (result.kind === 'failed') return { kind: 'failed', message: result.error.message };
+  if (result.kind === 'aborted') return { kind: 'aborted', message: result.message };
+  return { kind: result.kind };
+}
+
 /** A compiled program, with what its check had to say short of an error. */
 export interface CompiledProgram extends FreshCode {
   /** warnings and notes of the check (errors throw) */
@@ -417,7 +442,7 @@ export async function startRun(options: RunOptions & { file: string; meta?: RunM
   let runId: string | undefined;
   let storelessId: string | undefined;
   // the host first: a bad model spec or secrets file is reported before the program is compiled
-  const setup = await buildHost(options, () => runId ?? (storelessId ??= newRunId()));
+  const setup = await buildHost(options, () => runId ?? (storelessId ??= newRunId()), { program: path.basename(options.file) });
   let code;
   try {
     code = await compileProgram(options.file, options);
@@ -441,7 +466,8 @@ export async function startRun(options: RunOptions & { file: string; meta?: RunM
           bytecodeHash: code.bundle.version,
           semanticsVersion: SEMANTICS_VERSION,
           policies: POLICY_VERSIONS,
-          meta: { cwd, pid: process.pid, options: recordable(options), ...(options.meta ?? {}) },
+          // the run's span: the resumes' spans link to it (runtime/telemetry)
+          meta: { cwd, pid: process.pid, options: recordable(options), ...(setup.telemetry ? { traceparent: setup.telemetry.root } : {}), ...(options.meta ?? {}) },
         },
         { hash: code.bundle.version, bytes: sourcesOf(code.units, code.entryPath) },
       );
@@ -489,7 +515,8 @@ export async function resumeRun(options: RunOptions & { runId: string; migrate?:
   let setup;
   options = withRecorded(options, prepared.run);
   try {
-    setup = await buildHost(options, () => options.runId);
+    const recorded = prepared.run.meta.traceparent;
+    setup = await buildHost(options, () => options.runId, { program: path.basename(prepared.run.entry), ...(typeof recorded === 'string' ? { resumes: recorded } : {}) });
   } catch (e) {
     return fail(e);
   }

@@ -11,6 +11,7 @@ import { resumeRun, startRun, type Run } from '../run/run.js';
 import type { AuthorityOptions, RunOptions } from '../run/options.js';
 import type { RunEvent } from '../events/index.js';
 import { DEFAULT_MODEL } from '../run/model.js';
+import { MAX_SAMPLES } from '../infer/consistency.js';
 import { formatDiagnostic } from '../diagnostics.js';
 import { closestExchange, type Exchange, type LoadedCassette } from './cassette.js';
 import { ExchangeLog, type SeenRequest } from './exchanges.js';
@@ -156,7 +157,7 @@ export const emptyStats = (): InferenceStats => ({ calls: 0, inputTokens: 0, out
 /** Adds a model call's reply or error (the run events `infer.reply`, `infer.error`) to `stats`; other events leave it as it is. */
 export function countInference(stats: InferenceStats, e: RunEvent): void {
   if (e.kind === 'infer.reply') {
-    stats.calls++;
+    stats.calls += requestsOf(e);
     stats.inputTokens += e.usage?.inputTokens ?? 0;
     stats.outputTokens += e.usage?.outputTokens ?? 0;
     stats.latencyMs += e.latencyMs;
@@ -164,7 +165,21 @@ export function countInference(stats: InferenceStats, e: RunEvent): void {
   } else if (e.kind === 'infer.error') {
     stats.calls++;
     stats.latencyMs += e.latencyMs;
+  } else if (e.kind === 'http.retry') {
+    // the request that failed and is sent again was a request too
+    stats.calls++;
   }
+}
+
+/**
+ * The HTTP requests behind one reply: a self-consistent call of k samples sent k (its meta lists
+ * the samples answered and counts the ones that failed, runtime/infer/consistency.ts), else one.
+ */
+function requestsOf(e: Extract<RunEvent, { kind: 'infer.reply' }>): number {
+  const samples = e.meta?.samples;
+  if (!Array.isArray(samples)) return 1;
+  const failed = e.meta?.failedSamples;
+  return Math.min(MAX_SAMPLES, samples.length + (typeof failed === 'number' && Number.isSafeInteger(failed) && failed > 0 ? failed : 0));
 }
 
 /**

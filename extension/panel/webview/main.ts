@@ -100,7 +100,8 @@ function renderHeader(run: RunView | null): void {
 function renderOutput(run: RunView): void {
   fill(output, h('h2', {}, 'Output'), h('pre', {}, run.output.join('\n')),
     run.result !== null ? h('div', { id: 'result' }, h('span', { class: 'result-label' }, 'result: '), h('code', { class: 'result-text' }, run.result), valueTree(run.result, 'result')) : null,
-    run.error ? errorView(run.error) : null);
+    run.error ? errorView(run.error) : null,
+    run.tokens ? h('div', { id: 'tokens', class: 'muted' }, ...run.tokens.lines.map((l) => h('div', {}, l))) : null);
 }
 
 function renderVault(): void {
