@@ -10,6 +10,7 @@ import type { RunOptions } from '../run/options.js';
 import type { RunStore } from '../store/types.js';
 import { EmbedError } from './errors.js';
 import type { TurnStore } from './store.js';
+import type { TelemetryOptions } from '../telemetry/config.js';
 
 /** What a run may reach beyond computing (docs/authority.md): nothing unless listed. */
 export interface Grants {
@@ -44,10 +45,10 @@ export interface Budgets {
 export type EffectKind = 'network' | 'files' | 'model' | 'spawn' | 'env';
 
 /**
- * Telemetry of a run (OpenTelemetry, docs/observability.md). Passed through to the run untouched;
- * what it holds is the telemetry layer's to define.
+ * Telemetry of a run (OpenTelemetry, docs/observability.md): `true` exports as the OTEL_* variables
+ * say, `false` never exports, an object says where and how (TelemetryOptions).
  */
-export type TelemetryOption = Readonly<Record<string, unknown>> | boolean;
+export type TelemetryOption = TelemetryOptions | boolean;
 
 export interface TurnOptions {
   /** the model spec (`mock`, `script:FILE`, `openai:MODEL?...`; docs/inference.md); default: env TURN_MODEL, else mock */
@@ -157,8 +158,10 @@ export function runOptionsOf(options: TurnOptions = {}): RunOptions {
   set('maxTokens', own(options, 'maxTokens'));
   set('consistency', own(options, 'consistency'));
   set('onOutput', own(options, 'onOutput'));
-  // handed to the run as given: the telemetry layer reads it (docs/observability.md)
+  // read by the telemetry layer (docs/observability.md); a boolean is its `enabled`
   const telemetry = own(options, 'telemetry');
-  if (telemetry !== undefined) Object.assign(run, { telemetry });
+  if (typeof telemetry === 'boolean') run.telemetry = { enabled: telemetry };
+  else if (telemetry !== undefined && telemetry !== null && typeof telemetry === 'object') run.telemetry = telemetry;
+  else if (telemetry !== undefined) throw new EmbedError('usage', 'telemetry must be true, false or an object (docs/observability.md)');
   return run;
 }

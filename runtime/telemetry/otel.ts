@@ -10,7 +10,7 @@
 // and runtime/telemetry/index.ts imports it when a run exports. It imports nothing else of the
 // runtime but types: what it needs of the run (the redactor, names) is handed to it.
 import { context as otelContext, trace, SpanKind, SpanStatusCode, type Attributes, type AttributeValue, type Context, type Link, type Span, type Tracer, type TracerProvider } from '@opentelemetry/api';
-import { BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { RunEvent } from '../events/index.js';
@@ -81,11 +81,33 @@ function provider(config: TelemetryConfig): Provider {
     return { tracer: (config.tracerProvider as TracerProvider).getTracer('turn'), flush: async () => {} };
   }
   if (config.exporter !== undefined) return own(new SimpleSpanProcessor(config.exporter as SpanExporter), true);
-  if (config.console) return own(new SimpleSpanProcessor(new ConsoleSpanExporter()));
+  if (config.console) return own(new SimpleSpanProcessor(new StderrSpanExporter()));
   // no endpoint given: an app that registered its own provider gets the spans there, under its active span
   if (config.url === undefined && globalProviderRegistered()) return { tracer: trace.getTracer('turn'), flush: async () => {} };
   const exporter = new OTLPTraceExporter({ url: config.url ?? DEFAULT_OTLP_TRACES_URL, headers: config.headers, timeoutMillis: config.timeoutMs });
   return own(new BatchSpanProcessor(exporter, { exportTimeoutMillis: config.timeoutMs }));
+}
+
+/**
+ * OTEL_TRACES_EXPORTER=console: a JSON line per span on standard error. The SDK's ConsoleSpanExporter
+ * prints to standard output, where it would mix with the program's own output (`turn run x.tn > out`).
+ */
+class StderrSpanExporter implements SpanExporter {
+  export(spans: ReadableSpan[], done: (result: { code: number }) => void): void {
+    for (const s of spans) {
+      const { traceId, spanId } = s.spanContext();
+      const line = {
+        name: s.name, traceId, spanId, parentSpanId: s.parentSpanContext?.spanId, kind: s.kind,
+        startTime: s.startTime, duration: s.duration, attributes: s.attributes, status: s.status,
+        events: s.events.map((e) => ({ name: e.name, attributes: e.attributes })),
+      };
+      process.stderr.write(JSON.stringify(line) + '\n');
+    }
+    done({ code: 0 }); // ExportResultCode.SUCCESS
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 /** A span and the context that makes it a parent. */

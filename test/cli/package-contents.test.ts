@@ -46,4 +46,11 @@ test('the packed turn runs a program that uses a standard module, from outside t
   const r = spawnSync(process.execPath, [path.join(unpacked, 'package', 'bin', 'turn.js'), 'run', program], { cwd: tmp, encoding: 'utf8', timeout: 600_000 });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /"packed": true/);
+  // OpenTelemetry is a bundle of its own (dist/telemetry.js), loaded only when a run exports traces:
+  // the package must hold it, or a traced run of the installed turn fails
+  const traced = spawnSync(process.execPath, [path.join(unpacked, 'package', 'bin', 'turn.js'), 'run', program], {
+    cwd: tmp, encoding: 'utf8', timeout: 600_000, env: { ...process.env, OTEL_TRACES_EXPORTER: 'console' },
+  });
+  assert.equal(traced.status, 0, traced.stderr);
+  assert.match(traced.stderr, /invoke_agent|gen_ai|turn\.run/);
 });
