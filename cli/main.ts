@@ -70,6 +70,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./record.js')).recordCommand(rest);
     case 'eval':
       return (await import('./eval.js')).evalCommand(rest);
+    case 'calibrate':
+      return (await import('./calibrate.js')).calibrateCommand(rest);
     case 'fmt': {
       const { fmtCommand } = await import('./fmt.js');
       return fmtCommand(rest);
