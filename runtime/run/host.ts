@@ -371,7 +371,9 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   }
   const calibrator = calibration.calibrator;
   /** The reply with its confidence's calibration (journaled with it, so a replay binds the same value). */
-  const calibrate = (request: InferRequest, reply: InferReply): InferReply => {
+  const calibrate = (request: InferRequest, given: InferReply): InferReply => {
+    // only this host calibrates: a `calibration` a provider's reply carried is dropped
+    const { calibration: _dropped, ...reply } = given;
     if (!calibrator) return reply;
     const read = interpret(request.schema, reply);
     const c = read.confidence ? calibrator.calibrate(read.confidence) : undefined;
