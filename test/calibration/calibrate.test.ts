@@ -105,6 +105,34 @@ test('a map fitted on one model is never applied to another: a clear warning, an
   assert.match(swapped.notes[0], /not for this run's model script:replies\.json/);
 });
 
+test('each source has its own map: --consistency calibrates agreement, a single call its self-report', async () => {
+  const dir = workspace();
+  const replies: unknown[] = [];
+  for (let i = 0; i < 60; i++) {
+    // the three samples agree on "yes" for even cases (right), split 2-1 on "no" for odd ones (wrong)
+    replies.push({ match: `^Q${i}:`, sample: 1, value: i % 2 === 0 ? 'yes' : 'no', confidence: 0.9, repeat: true });
+    replies.push({ match: `^Q${i}:`, sample: 2, value: i % 2 === 0 ? 'yes' : 'no', confidence: 0.9, repeat: true });
+    replies.push({ match: `^Q${i}:`, sample: 3, value: 'yes', confidence: 0.9, repeat: true });
+  }
+  replies.push({ match: '^Q', value: 'yes', confidence: 0.9, repeat: true });
+  fs.writeFileSync(path.join(dir, 'sampled.json'), JSON.stringify({ replies }));
+  const model = script(dir, 'sampled.json');
+  const report = await calibrate({ dataset: 'cases.jsonl', cwd: dir, model, consistency: 3 });
+  assert.deepEqual(report.sources.map((s) => [s.source, s.fitted]), [['agreement', 60], ['reported', 60]]);
+  const agreement = report.sources.find((s) => s.source === 'agreement')!;
+  // agreement 1 is always right, 2/3 always wrong: the map separates them (shrunk: 30.5/31 and 0.5/31)
+  assert.equal(agreement.before.auroc, 1);
+  const maps = readCalibration(path.join(dir, '.turn', 'calibration.json'))!.maps;
+  const byId = new Map(maps.map((m) => [m.source, m]));
+  const sampled = await startRun({ file: path.join(dir, 'one.tn'), cwd: dir, model, consistency: 3 });
+  const r1 = await sampled.start();
+  assert.equal((r1 as { json: unknown }).json, applyMap(byId.get('agreement')!, 1));
+  assert.ok(Math.abs(applyMap(byId.get('agreement')!, 1) - 30.5 / 31) < 1e-12);
+  const single = await run(dir, model);
+  assert.equal(single.reply.confidence!.source, 'reported');
+  assert.equal(single.reply.confidence!.calibration, byId.get('reported')!.id);
+});
+
 test('a replay binds the journaled calibrated value, whatever the calibration file says by then', async () => {
   const dir = workspace();
   await calibrate({ dataset: 'cases.jsonl', cwd: dir, model: script(dir) });
