@@ -35,6 +35,7 @@ export async function calibrateCommand(args: string[]): Promise<number> {
     throw e;
   }
   if (progress) process.stderr.write('\n');
+  if (report.stopped) err(`turn: warning: ${report.stopped}`);
   process.stdout.write(values.json ? JSON.stringify(report) + '\n' : reportTable(report));
   return EXIT.ok;
 }
@@ -42,7 +43,8 @@ export async function calibrateCommand(args: string[]): Promise<number> {
 const f3 = (x: number | null | undefined): string => (x === null || x === undefined ? '-' : x.toFixed(3));
 
 export function reportTable(r: CalibrationReport): string {
-  const lines = [`${r.cases} cases against ${identityText(r.model)}${r.failed > 0 ? `, ${r.failed} failed (no conforming reply; left out)` : ''}`];
+  const asked = r.results.length === r.cases ? `${r.cases}` : `${r.results.length} of ${r.cases}`;
+  const lines = [`${asked} cases against ${identityText(r.model)}${r.failed > 0 ? `, ${r.failed} failed (no conforming reply; left out)` : ''}`];
   const rows = [['source', 'fitted', 'held out', 'measured on', 'accuracy', 'ECE before', 'ECE after', 'Brier before', 'Brier after', 'AUROC', 'map']];
   for (const s of r.sources) {
     rows.push([s.source, String(s.fitted), String(s.heldOut), s.on, f3(s.before.accuracy), f3(s.before.ece), f3(s.after?.ece), f3(s.before.brier), f3(s.after?.brier), f3(s.before.auroc), s.map ?? `none: ${s.skipped}`]);

@@ -63,6 +63,8 @@ export interface CalibrationReport {
   sources: SourceReport[];
   /** the file the maps were written to */
   file?: string;
+  /** why the cases after some were not asked (a run-wide budget, --max-model-tokens, was spent) */
+  stopped?: string;
   results: CaseResult[];
 }
 
@@ -92,6 +94,7 @@ export async function calibrate(options: CalibrateOptions): Promise<CalibrationR
   // the raw confidences are what is measured: no calibration file is read
   const setup = await buildHost({ ...options, calibration: false });
   const results: CaseResult[] = [];
+  let stopped: string | undefined;
   try {
     for (const [i, c] of cases.entries()) {
       const outcome = await runInfer(
@@ -106,7 +109,10 @@ export async function calibrate(options: CalibrateOptions): Promise<CalibrationR
       results.push(result);
       options.onCase?.(i + 1, cases.length, result);
       // a run-wide budget spent ends the calibration: the cases after it would all fail the same way
-      if (!outcome.ok && outcome.details.reason === 'budget') throw new Error(outcome.message);
+      if (!outcome.ok && outcome.details.reason === 'budget') {
+        stopped = `stopped after case ${i + 1} of ${cases.length}: ${outcome.message}`;
+        break;
+      }
     }
   } finally {
     setup.close();
@@ -120,7 +126,7 @@ export async function calibrate(options: CalibrateOptions): Promise<CalibrationR
     file = path.resolve(cwd, options.out ?? DEFAULT_CALIBRATION_FILE);
     writeCalibration(file, maps);
   }
-  return { model: identity, dataset: datasetFile, cases: cases.length, failed: results.filter((r) => !r.ok).length, sources, ...(file ? { file } : {}), results };
+  return { model: identity, dataset: datasetFile, cases: cases.length, failed: results.filter((r) => !r.ok).length, sources, ...(file ? { file } : {}), ...(stopped ? { stopped } : {}), results };
 }
 
 /** Fits a map per source with at least MIN_CASES fitted cases, and measures each before and after. */

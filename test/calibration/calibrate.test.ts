@@ -232,6 +232,13 @@ test('the turn calibrate command: the table, the file, located errors and exit c
   const usage = turn(['calibrate', 'cases.jsonl', '--holdout', '2'], { cwd: dir });
   assert.equal(usage.code, 64);
   assert.match(usage.stderr, /--holdout needs a share from 0 to 0\.9/);
+  // a run-wide budget spent stops the calibration with a warning, and what was measured is reported
+  const spent = turn(['calibrate', 'cases.jsonl', '--model', 'script:replies.json', '--max-model-tokens', '2000', '--dry-run'], { cwd: dir });
+  assert.equal(spent.code, 0, spent.stderr);
+  assert.match(spent.stderr, /^turn: warning: stopped after case (\d+) of 60: .*model token budget of 2000/m);
+  const n = /stopped after case (\d+)/.exec(spent.stderr)![1];
+  assert.match(spent.stdout, new RegExp(`^${n} of 60 cases against script:replies\\.json`));
+  assert.match(spent.stdout, /no map written/);
   // turn run takes the file and warns for another model
   const other = turn(['run', 'one.tn', '--model', 'script:other.json', '--calibration', 'cal.json'], { cwd: dir });
   assert.equal(other.code, 0, other.stderr);
