@@ -16,6 +16,9 @@ import { calibrated } from '../../runtime/infer/confidence.js';
 import { resumeRun, startRun, RunSetupError, type RunResult } from '../../runtime/run/index.js';
 import type { RunEvent } from '../../runtime/events/index.js';
 import { turn } from '../cli/run-cli.js';
+import { Runner } from '../../extension/panel/runner.js';
+import { isRunView } from '../../extension/protocol/panel.js';
+import { MemoryVault } from '../../runtime/effects/vault.js';
 
 /** 60 yes/no cases; the script model says "yes" to the even ones only and reports 0.9 (or 0.6 for every third): overconfident. */
 function workspace(): string {
@@ -86,6 +89,18 @@ test('a run of the calibrated model binds the calibrated confidence; the trace h
   // --calibration none: raw
   const raw = await run(dir, script(dir), { calibration: false });
   assert.equal((raw.result as { json: unknown }).json, 0.9);
+});
+
+test('the run panel\'s data has the calibrated confidence, the raw one and the map\'s id', async () => {
+  const dir = workspace();
+  await calibrate({ dataset: 'cases.jsonl', cwd: dir, model: script(dir) });
+  const map = readCalibration(path.join(dir, '.turn', 'calibration.json'))!.maps[0];
+  const view = await new Runner({ file: path.join(dir, 'one.tn'), options: { model: script(dir), cwd: dir, authority: { vault: new MemoryVault({}) } }, publish: () => {} }).start();
+  assert.equal(view.status, 'done', JSON.stringify(view.error));
+  assert.ok(isRunView(view));
+  const attempt = view.infers[0].attempts[0];
+  assert.equal(attempt.confidence, applyMap(map, 0.9));
+  assert.deepEqual(attempt.calibration, { source: 'reported', raw: 0.9, map: map.id });
 });
 
 test('a map fitted on one model is never applied to another: a clear warning, and the raw value', async () => {
