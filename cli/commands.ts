@@ -58,6 +58,7 @@ export const RUN_OPTIONS = {
   temperature: { type: 'string', arg: 'T', help: 'the sampling temperature of every model call (default: the model spec\'s, else the server\'s)' },
   'max-tokens': { type: 'string', arg: 'N', help: 'the output bound of every model call (default: the spec\'s max_tokens, else derived from the type)' },
   consistency: { type: 'string', arg: 'K', help: 'ask each model call K times and take their agreement as the confidence (default 1)' },
+  calibration: { type: 'string', arg: 'FILE|none', help: 'the calibration maps `turn calibrate` fitted, applied to this model\'s confidences (default .turn/calibration.json when it exists; none: raw confidences)' },
   'refresh-schemas': { type: 'boolean', help: 'fetch the URL specs of use schema::... again' },
   offline: { type: 'boolean', help: 'fetch nothing at compile time (cached specs only)' },
   answer: {
@@ -195,6 +196,16 @@ export const COMMANDS = {
       'import-from': { type: 'string', arg: 'PKG', help: 'where the client imports the Turn library from (default turn-vscode)' },
       watch: { type: 'boolean', help: 'write it again each time a .tn file beside FILE changes (stop with Ctrl-C)' },
     }]],
+  }),
+  calibrate: command({
+    name: 'calibrate', args: 'DATASET',
+    summary: 'ask a model the labeled cases of a JSONL dataset, report ECE, Brier and AUROC per confidence source, and fit the maps a run then applies to that model\'s confidences (docs/inference.md, Calibration)',
+    sections: [['', {
+      out: { type: 'string', arg: 'FILE', help: 'the calibration file to write (default .turn/calibration.json; the maps of other models stay)' },
+      holdout: { type: 'string', arg: 'SHARE', help: 'set this share of the cases apart (0 to 0.9, by a hash of their id) and measure the maps on them (default 0: measured on the cases they were fitted on)' },
+      'dry-run': { type: 'boolean', help: 'measure and fit, write nothing' },
+      json: { type: 'boolean', help: 'the report, every case included, as one JSON object' },
+    }], ['run options', RUN_OPTIONS]],
   }),
   lsp: command({
     name: 'lsp', args: '',

@@ -72,6 +72,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./eval.js')).evalCommand(rest);
     case 'gen':
       return (await import('./gen.js')).genCommand(rest);
+    case 'calibrate':
+      return (await import('./calibrate.js')).calibrateCommand(rest);
     case 'fmt': {
       const { fmtCommand } = await import('./fmt.js');
       return fmtCommand(rest);

@@ -89,6 +89,7 @@ export function runOptionsFrom(values: Values): RunOptions {
     ...(values.temperature !== undefined ? { temperature: temperatureOption(values.temperature) } : {}),
     maxTokens: values['max-tokens'] === '0' ? usage('--max-tokens needs a whole number >= 1') : numberOption(values['max-tokens'], 'max-tokens'),
     consistency: numberOption(values.consistency, 'consistency'),
+    ...(values.calibration !== undefined ? { calibration: values.calibration === 'none' ? false : String(values.calibration) } : {}),
     refreshSchemas: values['refresh-schemas'] === true,
     ...(values.offline === true ? { fetchSchemas: false } : {}),
     ...(traceFile !== undefined ? { traceFile } : {}),

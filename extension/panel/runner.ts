@@ -282,6 +282,8 @@ export class Runner {
             a.errors = e.errors.map((i) => `${i.path || '/'}: ${i.message}`);
             a.valid = e.valid;
             a.confidence = e.confidence?.value ?? null;
+            const c = e.confidence;
+            a.calibration = c?.calibration !== undefined && c.raw !== undefined ? { source: c.source, raw: c.raw, map: c.calibration } : null;
             view.state = a.valid ? 'ok' : 'pending';
           } else {
             a.errors.push(e.error);

@@ -61,6 +61,8 @@ export interface InferAttemptView {
   errors: string[];
   valid: boolean | null;
   confidence: number | null;
+  /** a calibrated confidence (docs/inference.md, *Calibration*): its source, the raw value before the map, and the map's id */
+  calibration?: { source: string; raw: number; map: string } | null;
   /** the reply's text so far while a model streams it (an `infer.delta` event's sum), with its chunks and time */
   streamed?: { text: string; tokens: number; elapsedMs: number; partial?: PartialValueView | null } | null;
 }

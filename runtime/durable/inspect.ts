@@ -30,7 +30,7 @@ export interface JournalEntryView {
   grant: EffectGrant | null;
   payload: unknown;
   /** an `infer` step's reply: its confidence and where it came from (agreement, logprobs, reported, unreported) */
-  confidence?: { value: number; source: string };
+  confidence?: { value: number; source: string; raw?: number; calibration?: string };
 }
 
 export interface ProcessInspection {
@@ -103,7 +103,7 @@ function grantOf(request: unknown): EffectGrant | null {
   return { capability, scope, from, ...(typeof identity === 'string' ? { identity } : {}) };
 }
 
-function confidenceOf(payload: Uint8Array | null | undefined): { confidence?: { value: number; source: string } } {
+function confidenceOf(payload: Uint8Array | null | undefined): { confidence?: { value: number; source: string; raw?: number; calibration?: string } } {
   if (!payload) return {};
   try {
     const reply = bytesJson(payload) as InferReply;

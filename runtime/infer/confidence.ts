@@ -8,7 +8,9 @@
 //   2. otherwise the confidence the model reported beside the value (`{"value", "confidence"}`),
 //      clamped to [0, 1];
 //   3. otherwise UNREPORTED_CONFIDENCE: nothing is known, so neither sure nor wrong.
-import type { InferReply, TokenLogprob } from './types.js';
+// A run with a calibration file for its model then maps the raw figure through the source's map
+// (runtime/calibration/): `value` is the calibrated figure, `raw` the one above, `calibration` the map's id.
+import type { InferReply, ReplyCalibration, TokenLogprob } from './types.js';
 
 export const UNREPORTED_CONFIDENCE = 0.5;
 
@@ -27,6 +29,22 @@ export interface ConfidenceInfo {
   /** self-consistency: samples asked, and how many agreed with the value */
   samples?: number;
   agreeing?: number;
+  /** a calibrated confidence: the value before the map (`value` is after it) */
+  raw?: number;
+  /** a calibrated confidence: the id of the map that gave `value` (runtime/calibration/file.ts) */
+  calibration?: string;
+}
+
+/**
+ * The confidence through the calibration a host put on the reply (journaled with it), when that
+ * calibration speaks of this very figure: the same source and the same raw value. Anything else (a
+ * reply edited in a what-if, a journal changed by hand) keeps the raw figure.
+ */
+export function calibrated(info: ConfidenceInfo, calibration: ReplyCalibration | undefined): ConfidenceInfo {
+  if (!calibration || typeof calibration !== 'object') return info;
+  const { source, raw, value, map } = calibration;
+  if (source !== info.source || raw !== info.value || typeof value !== 'number' || !(value >= 0 && value <= 1) || typeof map !== 'string') return info;
+  return { ...info, value, raw, calibration: map };
 }
 
 /** exp(mean log-probability) of the value's tokens; null when there are none. */
@@ -95,7 +113,7 @@ export function chooseConfidence(
  * The confidence a journaled reply gave and where it came from, without its schema (for
  * `turn inspect`): agreement, log-probabilities, the envelope's self-report, else unreported.
  */
-export function replyConfidence(reply: InferReply): { value: number; source: ConfidenceSource } {
+export function replyConfidence(reply: InferReply): { value: number; source: ConfidenceSource; raw?: number; calibration?: string } {
   let reported: number | undefined;
   if (typeof reply.text === 'string') {
     try {
@@ -107,6 +125,6 @@ export function replyConfidence(reply: InferReply): { value: number; source: Con
   }
   if (reported === undefined && typeof reply.confidence === 'number') reported = clamp(reply.confidence);
   const lp = reply.logprobs && reply.logprobs.length > 0 ? logprobConfidence(reply.text, reply.logprobs) : null;
-  const c = chooseConfidence(reported, lp, reply.agreement);
-  return { value: c.value, source: c.source };
+  const c = calibrated(chooseConfidence(reported, lp, reply.agreement), reply.calibration);
+  return { value: c.value, source: c.source, ...(c.calibration !== undefined ? { raw: c.raw, calibration: c.calibration } : {}) };
 }

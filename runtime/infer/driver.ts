@@ -4,7 +4,7 @@
 // a failure that becomes a catchable `InferError`. Every step is reported to the run's events.
 import { renderPrompt, type Tiers } from '../context/render.js';
 import { defaultMaxTokens } from './bounds.js';
-import { chooseConfidence, clamp, logprobConfidence, type ConfidenceInfo } from './confidence.js';
+import { calibrated, chooseConfidence, clamp, logprobConfidence, type ConfidenceInfo } from './confidence.js';
 import { feedbackText, taskText, wireSchema } from './prompt.js';
 import { fillLiterals, parseReply, rejectedExcerpt, rejectedIssues } from './repair.js';
 import { resolve, validatorFor, withDefs } from './compiled.js';
@@ -121,7 +121,7 @@ export function interpret(
   }
   if (problems) return { raw, issues: problems, repairs };
   const lp = reply.logprobs && reply.logprobs.length > 0 ? logprobConfidence(reply.text, reply.logprobs) : null;
-  return { raw, value, issues: [], repairs, confidence: chooseConfidence(reported, lp, reply.agreement) };
+  return { raw, value, issues: [], repairs, confidence: calibrated(chooseConfidence(reported, lp, reply.agreement), reply.calibration) };
 }
 
 /** A cut-off envelope whose value is complete and whose `confidence` was being written: the envelope without it. */

@@ -76,6 +76,20 @@ export interface InferReply {
   meta?: Record<string, unknown>;
   /** self-consistency (consistency.ts): k samples were asked and `agreeing` of them gave this value; the confidence is their share */
   agreement?: { samples: number; agreeing: number };
+  /**
+   * The run's calibration of this reply's confidence (runtime/calibration/apply.ts), set by the host
+   * as the reply arrives, so a durable run journals it and a replay binds the same value. Used only
+   * when its source and raw value are the ones the reply itself gives.
+   */
+  calibration?: ReplyCalibration;
+}
+
+/** A confidence through a calibration map: its source, the raw value, the calibrated one and the map's id. */
+export interface ReplyCalibration {
+  source: string;
+  raw: number;
+  value: number;
+  map: string;
 }
 
 /** What a host can do while it answers: report events (HTTP retries, streamed text) to the run's event stream. */

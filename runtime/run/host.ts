@@ -31,6 +31,8 @@ import type { AuthorityOptions, RunOptions } from './options.js';
 import type { JournaledApprovals } from '../ports/approval.js';
 import { openTelemetry, telemetryConfig, TelemetryConfigError, type RunTelemetry } from '../telemetry/index.js';
 import { TokenTally } from '../telemetry/tokens.js';
+import { calibrationFor, type CalibrationSetup } from '../calibration/apply.js';
+import { CalibrationFileError } from '../calibration/file.js';
 
 /** The most one effect tool call may take by default (`toolTimeoutMs`, `--tool-timeout`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -64,6 +66,10 @@ export interface RunHost {
   telemetry?: RunTelemetry;
   /** the requests the run sent to its model and their tokens (the token summary) */
   tokens: TokenTally;
+  /** warnings for the person who started the run (an unusable default calibration file, one for another model) */
+  notes: string[];
+  /** the calibration maps applied to this run's confidences (runtime/calibration/apply.ts): the file and the maps' ids by source */
+  calibration?: { file: string; maps: Record<string, string> };
   close(): void;
 }
 
@@ -348,13 +354,15 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   const journaled = (approvals: JournaledApprovals | undefined): ApprovalHook | undefined =>
     approvals ? (request) => approvals(request, async () => ({ decision: await approve(request), by })) : undefined;
   let model: Model;
+  let modelSpec: string;
   let inferRetries: number | undefined;
   // the standard providers' keys (isProviderKeyName) are the host's whatever the model: `env.get`
   // refuses them; here the names this run's model uses beyond those (`api_key_env=`, a driver's)
   const providerKeyNames = new Set<string>();
   try {
     // a Wasm driver's HTTP goes through the run's network capability, approvals and vault
-    model = createModel(resolveModelSpec(options.model, env, cwd), env, { capabilities, approve, vault, cwd });
+    modelSpec = resolveModelSpec(options.model, env, cwd);
+    model = createModel(modelSpec, env, { capabilities, approve, vault, cwd });
     for (const [name, key] of providerKeys(model.provider, env, model.driver?.secrets)) {
       redactor.addKnown(name, key);
       providerKeyNames.add(name);
@@ -367,6 +375,24 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     if (e instanceof ModelInputError) throw new RunSetupError('input', e.message);
     throw e;
   }
+  // the calibration maps fitted on this model, if the run's calibration file has some
+  let calibration: CalibrationSetup;
+  try {
+    calibration = await calibrationFor(modelSpec, cwd, options.calibration);
+  } catch (e) {
+    if (e instanceof CalibrationFileError) throw new RunSetupError('input', e.message);
+    throw e;
+  }
+  const calibrator = calibration.calibrator;
+  /** The reply with its confidence's calibration (journaled with it, so a replay binds the same value). */
+  const calibrate = (request: InferRequest, given: InferReply): InferReply => {
+    // only this host calibrates: a `calibration` a provider's reply carried is dropped
+    const { calibration: _dropped, ...reply } = given;
+    if (!calibrator) return reply;
+    const read = interpret(request.schema, reply);
+    const c = read.confidence ? calibrator.calibrate(read.confidence) : undefined;
+    return c ? { ...reply, calibration: c } : reply;
+  };
   let trace: TraceSink | undefined;
   if (options.traceFile !== undefined) {
     try {
@@ -525,7 +551,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
           inflight.delete(own);
           streamed.end();
         }
-        return redactReply(redactor, reply);
+        return calibrate(request, redactReply(redactor, reply));
       }),
     tool: (request: ToolRequest) =>
       guard(async () => {
@@ -584,6 +610,8 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     allowLaunches: (bundle) => {
       launchesOf = bundle;
     },
+    notes: calibration.notes,
+    ...(calibrator ? { calibration: { file: calibrator.file, maps: Object.fromEntries(calibrator.maps.map((m) => [m.source, m.id])) } } : {}),
     close: () => {
       // the run's MCP servers end with it (stdin closed, then SIGTERM); their last events go to the trace first
       void mcp.closeAll();

@@ -55,6 +55,12 @@ export interface RunOptions {
   cwd?: string;
   /** the model spec (default: TURN_MODEL, else DEFAULT_MODEL) */
   model?: string;
+  /**
+   * the calibration file whose maps for this run's model turn raw confidences into calibrated ones
+   * (docs/inference.md, *Calibration*; relative to cwd); false: none; default: .turn/calibration.json
+   * in cwd when it exists
+   */
+  calibration?: string | false;
   /** the environment the run reads TURN_MODEL, TURN_INFER_RETRIES, TURN_SECRET_* and provider keys from */
   env?: Record<string, string | undefined>;
   authority?: AuthorityOptions;

@@ -397,7 +397,7 @@ export interface RunMeta {
 }
 
 /** The options a durable run records, so a resume (CLI, panel or debugger) rebuilds the same host. */
-type RecordedOptions = Pick<RunOptions, 'model' | 'maxSteps' | 'maxAlloc' | 'maxTimeMs' | 'toolTimeoutMs' | 'seed' | 'inferRetries' | 'context' | 'maxTokens' | 'temperature' | 'consistency'> & { authority?: Omit<AuthorityOptions, 'vault' | 'approve'> & { approve?: 'all' | 'none' | 'ask' } };
+type RecordedOptions = Pick<RunOptions, 'model' | 'calibration' | 'maxSteps' | 'maxAlloc' | 'maxTimeMs' | 'toolTimeoutMs' | 'seed' | 'inferRetries' | 'context' | 'maxTokens' | 'temperature' | 'consistency'> & { authority?: Omit<AuthorityOptions, 'vault' | 'approve'> & { approve?: 'all' | 'none' | 'ask' } };
 
 const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
@@ -416,6 +416,8 @@ function recordable(options: RunOptions): RecordedOptions {
     maxTokens: options.maxTokens,
     temperature: options.temperature,
     consistency: options.consistency,
+    // relative to the run's cwd, which is recorded too
+    calibration: options.calibration,
     authority: { ...defined(authority), ...(typeof approve === 'string' ? { approve } : {}) },
   });
 }
@@ -453,6 +455,7 @@ export async function startRun(options: RunOptions & { file: string; meta?: RunM
   // Turn v1 persists a run that reaches `suspend;`: a plain run of such a program becomes durable
   const storeOption = options.store ?? (options.storeIfSuspends !== undefined && suspends(code.units) ? options.storeIfSuspends : undefined);
   if (storeOption !== undefined && options.store === undefined) code.notes.push('the program can suspend, so this run is durable (resume it with `turn resume RUN`)');
+  code.notes.push(...setup.notes);
   let durability: Durability | undefined;
   if (storeOption !== undefined) {
     const { store, ownsStore } = openRunStore(storeOption, cwd);
@@ -529,9 +532,9 @@ export async function resumeRun(options: RunOptions & { runId: string; migrate?:
     return fail(e);
   }
   if (prepared.kind === 'waiting') {
-    return Object.assign(new Run(undefined, setup, options, { store, ownsStore, record: prepared.run, entries: [] }, prepared.unknown), { notes: [] });
+    return Object.assign(new Run(undefined, setup, options, { store, ownsStore, record: prepared.run, entries: [] }, prepared.unknown), { notes: setup.notes });
   }
   const migration = prepared.migratedFrom ? { from: prepared.migratedFrom, to: prepared.bundle.version } : undefined;
   const durability = { store, ownsStore, record: prepared.run, entries: prepared.entries, ...(prepared.restore ? { restore: prepared.restore } : {}) };
-  return Object.assign(new Run(prepared.bundle, setup, options, durability, undefined, migration), { notes: prepared.note ? [prepared.note] : [] });
+  return Object.assign(new Run(prepared.bundle, setup, options, durability, undefined, migration), { notes: [...(prepared.note ? [prepared.note] : []), ...setup.notes] });
 }

@@ -19,7 +19,7 @@ function attemptView(at: InferAttemptView): HTMLElement {
     }
   })();
   return h('div', { class: 'attempt' },
-    h('h4', {}, `attempt ${at.attempt}: ${at.valid === null ? 'waiting' : at.valid ? 'valid' : 'invalid'}${at.confidence !== null ? `, confidence ${at.confidence}` : ''}`),
+    h('h4', {}, `attempt ${at.attempt}: ${at.valid === null ? 'waiting' : at.valid ? 'valid' : 'invalid'}${at.confidence !== null ? `, confidence ${at.confidence}` : ''}${at.calibration ? ` (calibrated from ${at.calibration.raw} by map ${at.calibration.map} for ${at.calibration.source})` : ''}`),
     h('h5', {}, 'prompt (as rendered: P0, P2, P1, task)'),
     h('pre', { class: 'prompt' }, [...at.prompt.P0, ...at.prompt.P2, ...at.prompt.P1, text].join('\n\n')),
     schema !== undefined ? h('div', { class: 'prompt-schema' }, h('h5', {}, 'the reply format the prompt ends with (JSON Schema)'), jsonTree(schema, 'reply schema')) : null,
