@@ -11,6 +11,7 @@ import { logicalKey } from './keys.js';
 import { replyConfidence } from '../infer/confidence.js';
 import type { InferReply } from '../infer/types.js';
 import type { EffectGrant } from '../ports/host.js';
+import { BLOCK_KIND, blocksOfStore, reassembledOrNote, type BlockLookup } from './request-blocks.js';
 
 export interface JournalEntryView {
   seq: number;
@@ -25,6 +26,7 @@ export interface JournalEntryView {
   /** how a person settled this step (`turn resolve`), or null */
   decision: Decision | null;
   idempotent: boolean;
+  /** what the intent asked; a model call's whole request (prompt and context tiers), reassembled from the run's blocks */
   request: unknown;
   /** the capability that allowed the effect (recorded in its intent since issue 26; null in older journals and for observations) */
   grant: EffectGrant | null;
@@ -71,8 +73,9 @@ function decoded(b: Uint8Array | null): unknown {
   }
 }
 
-function entryView(runId: string, e: JournalEntry, decided: Map<number, Decision>): JournalEntryView {
+function entryView(runId: string, e: JournalEntry, decided: Map<number, Decision>, blocks: BlockLookup): JournalEntryView {
   const decision = decided.get(e.seq) ?? null;
+  const request = e.kind === 'infer' ? reassembledOrNote(decoded(e.request), blocks) : decoded(e.request);
   return {
     seq: e.seq,
     step: logicalKey(runId, e.idempotencyKey),
@@ -83,8 +86,8 @@ function entryView(runId: string, e: JournalEntry, decided: Map<number, Decision
     status: decision === 'retry' && (e.status === 'unknown' || e.status === 'intent') ? 'decided' : e.status,
     decision,
     idempotent: e.idempotent,
-    request: decoded(e.request),
-    grant: grantOf(decoded(e.request)),
+    request,
+    grant: grantOf(request),
     payload: decoded(e.payload),
     ...(e.kind === 'infer' && e.status === 'ok' ? confidenceOf(e.payload) : {}),
   };
@@ -117,6 +120,7 @@ export function inspectRun(store: RunStore, id: string, tail = 20): RunInspectio
   const run = getRun(store, id);
   const entries = store.readJournal(id);
   const decided = decisions(entries);
+  const blocks = blocksOfStore(store, id);
   const snap = store.latestSnapshot(id);
   let snapshot: RunInspection['snapshot'] = null;
   if (snap) {
@@ -146,8 +150,9 @@ export function inspectRun(store: RunStore, id: string, tail = 20): RunInspectio
   return {
     run: { ...run, result: decoded(run.result), currentBytecode: currentHash(run, entries) },
     snapshot,
-    open: entries.filter((e) => e.status === 'intent' || e.status === 'unknown').map((e) => entryView(id, e, decided)),
-    journal: entries.slice(-tail).map((e) => entryView(id, e, decided)),
+    open: entries.filter((e) => e.status === 'intent' || e.status === 'unknown').map((e) => entryView(id, e, decided, blocks)),
+    // blocks are parts of model requests, shown inside them, not steps of their own
+    journal: entries.filter((e) => e.kind !== BLOCK_KIND).slice(-tail).map((e) => entryView(id, e, decided, blocks)),
     journalLength: entries.length,
   };
 }
