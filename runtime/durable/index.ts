@@ -18,7 +18,7 @@ import { defersCommits, SUSPEND_TOOL, whenDurable, type DurableHooks } from '../
 import { REMOTE_CHILD_TOOL } from '../ports/placement.js';
 import { isRefusedBeforeSending } from '../ports/refusal.js';
 import { vmSnapshot, type Counters, type RestorePoint } from './snapshot.js';
-import { BLOCK_KIND, BlockWriter } from './request-blocks.js';
+import { BLOCK_KIND, BlockWriter, blockText } from './request-blocks.js';
 import { reserveScopeIds } from '../vm/actors.js';
 import { GRANT_KEY, REPLAYED_KEY, approvalStep, journalKey, logicalKey, refusalKey, stoppedAtApproval } from './keys.js';
 import type { ApprovalAnswer, ApprovalAsked, JournaledApprovals } from '../ports/approval.js';
@@ -355,7 +355,8 @@ export class Durable implements DurableHooks {
       if (key === null) continue;
       if (e.kind === BLOCK_KIND) {
         // its text is remembered only when it reads back as stored (a damaged block is stored again)
-        this.blocks.seen(key, e.payload && e.inputHash === sha256Hex(e.payload) ? dec.decode(e.payload) : null);
+        const text = blockText(e);
+        this.blocks.seen(key, typeof text === 'string' ? text : null);
         continue;
       }
       if (key.startsWith('d') || key.startsWith('r')) {

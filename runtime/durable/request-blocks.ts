@@ -4,8 +4,8 @@
 // each intent journaled its whole request, the store would grow with the square of the steps. So
 // each text of a request — a context entry (P0, P2, P1), a piece of the prompt — is stored once per
 // run as a *block*: a journal entry of kind `block` whose key is `b<ordinal>` (ordinals count the
-// run's distinct texts in the order they were first asked), whose payload is the text (UTF-8) and
-// whose inputHash is the text's SHA-256 (checked when it is read back). An intent then holds, per
+// run's distinct texts in the order they were first asked), whose payload is the text (as a JSON
+// string, like any entry's payload) and whose inputHash is the text's SHA-256 (checked when it is read back). An intent then holds, per
 // tier and for the prompt, the list of its blocks' ordinals as ranges: a context that grows by
 // appending is one range per tier however long it is, so each call adds only its new blocks and a
 // few numbers.
@@ -139,6 +139,9 @@ const KNOWN_CHARS = 8 * 1024 * 1024;
 
 const enc = new TextEncoder();
 
+/** A block's payload: its text as a JSON string, like every other entry's payload (readers that show any entry decode it as JSON). */
+export const blockPayload = (text: string): Uint8Array => enc.encode(JSON.stringify(text));
+
 /**
  * One numbering of a run's blocks (`b`: context entries; `p`: pieces of prompts), on the writing
  * side: which texts are stored under which ordinal. The two are numbered apart so that a context
@@ -183,7 +186,7 @@ export class BlockNumbering {
       return known;
     }
     const ordinal = this.last + 1;
-    append({ kind: BLOCK_KIND, name: 'text', pid: -1, status: 'ok', inputHash: sha256Hex(text), idempotencyKey: journalKey(this.runId, blockStep(this.space, ordinal)), payload: enc.encode(text) });
+    append({ kind: BLOCK_KIND, name: 'text', pid: -1, status: 'ok', inputHash: sha256Hex(text), idempotencyKey: journalKey(this.runId, blockStep(this.space, ordinal)), payload: blockPayload(text) });
     this.last = ordinal;
     this.remember(text, ordinal);
     return ordinal;
@@ -242,12 +245,13 @@ const dec = new TextDecoder('utf-8', { fatal: true });
 export function blockText(e: JournalEntry | null | undefined): string | { damaged: string } {
   if (!e) return { damaged: 'the journal does not hold it' };
   if (e.kind !== BLOCK_KIND || e.status !== 'ok' || e.payload === null) return { damaged: `its entry (step ${e.seq}) is not a block` };
-  let text: string;
+  let text: unknown;
   try {
-    text = dec.decode(e.payload);
+    text = JSON.parse(dec.decode(e.payload));
   } catch {
-    return { damaged: `its entry (step ${e.seq}) is not UTF-8 text` };
+    return { damaged: `its entry (step ${e.seq}) is not a JSON string` };
   }
+  if (typeof text !== 'string') return { damaged: `its entry (step ${e.seq}) is not a JSON string` };
   if (e.inputHash !== sha256Hex(text)) return { damaged: `its text (step ${e.seq}) does not match the hash it was stored with` };
   return text;
 }

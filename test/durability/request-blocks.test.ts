@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { inspectRun, openStore, resumeRun, startRun, type RunStore } from '../../runtime/index.js';
 import { earlierModelCalls } from '../../runtime/durable/runs.js';
 import { exchangesOfRun } from '../../runtime/testing/from-journal.js';
-import { MAX_REQUEST_BLOCKS, RequestBlocksError, pieces, reassembleRequest, toRanges } from '../../runtime/durable/request-blocks.js';
+import { MAX_REQUEST_BLOCKS, RequestBlocksError, blockText, pieces, reassembleRequest, toRanges } from '../../runtime/durable/request-blocks.js';
 
 /** An agent loop: each step's prompt holds the whole conversation so far, and its context one more entry. */
 const loop = (steps: number, suspendAt = -1) => `
@@ -182,13 +182,17 @@ test('a damaged block is named when the request is shown, and never shown as a w
   const { dir, id } = await runLoop(4);
   const file = path.join(dir, 'st', fs.readdirSync(path.join(dir, 'st')).find((f) => f.endsWith('.db'))!);
   const db = new Database(file);
-  db.prepare("UPDATE journal SET payload = CAST('turn 0: forged' AS BLOB) WHERE idempotency_key LIKE '%:b1'").run();
+  db.prepare(`UPDATE journal SET payload = CAST('"turn 0: forged"' AS BLOB) WHERE idempotency_key LIKE '%:b1'`).run();
   db.close();
   const store = openStore(path.join(dir, 'st'));
   try {
     const infers = inspectRun(store, id, 100).journal.filter((e) => e.kind === 'infer');
     const last = infers[3].request as { unreadable?: string; prompt?: unknown };
     assert.match(last.unreadable ?? '', /refers to block b1, but its text \(step \d+\) does not match the hash it was stored with/);
+    // a block that is not a JSON string at all is named so
+    const entry = store.readJournal(id).find((e) => e.kind === 'block')!;
+    assert.deepEqual(blockText({ ...entry, payload: new TextEncoder().encode('not json') }), { damaged: `its entry (step ${entry.seq}) is not a JSON string` });
+    assert.deepEqual(blockText({ ...entry, payload: new TextEncoder().encode('7') }), { damaged: `its entry (step ${entry.seq}) is not a JSON string` });
     assert.equal(last.prompt, undefined, 'no reassembled prompt beside the reason');
     assert.equal((infers[0].request as { prompt: string }).prompt, expectedPrompt(0), 'a request that does not use the block reads back');
   } finally {
