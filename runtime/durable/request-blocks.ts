@@ -194,6 +194,7 @@ export class BlockNumbering {
 
   private remember(text: string, ordinal: number): void {
     if (text.length > KNOWN_CHARS / 4) return; // a huge text is not kept in memory; asked again, it is stored again
+    if (this.known.delete(text)) this.chars -= text.length; // stored twice (once more after a resume): the later ordinal serves
     this.known.set(text, ordinal);
     this.chars += text.length;
     while (this.known.size > KNOWN_TEXTS || this.chars > KNOWN_CHARS) {

@@ -13,7 +13,8 @@ import Database from 'better-sqlite3';
 import { inspectRun, openStore, resumeRun, startRun, type RunStore } from '../../runtime/index.js';
 import { earlierModelCalls } from '../../runtime/durable/runs.js';
 import { exchangesOfRun } from '../../runtime/testing/from-journal.js';
-import { MAX_REQUEST_BLOCKS, RequestBlocksError, blockText, pieces, reassembleRequest, toRanges } from '../../runtime/durable/request-blocks.js';
+import { BlockWriter, MAX_REQUEST_BLOCKS, RequestBlocksError, blockText, pieces, reassembleRequest, toRanges } from '../../runtime/durable/request-blocks.js';
+import type { JournalAppend } from '../../runtime/store/types.js';
 
 /** An agent loop: each step's prompt holds the whole conversation so far, and its context one more entry. */
 const loop = (steps: number, suspendAt = -1) => `
@@ -229,4 +230,19 @@ test('prompt pieces: cut by content, prefix-stable, bounded, never inside a surr
     assert.ok(!(last >= 0xd800 && last <= 0xdbff), 'no piece ends with half a surrogate pair');
   }
   assert.deepEqual(toRanges([1, 2, 3, 7, 7, 7, 9]), [[1, 3], [7, -3], 9]);
+});
+
+test('the writer remembers a bounded number of texts: a forgotten one is stored again, never referenced wrongly', () => {
+  const writer = new BlockWriter('r1');
+  const appended: { key: string | null | undefined; text: unknown }[] = [];
+  const append = (e: JournalAppend) => appended.push({ key: e.idempotencyKey, text: JSON.parse(new TextDecoder().decode(e.payload!)) }) && appended.length;
+  const refs = (t: string) => writer.refs({ prompt: '', P0: [], P2: [], P1: [t] }, append).P1;
+  assert.deepEqual(refs('first'), [1]);
+  assert.deepEqual(refs('first'), [1], 'a text asked again is not stored again');
+  for (let i = 0; i < 20_000; i++) refs(`text ${i}`);
+  assert.equal(appended.length, 20_001);
+  // 'first' was the least recently asked of more than 16,384 texts: forgotten, so stored again under a new ordinal
+  assert.deepEqual(refs('first'), [20_002]);
+  assert.deepEqual(appended[appended.length - 1], { key: 'turn:r1:b20002', text: 'first' });
+  assert.deepEqual(refs('text 19999'), [20_001], 'a recent one is still known');
 });
