@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { measurePair, row, type Row } from './harness.js';
+import { measurePair, minus, row, spawnCostProbe, type Row } from './harness.js';
 
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'turn.js');
@@ -103,7 +103,16 @@ export async function coldStartBenchmarks(): Promise<Row[]> {
   const run = await measurePair(hello, floor, { warmup: 1, samples: 7 });
   const lsp = await measurePair(lspFirstDiagnostics, floor, { warmup: 1, samples: 7 });
   const cache = await measurePair(hello, helloWithoutCodeCache, { warmup: 1, samples: 7 });
+  // the harness's own cost of a process (spawnSync of /bin/true from this process), taken off both sides
+  const probe = spawnCostProbe();
+  const spawned = probe ? await measurePair(probe, floor, { warmup: 1, samples: 7 }) : undefined;
+  const cost = spawned?.ours.medianMs ?? 0;
+  const own = spawned
+    ? [row("cold start: `turn run hello.tn`, less the harness's spawn cost (ms)", minus(run.ours, cost), "`node -e ''`, less the same cost", minus(run.anchor, cost),
+        `each side minus the median of spawnSync('/bin/true') from the bench process (${cost.toFixed(1)} ms, measured alternated with \`node -e ''\`): the process's own start, without what starting and reaping any process costs the harness`)]
+    : [];
   return [
+    ...own,
     row('cold start: `turn run examples/hello.tn`, wall (ms)', run.ours, "`node -e ''`, wall", run.anchor, bundleShare()),
     row('cold start: `turn run hello.tn` from the code cache ÷ without it (ms)', cache.ours, 'TURN_CODE_CACHE=off (compiles dist/cli.js)', cache.anchor, 'the same command, alternated; the difference is what the V8 code cache saves'),
     row('cold start: `turn lsp` to its first diagnostics (ms)', lsp.ours, "`node -e ''`, wall", lsp.anchor, `initialize, didOpen of hello.tn, first publishDiagnostics; \`turn lsp\` loads the same dist/cli.js bundle (the editor starts dist/server.js, ${mb('server.js')} as built)`),

@@ -3,6 +3,8 @@
 // shared 2-core machine are noise; nothing here passes or fails. Rows may also carry Turn's
 // published figure (a constant from the paper, Apple M4) and, for scaling series, a verdict fitted
 // on the measured points. See docs/performance.md.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 
 export interface Sample {
@@ -208,4 +210,28 @@ export function markdownTable(rows: Row[]): string {
   }
   const notes = rows.filter((r) => r.note).map((r) => `- ${r.benchmark}: ${r.note}`);
   return lines.join('\n') + (notes.length ? '\n\nNotes:\n\n' + notes.join('\n') : '');
+}
+
+/**
+ * The harness's own cost of a whole-process sample (issue 45): starting a process from this (large)
+ * Node process with `spawnSync`, waiting for it and reaping it — measured on `/bin/true`, which does
+ * nothing, the same way the samples are taken. Subtracted from both sides of a start-up pair, it
+ * leaves each program's own start; before, it added about 10 ms to both and squeezed their ratio.
+ * Null where there is no `/bin/true` (the rows then keep the whole-process figures and say so).
+ */
+export function spawnCostProbe(): (() => number) | null {
+  if (!fs.existsSync('/bin/true')) return null;
+  return () => {
+    const start = process.hrtime.bigint();
+    const r = spawnSync('/bin/true', [], { stdio: 'ignore' });
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    if (r.status !== 0) throw new Error('/bin/true failed');
+    return ms;
+  };
+}
+
+/** A sample less a constant (a median of the harness's cost), never below 0. */
+export function minus(s: Sample, ms: number): Sample {
+  const less = (x: number) => Math.max(0, x - ms);
+  return { ...s, medianMs: less(s.medianMs), minMs: less(s.minMs), maxMs: less(s.maxMs) };
 }

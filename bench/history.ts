@@ -28,20 +28,53 @@ export function previousRun(dir: string): Recorded | undefined {
   return prev;
 }
 
-/** Markdown: each row of this run beside the same row of the previous one (ours ÷ anchor, and its change). */
+/** A move of the ratio beyond these counts as worse or better; within them, the load's noise. */
+export const WORSE = 1.25;
+export const BETTER = 0.8;
+
+/**
+ * Markdown: each row of this run beside the same row of the previous one (ours ÷ anchor, and its
+ * change). A row is the same row when its benchmark and its anchor are: several rows share a
+ * benchmark and differ by anchor, and a row whose anchor changed (the actor floor's O(1) mailbox,
+ * issue 45) moved because of the anchor, which the comparison says rather than calling it a change
+ * of ours. Each row gets a verdict (worse, better, same: beyond ×1.25 either way), and the report
+ * opens with the count of rows worse than before.
+ */
 export function comparison(rows: Row[], prev: Recorded | undefined): string {
   if (!prev) return 'No previous run to compare with (bench/results/latest.json did not exist).';
-  const before = new Map(prev.rows.map((r) => [r.benchmark, r]));
+  const key = (r: Row) => `${r.benchmark}\u0000${r.anchorName}`;
+  const exact = new Map(prev.rows.map((r) => [key(r), r]));
+  const byName = new Map<string, Row[]>();
+  for (const r of prev.rows) byName.set(r.benchmark, [...(byName.get(r.benchmark) ?? []), r]);
   const fmt = (x: number) => (x >= 10 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
-  const lines = [
-    `Compared with the previous run (${prev.date}); the ratio is ours ÷ the anchor measured in the same run, so it moves less with the machine's load than the times do. New rows have no previous figure.`,
-    '',
-    '| benchmark | ours ÷ anchor, previous | ours ÷ anchor, now | now ÷ previous |',
-    '| --- | --- | --- | --- |',
-  ];
+  const body: string[] = [];
+  const worse: string[] = [];
   for (const r of rows) {
-    const p = before.get(r.benchmark);
-    lines.push(`| ${r.benchmark} | ${p ? `${fmt(p.ratio)}×` : '(new)'} | ${fmt(r.ratio)}× | ${p ? `${fmt(r.ratio / p.ratio)}` : ''} |`);
+    let p = exact.get(key(r));
+    let note = '';
+    if (!p) {
+      // the same benchmark under one other anchor: compared, saying the anchor changed
+      const named = byName.get(r.benchmark) ?? [];
+      if (named.length === 1) {
+        p = named[0];
+        note = ` (anchor was: ${p.anchorName})`;
+      }
+    }
+    if (!p) {
+      body.push(`| ${r.benchmark} | ${r.anchorName} | (new) | ${fmt(r.ratio)}× | | |`);
+      continue;
+    }
+    const change = r.ratio / p.ratio;
+    const verdict = note ? 'anchor changed' : change > WORSE ? 'worse' : change < BETTER ? 'better' : 'same';
+    if (verdict === 'worse') worse.push(r.benchmark);
+    body.push(`| ${r.benchmark} | ${r.anchorName}${note} | ${fmt(p.ratio)}× | ${fmt(r.ratio)}× | ${fmt(change)} | ${verdict} |`);
   }
-  return lines.join('\n');
+  return [
+    `Compared with the previous run (${prev.date}); the ratio is ours ÷ the anchor measured in the same run, so it moves less with the machine's load than the times do. New rows have no previous figure. ` +
+      `${worse.length === 0 ? 'No row is worse' : `${worse.length} row${worse.length === 1 ? ' is' : 's are'} worse`} than before (a ratio up by more than ×${WORSE}).`,
+    '',
+    '| benchmark | anchor | ours ÷ anchor, previous | ours ÷ anchor, now | now ÷ previous | verdict |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...body,
+  ].join('\n');
 }

@@ -16,6 +16,8 @@ import { peerBenchmarks } from './peers.js';
 import { scalingBenchmarks } from './scaling.js';
 import { coldStartBenchmarks } from './coldstart.js';
 import { agentBenchmarks } from './agent.js';
+import { historyGrowthBenchmarks } from './history-growth.js';
+import { inferMockBenchmarks } from './infer-mock.js';
 import { restateBenchmarks } from './restate.js';
 import { turnV1Benchmarks } from './turn-v1.js';
 import { comparison, previousRun } from './history.js';
@@ -27,7 +29,7 @@ async function main(): Promise<void> {
   const actors = await actorBenchmarks();
   const store = await storeBenchmarks();
   rows.push(...inSection(PAPER_SECTION, [...actors.paper, ...(await schemaValidationBenchmark()), ...store.filter((r) => r.paper)]));
-  rows.push(...inSection(PEER_SECTION, [...(await peerBenchmarks()), ...(await agentBenchmarks()), ...actors.peers, await vmLoopBenchmark()]));
+  rows.push(...inSection(PEER_SECTION, [...(await peerBenchmarks()), ...(await agentBenchmarks()), ...(await historyGrowthBenchmarks()), ...(await inferMockBenchmarks()), ...actors.peers, await vmLoopBenchmark()]));
   rows.push(...(await scalingBenchmarks()));
   rows.push(...store.filter((r) => !r.paper));
   rows.push(...(await durabilityBenchmarks()));

@@ -64,7 +64,7 @@ async function processes(): Promise<Row[]> {
     );
     points.push({ n, ours, floor });
   }
-  return series('processes: spawn + exit', 'µs per process', 'JS floor: async function per actor, array mailbox', points, undefined,
+  return series('processes: spawn + exit', 'µs per process', 'JS floor: async function per actor, O(1) mailbox', points, undefined,
     'gather spawn_each of n trivial processes: the scheduler holds all n at once; a sample at 1K runs the program 10 times');
 }
 
@@ -73,7 +73,7 @@ export function linkProgram(n: number): string {
   return `let i = 0; while i < ${n} { spawn_link turn() { return 1; }; let i = i + 1; } let j = 0; while j < ${n} { let m = receive; let j = j + 1; } return j;`;
 }
 
-/** Its floor: n actors that each send their exit to the parent's array mailbox, which receives n. */
+/** Its floor: n actors that each send their exit to the parent's mailbox (O(1) receive), which receives n. */
 async function floorLinkExits(n: number): Promise<number> {
   const parent = floorSpawn(async (self) => {
     for (let i = 0; i < n; i++) floorSpawn(async () => floorSend(self, { type: 'ExitSignal', pid: i, result: 1 }));
@@ -106,7 +106,7 @@ async function linkedExits(): Promise<Row[]> {
     );
     points.push({ n, ours, floor });
   }
-  return series('processes: spawn_link + exit, exit signals received', 'µs per process', 'JS floor: async function per actor, array mailbox', points, undefined,
+  return series('processes: spawn_link + exit, exit signals received', 'µs per process', 'JS floor: async function per actor, O(1) mailbox', points, undefined,
     'n spawn_link of a trivial child, then n receive of their exit signals in the parent; the mailbox holds up to n messages (3 samples at 100K)');
 }
 

@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { perOp, row, type Row, type Sample } from './harness.js';
+import { minus, perOp, row, spawnCostProbe, type Row, type Sample } from './harness.js';
 
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'turn.js');
@@ -130,7 +130,21 @@ export function turnV1Benchmarks(samples = 5): TurnV1Result {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'cli.js'))) return { rows: [], skipped: 'Turn v1 peer: skipped (our CLI is not built: npm run build)' };
   const empty = alternate(EMPTY, v1, samples);
   const startUp = { ours: median(empty.ours), v1: median(empty.v1) };
-  const rows: Row[] = [row('Turn v1 peer: start-up, empty program (whole process, ms)', sample(empty.ours), 'Turn v1, same program', sample(empty.v1), 'both: the wall time of `run` of a one-line program as a new OS process')];
+  const rows: Row[] = [row('Turn v1 peer: start-up, empty program (whole process, ms)', sample(empty.ours), 'Turn v1, same program', sample(empty.v1), 'both: the wall time of `run` of a one-line program as a new OS process, as the harness sees it')];
+  // the same pair without the harness's own cost of starting and reaping a process (/bin/true, timed the same way, alternated with another pair)
+  const probe = spawnCostProbe();
+  if (probe) {
+    const again = { ours: [] as number[], v1: [] as number[], spawn: [] as number[] };
+    for (let i = 0; i < samples; i++) {
+      again.spawn.push(probe());
+      const order: Side[] = i % 2 === 0 ? ['ours', 'v1'] : ['v1', 'ours'];
+      for (const side of order) again[side].push(runOnce(side, EMPTY, v1));
+      again.spawn.push(probe());
+    }
+    const cost = median(again.spawn);
+    rows.push(row('Turn v1 peer: start-up, empty program, less the harness\'s spawn cost (ms)', minus(sample(again.ours), cost), 'Turn v1, same program, less the same cost', minus(sample(again.v1), cost),
+      `each side's wall time minus the median of spawnSync('/bin/true') from the same bench process (${cost.toFixed(1)} ms): what starting, waiting for and reaping any process costs the harness`));
+  }
   for (const p of PROGRAMS) {
     const t = alternate(p.source, v1, samples);
     let base = startUp;

@@ -41,7 +41,8 @@ function grantText(e: JournalEntry): { grant?: string } {
 export function journalSteps(store: RunStore, runId: string): JournalStepView[] {
   const entries = store.readJournal(runId);
   const origin = entries[0]?.createdAt ?? 0;
-  return entries.map((e) => stepView(e, origin));
+  // blocks are parts of model requests (runtime/durable/request-blocks.ts), not steps
+  return entries.filter((e) => e.kind !== 'block').map((e) => stepView(e, origin));
 }
 
 /** Holds the editor's shared handle on the store at `storeDir` while `f` works (a store admits one writer per OS process). */

@@ -18,6 +18,7 @@ import { defersCommits, SUSPEND_TOOL, whenDurable, type DurableHooks } from '../
 import { REMOTE_CHILD_TOOL } from '../ports/placement.js';
 import { isRefusedBeforeSending } from '../ports/refusal.js';
 import { vmSnapshot, type Counters, type RestorePoint } from './snapshot.js';
+import { BLOCK_KIND, BlockWriter, blockText } from './request-blocks.js';
 import { reserveScopeIds } from '../vm/actors.js';
 import { GRANT_KEY, REPLAYED_KEY, approvalStep, journalKey, logicalKey, refusalKey, stoppedAtApproval } from './keys.js';
 import type { ApprovalAnswer, ApprovalAsked, JournaledApprovals } from '../ports/approval.js';
@@ -330,6 +331,13 @@ export class Durable implements DurableHooks {
   private readonly journalsGrants: boolean;
   private readonly grantEntries = new Map<string, JournalEntry>();
   private grants = 0;
+  /** the run's content-addressed blocks of model requests (request-blocks.ts) */
+  private readonly blocks: BlockWriter;
+  /**
+   * How a model call's request is journaled: as references to blocks (the default), or whole
+   * (`inline`: the bench's anchor, the same loop journaling full requests; readers take both).
+   */
+  requestJournal: 'blocks' | 'inline' = 'blocks';
 
   constructor(
     readonly vm: VM,
@@ -341,9 +349,16 @@ export class Durable implements DurableHooks {
     this.refusalsWait = journal.store.info().driver !== 'memory';
     this.journalsGrants = run.policies?.grants === 'v1';
     this.unapproved = stoppedAtApproval(entries);
+    this.blocks = new BlockWriter(run.id);
     for (const e of entries) {
       const key = this.logical(e.idempotencyKey);
       if (key === null) continue;
+      if (e.kind === BLOCK_KIND) {
+        // its text is remembered only when it reads back as stored (a damaged block is stored again)
+        const text = blockText(e);
+        this.blocks.seen(key, typeof text === 'string' ? text : null);
+        continue;
+      }
       if (key.startsWith('d') || key.startsWith('r')) {
         this.retries.add(Number(key.slice(1)));
         if (key.startsWith('r')) this.refusals.add(Number(key.slice(1)));
@@ -383,6 +398,8 @@ export class Durable implements DurableHooks {
     this.suspends = c.suspends;
     this.outputs = c.outputs;
     this.grants = c.grants ?? 0;
+    this.blocks.entries.taken(c.blocks ?? 0);
+    this.blocks.pieces.taken(c.pieces ?? 0);
     const limit: Record<string, number> = { e: c.effects, c: c.clocks, t: c.checks, w: c.waits, s: c.suspends, o: c.outputs };
     for (const key of [...this.byKey.keys()]) {
       const n = Number.parseInt(key.slice(1), 10);
@@ -465,8 +482,22 @@ export class Durable implements DurableHooks {
     return new Promise<T>(() => {});
   }
 
-  /** One effect step: replayed from the journal when recorded, else intent → run → outcome. */
-  private step(key: string, kind: string, name: string, pid: number, input: unknown, request: unknown, idempotent: boolean, run: () => Promise<unknown>): Promise<unknown> {
+  /**
+   * What a model call's intent records: its type, attempt, options and grant, and what it asked —
+   * the prompt and the context tiers — as references to the run's blocks, written (before the
+   * intent, in the same commit) for each text not stored yet. Only the step's inputHash, computed
+   * from the whole request as before, is checked on replay.
+   */
+  private inferRequest(request: InferRequest, options: ReturnType<typeof optionsRecord>, grant: unknown): unknown {
+    const tail = { attempt: request.attempt, ...(options ? { options } : {}), ...(grant ? { grant } : {}) };
+    const tiers = request.tiers ?? { system: [], episodic: [], working: [] };
+    const texts = { prompt: request.prompt, P0: tiers.system, P2: tiers.episodic, P1: tiers.working };
+    if (this.requestJournal === 'inline') return { typeName: request.typeName, prompt: request.prompt, ...tail, context: { P0: texts.P0, P2: texts.P2, P1: texts.P1 } };
+    return { typeName: request.typeName, ...tail, blocks: this.blocks.refs(texts, (entry) => this.journal.append(entry)) };
+  }
+
+  /** One effect step: replayed from the journal when recorded, else intent → run → outcome (`request`: what the intent records, made only when it is written). */
+  private step(key: string, kind: string, name: string, pid: number, input: unknown, request: () => unknown, idempotent: boolean, run: () => Promise<unknown>): Promise<unknown> {
     if (this.halted || this.interrupted) return this.never();
     const inputHash = sha(input);
     const e = this.take(key, kind, name, inputHash);
@@ -485,7 +516,7 @@ export class Durable implements DurableHooks {
       return this.perform(e.seq, run, true);
     }
     const seq = this.write(() =>
-      this.journal.append({ kind, name, pid, inputHash, status: 'intent', idempotencyKey: this.keyOf(key), idempotent, payload: jsonBytes(request) }),
+      this.journal.append({ kind, name, pid, inputHash, status: 'intent', idempotencyKey: this.keyOf(key), idempotent, payload: jsonBytes(request()) }),
     );
     if (seq === undefined) return this.never();
     return this.perform(seq, run, idempotent, kind === 'tool' && IDEMPOTENT_TOOLS.has(name));
@@ -586,10 +617,10 @@ export class Durable implements DurableHooks {
           const options = optionsRecord(request.options);
           const input = { typeName: request.typeName, schema: request.schema, prompt: request.prompt, context: request.context, attempt: request.attempt, feedback: request.feedback, ...(options ? { options } : {}) };
           const grant = real.grantOf?.({ kind: 'infer' });
-          const summary = { typeName: request.typeName, prompt: request.prompt, attempt: request.attempt, ...(options ? { options } : {}), ...(grant ? { grant } : {}) };
+          const journaled = () => this.inferRequest(request, options, grant);
           const key = `e${n}.${++k}`;
           const approvals = this.approvalsOf(key, p.id);
-          return this.step(key, 'infer', request.typeName, p.id, input, summary, true, () => real.infer(request, { ...(io ?? { emit: () => {} }), approvals })) as Promise<InferReply>;
+          return this.step(key, 'infer', request.typeName, p.id, input, journaled, true, () => real.infer(request, { ...(io ?? { emit: () => {} }), approvals })) as Promise<InferReply>;
         },
       };
     }
@@ -600,7 +631,7 @@ export class Durable implements DurableHooks {
         const input = { name: request.name, args: request.args };
         // the intent records the grant that allows the effect (not hashed: a replay under other grants is no divergence)
         const grant = real.grantOf?.({ kind: 'tool', request });
-        return this.step(`e${n}`, 'tool', request.name, p.id, input, grant ? { ...input, grant } : input, toolIsIdempotent(request), () => {
+        return this.step(`e${n}`, 'tool', request.name, p.id, input, () => (grant ? { ...input, grant } : input), toolIsIdempotent(request), () => {
           if (!real.tool) throw new Error(`this host performs no effects (${request.name})`);
           // the journal's key travels with the effect (an HTTP Idempotency-Key), identical on a retry
           return real.tool({ ...request, idempotencyKey: this.keyOf(`e${n}`), approvals: this.approvalsOf(`e${n}`, p.id) });
@@ -800,7 +831,7 @@ export class Durable implements DurableHooks {
     if (e === null || this.halted) return this.never();
     let snapshot: Uint8Array | undefined;
     try {
-      snapshot = encodeSnapshot(vmSnapshot(this.vm, 0, SEMANTICS_VERSION, { effects: this.effects, clocks: this.clocks, checks: this.checks, waits: this.waits, suspends: this.suspends, outputs: this.outputs, grants: this.grants }, p.id));
+      snapshot = encodeSnapshot(vmSnapshot(this.vm, 0, SEMANTICS_VERSION, { effects: this.effects, clocks: this.clocks, checks: this.checks, waits: this.waits, suspends: this.suspends, outputs: this.outputs, grants: this.grants, blocks: this.blocks.entries.count, pieces: this.blocks.pieces.count }, p.id));
     } catch {
       snapshot = undefined; // a value the format cannot hold: the journal alone is the truth
     }

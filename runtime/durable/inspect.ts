@@ -7,10 +7,11 @@ import type { JournalEntry, RunRecord, RunStore } from '../store/types.js';
 import { render } from '../values/index.js';
 import { bytesJson } from './index.js';
 import { currentHash, decisions, getRun, type Decision } from './runs.js';
-import { logicalKey } from './keys.js';
+import { decisionKey, logicalKey, migrationKey } from './keys.js';
 import { replyConfidence } from '../infer/confidence.js';
 import type { InferReply } from '../infer/types.js';
 import type { EffectGrant } from '../ports/host.js';
+import { BLOCK_KIND, blocksOfStore, reassembledOrNote, type BlockLookup } from './request-blocks.js';
 
 export interface JournalEntryView {
   seq: number;
@@ -25,6 +26,7 @@ export interface JournalEntryView {
   /** how a person settled this step (`turn resolve`), or null */
   decision: Decision | null;
   idempotent: boolean;
+  /** what the intent asked; a model call's whole request (prompt and context tiers), reassembled from the run's blocks */
   request: unknown;
   /** the capability that allowed the effect (recorded in its intent since issue 26; null in older journals and for observations) */
   grant: EffectGrant | null;
@@ -71,8 +73,9 @@ function decoded(b: Uint8Array | null): unknown {
   }
 }
 
-function entryView(runId: string, e: JournalEntry, decided: Map<number, Decision>): JournalEntryView {
+function entryView(runId: string, e: JournalEntry, decided: Map<number, Decision>, blocks: BlockLookup): JournalEntryView {
   const decision = decided.get(e.seq) ?? null;
+  const request = e.kind === 'infer' ? reassembledOrNote(decoded(e.request), blocks) : decoded(e.request);
   return {
     seq: e.seq,
     step: logicalKey(runId, e.idempotencyKey),
@@ -83,8 +86,8 @@ function entryView(runId: string, e: JournalEntry, decided: Map<number, Decision
     status: decision === 'retry' && (e.status === 'unknown' || e.status === 'intent') ? 'decided' : e.status,
     decision,
     idempotent: e.idempotent,
-    request: decoded(e.request),
-    grant: grantOf(decoded(e.request)),
+    request,
+    grant: grantOf(request),
     payload: decoded(e.payload),
     ...(e.kind === 'infer' && e.status === 'ok' ? confidenceOf(e.payload) : {}),
   };
@@ -113,10 +116,46 @@ function confidenceOf(payload: Uint8Array | null | undefined): { confidence?: { 
   }
 }
 
+/**
+ * What the view needs of the journal. A store that can read a journal's tail (SQLite) gives the
+ * last `tail` steps, the open ones and the decisions and migrations about them by key — never the
+ * whole journal (issue 45: `turn inspect` of a 100,000-entry run read all of it to print 20);
+ * another store is read whole.
+ */
+function journalView(store: RunStore, run: RunRecord, tail: number): { tail: JournalEntry[]; open: JournalEntry[]; decided: Map<number, Decision>; length: number; bytecode: string } {
+  const id = run.id;
+  if (!store.readJournalTail || !store.openJournal || !store.journalLength) {
+    const entries = store.readJournal(id);
+    return {
+      // blocks are parts of model requests, shown inside them, not steps of their own
+      tail: entries.filter((e) => e.kind !== BLOCK_KIND).slice(-tail),
+      open: entries.filter((e) => e.status === 'intent' || e.status === 'unknown'),
+      decided: decisions(entries),
+      length: entries.length,
+      bytecode: currentHash(run, entries),
+    };
+  }
+  const last = store.readJournalTail(id, tail, BLOCK_KIND);
+  const open = store.openJournal(id);
+  // decisions (`d<seq>`) about the steps shown, and the migrations (`m1`, `m2` ...) in order
+  const keyed: JournalEntry[] = [];
+  for (const seq of new Set([...last, ...open].map((e) => e.seq))) {
+    const d = store.findByIdempotencyKey(id, decisionKey(id, seq));
+    if (d) keyed.push(d);
+  }
+  for (let n = 1; ; n++) {
+    const m = store.findByIdempotencyKey(id, migrationKey(id, n));
+    if (!m) break;
+    keyed.push(m);
+  }
+  return { tail: last, open, decided: decisions(keyed), length: store.journalLength(id), bytecode: currentHash(run, keyed) };
+}
+
 export function inspectRun(store: RunStore, id: string, tail = 20): RunInspection {
   const run = getRun(store, id);
-  const entries = store.readJournal(id);
-  const decided = decisions(entries);
+  const journal = journalView(store, run, tail);
+  const decided = journal.decided;
+  const blocks = blocksOfStore(store, id);
   const snap = store.latestSnapshot(id);
   let snapshot: RunInspection['snapshot'] = null;
   if (snap) {
@@ -144,10 +183,10 @@ export function inspectRun(store: RunStore, id: string, tail = 20): RunInspectio
     }
   }
   return {
-    run: { ...run, result: decoded(run.result), currentBytecode: currentHash(run, entries) },
+    run: { ...run, result: decoded(run.result), currentBytecode: journal.bytecode },
     snapshot,
-    open: entries.filter((e) => e.status === 'intent' || e.status === 'unknown').map((e) => entryView(id, e, decided)),
-    journal: entries.slice(-tail).map((e) => entryView(id, e, decided)),
-    journalLength: entries.length,
+    open: journal.open.map((e) => entryView(id, e, decided, blocks)),
+    journal: journal.tail.map((e) => entryView(id, e, decided, blocks)),
+    journalLength: journal.length,
   };
 }

@@ -12,6 +12,7 @@ import { decodeSnapshot } from '../store/serialize.js';
 import { bytesJson, jsonBytes, SEMANTICS_VERSION } from './index.js';
 import { decisionKey, journalKey, migrationKey, stoppedAtApproval } from './keys.js';
 import { restorePoint, type RestorePoint } from './snapshot.js';
+import { blocksOfEntries, reassembledOrNote } from './request-blocks.js';
 
 /**
  * What a program's sources are stored as (`putBundle`): recompiled on resume and checked against
@@ -94,11 +95,12 @@ export function decisions(entries: JournalEntry[]): Map<number, Decision> {
  * answered: what it spent of its model budgets before this OS process (runtime/run: a resume
  * counts them again, so `--max-model-calls` and `--max-model-tokens` hold across resumes).
  */
-export function earlierModelCalls(entries: readonly JournalEntry[]): { prompt: string; reply: InferReply }[] {
+export function earlierModelCalls(runId: string, entries: readonly JournalEntry[]): { prompt: string; reply: InferReply }[] {
   const out: { prompt: string; reply: InferReply }[] = [];
+  const blocks = blocksOfEntries(runId, entries);
   for (const e of entries) {
     if (e.kind !== 'infer' || e.status !== 'ok') continue;
-    const asked = bytesJson(e.request) as { prompt?: unknown } | null;
+    const asked = reassembledOrNote(bytesJson(e.request), blocks) as { prompt?: unknown } | null;
     // a store is read as outside data: only the fields the count reads, of the types it expects
     const r = bytesJson(e.payload) as { text?: unknown; value?: unknown; usage?: unknown } | null;
     if (r === null || typeof r !== 'object') continue;

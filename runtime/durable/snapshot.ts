@@ -22,6 +22,10 @@ export interface Counters {
   outputs: number;
   /** agents' grants journaled (absent or 0 in snapshots of an older Turn, whose runs journal none) */
   grants?: number;
+  /** block ordinals taken (request-blocks.ts; absent in snapshots of an older Turn, whose runs store no blocks) */
+  blocks?: number;
+  /** prompt-piece block ordinals taken (the same) */
+  pieces?: number;
 }
 
 /** A context's tiers as the Context class keeps them (token counts included, so a restore never re-tokenizes). */
@@ -290,6 +294,8 @@ export function restorePoint(data: SnapshotData): RestorePoint | string {
       suspends: num(sch.suspends, 'suspends'),
       outputs: sch.outputs === undefined ? 0 : num(sch.outputs, 'outputs'),
       grants: sch.grants === undefined ? 0 : num(sch.grants, 'grants'),
+      blocks: sch.blocks === undefined ? 0 : num(sch.blocks, 'blocks'),
+      pieces: sch.pieces === undefined ? 0 : num(sch.pieces, 'pieces'),
     };
     let maxScope = 0;
     for (const p of processes) for (const s of p.scopes) maxScope = Math.max(maxScope, s.id);

@@ -82,14 +82,25 @@ export function describedFields(wire: JsonSchema): string[] {
  * context so that the context stays a shared, cacheable prefix.
  */
 export function taskText(prompt: string, typeName: string, wire: JsonSchema): string {
-  const described = describedFields(wire);
-  return (
-    `${prompt}${prompt.length ? '\n\n' : ''}` +
-    `Reply with only a JSON object {"value": V, "confidence": C}: V is the answer, a ${typeName} ` +
-    `that matches the schema of "value" below, and C is a number from 0 to 1, how likely V is right.\n` +
-    (described.length > 0 ? `What the parts of V mean:\n${described.join('\n')}\n` : '') +
-    JSON.stringify(wire)
-  );
+  return `${prompt}${prompt.length ? '\n\n' : ''}` + replyFormat(typeName, wire);
+}
+
+/** The part of the task that depends only on the type: made once per wire schema (a type's is made once), not per call. */
+const formats = new WeakMap<JsonSchema, Map<string, string>>();
+function replyFormat(typeName: string, wire: JsonSchema): string {
+  let byName = formats.get(wire);
+  if (!byName) formats.set(wire, (byName = new Map()));
+  let text = byName.get(typeName);
+  if (text === undefined) {
+    const described = describedFields(wire);
+    text =
+      `Reply with only a JSON object {"value": V, "confidence": C}: V is the answer, a ${typeName} ` +
+      `that matches the schema of "value" below, and C is a number from 0 to 1, how likely V is right.\n` +
+      (described.length > 0 ? `What the parts of V mean:\n${described.join('\n')}\n` : '') +
+      JSON.stringify(wire);
+    byName.set(typeName, text);
+  }
+  return text;
 }
 
 /** The message that re-asks after a rejected reply: each problem with its path. */

@@ -456,7 +456,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   if (options.onEvent) sinks.push(options.onEvent);
   if (trace) sinks.push(trace.sink);
   // every model call in flight, so an interruption can cancel them all at once
-  const inflight = new Set<AbortController>();
+  const inflight = new Set<(reason: Error) => void>();
   let durable = options.store !== undefined;
   mcp.serve({
     // roots: the folders the run may read (a write grant reads too); grants do not change during a run
@@ -535,10 +535,22 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     ...(options.flushOutput ? { flushOutput: options.flushOutput } : {}),
     infer: (request, io) =>
       guard(async () => {
-        const own = new AbortController();
-        const given = (io as { signal?: AbortSignal } | undefined)?.signal;
-        const signal = given ? AbortSignal.any([given, own.signal]) : own.signal;
-        inflight.add(own);
+        // Cancelled when the process no longer wants the reply (the VM's signal) or the run is
+        // interrupted (`cancelModelCalls`). The VM hands its own cancel with its signal, so no
+        // controller and no AbortSignal.any is made per call (issue 45: they were a quarter of the
+        // mock model's profile); another caller gets one combined signal as before.
+        const { signal: given, cancel: givenCancel } = (io ?? {}) as { signal?: AbortSignal; cancel?: (reason: Error) => void };
+        let signal: AbortSignal;
+        let cancel: (reason: Error) => void;
+        if (given && givenCancel) {
+          signal = given;
+          cancel = givenCancel;
+        } else {
+          const own = new AbortController();
+          signal = given ? AbortSignal.any([given, own.signal]) : own.signal;
+          cancel = (reason) => own.abort(reason);
+        }
+        inflight.add(cancel);
         if (hold) await hold({ kind: 'model', pid: request.pid, description: `waiting on a model reply (infer ${request.typeName})` });
         // where model replies and provider errors enter the VM: redacted like effect results
         let reply: InferReply;
@@ -548,7 +560,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
         } catch (e) {
           throw redactError(redactor, e);
         } finally {
-          inflight.delete(own);
+          inflight.delete(cancel);
           streamed.end();
         }
         return calibrate(request, redactReply(redactor, reply));
@@ -600,7 +612,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     },
     cancelModelCalls: (reason) => {
       const n = inflight.size;
-      for (const c of inflight) c.abort(new Error(reason));
+      for (const cancel of inflight) cancel(new Error(reason));
       return n;
     },
     attachEvents: (emit) => mcp.attach(emit),

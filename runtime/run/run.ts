@@ -526,7 +526,7 @@ export async function resumeRun(options: RunOptions & { runId: string; migrate?:
   // the model calls made before count against the model budgets again (their journaled replies)
   const model = setup.capabilities.model;
   try {
-    if (model?.calls !== undefined || model?.tokens !== undefined) setup.chargeEarlierCalls(earlierModelCalls(store.readJournal(options.runId)));
+    if (model?.calls !== undefined || model?.tokens !== undefined) setup.chargeEarlierCalls(earlierModelCalls(options.runId, store.readJournal(options.runId)));
   } catch (e) {
     setup.close();
     return fail(e);

@@ -250,6 +250,7 @@ interface Statements {
   getEntry: SqlStatement;
   complete: SqlStatement;
   readJournal: SqlStatement;
+  readTail: SqlStatement;
   byKey: SqlStatement;
   openEntries: SqlStatement;
   markUnknown: SqlStatement;
@@ -358,6 +359,8 @@ export class SqliteRunStore implements RunStore {
       getEntry: p(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND seq = ?`),
       complete: p('UPDATE journal SET status = ?, payload = ?, completed_at = ? WHERE run_id = ? AND seq = ?'),
       readJournal: p(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND seq >= ? ORDER BY seq`),
+      // newest first by the primary key, stopping after `limit` rows: the whole journal is never read
+      readTail: p(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND kind != ? ORDER BY seq DESC LIMIT ?`),
       byKey: p(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND idempotency_key = ?`),
       openEntries: p(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND status IN ('intent', 'unknown') ORDER BY seq`),
       markUnknown: p(`UPDATE journal SET status = 'unknown' WHERE run_id = ? AND status = 'intent'`),
@@ -606,6 +609,19 @@ export class SqliteRunStore implements RunStore {
 
   readJournal(runId: string, fromSeq = 1): JournalEntry[] {
     return this.read('read the journal', () => this.st.readJournal.all(runId, fromSeq).map((r) => this.entry(r)));
+  }
+
+  readJournalTail(runId: string, limit: number, skipKind = ''): JournalEntry[] {
+    if (!Number.isSafeInteger(limit) || limit < 0) throw new StoreError('invalid', `a journal tail of ${String(limit)} entries`, this.file);
+    return this.read('read the journal', () => this.st.readTail.all(runId, skipKind, limit).map((r) => this.entry(r)).reverse());
+  }
+
+  openJournal(runId: string): JournalEntry[] {
+    return this.read('read the journal', () => this.st.openEntries.all(runId).map((r) => this.entry(r)));
+  }
+
+  journalLength(runId: string): number {
+    return this.read('read the journal', () => num(this.st.nextSeq.get(runId)!.next) - 1);
   }
 
   findByIdempotencyKey(runId: string, key: string): JournalEntry | null {

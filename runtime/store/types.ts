@@ -156,6 +156,16 @@ export interface RunStore {
   /** The entry holding this idempotency key, if any. */
   findByIdempotencyKey(runId: string, key: string): JournalEntry | null;
   /**
+   * The last `limit` entries, in seq order, leaving out entries of kind `skipKind` (issue 45: `turn
+   * inspect --tail N` reads these, not the whole journal). Optional, with `openJournal` and
+   * `journalLength`: a store without them is read whole.
+   */
+  readJournalTail?(runId: string, limit: number, skipKind?: string): JournalEntry[];
+  /** The entries whose outcome is not recorded (`intent` or `unknown`), in seq order. */
+  openJournal?(runId: string): JournalEntry[];
+  /** How many entries the run's journal holds. */
+  journalLength?(runId: string): number;
+  /**
    * Recovery: every `intent` of the run becomes `unknown`; returns them (also the ones that were
    * already unknown), in seq order. If any of them is not idempotent, the run becomes 'waiting'.
    */

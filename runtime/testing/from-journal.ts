@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bytesJson } from '../durable/index.js';
 import { getRun } from '../durable/runs.js';
+import { blocksOfEntries, reassembledOrNote } from '../durable/request-blocks.js';
 import type { InferReply } from '../infer/types.js';
 import type { RunRecord, RunStore } from '../store/types.js';
 import { CassetteError, cassettePath, readCassette, writeCassette, type Cassette, type Exchange, type RecordedReply } from './cassette.js';
@@ -19,10 +20,13 @@ export class RecordError extends Error {}
 export function exchangesOfRun(store: RunStore, runId: string): { run: RunRecord; exchanges: Exchange[] } {
   const run = getRun(store, runId);
   const exchanges: Exchange[] = [];
-  for (const e of store.readJournal(run.id)) {
+  const entries = store.readJournal(run.id);
+  const blocks = blocksOfEntries(run.id, entries);
+  for (const e of entries) {
     if (e.kind !== 'infer') continue;
     if (e.inputHash === null) continue;
-    const asked = (bytesJson(e.request) ?? {}) as { typeName?: string; prompt?: string; attempt?: number; options?: Record<string, number> };
+    // a request journaled as block references (runtime/durable/request-blocks.ts) is reassembled
+    const asked = (reassembledOrNote(bytesJson(e.request), blocks) ?? {}) as { typeName?: string; prompt?: string; attempt?: number; options?: Record<string, number> };
     let reply: RecordedReply;
     if (e.status === 'ok') {
       const r = (bytesJson(e.payload) ?? {}) as InferReply;

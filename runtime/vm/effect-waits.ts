@@ -47,7 +47,9 @@ export class EffectWaits {
     if (effect.kind === 'infer') {
       const id = `i${++this.inferSeq}`;
       // the signal travels in the exchange's io (runtime/providers/transport.ts aborts the HTTP call)
-      promise = startInfer(effect.request, (request, io) => host.infer(request, { ...io, signal } as typeof io), this.events, id, this.inferRetries).then(
+      // with its cancel, so the host need not make a signal of its own to cancel the call (runtime/run/host.ts)
+      const cancel = (reason: Error) => abort.abort(reason);
+      promise = startInfer(effect.request, (request, io) => host.infer(request, { ...io, signal, cancel } as typeof io), this.events, id, this.inferRetries).then(
         (outcome) => ({ kind: 'infer' as const, outcome }),
       );
     } else {
