@@ -10,6 +10,7 @@ import { strictSchema } from '../infer/provider-schema.js';
 import type { InferReply, InferRequest, TokenLogprob } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
+import { openaiChatContent } from './media-parts.js';
 import { ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface OpenAIOptions {
@@ -58,9 +59,10 @@ export function openaiProvider(o: OpenAIOptions): HttpProvider {
     keyEnv: auth.env,
     encode(request: InferRequest) {
       const { system, turns } = chatTurns(request);
-      const messages: { role: string; content: string }[] = [];
+      const messages: { role: string; content: string | unknown[] }[] = [];
       if (system.length > 0) messages.push({ role: 'system', content: system });
-      messages.push(...turns);
+      // images and documents go in the first user turn, with the context (media-parts.ts)
+      messages.push(...turns.map((t, i) => (i === 0 ? { role: t.role, content: openaiChatContent(request, t.content, service) } : t)));
       // Key order is fixed (model, messages, then per-request options) so that equal prefixes
       // are equal bytes on the wire too.
       const body: Record<string, unknown> = { model: o.model, messages };
