@@ -75,6 +75,9 @@ test('openai chat: image_url with a data URL and a file part with the PDF, as th
   const [turn, theirs] = f.received;
   assert.deepEqual(userOf(turn, 'messages'), userOf(theirs, 'messages'));
   assert.ok(text.includes('sha256:') && text.startsWith('<image image/png'), 'the context, with the image label, leads the text');
+  // a prompt without media is sent as before: plain string content
+  await runWith('try { return infer Str { "Hello."; }; } catch (e) { return e.message; }', (q, io) => createModel(`openai:gpt-test?base_url=${f.url}/v1&api_key_env=TURN_TEST_MEDIA_KEY&stream=0&retries=0`).infer(q, io));
+  assert.equal(typeof (userOf(f.received[2], 'messages') as { content: unknown }).content, 'string');
 });
 
 test('openai responses: input_image and input_file then input_text, as the SDK sends them', async () => {
@@ -189,10 +192,4 @@ test('ollama: native api — the image in the message\'s images (base64); openai
     assert.match(okJson(doc) as string, /(the Ollama server|ollama:llava) cannot take <document application\/pdf \d+ B sha256:[0-9a-f]{12}…> in a prompt: Ollama takes images only/);
     assert.equal(g.received.length, 0, `nothing was sent (api=${api})`);
   }
-});
-
-test('a prompt without media is sent exactly as before: plain string content', async () => {
-  const f = await fake();
-  await runWith('try { return infer Str { "Hello."; }; } catch (e) { return e.message; }', (q, io) => createModel(`openai:gpt-test?base_url=${f.url}/v1&api_key_env=TURN_TEST_MEDIA_KEY&stream=0&retries=0`).infer(q, io));
-  assert.equal(typeof (userOf(f.received[0], 'messages') as { content: unknown }).content, 'string');
 });
