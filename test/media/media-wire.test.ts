@@ -49,7 +49,7 @@ async function fake(): Promise<WireFake> {
   fakes.push(f);
   return f;
 }
-const userOf = (r: Recorded, key: string) => (r.json[key] as { role: string }[]).find((m) => m.role === 'user');
+const userOf = (r: Recorded, key: string) => (r.json[key] as { role: string; content?: unknown; images?: unknown }[]).find((m) => m.role === 'user');
 
 test('openai chat: image_url with a data URL and a file part with the PDF, as the SDK sends them', async () => {
   const f = await fake();
