@@ -297,6 +297,7 @@ function shallowEquals(a: Value, b: Value, pending: Value[]): boolean {
   if (a instanceof IdentityVal && b instanceof IdentityVal) throw new VMError(HANDLES_COMPARED);
   if (a === b) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (a instanceof MediaVal) return b instanceof MediaVal && a.sha256 === b.sha256 && a.mime === b.mime; // equal content
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) pending.push(a[i], b[i]);

@@ -21,6 +21,12 @@ test('context.append(img) sends it with the next infer; context.system too; each
   assert.equal(r.requests[0].tiers.system[0], `<image image/png ${IMG.length} B sha256:${HASH}>`);
 });
 
+test('two media values of the same bytes are equal (content, not identity); other bytes are not', async () => {
+  const other = png(3, 3, [0, 255, 0]).toString('base64');
+  const r = await runWith(`${MAKE}let again = call("media_base64", "${IMG.toString('base64')}", "image/png", "image", null);\nlet green = call("media_base64", "${other}", "image/png", "image", null);\nreturn [img == again, img == green, img != green];`, mock());
+  assert.deepEqual(okJson(r), [true, false, true]);
+});
+
 test('an evicted entry takes its image with it: it is no longer sent', async () => {
   const filler = 'word '.repeat(60);
   const r = await runWith(`${MAKE}context.append(img);\nlet a = infer Str { "first"; };\ncontext.append("${filler}");\ncontext.append("${filler}");\nlet b = infer Str { "second"; };\nreturn 1;`, mock(), { context: { working: 80, episodic: 80 } });
