@@ -193,3 +193,8 @@ test('ollama: native api — the image in the message\'s images (base64); openai
     assert.equal(g.received.length, 0, `nothing was sent (api=${api})`);
   }
 });
+
+test('llama (in process): an image is refused naming the provider, before the model file is even opened', async () => {
+  const r = await runWith(IMAGE_ONLY, (q, io) => createModel('llama:/nonexistent/turn-media-model.gguf').infer(q, io));
+  assert.match(okJson(r) as string, /llama:\/nonexistent\/turn-media-model\.gguf cannot take <image image\/png \d+ B sha256:[0-9a-f]{12}…> in a prompt: the in-process provider reads text only/);
+});
