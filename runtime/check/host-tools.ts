@@ -22,6 +22,7 @@ export const HOST_TOOL_RESULTS: Readonly<Record<string, StaticType>> = {
   // effect tools (runtime/effects/tools.ts, answered by the host)
   math_random: NUM, time_now_ms: NUM, time_now_iso: STR, env_get: optionalOf(STR), fs_read: STR, fs_write: NULL, fs_append: NULL,
   fs_list: LIST_STR, fs_exists: BOOL, http_request: ANY, http_get: STR, http_post: STR,
+  media_file: ANY, media_url: ANY, media_base64: ANY,
   mcp_call: ANY, mcp_tools: ANY, mcp_resources: ANY, mcp_read: ANY, mcp_templates: ANY, mcp_subscribe: NULL, mcp_unsubscribe: NULL,
   mcp_updates: LIST_STR, mcp_prompts: ANY, mcp_prompt: ANY,
   // what a run `turn mcp` serves asks its caller (runtime/mcp/caller-tools.ts)

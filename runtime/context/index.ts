@@ -7,10 +7,11 @@
 // from P1 to P2 never changes the rendered bytes; only a drop from P2 changes the prefix.
 // An entry larger than the whole P1 budget is never allowed to wipe the context: it stays, cut to
 // the budget with a visible marker (`truncateToTokens`), and only older entries move by the policy.
-export { contextText, renderPrompt, prefixHash, userText, ENTRY_SEPARATOR, type Tiers, type RenderedPrompt } from './render.js';
+export { contextText, promptText, mediaIn, withMedia, renderPrompt, prefixHash, userText, ENTRY_SEPARATOR, type Tiers, type RenderedPrompt } from './render.js';
 export { countTokens, TOKENIZER } from './tokens.js';
 import { countTokens } from './tokens.js';
 import type { Tiers } from './render.js';
+import type { MediaVal } from '../values/index.js';
 
 export interface ContextLimits {
   /** P1 budget in tokens */
@@ -108,6 +109,13 @@ export class Context {
   private p0 = new Tier();
   private p1 = new Tier();
   private p2 = new Tier();
+  /**
+   * The media values placed in this context (std/media), by content hash. An entry holds a media
+   * value's label (`MediaVal.promptLabel`); the value itself, with its bytes, is kept here, and goes
+   * with a request while an entry holding its label is still in a tier (`mediaPresent`). Only a
+   * value placed here is ever sent: text that merely looks like a label attaches nothing else.
+   */
+  private media = new Map<string, MediaVal>();
 
   constructor(public limits: ContextLimits = DEFAULT_LIMITS) {}
 
@@ -147,6 +155,28 @@ export class Context {
     return truncated === undefined ? { demoted, dropped } : { demoted, dropped, truncated };
   }
 
+  /** Keeps a media value placed in the context (its label is the entry's text). */
+  addMedia(m: MediaVal): void {
+    this.media.set(m.sha256, m);
+  }
+
+  /** The media values whose labels are in entries still present, in render order; drops the rest. */
+  mediaPresent(): MediaVal[] {
+    if (this.media.size === 0) return [];
+    const out: MediaVal[] = [];
+    const seen = new Set<string>();
+    for (const text of this.render()) {
+      for (const [hash, m] of this.media) {
+        if (!seen.has(hash) && text.includes(m.promptLabel())) {
+          seen.add(hash);
+          out.push(m);
+        }
+      }
+    }
+    for (const hash of [...this.media.keys()]) if (!seen.has(hash)) this.media.delete(hash); // evicted with its entries
+    return out;
+  }
+
   /** Entries in render order: P0, P2, P1. */
   render(): string[] {
     return [...this.p0.texts, ...this.p2.texts, ...this.p1.texts];
@@ -166,6 +196,7 @@ export class Context {
     c.p0 = this.p0.copy();
     c.p1 = this.p1.copy();
     c.p2 = this.p2.copy();
+    c.media = new Map(this.media);
     return c;
   }
 }

@@ -4,13 +4,49 @@
 // never change: a provider's prompt cache (or a KV cache) can reuse them.
 import { sha256Hex } from '../hash.js';
 import type { Value } from '../values/index.js';
-import { ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, VMError } from '../values/index.js';
+import { ClosureVal, IdentityVal, MediaVal, PidVal, StructVal, Uncertain, VecVal, VMError } from '../values/index.js';
 
 /** The text a value contributes to a context (and to a prompt). */
 export function contextText(v: Value): string {
   if (v instanceof Uncertain) v = v.v;
   if (typeof v === 'string') return v;
   return canonical(v);
+}
+
+/**
+ * The text of an `infer` prompt or a context entry. A media value is its label (with its full
+ * hash); a list holding one is a prompt in parts, `["Describe this chart:", chart]`: its items'
+ * texts one per line. Anything else is `contextText`.
+ */
+export function promptText(v: Value): string {
+  if (v instanceof Uncertain) v = v.v;
+  if (Array.isArray(v) && v.some((x) => (x instanceof Uncertain ? x.v : x) instanceof MediaVal)) return v.map(contextText).join('\n');
+  return contextText(v);
+}
+
+/** The media values in `v` (itself, or inside its lists, maps and structs), first seen first. */
+export function mediaIn(v: Value): MediaVal[] {
+  const out: MediaVal[] = [];
+  const seen = new Set<object>();
+  const pending: Value[] = [v];
+  while (pending.length > 0) {
+    let x: Value = pending.pop()!;
+    if (x instanceof Uncertain) x = x.v;
+    if (x === null || typeof x !== 'object' || seen.has(x)) continue;
+    seen.add(x);
+    if (x instanceof MediaVal) out.push(x);
+    else if (Array.isArray(x)) for (let i = x.length - 1; i >= 0; i--) pending.push(x[i]);
+    else if (x instanceof Map) pending.push(...[...x.values()].reverse());
+    else if (x instanceof StructVal) pending.push(...[...x.fields.values()].reverse());
+  }
+  return out;
+}
+
+/** `{ media }` for an infer request: the context's media, then the prompt's, each once; `{}` for none. */
+export function withMedia(context: MediaVal[], prompt: Value): { media?: MediaVal[] } {
+  const all = [...context];
+  for (const m of mediaIn(prompt)) if (!all.some((x) => x.sha256 === m.sha256)) all.push(m);
+  return all.length > 0 ? { media: all } : {};
 }
 
 function canonical(v: Value): string {
@@ -37,6 +73,7 @@ function canonical(v: Value): string {
   if (v instanceof PidVal) return `<pid ${v.id}>`;
   if (v instanceof ClosureVal) return `<closure ${v.name}>`;
   if (v instanceof IdentityVal) throw new VMError('an identity handle cannot be put in a context');
+  if (v instanceof MediaVal) return v.promptLabel();
   return String(v);
 }
 

@@ -6,6 +6,7 @@
 import { cpSync } from 'node:fs';
 import * as path from 'node:path';
 import { sha256Hex } from '../hash.js';
+import { MediaVal } from '../values/index.js';
 import { jsonText } from './json-text.js';
 import { encodeSnapshot } from '../store/serialize.js';
 import { StoreError, type JournalAppend, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
@@ -38,6 +39,28 @@ export const POLICY_VERSIONS: Record<string, string> = { idempotency: 'v1', unkn
  * before their commit (`Durable.perform`).
  */
 const IDEMPOTENT_TOOLS = new Set(['fs_read', 'fs_list', 'fs_exists', 'env_get', 'time_now_ms', 'time_now_iso', 'math_random']);
+
+/**
+ * std/media's reads (runtime/media/): the journal keeps a media value's hash, never its bytes, so a
+ * replay reads the file (or the URL) again under the run's grants and gives the value only when its
+ * content is the one journaled; other bytes are refused, never sent to a model in its place.
+ */
+const MEDIA_READ_TOOLS = new Set(['media_file', 'media_url']);
+
+async function rereadMedia(seq: number, journaled: unknown, run: () => Promise<unknown>): Promise<unknown> {
+  const was = (journaled as { sha256?: unknown } | null)?.sha256;
+  let now: unknown;
+  try {
+    now = await run();
+  } catch (e) {
+    throw new Error(`step ${seq}: the media the run journaled cannot be read again: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (!(now instanceof MediaVal) || typeof was !== 'string' || now.sha256 !== was) {
+    const is = now instanceof MediaVal ? now.sha256.slice(0, 12) : 'not media';
+    throw new Error(`step ${seq}: the media changed since the run journaled it (sha256 ${typeof was === 'string' ? was.slice(0, 12) : '?'}… then, ${is}… now): a resumed run sends only the content it journaled`);
+  }
+  return now;
+}
 
 export function toolIsIdempotent(request: { name: string; args: unknown[] }): boolean {
   if (IDEMPOTENT_TOOLS.has(request.name) || request.name === REMOTE_CHILD_TOOL) return true; // a placed child: asked again under its key, Restate answers once
@@ -503,6 +526,12 @@ export class Durable implements DurableHooks {
     const e = this.take(key, kind, name, inputHash);
     if (e === null) return this.never();
     if (e) {
+      if (e.status === 'ok' && kind === 'tool' && MEDIA_READ_TOOLS.has(name)) {
+        return rereadMedia(e.seq, bytesJson(e.payload), run).catch((err: unknown) => {
+          this.fail(err instanceof Error ? err : new Error(String(err))); // the run stops here: its inputs changed
+          return this.never();
+        });
+      }
       if (e.status === 'ok') return Promise.resolve(bytesJson(e.payload));
       if (e.status === 'error') return Promise.reject(new Error(String(bytesJson(e.payload))));
       // unknown (or an intent left by a crash): re-run only if idempotent or decided so

@@ -317,6 +317,36 @@ export async function readFileEffect(p: string, ctx: FsContext): Promise<string>
   }
 }
 
+/**
+ * A file's bytes (std/media), at most `limit` of them: its size is checked against the limit before
+ * reading, and the read stops one byte past that size, so a file that grew meanwhile is refused.
+ */
+export async function readFileBytesEffect(p: string, ctx: FsContext, limit: number): Promise<Uint8Array> {
+  const a = await authorize(p, 'read', ctx);
+  try {
+    const handle = await openChecked(a, C.O_RDONLY, 'file', ctx, p);
+    try {
+      const tooLarge = () => new FsEffectError(`${p} is larger than ${limit} bytes (the media limit; raise it with the max_bytes option)`);
+      const size = (await handle.stat()).size;
+      if (size > limit) throw tooLarge();
+      // one byte more than its size: a file that grew after the check is seen and refused
+      const buf = Buffer.alloc(size + 1);
+      let n = 0;
+      while (n < buf.length) {
+        const { bytesRead } = await handle.read(buf, n, buf.length - n, n);
+        if (bytesRead === 0) break;
+        n += bytesRead;
+      }
+      if (n > size) throw new FsEffectError(`${p} changed while it was read`);
+      return buf.subarray(0, n);
+    } finally {
+      await handle.close();
+    }
+  } catch (e) {
+    throw wrap(e, p);
+  }
+}
+
 export async function writeFileEffect(p: string, content: string, ctx: FsContext, options: { append?: boolean } = {}): Promise<void> {
   const a = await authorize(p, 'write', ctx);
   try {

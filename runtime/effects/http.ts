@@ -23,6 +23,8 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** the body's bytes, instead of `body`, when the context asks for `binary` (std/media) */
+  bytes?: Uint8Array;
 }
 
 /** Methods a retry may send again without a key: they change nothing. */
@@ -49,6 +51,8 @@ export interface HttpContext {
   maxBodyBytes?: number;
   /** Aborts the request (headers or body) when its process is cancelled or the run ends. */
   signal?: AbortSignal;
+  /** Return the body as bytes (`bytes`), not as text: an image or a document (std/media). */
+  binary?: boolean;
 }
 
 /** A failed HTTP effect (capability, identity, network, timeout). Its message never holds a secret. */
@@ -166,12 +170,13 @@ export async function performHttp(request: HttpRequest, ctx: HttpContext): Promi
         current = next;
         continue;
       }
-      const text = await readBody(res, ctx.maxBodyBytes ?? 10 * 1024 * 1024);
+      const raw = await readBody(res, ctx.maxBodyBytes ?? 10 * 1024 * 1024);
       const resHeaders: Record<string, string> = {};
       res.headers.forEach((v, k) => {
         resHeaders[k] = v;
       });
-      return redactor.redactDeep({ status: res.status, headers: resHeaders, body: text });
+      if (ctx.binary) return { ...redactor.redactDeep({ status: res.status, headers: resHeaders, body: '' }), bytes: raw };
+      return redactor.redactDeep({ status: res.status, headers: resHeaders, body: raw.toString('utf8') });
     }
   } catch (e) {
     if (e instanceof EffectDenied) throw new EffectDenied(redactor.redact(e.message), e.outcome);
@@ -191,8 +196,8 @@ function abortReason(signal: AbortSignal): string {
   return r instanceof Error ? r.message : typeof r === 'string' ? r : 'aborted';
 }
 
-async function readBody(res: Response, limit: number): Promise<string> {
-  if (!res.body) return '';
+async function readBody(res: Response, limit: number): Promise<Buffer> {
+  if (!res.body) return Buffer.alloc(0);
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -206,5 +211,5 @@ async function readBody(res: Response, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }

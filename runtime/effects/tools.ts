@@ -5,7 +5,10 @@
 // Pure tools are synchronous; effect tools (time, random, env, fs, http) take an EffectToolContext
 // and the lead routes them through the effect/journal path. The registry at the bottom lists them.
 import { capabilitiesFromPlain, check, narrow, requireApproval, EffectDenied, type ApprovalHook, type ApprovalRecord, type Capabilities, type Usage } from './capabilities.js';
-import { authorize, existsEffect, listDirEffect, readFileEffect, writeFileEffect, type FsContext } from './fs.js';
+import { authorize, existsEffect, listDirEffect, readFileBytesEffect, readFileEffect, writeFileEffect, type FsContext } from './fs.js';
+import { MediaError, makeMedia, mediaOptions, type MediaOptions } from '../media/make.js';
+import { mimeOfName, type MediaKind } from '../media/sniff.js';
+import type { MediaVal } from '../values/index.js';
 import { performHttp, type HttpResponse } from './http.js';
 import { forgedMessage, isHandle, looksLikeHandle } from './identity.js';
 import { isProviderKeyName } from './environ.js';
@@ -395,6 +398,89 @@ function protectedFiles(ctx: EffectToolContext): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------
+// std/media: images and documents for prompts, read under the run's grants (runtime/media/).
+
+/** `"image"` asks for an image; `"any"` takes an image or a PDF (media.file, media.url). */
+function mediaKind(tool: string, v: unknown): MediaKind | undefined {
+  if (v === 'image') return 'image';
+  if (v === 'any' || v === null || v === undefined) return undefined;
+  throw new ToolError(`${tool}: the kind must be "image" or "any"`);
+}
+
+function media(tool: string, bytes: Uint8Array, what: string, o: MediaOptions): MediaVal {
+  try {
+    return makeMedia(bytes, what, o);
+  } catch (e) {
+    if (e instanceof MediaError) throw new ToolError(`${tool}: ${e.message}`);
+    throw e;
+  }
+}
+
+function options(tool: string, v: unknown): { maxBytes: number; mime?: string } {
+  try {
+    return mediaOptions(tool, v);
+  } catch (e) {
+    if (e instanceof MediaError) throw new ToolError(e.message);
+    throw e;
+  }
+}
+
+/** media_file(cap, path, kind, options) → Media: a file's bytes under the files grant (read), bounded and sniffed. */
+export async function mediaFile(ctx: EffectToolContext, cap: unknown, p: unknown, kind: unknown, opts: unknown): Promise<MediaVal> {
+  const path = str('media_file', p, 'path');
+  const o = options('media_file', opts);
+  const k = mediaKind('media_file', kind);
+  const bytes = await readFileBytesEffect(path, fsCtx(ctx, cap, 'media_file'), o.maxBytes);
+  // a declared type: the mime option, else the file's extension
+  const byName = mimeOfName(path);
+  const declared = o.mime !== undefined ? { mime: o.mime, by: 'the mime option' } : byName !== undefined ? { mime: byName, by: `its name` } : undefined;
+  return media('media_file', bytes, path, { maxBytes: o.maxBytes, ...(k ? { kind: k } : {}), ...(declared ? { declared } : {}) });
+}
+
+/** media_url(auth, url, kind, options) → Media: a GET under the network grant, its body bounded and sniffed. */
+export async function mediaUrl(ctx: EffectToolContext, auth: unknown, url: unknown, kind: unknown, opts: unknown): Promise<MediaVal> {
+  const o = options('media_url', opts);
+  const k = mediaKind('media_url', kind);
+  const identity = isHandle(auth) ? auth : undefined;
+  const capabilities = identity ? ctx.capabilities : callCapabilities(ctx, auth, 'media_url');
+  const address = str('media_url', url, 'url');
+  const res = await performHttp(
+    { method: 'GET', url: address, identity },
+    {
+      vault: ctx.vault,
+      capabilities,
+      approve: ctx.approve,
+      journal: ctx.journal,
+      fetch: ctx.fetch,
+      redactor: ctx.redactor,
+      timeoutMs: ctx.timeoutMs,
+      maxBodyBytes: o.maxBytes,
+      binary: true,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    },
+  );
+  if (res.status < 200 || res.status >= 300) throw new ToolError(`media_url: ${address} answered HTTP ${res.status}`);
+  const served = res.headers['content-type'];
+  // a generic type says nothing about the bytes; a specific one is a declaration to check
+  const declared = o.mime !== undefined ? { mime: o.mime, by: 'the mime option' } : served && !/^(application\/octet-stream|binary\/octet-stream)\b/i.test(served) ? { mime: served, by: "the server's content-type" } : undefined;
+  return media('media_url', res.bytes ?? new Uint8Array(0), address, { maxBytes: o.maxBytes, ...(k ? { kind: k } : {}), ...(declared ? { declared } : {}) });
+}
+
+/** Characters of base64 text per byte it holds, rounded up: bounds the text before it is decoded. */
+const BASE64_CHARS_PER_BYTE = 4 / 3;
+
+/** media_base64(data, mime, kind, options) → Media: bytes the program holds as base64 text, checked against `mime`. */
+export function mediaBase64(data: unknown, mime: unknown, kind: unknown, opts: unknown): MediaVal {
+  const text = str('media_base64', data, 'data');
+  const declared = str('media_base64', mime, 'mime type');
+  const o = options('media_base64', opts);
+  const k = mediaKind('media_base64', kind);
+  if (text.length > Math.ceil(o.maxBytes * BASE64_CHARS_PER_BYTE) + 4) throw new ToolError(`media_base64: the data holds more than the limit of ${o.maxBytes} bytes (raise it with the max_bytes option)`);
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw new ToolError('media_base64: the data is not base64 (A-Z, a-z, 0-9, +, / and = padding)');
+  return media('media_base64', Buffer.from(text, 'base64'), 'the base64 data', { maxBytes: o.maxBytes, ...(k ? { kind: k } : {}), declared: { mime: declared, by: 'the mime argument' } });
+}
+
+// ---------------------------------------------------------------------------------------------
 // knowledge: the store is a file the program makes the host write, so it needs a grant.
 
 /** Knowledge openers whose folder has been authorized (and approved, when asked) in this run. */
@@ -579,6 +665,10 @@ export const STD_TOOLS: Record<string, PureTool | EffectTool> = {
   fs_list: { effect: true, category: 'files', credential: 0, capability: 'files read', run: fsList },
   fs_exists: { effect: true, category: 'files', credential: 0, capability: 'files read', run: fsExists },
   http_request: { effect: true, category: 'network', credential: 0, capability: 'network (+ identity)', run: httpRequest },
+  // std/media: images and documents (runtime/media/)
+  media_file: { effect: true, category: 'files', credential: 0, capability: 'files read', run: mediaFile },
+  media_url: { effect: true, category: 'network', credential: 0, capability: 'network (+ identity)', run: mediaUrl },
+  media_base64: { effect: false, run: mediaBase64 },
   // Turn v1's tools: call("http_get", url), call("http_post", {"url", "body"})
   http_get: { effect: true, category: 'network', capability: 'network', run: httpGetV1 },
   http_post: { effect: true, category: 'network', capability: 'network', run: httpPostV1 },

@@ -13,7 +13,7 @@ import { optionsRecord, type InferOptions } from './options.js';
 import type { Feedback, InferIO, InferReply, InferRequest, ValidationIssue } from './types.js';
 import { formatIssue, issues as validationIssues } from './validate.js';
 import type { RunEventBody } from '../events/index.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../values/index.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan, type MediaVal } from '../values/index.js';
 
 export const DEFAULT_INFER_RETRIES = 2;
 
@@ -24,6 +24,8 @@ export interface InferCall {
   prompt: string;
   pid: number;
   tiers: Tiers;
+  /** the images and documents placed in the context and the prompt, in prompt order (std/media) */
+  media?: MediaVal[];
   /** the infer's own `with { ... }` options (over the run's) */
   options?: InferOptions;
 }
@@ -179,6 +181,7 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
       attempt,
       feedback: feedback.slice(),
       maxTokens,
+      ...(call.media && call.media.length > 0 ? { media: call.media } : {}),
       ...(call.options ? { options: call.options } : {}),
     };
     const io: InferIO = { emit: (event) => emit(event.kind === 'infer.delta' ? { ...event, id: options.id, pid: call.pid, attempt } : { ...event, id: options.id, pid: call.pid }) };
@@ -191,6 +194,7 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
       prompt: { P0: call.tiers.system, P2: call.tiers.episodic, P1: call.tiers.working, task: rendered.task },
       feedback: feedback.map((f) => feedbackText(f)),
       prefix: { hash: rendered.prefixHash, bytes: rendered.prefixBytes },
+      ...(call.media && call.media.length > 0 ? { media: call.media.map(String) } : {}),
       schema: wire,
       ...(written ? { options: written } : {}),
     });

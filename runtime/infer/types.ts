@@ -3,6 +3,7 @@
 // nothing else. Repairs, validation, retries and confidence are the driver's, never the host's.
 import type { RenderedPrompt, Tiers } from '../context/render.js';
 import type { JsonSchema } from './schema.js';
+import type { MediaVal } from '../values/index.js';
 import type { InferOptions } from './options.js';
 import type { JournaledApprovals } from '../ports/approval.js';
 
@@ -43,6 +44,8 @@ export interface InferRequest {
   sampling?: Sampling;
   /** self-consistency: which of the attempt's k samples this is (1..k; absent when k = 1) */
   sample?: number;
+  /** the images and documents of the prompt (std/media), in prompt order: each provider sends them as its content parts */
+  media?: MediaVal[];
   /** the infer's own `with { ... }` options: the host and the transport take them over the run's */
   options?: InferOptions;
 }

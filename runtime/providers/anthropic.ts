@@ -7,6 +7,7 @@
 import type { InferReply, InferRequest } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
+import { anthropicContent } from './media-parts.js';
 import { ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface AnthropicOptions {
@@ -39,7 +40,7 @@ export function anthropicProvider(o: AnthropicOptions): HttpProvider {
       const maxTokens = request.sampling?.maxTokens ?? o.maxTokens ?? request.maxTokens ?? FALLBACK_MAX_TOKENS;
       const body: Record<string, unknown> = { model: o.model, max_tokens: maxTokens };
       if (system.length > 0) body.system = system;
-      body.messages = turns;
+      body.messages = turns.map((t, i) => (i === 0 ? { role: t.role, content: anthropicContent(request, t.content, 'the Anthropic API') } : t));
       body.tools = [
         {
           name: TOOL_NAME,

@@ -11,6 +11,7 @@ import type { InferReply, InferRequest } from '../infer/types.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../values/index.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
+import { bedrockContent } from './media-parts.js';
 import { ProviderError, THINKING, type HttpProvider, type HttpResult, type SigV4Auth, type StreamDecoder } from './types.js';
 
 const SERVICE = 'AWS Bedrock';
@@ -44,7 +45,7 @@ export function bedrockProvider(o: BedrockOptions): HttpProvider {
     seed: 'none',
     encode(request: InferRequest) {
       const { system, turns } = chatTurns(request);
-      const body: Record<string, unknown> = { messages: turns.map((t) => ({ role: t.role, content: [{ text: t.content }] })) };
+      const body: Record<string, unknown> = { messages: turns.map((t, i) => ({ role: t.role, content: i === 0 ? bedrockContent(request, t.content, SERVICE) : [{ text: t.content }] })) };
       if (system.length > 0) body.system = [{ text: system }];
       const config: Record<string, unknown> = {};
       const maxTokens = request.sampling?.maxTokens ?? o.maxTokens ?? request.maxTokens;

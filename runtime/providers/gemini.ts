@@ -10,6 +10,7 @@
 import type { InferReply, InferRequest } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
+import { geminiParts } from './media-parts.js';
 import { ModelConfigError, ProviderError, THINKING, type AuthSpec, type HttpProvider, type HttpResult, type StreamDecoder } from './types.js';
 
 export const GEMINI_DEFAULT_BASE = 'https://generativelanguage.googleapis.com';
@@ -40,7 +41,7 @@ export function geminiProvider(o: GeminiOptions): HttpProvider {
     encode(request: InferRequest) {
       const { system, turns } = chatTurns(request);
       const body: Record<string, unknown> = {
-        contents: turns.map((t) => ({ role: t.role === 'assistant' ? 'model' : 'user', parts: [{ text: t.content }] })),
+        contents: turns.map((t, i) => ({ role: t.role === 'assistant' ? 'model' : 'user', parts: i === 0 ? geminiParts(request, t.content, SERVICE) : [{ text: t.content }] })),
       };
       if (system.length > 0) body.systemInstruction = { role: 'user', parts: [{ text: system }] };
       const config: Record<string, unknown> = {};

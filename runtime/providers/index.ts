@@ -201,6 +201,7 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
       maxTokens: num(spec, o, 'max_tokens', 1),
       temperature: num(spec, o, 'temperature', 0, false),
       stream: flag(spec, o, 'stream', true),
+      ...(kind === 'ollama' ? { imagesOnly: true } : {}),
     };
     return { provider: api === 'responses' ? openaiResponsesProvider(openaiOptions) : openaiProvider(openaiOptions), transport: transport(spec, o) };
   }

@@ -14,6 +14,7 @@ import { GgufError, checkGgufHeader } from './gguf.js';
 import { chatTurns } from './messages.js';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
 import { ModelConfigError, ProviderError, type LocalProvider } from './types.js';
+import { refuseMedia } from './media-parts.js';
 
 export interface LlamaOptions {
   /** the .gguf file, resolved against the working directory */
@@ -245,6 +246,7 @@ export function llamaProvider(o: LlamaOptions): LlamaProvider {
   };
 
   async function answer(request: InferRequest, io?: InferIO): Promise<InferReply> {
+    refuseMedia(request, `llama:${o.file}`, () => false, 'the in-process provider reads text only (use a provider that takes images: openai, anthropic, gemini, bedrock, ollama)');
     const signal = (io as { signal?: AbortSignal } | undefined)?.signal;
     const { mod, llama, sequence, loadMs } = await ready(signal);
     if (signal?.aborted) throw new ProviderError(`the call to ${file} was cancelled`);

@@ -6,6 +6,7 @@
 import type { InferReply, InferRequest } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
+import { ollamaImages } from './media-parts.js';
 import { ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface OllamaOptions {
@@ -41,7 +42,9 @@ export function ollamaProvider(o: OllamaOptions): HttpProvider {
     keyEnv: o.apiKeyEnv,
     encode(request: InferRequest) {
       const { system, turns } = chatTurns(request);
-      const messages = system.length > 0 ? [{ role: 'system', content: system }, ...turns] : turns;
+      const images = ollamaImages(request, 'the Ollama server');
+      const first = images ? turns.map((t, i) => (i === 0 ? { ...t, images } : t)) : turns;
+      const messages = system.length > 0 ? [{ role: 'system', content: system }, ...first] : first;
       const stream = o.stream !== false;
       const options: Record<string, number> = {};
       const maxTokens = request.sampling?.maxTokens ?? o.maxTokens ?? request.maxTokens;

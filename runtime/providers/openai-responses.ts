@@ -9,6 +9,7 @@ import { strictSchema } from '../infer/provider-schema.js';
 import type { InferReply, InferRequest, TokenLogprob } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
+import { responsesContent } from './media-parts.js';
 import type { OpenAIOptions } from './openai.js';
 import { ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
@@ -26,7 +27,7 @@ export function openaiResponsesProvider(o: OpenAIOptions): HttpProvider {
       const { system, turns } = chatTurns(request);
       const body: Record<string, unknown> = { model: o.model };
       if (system.length > 0) body.instructions = system;
-      body.input = turns.map((t) => ({ role: t.role, content: t.content }));
+      body.input = turns.map((t, i) => ({ role: t.role, content: i === 0 ? responsesContent(request, t.content, SERVICE) : t.content }));
       const strict = o.structured === 'strict' ? strictSchema(request.wireSchema) : undefined;
       const structured = o.structured === 'strict' && !strict?.ok ? 'schema' : o.structured;
       if (structured === 'strict' || structured === 'schema') {

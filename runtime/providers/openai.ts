@@ -10,6 +10,7 @@ import { strictSchema } from '../infer/provider-schema.js';
 import type { InferReply, InferRequest, TokenLogprob } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
+import { openaiChatContent, refuseMedia } from './media-parts.js';
 import { ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface OpenAIOptions {
@@ -24,6 +25,8 @@ export interface OpenAIOptions {
   temperature?: number;
   /** stream the reply (default true) */
   stream?: boolean;
+  /** the server reads images but no documents (Ollama's OpenAI-compatible API): a PDF is refused before sending */
+  imagesOnly?: boolean;
   /** a server with its own URL scheme and credential (Azure OpenAI; azure.ts): the whole endpoint URL, the auth, the name */
   endpoint?: { url: string; auth: AuthSpec; name: string; service: string; maxTokensField: 'max_tokens' | 'max_completion_tokens' };
 }
@@ -58,9 +61,11 @@ export function openaiProvider(o: OpenAIOptions): HttpProvider {
     keyEnv: auth.env,
     encode(request: InferRequest) {
       const { system, turns } = chatTurns(request);
-      const messages: { role: string; content: string }[] = [];
+      if (o.imagesOnly) refuseMedia(request, `ollama:${o.model}`, (m) => m.kind === 'image', 'Ollama takes images only (send a PDF to a provider that reads documents: openai, anthropic, gemini, bedrock)');
+      const messages: { role: string; content: string | unknown[] }[] = [];
       if (system.length > 0) messages.push({ role: 'system', content: system });
-      messages.push(...turns);
+      // images and documents go in the first user turn, with the context (media-parts.ts)
+      messages.push(...turns.map((t, i) => (i === 0 ? { role: t.role, content: openaiChatContent(request, t.content, service) } : t)));
       // Key order is fixed (model, messages, then per-request options) so that equal prefixes
       // are equal bytes on the wire too.
       const body: Record<string, unknown> = { model: o.model, messages };

@@ -25,6 +25,7 @@ import { httpError } from './http-errors.js';
 import { chatTurns } from './messages.js';
 import { exchangeFor, type Dial, type Exchange, type SecretSource } from './transport.js';
 import { ModelConfigError, ProviderError, type HttpCall, type HttpProvider, type HttpResult, type LocalProvider, type TransportOptions } from './types.js';
+import { refuseMedia } from './media-parts.js';
 
 /** The most memory a driver may have: 64 MiB (1024 pages of 64 KiB). */
 export const MEMORY_CAP_BYTES = 64 * 1024 * 1024;
@@ -589,6 +590,7 @@ export function inferEnvelope(request: InferRequest, id: number) {
 }
 
 async function driverExchange(ctx: CallContext, request: InferRequest, id: number, io?: InferIO): Promise<InferReply> {
+  refuseMedia(request, 'a Turn v1 Wasm driver', () => false, 'its request envelope has no place for images or documents');
   const filled = new Map<string, string>(); // secret value → its name
   const scrub = (text: string): string => {
     let out = text;

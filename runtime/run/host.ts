@@ -4,6 +4,7 @@
 // host here, so a budget or a capability cannot be applied in one and skipped in another.
 import { budgetedModel, performTool, redactError, type TokenMeter } from '../effects/host.js';
 import { countTokens } from '../context/tokens.js';
+import { mediaTokensAtMost } from '../media/tokens.js';
 import { capabilitiesFromFlags, CapabilityError, cliApproval, newUsage, record, type ApprovalHook, type Capabilities, type Usage } from '../effects/capabilities.js';
 import type { EffectToolContext } from '../effects/tools.js';
 import { providerKeyNamesIn, scrubInitialEnvironment } from '../effects/environ.js';
@@ -297,7 +298,7 @@ function promptTokens(request: InferRequest): number {
   const r = request.rendered;
   let n = countTokens(r.system) + countTokens(r.context) + countTokens(r.task);
   for (const f of request.feedback) n += countTokens(f.reply) + f.issues.reduce((k, i) => k + countTokens(i.message), 0);
-  return n;
+  return n + mediaTokensAtMost(request.media); // images and documents: the largest provider estimate (runtime/media/tokens.ts)
 }
 
 function replyTokens(reply: InferReply): number | undefined {

@@ -46,6 +46,57 @@ export class IdentityVal {
   ) {}
 }
 
+/**
+ * An image or a document (std/media). Made only by the host (runtime/media/load.ts), after it read
+ * the bytes under the run's grants, bounded them and sniffed their type: a program cannot build
+ * one, so no shape of data is ever taken for one. It shows as its label — kind, MIME type, size and
+ * content hash — in output, traces, prompts and the journal; its bytes are in a private field that
+ * neither JSON nor a journal sees (a value restored from a journal has none: see `bytes`).
+ */
+export class MediaVal {
+  readonly #bytes: Uint8Array | undefined;
+  constructor(
+    public readonly kind: 'image' | 'document',
+    public readonly mime: string,
+    public readonly size: number,
+    /** SHA-256 of the bytes, hex */
+    public readonly sha256: string,
+    bytes?: Uint8Array,
+  ) {
+    this.#bytes = bytes;
+  }
+
+  /** The bytes, or undefined when the value was restored without them. */
+  bytes(): Uint8Array | undefined {
+    return this.#bytes;
+  }
+
+  /** `<image image/png 12.3 KB sha256:0123456789ab…>`: what output and traces show. */
+  toString(): string {
+    return `<${this.kind} ${this.mime} ${sizeText(this.size)} sha256:${this.sha256.slice(0, 12)}…>`;
+  }
+
+  /**
+   * The label a prompt carries where the value was placed: the full hash, so that a request's
+   * fingerprint (cassettes, the journal's input hash) changes when the content does.
+   */
+  promptLabel(): string {
+    return `<${this.kind} ${this.mime} ${sizeText(this.size)} sha256:${this.sha256}>`;
+  }
+
+  /** What JSON (a journal's payload, a trace) holds: the description, never the bytes. */
+  toJSON(): { media: string; mime: string; size: number; sha256: string } {
+    return { media: this.kind, mime: this.mime, size: this.size, sha256: this.sha256 };
+  }
+}
+
+/** `512 B`, `12.3 KB`, `4.0 MB` (1 KB = 1024 bytes). */
+export function sizeText(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+
 /** A value derived from inference, with confidence < 1. Never nested. */
 export class Uncertain {
   constructor(
@@ -66,6 +117,7 @@ export type Value =
   | PidVal
   | VecVal
   | IdentityVal
+  | MediaVal
   | Uncertain;
 
 /** A runtime error raised by the VM itself (type errors, bad index, arity...). Catchable in Turn. */
@@ -117,6 +169,7 @@ export function typeName(v: Value): string {
   if (v instanceof PidVal) return 'Pid';
   if (v instanceof VecVal) return 'Vec';
   if (v instanceof IdentityVal) return 'Identity';
+  if (v instanceof MediaVal) return 'Media';
   if (v instanceof Uncertain) return typeName(v.v);
   return 'Unknown';
 }
@@ -244,6 +297,7 @@ function shallowEquals(a: Value, b: Value, pending: Value[]): boolean {
   if (a instanceof IdentityVal && b instanceof IdentityVal) throw new VMError(HANDLES_COMPARED);
   if (a === b) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (a instanceof MediaVal) return b instanceof MediaVal && a.sha256 === b.sha256 && a.mime === b.mime; // equal content
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) pending.push(a[i], b[i]);
@@ -395,6 +449,7 @@ export function fromPlain(x: unknown): Value {
     if (p === null || p === undefined) return null;
     if (typeof p === 'number' || typeof p === 'string' || typeof p === 'boolean') return p;
     if (typeof p !== 'object') return null;
+    if (p instanceof MediaVal) return p; // only a host tool, in process, returns one (never parsed data)
     const out: Value = Array.isArray(p) ? [] : new Map<string, Value>();
     fill.push([p, out]);
     return out;

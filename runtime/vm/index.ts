@@ -5,7 +5,7 @@
 import { nowMs } from '../monotonic.js';
 import type { Bundle, FunctionProto, ImplDesc, InferDesc, StructDesc } from '../compile/bundle.js';
 import { Op } from '../compile/opcodes.js';
-import { contextText, type ContextLimits } from '../context/index.js';
+import { mediaIn, promptText, withMedia, type ContextLimits } from '../context/index.js';
 import { EventLog } from '../events/index.js';
 import { inferErrorValue, inferredValue } from '../infer/effect.js';
 import { InferOptionError, readInferOptions, type InferOptions } from '../infer/options.js';
@@ -1624,7 +1624,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
               p.effect = {
                 kind: 'infer',
                 desc,
-                request: { typeName: desc.typeName, schema: desc.schema, prompt: contextText(prompt), pid: p.id, tiers: p.context.tiers(), ...(options ? { options } : {}) },
+                request: { typeName: desc.typeName, schema: desc.schema, prompt: promptText(prompt), pid: p.id, tiers: p.context.tiers(), ...withMedia(p.context.mediaPresent(), prompt), ...(options ? { options } : {}) },
               };
               frame.ip = ip;
               p.sp = sp;
@@ -1784,8 +1784,9 @@ export class VM implements LifecycleRuntime, AgentRuntime {
             case 66 /* CTX_SYSTEM */: {
               const v = stack[sp - 1];
               if (v instanceof IdentityVal) throw new VMError('an identity handle cannot be put in a context');
-              const text = contextText(v);
+              const text = promptText(v);
               this.charge(textCost(text.length));
+              for (const m of mediaIn(v)) p.context.addMedia(m);
               if (code[ip - 1] === Op.CTX_APPEND) {
                 const moved = p.context.append(text);
                 if (moved.demoted.length > 0) this.events.emit({ kind: 'context.demote',  pid: p.id, entries: moved.demoted.length, tokens: moved.demoted.reduce((a, e) => a + e.tokens, 0) });
