@@ -1,7 +1,7 @@
 // Making a media value from bytes the host holds: bounded in bytes, typed by its magic number,
 // checked against what the caller declared (runtime/media/sniff.ts). Every refusal says what was
 // expected and what the bytes are; the VM locates it at the program's call (file:line).
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash.js';
 import { MediaVal, sizeText } from '../values/index.js';
 import { normalMime, sniff, type MediaKind, MEDIA_TYPES } from './sniff.js';
 
@@ -53,6 +53,6 @@ export function makeMedia(bytes: Uint8Array, what: string, o: MediaOptions): Med
     if (declared !== found.mime) throw new MediaError(`${what} is declared ${declared} (by ${o.declared.by}) but its bytes are ${found.mime}; refused`);
   }
   if (o.kind === 'image' && found.kind !== 'image') throw new MediaError(`${what} is ${found.mime}, not an image: use media.file for a document`);
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const sha256 = sha256Hex(bytes);
   return new MediaVal(found.kind, found.mime, bytes.length, sha256, Uint8Array.from(bytes));
 }
