@@ -183,6 +183,12 @@ export class SchemaConverter {
         ...(t.optional ? { nullable: true } : {}),
         ...(t.optional && required.has(key) ? { requiredNullable: true } : {}),
       };
+      const access = accessOf(schema, isObj(schema) && typeof schema.$ref === 'string' && schema.$ref.startsWith('#') ? this.resolvePointer(schema.$ref) : undefined);
+      if (access === 'readOnly') f.access = access;
+      if (access === 'writeOnly') {
+        // a reply never carries it, so the (reply) struct never requires it; its request form does as the spec says
+        Object.assign(f, { access, requestOptional: f.optional, optional: true });
+      }
       const given = defaultOf(schema);
       if (given !== undefined) f.default = given;
       if (t.checks) f.checks = t.checks;
@@ -426,6 +432,16 @@ export class SchemaConverter {
     this.warned.add(message);
     this.diag('warning', message, pointer);
   }
+}
+
+/** OpenAPI's `readOnly`/`writeOnly` of a property, beside its `$ref` (3.1) or in the schema it names. */
+function accessOf(written: unknown, resolved: unknown): AbsorbedField['access'] {
+  for (const s of [written, resolved]) {
+    if (!isObj(s)) continue;
+    if (s.readOnly === true) return 'readOnly';
+    if (s.writeOnly === true) return 'writeOnly';
+  }
+  return undefined;
 }
 
 const PRIMITIVE: Record<string, StaticType> = { string: { kind: 'Str' }, integer: { kind: 'Num' }, number: { kind: 'Num' }, boolean: { kind: 'Bool' } };

@@ -27,6 +27,13 @@ export type Shape = 0 | string | ['L', Shape] | ['M', Shape] | ['U', ...Shape[]]
 /** Flags of a field or parameter: the spec requires it; the spec allows null for it. */
 export const REQUIRED = 1;
 export const NULLABLE = 2;
+/**
+ * OpenAPI `readOnly`: never sent (a request form lists its reply struct's read-only properties with
+ * it, so a map that carries one, at any depth, loses it too); `writeOnly`: never read from a reply
+ * (a server that sends one does not hand the program a value to send back). runtime/absorb/directions.ts.
+ */
+export const READ_ONLY = 4;
+export const WRITE_ONLY = 8;
 
 /** [Turn name, wire name, shape, flags, the literal it always holds (a discriminator)?] */
 export type FieldEntry = [string, string, Shape, number] | [string, string, Shape, number, string | number | boolean];
@@ -174,6 +181,10 @@ function walk(root: Value, rootShape: Shape, w: Walk): Value {
       const from = w.encode ? turn : wire;
       const to = w.encode ? wire : turn;
       known.add(from);
+      if (flags & (w.encode ? READ_ONLY : WRITE_ONLY)) {
+        known.add(wire); // not sent / not read, under either name
+        continue;
+      }
       // a map written with the wire's names is understood too
       const key = fields.has(from) ? from : w.encode && fields.has(wire) ? wire : undefined;
       if (key === undefined) continue; // absent: left out

@@ -112,7 +112,8 @@ const unwrap = (t: StaticType): StaticType => (t.kind === 'Optional' ? t.inner :
 function compare(name: string, spec: unknown, r: AbsorbResult): Tally {
   const tally: Tally = { structs: 0, fields: 0, optionalInSpec: 0, optionalAbsorbed: 0, unionsInSpec: 0, unionsAbsorbed: 0 };
   const byOrigin = new Map<string, AbsorbedStruct>();
-  for (const s of r.structs) byOrigin.set(s.origin, s);
+  // a struct's request form (runtime/absorb/directions.ts) shares its origin: the reply struct is compared
+  for (const s of r.structs) if (!s.requestOf) byOrigin.set(s.origin, s);
   const schemas = isObj(spec) && isObj(spec.components) && isObj(spec.components.schemas) ? spec.components.schemas : {};
   for (const [key, schema] of Object.entries(schemas)) {
     const origin = `#/components/schemas/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
@@ -125,7 +126,9 @@ function compare(name: string, spec: unknown, r: AbsorbResult): Tally {
       const field: AbsorbedStruct['fields'][number] | undefined = struct.fields.find((f) => f.wireName === prop);
       assert.ok(field, `${name}: ${struct.name} has the property ${prop}`);
       tally.fields++;
-      const optional = !required.has(prop) || nullable(spec, propSchema);
+      // a writeOnly property is optional in the reply struct whatever the spec requires (a reply never carries it)
+      const writeOnly = [propSchema, resolve(spec, propSchema)].some((x) => isObj(x) && x.writeOnly === true);
+      const optional = !required.has(prop) || nullable(spec, propSchema) || writeOnly;
       if (optional) tally.optionalInSpec++;
       if (field.optional) tally.optionalAbsorbed++;
       assert.equal(field.optional, optional, `${name}: ${struct.name}.${prop} is ${optional ? 'optional' : 'required'} in the spec`);
