@@ -18,7 +18,7 @@ import { encodedSchema, replyDefs, typeSchema } from './reply.js';
 import { TURN_KEYWORDS, UNPAIRED_SURROGATE, identifier, structName, uniqueName } from './schema.js';
 import { encodedWire } from './openapi-wire.js';
 import type { AbsorbedField, AbsorbedOperation, AbsorbedParam, AbsorbedStruct, AbsorbResult } from './types.js';
-import { NULLABLE, READ_ONLY, REQUIRED, WRITE_ONLY, encodedTable, shapeOf, type FieldEntry, type NameTable, type ParamEntry, type Shape } from './wire.js';
+import { DISCRIMINATOR, NULLABLE, READ_ONLY, REQUIRED, WRITE_ONLY, encodedTable, shapeOf, type FieldEntry, type NameTable, type ParamEntry, type Shape } from './wire.js';
 
 // The module is correct by construction: every string goes through `turnString`, every comment
 // through `commentText`, every name through a check that it is an identifier the grammar accepts
@@ -266,10 +266,13 @@ export class WireNames {
     // shapes name structs reached later too: computed once every struct is in the table
     this.pendingFields.push(() => {
       const entries = s.fields.map((f, i): FieldEntry => {
-        const flags = (!f.optional || f.requiredNullable ? REQUIRED : 0) | (f.nullable ? NULLABLE : 0) | (f.access === 'writeOnly' ? WRITE_ONLY : 0);
+        const flags = (!f.optional || f.requiredNullable ? REQUIRED : 0) | (f.nullable ? NULLABLE : 0) | (f.access === 'writeOnly' ? WRITE_ONLY : 0) | (f.discriminator ? DISCRIMINATOR : 0);
         const shape = this.shape(fieldTypes[i]);
         const t = fieldTypes[i];
-        return t.kind === 'Literal' && t.value !== null ? [turnNames[i], f.wireName, shape, flags, t.value] : [turnNames[i], f.wireName, shape, flags];
+        if (t.kind === 'Literal' && t.value !== null) return [turnNames[i], f.wireName, shape, flags, t.value];
+        // a discriminator one of several mapping values name (`cat`, `kitty` → Cat)
+        if (f.discriminator && t.kind === 'Enum') return [turnNames[i], f.wireName, shape, flags, t.values];
+        return [turnNames[i], f.wireName, shape, flags];
       });
       // a request form is told its reply struct's read-only properties, to leave them out of a map too
       for (const wireName of s.requestOf?.readOnly ?? []) entries.push([wireName, wireName, 0, READ_ONLY]);
