@@ -17,6 +17,14 @@ import type { AbsorbedField, AbsorbedOperation, AbsorbedStruct } from './types.j
 
 /** Adds the request form of every struct that needs one and retypes what operations send with them. */
 export function addRequestForms(structs: AbsorbedStruct[], operations: AbsorbedOperation[], taken: Set<string>): void {
+  // a reply never carries a writeOnly field, so the (reply) struct never requires it; its request form does as the spec says
+  for (const s of structs) {
+    for (const f of s.fields) {
+      if (f.access !== 'writeOnly' || f.requestOptional !== undefined) continue;
+      f.requestOptional = f.optional;
+      f.optional = true;
+    }
+  }
   const byName = new Map<string, AbsorbedStruct>();
   for (const s of structs) if (!byName.has(s.name)) byName.set(s.name, s);
   const needs = needingRequestForm(structs, byName);

@@ -168,6 +168,7 @@ function typeSelections(structs: AbsorbedStruct[], selector: Selector): void {
     for (const f of s.fields) {
       if (f.wireName === TYPENAME || selected.get(f.wireName) === visits || f.optional) continue;
       f.optional = true;
+      f.partlySelected = true;
       f.doc = [f.doc, 'Not selected everywhere the queries reach this type (past their depth, or in a union where it conflicts): test it before reading it.'].filter(Boolean).join('\n');
     }
   }

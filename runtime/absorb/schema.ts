@@ -184,11 +184,8 @@ export class SchemaConverter {
         ...(t.optional && required.has(key) ? { requiredNullable: true } : {}),
       };
       const access = accessOf(schema, isObj(schema) && typeof schema.$ref === 'string' && schema.$ref.startsWith('#') ? this.resolvePointer(schema.$ref) : undefined);
-      if (access === 'readOnly') f.access = access;
-      if (access === 'writeOnly') {
-        // a reply never carries it, so the (reply) struct never requires it; its request form does as the spec says
-        Object.assign(f, { access, requestOptional: f.optional, optional: true });
-      }
+      // (OpenAPI gives a struct with either a request form: directions.ts)
+      if (access) f.access = access;
       const given = defaultOf(schema);
       if (given !== undefined) f.default = given;
       if (t.checks) f.checks = t.checks;

@@ -38,6 +38,8 @@ export interface AbsorbedField {
   access?: 'readOnly' | 'writeOnly';
   /** A `writeOnly` field: whether a request may leave it out (its reply struct always may). */
   requestOptional?: boolean;
+  /** GraphQL: a non-null field some generated queries select and others do not (so it is `T?`). */
+  partlySelected?: true;
   /** The property an OpenAPI `discriminator` names: its type is the value(s) naming this struct, which encoding fills in. */
   discriminator?: true;
 }
