@@ -148,11 +148,39 @@ export function absorbGraphQL(text: string, file: string, diags: SpecDiagnostic[
       operations.push(op);
     }
   }
+  typeSelections(structs, selector);
   return { structs, operations };
+}
+
+/**
+ * An object type's struct as the queries select it: a value bound from a reply has only the
+ * selected fields, so a field no generated query selects (one that needs arguments, a paginated
+ * connection, an object past the selection's depth everywhere the type is reached) is not in the
+ * struct — reading it is a checker error, not a run-time `null` — and one selected in some places
+ * but not others (past the depth limit there, or conflicting in a union) is `T?`, to be tested.
+ */
+function typeSelections(structs: AbsorbedStruct[], selector: Selector): void {
+  for (const s of structs) {
+    const visits = selector.visits.get(s.origin);
+    if (visits === undefined) continue; // no query reaches it (an input type, or an unused one)
+    const selected = selector.selected.get(s.origin)!;
+    s.fields = s.fields.filter((f) => f.wireName === TYPENAME || (selected.get(f.wireName) ?? 0) > 0);
+    for (const f of s.fields) {
+      if (f.wireName === TYPENAME || selected.get(f.wireName) === visits || f.optional) continue;
+      f.optional = true;
+      f.partlySelected = true;
+      f.doc = [f.doc, 'Not selected everywhere the queries reach this type (past their depth, or in a union where it conflicts): test it before reading it.'].filter(Boolean).join('\n');
+    }
+  }
 }
 
 /** Builds query documents and, beside each, the JSON Schema of what it selects. */
 class Selector {
+  /** Per object type, how many selections of it the queries make... */
+  readonly visits = new Map<string, number>();
+  /** ...and in how many of them each of its fields is selected. */
+  readonly selected = new Map<string, Map<string, number>>();
+
   constructor(
     private readonly possible: (t: GraphQLNamedType) => GraphQLObjectType[],
     private readonly discriminated: ReadonlySet<string>,
@@ -217,6 +245,9 @@ class Selector {
     const parts: string[] = [];
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
+    this.visits.set(t.name, (this.visits.get(t.name) ?? 0) + 1);
+    const selected = this.selected.get(t.name) ?? new Map<string, number>();
+    this.selected.set(t.name, selected);
     if (this.discriminated.has(t.name)) {
       parts.push(TYPENAME);
       properties[TYPENAME] = { const: t.name };
@@ -239,6 +270,7 @@ class Selector {
         }
       }
       if (named === undefined) continue;
+      selected.set(field.name, (selected.get(field.name) ?? 0) + 1);
       properties[field.name] = this.wrap(field.type, named);
       if (isNonNullType(field.type)) required.push(field.name);
     }

@@ -18,7 +18,7 @@ import { encodedSchema, replyDefs, typeSchema } from './reply.js';
 import { TURN_KEYWORDS, UNPAIRED_SURROGATE, identifier, structName, uniqueName } from './schema.js';
 import { encodedWire } from './openapi-wire.js';
 import type { AbsorbedField, AbsorbedOperation, AbsorbedParam, AbsorbedStruct, AbsorbResult } from './types.js';
-import { NULLABLE, REQUIRED, encodedTable, shapeOf, type FieldEntry, type NameTable, type ParamEntry, type Shape } from './wire.js';
+import { DISCRIMINATOR, NULLABLE, READ_ONLY, REQUIRED, WRITE_ONLY, encodedTable, shapeOf, type FieldEntry, type NameTable, type ParamEntry, type Shape } from './wire.js';
 
 // The module is correct by construction: every string goes through `turnString`, every comment
 // through `commentText`, every name through a check that it is an identifier the grammar accepts
@@ -200,9 +200,11 @@ function fieldNames(s: AbsorbedStruct): string[] {
 }
 
 /** What hover shows of a field or parameter: its description, its name on the wire when it differs, its default. */
-export function describedDoc(x: { doc?: string; wireName: string; default?: string }, turnName: string): string | undefined {
+export function describedDoc(x: { doc?: string; wireName: string; default?: string; access?: AbsorbedField['access'] }, turnName: string): string | undefined {
   const notes = [
     ...(x.wireName !== turnName ? [`On the wire: \`${x.wireName}\`.`] : []),
+    ...(x.access === 'readOnly' ? ['Read-only: the server sets it; a request never sends it.'] : []),
+    ...(x.access === 'writeOnly' ? ['Write-only: a request sends it; a reply never carries it (one that does loses it).'] : []),
     ...(x.default !== undefined ? [`Default (applied by the server when left out): ${x.default}.`] : []),
   ];
   if (notes.length === 0) return x.doc;
@@ -263,12 +265,18 @@ export class WireNames {
     const turnNames = fieldNames(s);
     // shapes name structs reached later too: computed once every struct is in the table
     this.pendingFields.push(() => {
-      this.table[declared] = s.fields.map((f, i): FieldEntry => {
-        const flags = (!f.optional || f.requiredNullable ? REQUIRED : 0) | (f.nullable ? NULLABLE : 0);
+      const entries = s.fields.map((f, i): FieldEntry => {
+        const flags = (!f.optional || f.requiredNullable ? REQUIRED : 0) | (f.nullable ? NULLABLE : 0) | (f.access === 'writeOnly' ? WRITE_ONLY : 0) | (f.discriminator ? DISCRIMINATOR : 0);
         const shape = this.shape(fieldTypes[i]);
         const t = fieldTypes[i];
-        return t.kind === 'Literal' && t.value !== null ? [turnNames[i], f.wireName, shape, flags, t.value] : [turnNames[i], f.wireName, shape, flags];
+        if (t.kind === 'Literal' && t.value !== null) return [turnNames[i], f.wireName, shape, flags, t.value];
+        // a discriminator one of several mapping values name (`cat`, `kitty` → Cat)
+        if (f.discriminator && t.kind === 'Enum') return [turnNames[i], f.wireName, shape, flags, t.values];
+        return [turnNames[i], f.wireName, shape, flags];
       });
+      // a request form is told its reply struct's read-only properties, to leave them out of a map too
+      for (const wireName of s.requestOf?.readOnly ?? []) entries.push([wireName, wireName, 0, READ_ONLY]);
+      this.table[declared] = entries;
     });
   }
 
@@ -295,7 +303,7 @@ export class WireNames {
 
   private renamingStructs?: Set<string>;
 
-  /** The structs with a field whose Turn name is not its wire name, or whose value is such a struct (a fixpoint). */
+  /** The structs with a field whose Turn name is not its wire name or that a reply must not carry (writeOnly), or whose value is such a struct (a fixpoint). */
   private renaming(): Set<string> {
     if (this.renamingStructs) return this.renamingStructs;
     const out = new Set<string>();
@@ -308,7 +316,7 @@ export class WireNames {
       changed = false;
       for (const [struct, fields] of Object.entries(this.table)) {
         if (out.has(struct)) continue;
-        if (fields.some((f) => f[0] !== f[1] || names(f[2], []).some((n) => out.has(n)))) {
+        if (fields.some((f) => f[0] !== f[1] || f[3] & WRITE_ONLY || names(f[2], []).some((n) => out.has(n)))) {
           out.add(struct);
           changed = true;
         }

@@ -6,6 +6,7 @@ import { SchemaConverter, identifier, operationNames, structName, uniqueName } f
 import { pointerOf } from './source.js';
 import type { AbsorbedOperation, AbsorbedParam } from './types.js';
 import { isJson, requestMediaType, typedBody, type BodyPlan, type DeclaredReplies } from './media.js';
+import { addRequestForms } from './directions.js';
 import { DEFAULT_STYLE, STYLES, type ParamLocation, type ParamPlan, type ParamStyle } from './params.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -95,6 +96,7 @@ export function absorbOpenApi(conv: SchemaConverter): AbsorbedOperation[] {
       ops.push(operation);
     }
   }
+  addRequestForms(conv.structs, ops, conv.structNames);
   return ops;
 }
 

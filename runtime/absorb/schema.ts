@@ -183,6 +183,9 @@ export class SchemaConverter {
         ...(t.optional ? { nullable: true } : {}),
         ...(t.optional && required.has(key) ? { requiredNullable: true } : {}),
       };
+      const access = accessOf(schema, isObj(schema) && typeof schema.$ref === 'string' && schema.$ref.startsWith('#') ? this.resolvePointer(schema.$ref) : undefined);
+      // (OpenAPI gives a struct with either a request form: directions.ts)
+      if (access) f.access = access;
       const given = defaultOf(schema);
       if (given !== undefined) f.default = given;
       if (t.checks) f.checks = t.checks;
@@ -392,15 +395,19 @@ export class SchemaConverter {
     return { type, optional };
   }
 
-  /** Sets each member struct's discriminator property to the literal naming it (mapping value, else its component name). */
+  /**
+   * Sets each member struct's discriminator property to the value(s) naming it: the `mapping` keys
+   * that point to it (a `#/...` reference or a bare schema name), else its component name (OpenAPI's
+   * implicit mapping). Encoding fills the property in when a value leaves it out (wire.ts).
+   */
   private discriminate(discriminator: Schema, alts: unknown[], pointer: string): void {
     const property = discriminator.propertyName as string;
     const mapping = isObj(discriminator.mapping) ? discriminator.mapping : {};
-    const valueOf = new Map<string, string>();
+    const valuesOf = new Map<string, string[]>();
     for (const [value, ref] of Object.entries(mapping)) {
       if (typeof ref !== 'string') continue;
       const target = ref.startsWith('#') ? ref : `#/components/schemas/${ref}`;
-      if (!valueOf.has(target)) valueOf.set(target, value);
+      valuesOf.set(target, [...(valuesOf.get(target) ?? []), value]);
     }
     alts.forEach((a) => {
       if (!isObj(a) || typeof a.$ref !== 'string' || !a.$ref.startsWith('#')) return;
@@ -409,13 +416,15 @@ export class SchemaConverter {
       const field = struct?.fields.find((f) => f.wireName === property);
       if (!field) return;
       const segs = pointerSegments(a.$ref);
-      const value = valueOf.get(a.$ref) ?? segs[segs.length - 1];
-      if (field.type.kind === 'Str' || field.type.kind === 'Any') {
-        field.type = { kind: 'Literal', value };
-        delete field.checks;
-      } else if (!(field.type.kind === 'Literal' && field.type.value === value) && !(field.type.kind === 'Enum' && field.type.values.includes(value))) {
-        this.diag('warning', `discriminator "${property}": ${struct!.name}.${field.name} cannot be the literal "${value}"`, pointer);
+      const values = valuesOf.get(a.$ref) ?? [segs[segs.length - 1]];
+      const allowed = field.type.kind === 'Str' || field.type.kind === 'Any' || (field.type.kind === 'Literal' && values.length === 1 && field.type.value === values[0]) || (field.type.kind === 'Enum' && values.every((v) => (field.type as { values: string[] }).values.includes(v)));
+      if (!allowed) {
+        this.diag('warning', `discriminator "${property}": ${struct!.name}.${field.name} cannot be ${values.map((v) => `"${v}"`).join(' or ')}`, pointer);
+        return;
       }
+      field.type = values.length === 1 ? { kind: 'Literal', value: values[0] } : { kind: 'Enum', values };
+      field.discriminator = true;
+      delete field.checks;
     });
   }
 
@@ -426,6 +435,16 @@ export class SchemaConverter {
     this.warned.add(message);
     this.diag('warning', message, pointer);
   }
+}
+
+/** OpenAPI's `readOnly`/`writeOnly` of a property, beside its `$ref` (3.1) or in the schema it names. */
+function accessOf(written: unknown, resolved: unknown): AbsorbedField['access'] {
+  for (const s of [written, resolved]) {
+    if (!isObj(s)) continue;
+    if (s.readOnly === true) return 'readOnly';
+    if (s.writeOnly === true) return 'writeOnly';
+  }
+  return undefined;
 }
 
 const PRIMITIVE: Record<string, StaticType> = { string: { kind: 'Str' }, integer: { kind: 'Num' }, number: { kind: 'Num' }, boolean: { kind: 'Bool' } };

@@ -31,6 +31,17 @@ export interface AbsorbedField {
   doc?: string;
   /** The schema's validation keywords that Turn checks on this field. */
   checks?: FieldCheck[];
+  /**
+   * OpenAPI `readOnly` (the server sets it: a request never sends it) or `writeOnly` (a request
+   * sends it, a reply never carries it). A struct with either has a request form (directions.ts).
+   */
+  access?: 'readOnly' | 'writeOnly';
+  /** A `writeOnly` field: whether a request may leave it out (its reply struct always may). */
+  requestOptional?: boolean;
+  /** GraphQL: a non-null field some generated queries select and others do not (so it is `T?`). */
+  partlySelected?: true;
+  /** The property an OpenAPI `discriminator` names: its type is the value(s) naming this struct, which encoding fills in. */
+  discriminator?: true;
 }
 
 export interface AbsorbedStruct {
@@ -40,6 +51,8 @@ export interface AbsorbedStruct {
   doc?: string;
   /** Where it comes from: a JSON pointer into the spec (`#/components/schemas/Pet`) or a GraphQL type name. */
   origin: string;
+  /** The request form of the struct named so (directions.ts): its `readOnly` properties left out, by wire name. */
+  requestOf?: { struct: string; readOnly: string[] };
 }
 
 export interface AbsorbedParam {

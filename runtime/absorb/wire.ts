@@ -27,9 +27,26 @@ export type Shape = 0 | string | ['L', Shape] | ['M', Shape] | ['U', ...Shape[]]
 /** Flags of a field or parameter: the spec requires it; the spec allows null for it. */
 export const REQUIRED = 1;
 export const NULLABLE = 2;
+/**
+ * OpenAPI `readOnly`: never sent (a request form lists its reply struct's read-only properties with
+ * it, so a map that carries one, at any depth, loses it too); `writeOnly`: never read from a reply
+ * (a server that sends one does not hand the program a value to send back). runtime/absorb/directions.ts.
+ */
+export const READ_ONLY = 4;
+export const WRITE_ONLY = 8;
 
-/** [Turn name, wire name, shape, flags, the literal it always holds (a discriminator)?] */
-export type FieldEntry = [string, string, Shape, number] | [string, string, Shape, number, string | number | boolean];
+/**
+ * An OpenAPI `discriminator` property: its values (the 5th element, a literal or a list of them)
+ * name the struct among a union's members, and encoding fills in the first when a value leaves it out.
+ */
+export const DISCRIMINATOR = 16;
+
+type Literal = string | number | boolean;
+/** [Turn name, wire name, shape, flags, the literal it always holds (a `const`, or a discriminator's values)?] */
+export type FieldEntry = [string, string, Shape, number] | [string, string, Shape, number, Literal | Literal[]];
+
+/** Whether `v` is a value the 5th element of a field entry allows. */
+const holds = (allowed: Literal | Literal[], v: Value): boolean => (Array.isArray(allowed) ? allowed.includes(v as Literal) : v === allowed);
 
 /** Per struct (by its declared name), its fields. */
 export type NameTable = Record<string, FieldEntry[]>;
@@ -112,9 +129,11 @@ function member(members: Shape[], v: Value, table: NameTable, byWire: boolean): 
   const key = (f: FieldEntry) => (byWire ? f[1] : f[0]);
   const literal = structs.find((m) => {
     const lits = table[m].filter((f) => f.length === 5);
-    return lits.length > 0 && lits.every((f) => unwrapped(fields.get(key(f)) ?? null) === f[4]);
+    return lits.length > 0 && lits.every((f) => holds(f[4], unwrapped(fields.get(key(f)) ?? null)));
   });
   if (literal) return literal;
+  // a discriminator that names no member: the first member the value completes (the reply's
+  // validation has already said why it is none, runtime/infer/validate.ts)
   const complete = structs.find((m) => table[m].every((f) => !(f[3] & REQUIRED) || fields.has(key(f))));
   return complete ?? structs[0] ?? members.find((m) => m !== 0) ?? 0;
 }
@@ -170,12 +189,22 @@ function walk(root: Value, rootShape: Shape, w: Walk): Value {
     }
     const entries = typeof shape === 'string' && Object.hasOwn(w.table, shape) ? w.table[shape] : [];
     const known = new Set<string>();
-    for (const [turn, wire, inner, flags] of entries) {
+    for (const [turn, wire, inner, flags, literal] of entries) {
       const from = w.encode ? turn : wire;
       const to = w.encode ? wire : turn;
       known.add(from);
+      if (flags & (w.encode ? READ_ONLY : WRITE_ONLY)) {
+        known.add(wire); // not sent / not read, under either name
+        continue;
+      }
       // a map written with the wire's names is understood too
       const key = fields.has(from) ? from : w.encode && fields.has(wire) ? wire : undefined;
+      if (w.encode && flags & DISCRIMINATOR && literal !== undefined && unwrapped(key === undefined ? null : fields.get(key)!) === null) {
+        // the member's discriminator value, which the value left out: the server needs it to know the member
+        known.add(wire);
+        map.set(to, Array.isArray(literal) ? literal[0] : literal);
+        continue;
+      }
       if (key === undefined) continue; // absent: left out
       known.add(key);
       const x = fields.get(key)!;

@@ -1225,6 +1225,9 @@ function calleeName(e: A.Expr): string {
  * Turn name: runtime/absorb/module.ts), the field a spec name stands for: ` (the spec's \`type\` is \`type_\` in Turn)`.
  */
 function wireNameHint(info: StructInfo, name: string): string | undefined {
+  // an absorbed struct's request form (runtime/absorb/directions.ts) names the fields it leaves out
+  const readOnly = /Read-only \(set by the server, never sent\): ([^\n]*)\./.exec(info.decl.description ?? '');
+  if (readOnly && readOnly[1].split(', ').includes(`\`${name}\``)) return `: it is read-only in the spec (the server sets it), so a request cannot send it`;
   const f = info.decl.fields.find((x) => x.description?.includes(`On the wire: \`${name}\`.`));
   return f ? ` (the spec's \`${name}\` is \`${f.name.name}\` in Turn)` : undefined;
 }

@@ -99,6 +99,15 @@ function unionIssues(root: Schema, members: Schema[], value: unknown, path: stri
       return d.length > 0 && d.every(([k, c]) => obj[k] === c);
     });
     if (chosen < 0) {
+      // A tag every member has (an OpenAPI discriminator, required or not): the member it names, or
+      // none, which is said with the value (`its "petType" is "parrot", which names none of them`).
+      const tag = sharedTag(resolved, obj);
+      if (tag) {
+        chosen = resolved.findIndex((m) => tagValues(m, tag).includes(obj[tag]));
+        if (chosen < 0) return [{ path, message: `${expected}; its ${JSON.stringify(tag)} is ${JSON.stringify(obj[tag])}, which names none of them` }];
+      }
+    }
+    if (chosen < 0) {
       // Else the struct member whose fields the value has most of.
       const scores = resolved.map((m) => (m.type === 'object' && m.properties ? Object.keys(obj).filter((k) => k in (m.properties as Schema)).length : -1));
       const best = Math.max(...scores);
@@ -121,6 +130,22 @@ function memberName(m: Schema, written: Schema): string {
   if (Array.isArray(m.enum)) return m.enum.map((x) => JSON.stringify(x)).join(' | ');
   if (typeof m.type === 'string') return m.type === 'array' ? 'a list' : m.type === 'object' ? 'a map' : `a ${m.type}`;
   return JSON.stringify(written);
+}
+
+/** The values a struct member's property `key` may take when it is a literal or an enum (null or not); [] when it is not. */
+function tagValues(m: Schema, key: string): unknown[] {
+  const p = ((m.properties ?? {}) as Record<string, Schema>)[key];
+  if (!p || typeof p !== 'object') return [];
+  const options = Array.isArray(p.anyOf) ? (p.anyOf as Schema[]).filter((x) => x.type !== 'null') : [p];
+  if (options.length !== 1) return [];
+  const o = options[0];
+  return 'const' in o ? [o.const] : Array.isArray(o.enum) ? o.enum : [];
+}
+
+/** A property of `value` that every member types as literals (a discriminator), if there is one. */
+function sharedTag(members: Schema[], value: Record<string, unknown>): string | undefined {
+  if (members.length < 2 || !members.every((m) => m.type === 'object')) return undefined;
+  return Object.keys(value).find((k) => (typeof value[k] === 'string' || typeof value[k] === 'number') && members.every((m) => tagValues(m, k).length > 0));
 }
 
 /** The literal-typed (`const`) required properties of a struct schema. */

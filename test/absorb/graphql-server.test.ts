@@ -92,7 +92,12 @@ before(async () => {
       },
     }),
   });
-  server = http.createServer((req, res) => void yoga(req, res));
+  // one connection per request: a kept-alive one the server closes as idle while the client reuses
+  // it was a race (ECONNRESET on a loaded machine)
+  server = http.createServer((req, res) => {
+    res.setHeader('connection', 'close');
+    void yoga(req, res);
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
 });

@@ -84,6 +84,76 @@ function mergeAllOf(root: unknown, s: Obj, depth: number): Obj {
   return out;
 }
 
+/** Whether a oneOf member only adds constraints (`required`, ...) to the object schema around it: no type, properties, composition or reference. */
+function constraintOnly(root: unknown, member: unknown): boolean {
+  if (isObj(member) && typeof member.$ref === 'string') return false;
+  const m = deref(root, member);
+  return isObj(m) && m.type === undefined && m.properties === undefined && m.oneOf === undefined && m.anyOf === undefined && m.allOf === undefined && m.enum === undefined && m.const === undefined;
+}
+
+/** The object schema `o` (without its alternatives) with the member's `required` added. */
+function withRequirements(o: Obj, member: Obj): Obj {
+  const { oneOf: _one, anyOf: _any, discriminator: _d, ...rest } = o;
+  const required = [...(Array.isArray(o.required) ? (o.required as string[]) : []), ...(Array.isArray(member.required) ? (member.required as string[]) : [])];
+  return { ...rest, required: [...new Set(required)] };
+}
+
+/** Leaves out of `v` a property another member requires and `pick` does not, so that member refuses it (oneOf needs exactly one). */
+function withoutOthersRequirements(root: unknown, v: Obj, pick: Obj, alts: unknown[]): void {
+  const mine = new Set(Array.isArray(pick.required) ? (pick.required as string[]) : []);
+  for (const a of alts) {
+    const m = deref(root, a);
+    const theirs = isObj(m) && Array.isArray(m.required) ? (m.required as string[]) : [];
+    const missing = theirs.find((k) => !mine.has(k));
+    if (missing !== undefined) delete v[missing];
+  }
+}
+
+/** A value the property schema `p` refuses (its type's opposite), or undefined when it accepts anything. */
+function refused(root: unknown, p: unknown): unknown {
+  const s = deref(root, p);
+  if (!isObj(s)) return undefined;
+  if (Object.hasOwn(s, 'const') || Array.isArray(s.enum)) return { refused: true }; // no literal is an object
+  const types = Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type] : [];
+  if (types.length === 0) return undefined;
+  if (!types.includes('number') && !types.includes('integer')) return 7;
+  if (!types.includes('string')) return 'refused';
+  if (!types.includes('boolean')) return true;
+  return undefined;
+}
+
+/**
+ * Makes `v`, a value of the oneOf member `pick`, match no other member: an open object schema
+ * accepts any object that has its required properties, so a value of one member often matches
+ * several (and `oneOf` then refuses it). For each other member `v` would still match, a property
+ * that member types and `pick` does not is set to a value that member refuses (`pick` accepts it:
+ * it is open). A member with no such property accepts every value of `pick`: then there is none.
+ */
+function exclusive(root: unknown, v: Obj, pick: unknown, alts: unknown[], discriminator: string | undefined): void {
+  const merged = (x: unknown): Obj | undefined => {
+    const d = deref(root, x);
+    return isObj(d) ? (Array.isArray(d.allOf) ? mergeAllOf(root, d, 0) : d) : undefined;
+  };
+  const mine = merged(pick);
+  if (!mine || mine.additionalProperties === false) return;
+  const own = isObj(mine.properties) ? mine.properties : {};
+  for (const other of alts) {
+    if (other === pick) continue;
+    const m = merged(other);
+    if (!m || (m.type !== undefined && m.type !== 'object') || !isObj(m.properties)) continue;
+    const required = Array.isArray(m.required) ? (m.required as string[]) : [];
+    if (required.some((r) => !Object.hasOwn(v, r))) continue; // it already refuses v
+    for (const [k, ps] of Object.entries(m.properties)) {
+      if (k === discriminator || Object.hasOwn(own, k)) continue;
+      const bad = refused(root, ps);
+      if (bad !== undefined) {
+        v[k] = bad;
+        break;
+      }
+    }
+  }
+}
+
 /** How many oneOf choices are tried with every optional property; the next ones leave out the nested optional ones. */
 export const CHOICES = 4;
 
@@ -107,12 +177,20 @@ export function valueOf(root: unknown, schema: unknown, variant: Variant, depth 
     // `choice` picks another member (the caller tries several until one validates)
     const members = alts.filter((a) => (deref(root, a) as Obj)?.type !== 'null');
     const entry = mapping.length > 0 ? mapping[choice % mapping.length] : undefined;
-    const pick = entry ? { $ref: entry[1] } : members.length > 0 ? members[choice % members.length] : alts[0];
+    // a mapping value is a reference or a bare schema name (OpenAPI 3.0/3.1)
+    const target = entry ? (String(entry[1]).startsWith('#') ? String(entry[1]) : `#/components/schemas/${String(entry[1])}`) : undefined;
+    let pick = target ? { $ref: target } : members.length > 0 ? members[choice % members.length] : alts[0];
+    const constraint = constraintOnly(root, pick) && isObj(o.properties);
+    // a member that only constrains the object around it (`oneOf: [{required: [a]}, {required: [b]}]`
+    // beside `properties`): the object with the member's requirements added
+    if (constraint) pick = withRequirements(o, deref(root, pick) as Obj);
     const v = valueOf(root, pick, variant, depth + 1, choice);
+    if (constraint && isObj(v)) withoutOthersRequirements(root, v, pick as Obj, alts);
     if (disc && isObj(v)) {
       const name = entry ? entry[0] : typeof (pick as Obj).$ref === 'string' ? String((pick as Obj).$ref).split('/').pop()! : undefined;
       if (name !== undefined) v[disc.propertyName as string] = name;
     }
+    if (Array.isArray(o.oneOf) && isObj(v) && !constraint) exclusive(root, v, pick, alts, disc?.propertyName as string | undefined);
     if (v !== undefined) return v;
   }
   const types = Array.isArray(o.type) ? (o.type as string[]) : typeof o.type === 'string' ? [o.type] : [];
@@ -133,6 +211,8 @@ export function valueOf(root: unknown, schema: unknown, variant: Variant, depth 
           if (v !== undefined) out[k] = v;
         }
       }
+      // a required property the schema does not list (an open object allows it): of `additionalProperties`, or any value
+      for (const k of required) if (!Object.hasOwn(out, k)) out[k] = isObj(o.additionalProperties) ? valueOf(root, o.additionalProperties, variant, depth + 1, choice) : 'sample';
       if (example !== undefined && isObj(example) && Object.keys(out).length === 0 && !isObj(o.properties)) return example;
       return out;
     }

@@ -115,7 +115,7 @@ show(turn() { return pets.getAdoption(null, "x1"); });
   // as "must be one of: " — runtime/infer/validate.ts reads Ajv's schemaPath against the root)
   assert.match(lines[1], /^ReplyError findPetsByStatus \/1\/id must be /, 'the pointer reaches into the list');
   assert.equal(lines[2], 'ReplyError getInventory /sold must be a number', 'a map value is checked');
-  assert.equal(lines[3], 'ReplyError getAdoption / must be one of: Approved (decision: "approved"), Rejected (decision: "rejected")', 'a union member must match; its discriminator names the members');
+  assert.equal(lines[3], 'ReplyError getAdoption / must be one of: Approved (decision: "approved"), Rejected (decision: "rejected"); its "decision" is "maybe", which names none of them', 'a union member must match; its discriminator names the members');
 });
 
 test('a discriminated union reply binds as the member it is, and narrows by its literal discriminator', { timeout: 60_000 }, async () => {

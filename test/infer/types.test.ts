@@ -112,7 +112,7 @@ test('validateValue: JSON pointers, check failures, predicate failures and union
     { path: '', message: 'must be one of: Approve (kind: "approve"), Reject (kind: "reject"); as Approve (kind: "approve"):' },
     { path: '', message: 'must have the property "amount"' },
   ]);
-  assert.deepEqual(validateValue(d, { kind: 'maybe' }), [{ path: '', message: 'must be one of: Approve (kind: "approve"), Reject (kind: "reject")' }]);
+  assert.deepEqual(validateValue(d, { kind: 'maybe' }), [{ path: '', message: 'must be one of: Approve (kind: "approve"), Reject (kind: "reject"); its "kind" is "maybe", which names none of them' }]);
   const t = await schemaOf('Tree');
   assert.deepEqual(validateValue(t, { value: 1, children: [{ value: 2, children: [{ value: 'x', children: [] }] }] }), [
     { path: '/children/0/children/0/value', message: 'must be a number' },
