@@ -1,7 +1,8 @@
-// Commands: Turn: Run File, Turn: Restart Language Server, Turn: Show Language Server Output.
+// Commands: Turn: Run File, Turn: Generate TypeScript Client, Turn: Restart Language Server,
+// Turn: Show Language Server Output.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { buildRunInvocation } from './run-command.js';
+import { buildGenInvocation, buildRunInvocation, generatedClientPath } from './run-command.js';
 import { cliArgsFromSettings, readRunSettings, telemetryEnv } from './settings.js';
 
 export const TASK_TYPE = 'turn';
@@ -16,6 +17,7 @@ export interface CommandHost {
 export function registerCommands(host: CommandHost): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('turn.runFile', (uri?: vscode.Uri) => runFile(host.context, uri)),
+    vscode.commands.registerCommand('turn.genClient', (uri?: vscode.Uri) => genClient(host.context, uri)),
     vscode.commands.registerCommand('turn.restartServer', () => host.restartServer()),
     vscode.commands.registerCommand('turn.showServerOutput', () => host.showServerOutput()),
   ];
@@ -66,4 +68,47 @@ export async function runFile(context: vscode.ExtensionContext, uri?: vscode.Uri
   );
   task.presentationOptions = { reveal: vscode.TaskRevealKind.Always, clear: true, showReuseMessage: false };
   await vscode.tasks.executeTask(task);
+}
+
+/**
+ * Turn: Generate TypeScript Client: `turn gen ts FILE --out DIR` (docs/embedding.md) as a task, in a
+ * folder the user picks (the file's own by default), once or on every change (`--watch`). A client
+ * written once is opened.
+ */
+export async function genClient(context: vscode.ExtensionContext, uri?: vscode.Uri): Promise<void> {
+  const document = await resolveDocument(uri);
+  if (!document || document.languageId !== 'turn' || document.isUntitled || document.uri.scheme !== 'file') {
+    void vscode.window.showErrorMessage('Turn: open a saved .tn file to generate its TypeScript client.');
+    return;
+  }
+  if (document.isDirty && !(await document.save())) return;
+  const file = document.uri.fsPath;
+  const picked = await vscode.window.showOpenDialog({
+    title: 'Folder for the TypeScript client',
+    canSelectFiles: false, canSelectFolders: true, canSelectMany: false,
+    defaultUri: vscode.Uri.file(path.dirname(file)), openLabel: 'Write the client here',
+  });
+  if (!picked || picked.length === 0) return;
+  const outDir = picked[0].fsPath;
+  const mode = await vscode.window.showQuickPick(
+    [{ label: 'Once', watch: false }, { label: 'Now and on every change', description: 'turn gen ts --watch', watch: true }],
+    { title: 'Generate the TypeScript client' },
+  );
+  if (!mode) return;
+  const invocation = buildGenInvocation({
+    execPath: process.execPath, electron: Boolean(process.versions.electron), cliPath: context.asAbsolutePath('dist/cli.js'),
+    file, outDir, watch: mode.watch,
+  });
+  const folder = vscode.workspace.getWorkspaceFolder(document.uri);
+  const execution = new vscode.ProcessExecution(invocation.command, invocation.args, { cwd: folder?.uri.fsPath ?? path.dirname(file), env: invocation.env });
+  const task = new vscode.Task({ type: TASK_TYPE, file, gen: 'ts' }, folder ?? vscode.TaskScope.Workspace, `gen ts ${path.basename(file)}`, 'turn', execution, '$turn');
+  task.presentationOptions = { reveal: vscode.TaskRevealKind.Silent, clear: true, showReuseMessage: false };
+  const started = await vscode.tasks.executeTask(task);
+  if (mode.watch) return;
+  const ended = vscode.tasks.onDidEndTaskProcess((e) => {
+    if (e.execution !== started) return;
+    ended.dispose();
+    if (e.exitCode === 0) void vscode.window.showTextDocument(vscode.Uri.file(generatedClientPath(file, outDir)));
+    else void vscode.window.showErrorMessage(`Turn: the client of ${path.basename(file)} was not written (see the task's output).`);
+  });
 }

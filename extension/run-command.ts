@@ -28,6 +28,28 @@ export function buildRunInvocation(req: RunRequest): RunInvocation {
   };
 }
 
+/** `turn gen ts FILE --out DIR [--watch]`: the typed TypeScript client of FILE's exports (docs/embedding.md). */
+export interface GenRequest extends Omit<RunRequest, 'flags'> {
+  /** the folder the client is written to */
+  outDir: string;
+  /** write it again on each change beside FILE (the task runs until stopped) */
+  watch: boolean;
+}
+
+export function buildGenInvocation(req: GenRequest): RunInvocation {
+  return {
+    command: req.execPath,
+    args: [req.cliPath, 'gen', 'ts', req.file, '--out', req.outDir, ...(req.watch ? ['--watch'] : [])],
+    env: req.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {},
+  };
+}
+
+/** Where `turn gen ts FILE --out DIR` writes the client: DIR/NAME.ts for FILE NAME.tn. */
+export function generatedClientPath(file: string, outDir: string): string {
+  const base = file.replace(/^.*[\\/]/, '').replace(/\.tn$/, '');
+  return `${outDir.replace(/[\\/]+$/, '')}/${base}.ts`;
+}
+
 /** The same invocation as one line for a person to read (or paste into a POSIX shell). */
 export function describeInvocation(inv: RunInvocation): string {
   const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);

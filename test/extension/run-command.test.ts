@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildRunInvocation, describeInvocation } from '../../extension/run-command.js';
+import { buildGenInvocation, buildRunInvocation, describeInvocation, generatedClientPath } from '../../extension/run-command.js';
 import { presentStatus } from '../../extension/status-model.js';
 import { cliArgsFromSettings, readRunSettings, runOptionsFromSettings } from '../../extension/settings.js';
 
@@ -73,5 +73,20 @@ describe('presentStatus', () => {
     assert.match(presentStatus('starting').text, /loading~spin/);
     assert.match(presentStatus('ready').tooltip, /ready/);
     assert.match(presentStatus('stopped', 'spawn ENOENT').tooltip, /stopped[\s\S]*spawn ENOENT/);
+  });
+});
+
+describe('Turn: Generate TypeScript Client', () => {
+  const base = { execPath: '/usr/bin/node', electron: false, cliPath: '/ext/dist/cli.js', file: '/w/my agent.tn', outDir: '/w/client' };
+
+  it('runs turn gen ts on the file into the chosen folder, once or watching', () => {
+    assert.deepEqual(buildGenInvocation({ ...base, watch: false }).args, ['/ext/dist/cli.js', 'gen', 'ts', '/w/my agent.tn', '--out', '/w/client']);
+    assert.deepEqual(buildGenInvocation({ ...base, watch: true }).args.slice(-1), ['--watch']);
+    assert.deepEqual(buildGenInvocation({ ...base, watch: false, electron: true }).env, { ELECTRON_RUN_AS_NODE: '1' });
+  });
+
+  it('opens the file turn gen ts writes', () => {
+    assert.equal(generatedClientPath('/w/my agent.tn', '/w/client/'), '/w/client/my agent.ts');
+    assert.equal(generatedClientPath('C:\\w\\triage.tn', 'C:\\out'), 'C:\\out/triage.ts');
   });
 });
