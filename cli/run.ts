@@ -47,7 +47,7 @@ export async function runCommand(args: string[]): Promise<number> {
     printTokenSummary(run.tokens(), prices, values.json === true);
     return reportInterrupted(signal, run.id, values.store);
   }
-  const code = await reportResult(run, result, stdout, values.json === true);
+  // before the run's last word, which scripts read as the last line (`suspended: ID`, the error)
   printTokenSummary(run.tokens(), prices, values.json === true);
-  return code;
+  return reportResult(run, result, stdout, values.json === true);
 }
