@@ -14,7 +14,7 @@ export interface ServeNextOptions extends ServeOptions {
   store?: string;
   /** without a store: the bounds of the calls waiting in memory for their client's answers (paused-calls.ts) */
   paused?: PausedLimits;
-  /** without a store: the bounds of the tasks extension's tasks (tasks.ts) */
+  /** the bounds of the tasks extension's tasks (tasks.ts; with a store, durable-tasks.ts) */
   tasks?: TaskLimits;
 }
 
@@ -42,7 +42,7 @@ export async function serveMcpNext(file: string, options: ServeNextOptions): Pro
   }
   const durable = DurableServing.open(store, options.run.cwd);
   try {
-    const modern = { secret: durable.secret, durable: { serving: durable, dir: store }, ...version(options) };
+    const modern = { secret: durable.secret, durable: { serving: durable, dir: store, ...(taskLimits ? { tasks: taskLimits } : {}) }, ...version(options) };
     const serving = await serveMcp(file, { ...rest, perform: durablePerform(file, durable, store), modern: (ctx) => modernHandler(modern, ctx) });
     void serving.closed.then(() => durable.close());
     return {

@@ -30,13 +30,14 @@ import { checkArguments, ProtocolError as ServedProtocolError } from '../serve/v
 import { hostFailure, RESUME_SCHEMA, resumeQuestion } from './durable-calls.js';
 import { CallKeyError, callFingerprint, callKey, traceOf } from './call-key.js';
 import { PausedCalls } from './paused-calls.js';
-import { TASKS_EXTENSION, type Tasks } from './tasks.js';
+import { DEFAULT_TASK_LIMITS, TASKS_EXTENSION, type TaskLimits, type Tasks } from './tasks.js';
+import { DurableTasks } from './durable-tasks.js';
 import { mintState, openState, type RunClaim } from './request-state.js';
 import type { DurableOutcome, DurableServing } from './served-runs.js';
 
 export interface ModernServing {
   /** with --store: each call a durable run */
-  durable?: { serving: DurableServing; dir: string };
+  durable?: { serving: DurableServing; dir: string; tasks?: TaskLimits };
   /** without a store: the calls that wait in memory for their client's answers */
   paused?: PausedCalls;
   /** without a store: the tasks of the tasks extension (tasks.ts) */
@@ -96,6 +97,20 @@ function requestContextOf(ctx: ModernCtx): RequestContext {
     logs: (l) => typeof level === 'string' && LEVELS.includes(level as LoggingLevel) && LEVELS.indexOf(l) >= LEVELS.indexOf(level as LoggingLevel),
   };
 }
+
+/** The request context of a durable task's run: no request waits on it, so it reports nothing and asks nothing. */
+const taskRequest = (signal: AbortSignal): RequestContext => ({
+  id: 'task',
+  signal,
+  notify: () => Promise.resolve(),
+  flush: () => Promise.resolve(),
+  ask: () => Promise.reject(new Error('a durable task asks its client only to go on (suspend)')),
+  clientCapabilities: () => undefined,
+  logs: () => false,
+});
+
+/** Params passed as sent to a custom method's handler: each handler checks what it uses. */
+const ANY_PARAMS = { params: { '~standard': { version: 1, vendor: 'turn', validate: (value: unknown) => ({ value }) } } };
 
 /** The handler serve/http.ts's `modern` hook calls: answers a 2026-07-28 POST and says so; false for a 2025-11-25 one. */
 export async function modernHandler(options: ModernServing, ctx: ServedContext): Promise<ModernHandler> {
@@ -205,12 +220,28 @@ export async function modernHandler(options: ModernServing, ctx: ServedContext):
     new ProtocolError(ProtocolErrorCode.MissingRequiredClientCapability, `this needs the ${TASKS_EXTENSION} extension, which this request did not declare`, {
       requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
     });
-  const tasks = options.tasks && ctx.served.tools.some((t) => t.taskSupport) ? options.tasks : undefined;
+  const taskTools = ctx.served.tools.some((t) => t.taskSupport);
+  const tasks = options.tasks && taskTools ? options.tasks : undefined;
+  // with --store a task is a durable run (durable-tasks.ts): its record is the store's, so it outlives this process
+  const durableTasks =
+    options.durable && taskTools
+      ? new DurableTasks(
+          options.durable.serving,
+          {
+            file: ctx.file,
+            tool: (name) => ctx.served.tools.find((t) => t.name === name),
+            // a task's run reports to nobody (no request waits on a stream) and asks nothing mid-call
+            setup: (tool, signal) => setupOf(ctx, taskRequest(signal), tool.name),
+            redact: (v) => ctx.redactor.redactDeep(v),
+          },
+          options.durable.tasks ?? DEFAULT_TASK_LIMITS,
+        )
+      : undefined;
 
   // the capabilities of 2025-11-25 less what this revision has not: subscriptions (listened for otherwise)
   const capabilities = capabilitiesOf(ctx.served) as ReturnType<typeof capabilitiesOf> & { extensions?: Record<string, unknown> };
   if (capabilities.resources) capabilities.resources = {};
-  if (tasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
+  if (tasks || durableTasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
   const factory = () => {
     const server = new Server(
       { name: `turn:${ctx.file.split(/[\\/]/).pop() ?? ctx.file}`, version: options.version ?? '1.0.0' },
@@ -238,9 +269,29 @@ export async function modernHandler(options: ModernServing, ctx: ServedContext):
       // the SDK lifts inputResponses off the params, as on a retried tools/call
       custom('tasks/update', anyParams, gated((p, c) => tasks.update(p.taskId, c.mcpReq.inputResponses ?? p.inputResponses)));
       custom('tasks/cancel', anyParams, gated((p) => tasks.cancel(p.taskId)));
+    } else if (durableTasks) {
+      const custom = server.setRequestHandler.bind(server) as unknown as (method: string, schemas: unknown, h: (params: Record<string, unknown>, c: ModernCtx) => unknown) => void;
+      const gated = (f: (params: Record<string, unknown>, c: ModernCtx) => unknown) => (params: Record<string, unknown>, c: ModernCtx) => {
+        if (!declaresTasks(c)) throw needsTasks();
+        return answer(() => f(params, c));
+      };
+      custom('tasks/get', ANY_PARAMS, gated((p) => durableTasks.get(p.taskId).then((t) => ctx.redactor.redactDeep(t))));
+      custom('tasks/update', ANY_PARAMS, gated((p, c) => durableTasks.update(p.taskId, c.mcpReq.inputResponses ?? p.inputResponses)));
+      custom('tasks/cancel', ANY_PARAMS, gated((p) => durableTasks.cancel(p.taskId)));
     }
     handle('tools/call', (request, c) => {
       const params = request.params as { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
+      const durableTask = durableTasks ? ctx.served.tools.find((t) => t.name === params.name && t.taskSupport) : undefined;
+      if (durableTask && durableTasks) {
+        if (declaresTasks(c)) {
+          return answer(() => {
+            const args = params.arguments ?? {};
+            checkArguments(`the tool ${durableTask.name}`, args, durableTask.inputSchema);
+            return durableTasks.create(durableTask, args, traceOf(params._meta));
+          });
+        }
+        if (durableTask.taskSupport === 'required') throw needsTasks();
+      }
       if (options.durable) return answer(() => callDurably(options.durable!, params, c));
       const task = tasks ? ctx.served.tools.find((t) => t.name === params.name && t.taskSupport) : undefined;
       if (task && tasks) {

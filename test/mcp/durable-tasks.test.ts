@@ -1,0 +1,203 @@
+// The tasks extension with `turn mcp --store` (runtime/mcp/serve-next/durable-tasks.ts): a task is a
+// durable run keyed by its id, so it outlives a SIGKILL of turn mcp. Driven with raw 2026-07-28
+// JSON-RPC over HTTP against a real child `turn mcp --port 0 --store DIR`; the effect is a POST to a
+// local server that counts them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { BIN } from '../cli/run-cli.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-mcp-durable-tasks-'));
+const served = path.join(dir, 'agent.tn');
+fs.writeFileSync(
+  served,
+  `return {
+    "task:order": turn(item: Str, hook: Str) -> Str {
+        let placed = call("http_request", null, "POST", hook + "/order", {"body": item});
+        let confirmed = call("http_request", null, "GET", hook + "/confirm", {});
+        return "ordered " + item + ": " + placed["body"] + ", " + confirmed["body"];
+    },
+    "task:pause": turn(what: Str) -> Str {
+        suspend;
+        return "resumed " + what;
+    },
+};
+`,
+);
+
+/** The local service the task calls: counts POSTs; holds GETs while `hold` is set. */
+function service() {
+  const posts: string[] = [];
+  let held: (() => void) | undefined;
+  const state = { hold: true, held: new Promise<void>((resolve) => (held = resolve)) };
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      if (req.method === 'POST') {
+        posts.push(body);
+        res.end(`order ${posts.length}`);
+      } else if (state.hold) held!(); // never answered: turn mcp is killed meanwhile
+      else res.end('confirmed');
+    });
+  });
+  return { server, posts, state };
+}
+
+type Reply = { result?: Record<string, unknown>; error?: { code: number; message: string } };
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+
+/** A child turn mcp --port 0 --store `store`, and a raw 2026-07-28 JSON-RPC poster to it. */
+async function serve(store: string) {
+  const child = spawn(process.execPath, [BIN, 'mcp', served, '--port', '0', '--store', store, '--allow-net', '127.0.0.1'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
+    let said = '';
+    child.stderr.on('data', (c: Buffer) => {
+      said += c.toString();
+      const m = /over MCP \((http:\/\/127\.0\.0\.1:\d+\/mcp)\)/.exec(said);
+      if (m) resolve({ url: m[1], token: /Authorization: Bearer (\S+)\n/.exec(said)?.[1] ?? '' });
+    });
+    child.on('exit', () => reject(new Error(`turn mcp exited: ${said}`)));
+  });
+  let id = 0;
+  const post = async (method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = TASKS): Promise<Reply> => {
+    const name = typeof params.name === 'string' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined;
+    const body = {
+      jsonrpc: '2.0',
+      id: ++id,
+      method,
+      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities } },
+    };
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    const messages = (res.headers.get('content-type') ?? '').includes('text/event-stream')
+      ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)) as Record<string, unknown>)
+      : [JSON.parse(text) as Record<string, unknown>];
+    const answer = messages.find((m) => m.id === body.id) as Reply | undefined;
+    assert.ok(answer, `an answer to ${method}: ${text}`);
+    return answer;
+  };
+  return {
+    post,
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Polls tasks/get until the task is not `working` (bounded by a count of polls, each waiting for a reply). */
+async function settled(post: (m: string, p: Record<string, unknown>) => Promise<Reply>, taskId: string): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 2000; i++) {
+    const got = await post('tasks/get', { taskId });
+    assert.equal(got.error, undefined, JSON.stringify(got.error));
+    if (got.result!.status !== 'working') return got.result!;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  assert.fail(`task ${taskId} still working after 2000 polls`);
+}
+const text = (r: Record<string, unknown>): string => ((r.content as { text: string }[] | undefined) ?? []).map((b) => b.text).join('\n');
+
+test('a durable task survives a SIGKILL of turn mcp --store: after a restart tasks/get resumes it from its journal, and the POST lands exactly once', async () => {
+  const { server, posts, state } = service();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const store = path.join(dir, 'store-kill');
+  try {
+    const first = await serve(store);
+    const created = await first.post('tools/call', { name: 'order', arguments: { item: 'tea', hook } });
+    assert.equal(created.result?.resultType, 'task', JSON.stringify(created));
+    const taskId = created.result.taskId as string;
+    await state.held; // the POST has landed; the run waits on the GET
+    assert.equal((await first.post('tasks/get', { taskId })).result?.status, 'working');
+    await first.kill();
+    assert.deepEqual(posts, ['tea']);
+
+    state.hold = false;
+    const second = await serve(store);
+    try {
+      const task = await settled(second.post, taskId);
+      assert.equal(task.status, 'completed', JSON.stringify(task));
+      assert.equal(text(task.result as Record<string, unknown>), 'ordered tea: order 1, confirmed');
+      assert.deepEqual(posts, ['tea'], 'the resumed run replayed the journaled POST, never sent it again');
+      // asked again: answered from the store, nothing performed
+      assert.equal((await second.post('tasks/get', { taskId })).result?.status, 'completed');
+      assert.deepEqual(posts, ['tea']);
+      // the tasks methods still need the extension declared
+      assert.equal((await second.post('tasks/get', { taskId }, {})).error?.code, -32021);
+    } finally {
+      await second.stop();
+    }
+
+    // the attack: the task id on a server of another store names nothing there
+    const other = await serve(path.join(dir, 'store-other'));
+    try {
+      for (const method of ['tasks/get', 'tasks/cancel']) {
+        const r = await other.post(method, { taskId });
+        assert.equal(r.error?.code, -32602, `${method}: ${JSON.stringify(r)}`);
+        assert.match(r.error.message, /no such task/);
+      }
+      assert.equal((await other.post('tasks/update', { taskId, inputResponses: {} })).error?.code, -32602);
+      // nor does a made-up or malformed id
+      assert.equal((await other.post('tasks/get', { taskId: 'A'.repeat(22) })).error?.code, -32602);
+      assert.equal((await other.post('tasks/get', { taskId: { $ne: null } })).error?.code, -32602);
+    } finally {
+      await other.stop();
+    }
+  } finally {
+    server.close();
+  }
+});
+
+test('a durable task that suspends is input_required across a restart; tasks/update declined leaves it, accepted resumes it; a cancelled one stays cancelled', async () => {
+  const store = path.join(dir, 'store-pause');
+  const first = await serve(store);
+  let taskId: string;
+  let doomed: string;
+  try {
+    taskId = (await first.post('tools/call', { name: 'pause', arguments: { what: 'y' } })).result!.taskId as string;
+    doomed = (await first.post('tools/call', { name: 'pause', arguments: { what: 'z' } })).result!.taskId as string;
+    const task = await settled(first.post, taskId);
+    assert.equal(task.status, 'input_required');
+    const asked = (task.inputRequests as Record<string, { method: string; params: { message: string } }>).resume;
+    assert.equal(asked.method, 'elicitation/create');
+    assert.match(asked.params.message, /pause suspended \(run [\w-]+\) and waits for you: go on\?/);
+    assert.equal((await settled(first.post, doomed)).status, 'input_required');
+  } finally {
+    await first.kill();
+  }
+  const second = await serve(store);
+  try {
+    assert.equal((await settled(second.post, taskId)).status, 'input_required', 'the question outlives the restart');
+    // a malformed answer is refused; a declined one leaves the run suspended
+    assert.equal((await second.post('tasks/update', { taskId, inputResponses: { resume: { action: 'perhaps' } } })).error?.code, -32602);
+    assert.equal((await second.post('tasks/update', { taskId, inputResponses: { resume: { action: 'decline' } } })).error, undefined);
+    assert.equal((await settled(second.post, taskId)).status, 'input_required');
+    await second.post('tasks/update', { taskId, inputResponses: { resume: { action: 'accept', content: { resume: true } } } });
+    const done = await settled(second.post, taskId);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.equal(text(done.result as Record<string, unknown>), 'resumed y');
+
+    assert.equal((await second.post('tasks/cancel', { taskId: doomed })).error, undefined);
+    assert.equal((await second.post('tasks/get', { taskId: doomed })).result?.status, 'cancelled');
+    // cancelled is final: an answer resumes nothing
+    await second.post('tasks/update', { taskId: doomed, inputResponses: { resume: { action: 'accept', content: { resume: true } } } });
+    assert.equal((await settled(second.post, doomed)).status, 'cancelled');
+  } finally {
+    await second.stop();
+  }
+});
