@@ -1,4 +1,4 @@
-// The tasks extension with `turn mcp --store` (runtime/mcp/serve-next/durable-tasks.ts): a task is a
+// Mid-call questions and the tasks extension with `turn mcp --store` (runtime/mcp/serve-next/durable-tasks.ts): a task is a
 // durable run keyed by its id, so it outlives a SIGKILL of turn mcp. Driven with raw 2026-07-28
 // JSON-RPC over HTTP against a real child `turn mcp --port 0 --store DIR`; the effect is a POST to a
 // local server that counts them.
@@ -16,7 +16,15 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-mcp-durable-tasks-'));
 const served = path.join(dir, 'agent.tn');
 fs.writeFileSync(
   served,
-  `return {
+  `let mcp = use "std/mcp";
+let NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]};
+return {
+    "greet": turn(hook: Str) -> Str {
+        let placed = call("http_request", null, "POST", hook + "/order", {"body": "greet"});
+        let name = mcp.elicit_as("name", "Your name?", NAME);
+        let color = mcp.elicit_as("color", "Your colour?", {"type": "object", "properties": {"color": {"type": "string"}}});
+        return placed["body"] + " for " + name["content"]["name"] + ", who likes " + color["content"]["color"];
+    },
     "task:order": turn(item: Str, hook: Str) -> Str {
         let placed = call("http_request", null, "POST", hook + "/order", {"body": item});
         let confirmed = call("http_request", null, "GET", hook + "/confirm", {});
@@ -72,7 +80,7 @@ async function serve(store: string) {
       jsonrpc: '2.0',
       id: ++id,
       method,
-      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities } },
+      params: { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities } },
     };
     const res = await fetch(url, {
       method: 'POST',
@@ -199,5 +207,64 @@ test('a durable task that suspends is input_required across a restart; tasks/upd
     assert.equal((await settled(second.post, doomed)).status, 'cancelled');
   } finally {
     await second.stop();
+  }
+});
+
+const ALL = { elicitation: {}, sampling: {}, roots: {} };
+const accept = (content: Record<string, unknown>) => ({ action: 'accept', content });
+
+test('a durable served run that asks mid-call is input_required; the state names the run; the answer is journaled, and a retry after a SIGKILL resumes the run: one POST', async () => {
+  const { server, posts, state } = service();
+  state.hold = false;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const store = path.join(dir, 'store-ask');
+  const KEY = { 'turn/idempotency-key': 'greet-1' };
+  try {
+    const first = await serve(store);
+    let state2: string;
+    try {
+      const asked = await first.post('tools/call', { name: 'greet', arguments: { hook }, _meta: KEY }, ALL);
+      assert.equal(asked.result?.resultType, 'input_required', JSON.stringify(asked));
+      assert.deepEqual(Object.keys(asked.result.inputRequests as object), ['name']);
+      const claim = JSON.parse(Buffer.from((asked.result.requestState as string).split('.')[1], 'base64url').toString()) as Record<string, unknown>;
+      assert.match(String(claim.durable), /^[\w-]+$/, 'the state names the durable run');
+      assert.deepEqual(posts, ['greet']);
+      // the retry with the answer: the run goes on (in memory) to its next question
+      const next = await first.post('tools/call', { name: 'greet', arguments: { hook }, inputResponses: { name: accept({ name: 'Ada' }) }, requestState: asked.result.requestState }, ALL);
+      assert.deepEqual(Object.keys(next.result!.inputRequests as object), ['color']);
+      state2 = next.result!.requestState as string;
+    } finally {
+      await first.kill();
+    }
+    const second = await serve(store);
+    try {
+      // after the restart nothing waits in memory: the state's run is resumed from its journal; the
+      // first answer and the POST are replayed, the question cut short is asked again and answered from the retry
+      const done = await second.post('tools/call', { name: 'greet', arguments: { hook }, inputResponses: { color: accept({ color: 'teal' }) }, requestState: state2 }, ALL);
+      assert.equal(done.error, undefined, JSON.stringify(done.error));
+      assert.deepEqual(done.result?.content, [{ type: 'text', text: 'order 1 for Ada, who likes teal' }], JSON.stringify(done));
+      assert.deepEqual(posts, ['greet'], 'the journaled POST was not sent again');
+      // the same key again: answered from the stored run, nothing asked, nothing sent
+      const again = await second.post('tools/call', { name: 'greet', arguments: { hook }, _meta: KEY }, ALL);
+      assert.deepEqual(again.result?.content, [{ type: 'text', text: 'order 1 for Ada, who likes teal' }]);
+      assert.deepEqual(posts, ['greet']);
+      // the state sent back with other arguments opens nothing
+      const other = await second.post('tools/call', { name: 'greet', arguments: { hook: hook + '/x' }, inputResponses: { color: accept({ color: 'red' }) }, requestState: state2 }, ALL);
+      assert.equal(other.error?.code, -32602, JSON.stringify(other));
+    } finally {
+      await second.stop();
+    }
+    // the attack: that state on a server of another store does not verify there (-32602), and runs nothing
+    const elsewhere = await serve(path.join(dir, 'store-ask-other'));
+    try {
+      const r = await elsewhere.post('tools/call', { name: 'greet', arguments: { hook }, inputResponses: { color: accept({ color: 'red' }) }, requestState: state2 }, ALL);
+      assert.equal(r.error?.code, -32602, JSON.stringify(r));
+      assert.deepEqual(posts, ['greet']);
+    } finally {
+      await elsewhere.stop();
+    }
+  } finally {
+    server.close();
   }
 });

@@ -13,9 +13,10 @@
 // logging/setLevel (a log level comes in each request's `_meta`).
 //
 // A served program's questions to its client (mcp.elicit, mcp.sample, mcp.roots) become an
-// `input_required` result: without a store the run waits in memory for the client's retry
-// (paused-calls.ts), for `tools/call` and `prompts/get`; the questions asked are only those the
-// request's `_meta` client capabilities allow (another is refused in the program).
+// `input_required` result: the run waits in memory for the client's retry (paused-calls.ts), for
+// `tools/call` and `prompts/get`; the questions asked are only those the request's `_meta` client
+// capabilities allow (another is refused in the program). With --store the state also names the
+// durable run, so a retry after a restart resumes it from its journal (callDurably).
 //
 // A served run that suspends (with --store) becomes an `input_required` result: one elicitation
 // ("go on?") and a requestState naming the run, signed with the store's secret (request-state.ts).
@@ -145,42 +146,81 @@ export async function modernHandler(options: ModernServing, ctx: ServedContext):
       requestState: mintState(options.secret, { run: o.runId, call: o.call }),
     });
 
-  /** A durable `tools/call` (--store): a retry bringing an answer resumes its run; else the call runs durably under its key. */
+  /**
+   * A durable `tools/call` (--store): a retry bringing an answer resumes its run; else the call runs
+   * durably under its key. Its run's questions (mcp.elicit, mcp.sample, mcp.roots) pause it in memory
+   * (paused-calls.ts) and become an input_required result whose state names the durable run too: a
+   * retry after a restart, when nothing waits in memory, resumes that run from its journal, and the
+   * question it asks again is answered from the retry's inputResponses (then journaled).
+   */
   const callDurably = async (durable: NonNullable<ModernServing['durable']>, params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, c: ModernCtx) => {
     const tool = toolNamed(ctx, params.name);
     const args = params.arguments ?? {};
     checkArguments(`the tool ${tool.name}`, args, tool.inputSchema);
     const req = requestContextOf(c);
     const progressToken = params._meta?.progressToken as string | number | undefined;
-    const setup = setupOf(ctx, req, tool.name, progressToken);
+    const setup = (r: RequestContext) => setupOf(ctx, r, tool.name, progressToken);
+    const call = callFingerprint(tool.name, args);
     try {
       const claim = c.mcpReq.requestState<RunClaim>();
-      let o: DurableOutcome;
-      if (claim !== undefined) {
-        // a retry answering our question: the state is ours (the seam verified it), and must be for this very call
-        if (claim.call !== callFingerprint(tool.name, args)) return invalid('requestState is for another call');
+      let o: DurableOutcome | ReturnType<typeof inputRequired>;
+      if (claim !== undefined && claim.round === undefined) {
+        // a retry answering a suspended run's "go on?": the state is ours (the seam verified it), and must be for this very call
+        if (claim.call !== call) return invalid('requestState is for another call');
         const given = inputResponse(c.mcpReq.inputResponses, RESUME);
         if (given.kind === 'missing') return suspendedReply({ kind: 'suspended', runId: claim.run, call: claim.call }, tool.name);
         if (given.kind !== 'elicit' || given.action !== 'accept' || given.content?.resume !== true) {
           return ctx.redactor.redactDeep(failure(`declined: the run stays suspended (run ${claim.run}); resume it with turn resume ${claim.run} --store ${durable.dir}`));
         }
-        o = await durable.serving.resume(claim.run, claim.call, tool, setup);
+        o = await asking(c, tool.name, args, undefined, () => claim.run, (r) => durable.serving.resume(claim.run, call, tool, setup(r)));
+      } else if (claim !== undefined) {
+        // a retry answering questions the run asked mid-call
+        if (claim.durable === undefined) return invalid('requestState names no durable run');
+        const runId = claim.durable;
+        // waiting here: its answers let it go on; else (a restart, or it expired) its run is resumed from the store
+        o = options.paused!.holds(claim.run)
+          ? await asking(c, tool.name, args, claim, () => runId, () => Promise.reject(new Error('unreachable: a held call is not started')))
+          : await asking(c, tool.name, args, undefined, () => runId, (r) => durable.serving.resume(runId, call, tool, setup(r)), claim.call);
       } else {
+        let key: string;
         try {
-          o = await durable.serving.call(ctx.file, tool, args, callKey(params._meta, undefined, c.mcpReq.id), setup, traceOf(params._meta));
+          key = callKey(params._meta, undefined, c.mcpReq.id);
         } catch (e) {
           if (e instanceof CallKeyError) return invalid(e.message);
           throw e;
         }
+        o = await asking(c, tool.name, args, undefined, () => durable.serving.find(key)?.id, (r) => durable.serving.call(ctx.file, tool, args, key, setup(r), traceOf(params._meta)));
       }
+      if ('resultType' in o) return o;
       return o.kind === 'suspended' ? suspendedReply(o, tool.name) : ctx.redactor.redactDeep(o.result);
     } catch (e) {
       if (e instanceof ProtocolError) throw e;
+      if (e instanceof ServedProtocolError) throw e;
       // not a failure of the program (those are replies): a message, never a stack, and redacted
       return ctx.redactor.redactDeep(hostFailure(tool.name, e));
     } finally {
       await req.flush();
     }
+  };
+
+  /**
+   * A durable run served through the paused calls: its outcome, or the input_required result of the
+   * questions it asked (the state naming the paused call and, as `durable`, the run `runId()` gives).
+   * `expected` is the call a claim that opens nothing in memory was minted for (checked before anything runs).
+   */
+  const asking = async (c: ModernCtx, name: string, args: Record<string, unknown>, claim: RunClaim | undefined, runId: () => string | undefined, start: (req: RequestContext) => Promise<DurableOutcome>, expected?: string) => {
+    const paused = options.paused!;
+    const call = callFingerprint(`tools/call:${name}`, args);
+    if (expected !== undefined && expected !== call) invalid('requestState is for another call (another tool, prompt or arguments)');
+    const settled = await paused.serve({ call, argsBytes: JSON.stringify(args).length, claim, responses: c.mcpReq.inputResponses, capabilities: capabilitiesIn(c.mcpReq), req: requestContextOf(c), start });
+    if (settled.kind === 'done') return settled.value;
+    const run = runId();
+    return ctx.redactor.redactDeep(
+      inputRequired({
+        inputRequests: settled.inputRequests as never,
+        requestState: mintState(options.secret, { ...settled.claim, ...(run !== undefined ? { durable: run } : {}) }),
+      }),
+    );
   };
 
   /**
