@@ -268,3 +268,32 @@ test('a durable served run that asks mid-call is input_required; the state names
     server.close();
   }
 });
+
+test('tasks/cancel stops a durable task running in this process: it stays cancelled, after a restart too, and is never resumed', async () => {
+  const { server, posts, state } = service();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const store = path.join(dir, 'store-cancel');
+  try {
+    const first = await serve(store);
+    let taskId: string;
+    try {
+      taskId = (await first.post('tools/call', { name: 'order', arguments: { item: 'pie', hook } })).result!.taskId as string;
+      await state.held; // the POST has landed; the run waits on the GET
+      assert.equal((await first.post('tasks/cancel', { taskId })).error, undefined);
+      assert.equal((await settled(first.post, taskId)).status, 'cancelled');
+    } finally {
+      await first.kill();
+    }
+    state.hold = false;
+    const second = await serve(store);
+    try {
+      assert.equal((await settled(second.post, taskId)).status, 'cancelled');
+      assert.deepEqual(posts, ['pie']);
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    server.close();
+  }
+});

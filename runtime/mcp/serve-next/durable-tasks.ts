@@ -44,6 +44,8 @@ export class DurableTasks {
   private readonly here = new Map<string, AbortController>();
   /** tasks resumed by a poll in this process: a poll resumes a run cut short once, never in a loop */
   private readonly resumed = new Set<string>();
+  /** tasks cancelled while their run ran here: a stopped durable run is left suspended, so it is marked cancelled once it stops */
+  private readonly cancelling = new Set<string>();
 
   constructor(
     private readonly serving: DurableServing,
@@ -65,6 +67,7 @@ export class DurableTasks {
     const { taskId, record } = this.named(id);
     if (!record) return this.envelope(taskId, 'working', iso(Date.now()), iso(Date.now()));
     const at = [iso(record.createdAt), iso(record.updatedAt)] as const;
+    if (this.cancelling.has(taskId)) return this.envelope(taskId, 'cancelled', ...at);
     if (this.here.has(taskId)) return this.envelope(taskId, 'working', ...at);
     const stored = this.serving.callOf(record)!;
     switch (record.status) {
@@ -107,12 +110,14 @@ export class DurableTasks {
     return {};
   }
 
-  /** `tasks/cancel`: a run here is stopped at its next safe point; a stored one that runs nowhere is marked cancelled. */
+  /** `tasks/cancel`: a run here is stopped at its next safe point, then marked cancelled; a stored one that runs nowhere is marked so at once. */
   cancel(id: unknown): Record<string, unknown> {
     const { taskId, record } = this.named(id);
     const running = this.here.get(taskId);
-    if (running) running.abort(new Error('the task was cancelled'));
-    else if (record) this.serving.cancelStored(record.id);
+    if (running) {
+      this.cancelling.add(taskId);
+      running.abort(new Error('the task was cancelled'));
+    } else if (record) this.serving.cancelStored(record.id);
     return {};
   }
 
@@ -145,6 +150,10 @@ export class DurableTasks {
     // the outcome is read back from the store by tasks/get; a failure outside the program (the store) is kept in the run's absence
     void outcome.catch(() => undefined).finally(() => {
       if (this.here.get(taskId) === controller) this.here.delete(taskId);
+      if (this.cancelling.delete(taskId)) {
+        const record = this.serving.find(keyOf(taskId));
+        if (record) this.serving.cancelStored(record.id);
+      }
     });
   }
 
