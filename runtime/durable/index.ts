@@ -24,6 +24,7 @@ import { reserveScopeIds } from '../vm/actors.js';
 import { GRANT_KEY, REPLAYED_KEY, approvalStep, journalKey, logicalKey, refusalKey, stoppedAtApproval } from './keys.js';
 import type { ApprovalAnswer, ApprovalAsked, JournaledApprovals } from '../ports/approval.js';
 import { MCP_CALL_TOOL, MCP_READ_ONLY_TOOLS, mcpCallIsIdempotent } from '../ports/mcp-calls.js';
+import { CALLER_QUESTION_TOOLS } from '../ports/mcp-caller.js';
 
 /**
  * The VM's semantics version: what a journal means (the keys above, what each step records, the
@@ -66,7 +67,7 @@ export function toolIsIdempotent(request: { name: string; args: unknown[] }): bo
   if (IDEMPOTENT_TOOLS.has(request.name) || request.name === REMOTE_CHILD_TOOL) return true; // a placed child: asked again under its key, Restate answers once
   // an MCP tool is called again only when its annotations say readOnlyHint or idempotentHint
   if (request.name === MCP_CALL_TOOL) return mcpCallIsIdempotent(request.args);
-  if (MCP_READ_ONLY_TOOLS.has(request.name)) return true;
+  if (MCP_READ_ONLY_TOOLS.has(request.name) || CALLER_QUESTION_TOOLS.has(request.name)) return true;
   if (request.name === 'http_request') {
     // http_request(auth, method, url, options): only safe methods may be sent again
     const method = request.args[1];

@@ -3,6 +3,12 @@
 // (runtime/mcp/caller-tools.ts) reach the caller through this port, which serving builds for each
 // call. A run that is not served has none: progress is then dropped, and asking is refused.
 
+/**
+ * The caller's questions. A durable run cut short while one waited (its answer not journaled) asks it
+ * again when resumed: asking twice costs nothing, and the answer is journaled once it comes.
+ */
+export const CALLER_QUESTION_TOOLS: ReadonlySet<string> = new Set(['mcp_elicit', 'mcp_sample', 'mcp_roots']);
+
 export interface ElicitAnswer {
   action: 'accept' | 'decline' | 'cancel';
   content?: Record<string, unknown>;

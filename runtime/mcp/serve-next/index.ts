@@ -12,9 +12,9 @@ import { DurableServing } from './served-runs.js';
 export interface ServeNextOptions extends ServeOptions {
   /** `--store DIR`: each call a durable run in this store folder */
   store?: string;
-  /** without a store: the bounds of the calls waiting in memory for their client's answers (paused-calls.ts) */
+  /** the bounds of the calls waiting in memory for their client's answers (paused-calls.ts) */
   paused?: PausedLimits;
-  /** without a store: the bounds of the tasks extension's tasks (tasks.ts) */
+  /** the bounds of the tasks extension's tasks (tasks.ts; with a store, durable-tasks.ts) */
   tasks?: TaskLimits;
 }
 
@@ -42,12 +42,18 @@ export async function serveMcpNext(file: string, options: ServeNextOptions): Pro
   }
   const durable = DurableServing.open(store, options.run.cwd);
   try {
-    const modern = { secret: durable.secret, durable: { serving: durable, dir: store }, ...version(options) };
+    // a durable run's mid-call questions wait in memory too; its requestState also names the run, signed with the store's secret
+    const paused = new PausedCalls(limits);
+    const modern = { secret: durable.secret, paused, durable: { serving: durable, dir: store, ...(taskLimits ? { tasks: taskLimits } : {}) }, ...version(options) };
     const serving = await serveMcp(file, { ...rest, perform: durablePerform(file, durable, store), modern: (ctx) => modernHandler(modern, ctx) });
-    void serving.closed.then(() => durable.close());
+    void serving.closed.then(() => {
+      paused.close();
+      durable.close();
+    });
     return {
       ...serving,
       close: async () => {
+        paused.close();
         await serving.close();
         durable.close();
       },

@@ -13,9 +13,10 @@
 // logging/setLevel (a log level comes in each request's `_meta`).
 //
 // A served program's questions to its client (mcp.elicit, mcp.sample, mcp.roots) become an
-// `input_required` result: without a store the run waits in memory for the client's retry
-// (paused-calls.ts), for `tools/call` and `prompts/get`; the questions asked are only those the
-// request's `_meta` client capabilities allow (another is refused in the program).
+// `input_required` result: the run waits in memory for the client's retry (paused-calls.ts), for
+// `tools/call` and `prompts/get`; the questions asked are only those the request's `_meta` client
+// capabilities allow (another is refused in the program). With --store the state also names the
+// durable run, so a retry after a restart resumes it from its journal (callDurably).
 //
 // A served run that suspends (with --store) becomes an `input_required` result: one elicitation
 // ("go on?") and a requestState naming the run, signed with the store's secret (request-state.ts).
@@ -30,13 +31,14 @@ import { checkArguments, ProtocolError as ServedProtocolError } from '../serve/v
 import { hostFailure, RESUME_SCHEMA, resumeQuestion } from './durable-calls.js';
 import { CallKeyError, callFingerprint, callKey, traceOf } from './call-key.js';
 import { PausedCalls } from './paused-calls.js';
-import { TASKS_EXTENSION, type Tasks } from './tasks.js';
+import { DEFAULT_TASK_LIMITS, TASKS_EXTENSION, type TaskLimits, type Tasks } from './tasks.js';
+import { DurableTasks } from './durable-tasks.js';
 import { mintState, openState, type RunClaim } from './request-state.js';
 import type { DurableOutcome, DurableServing } from './served-runs.js';
 
 export interface ModernServing {
   /** with --store: each call a durable run */
-  durable?: { serving: DurableServing; dir: string };
+  durable?: { serving: DurableServing; dir: string; tasks?: TaskLimits };
   /** without a store: the calls that wait in memory for their client's answers */
   paused?: PausedCalls;
   /** without a store: the tasks of the tasks extension (tasks.ts) */
@@ -97,6 +99,20 @@ function requestContextOf(ctx: ModernCtx): RequestContext {
   };
 }
 
+/** The request context of a durable task's run: no request waits on it, so it reports nothing and asks nothing. */
+const taskRequest = (signal: AbortSignal): RequestContext => ({
+  id: 'task',
+  signal,
+  notify: () => Promise.resolve(),
+  flush: () => Promise.resolve(),
+  ask: () => Promise.reject(new Error('a durable task asks its client only to go on (suspend)')),
+  clientCapabilities: () => undefined,
+  logs: () => false,
+});
+
+/** Params passed as sent to a custom method's handler: each handler checks what it uses. */
+const ANY_PARAMS = { params: { '~standard': { version: 1, vendor: 'turn', validate: (value: unknown) => ({ value }) } } };
+
 /** The handler serve/http.ts's `modern` hook calls: answers a 2026-07-28 POST and says so; false for a 2025-11-25 one. */
 export async function modernHandler(options: ModernServing, ctx: ServedContext): Promise<ModernHandler> {
   // loaded on the first serve, as serve/sdk.ts loads the 1.x server (start-up cost of every other command)
@@ -130,42 +146,81 @@ export async function modernHandler(options: ModernServing, ctx: ServedContext):
       requestState: mintState(options.secret, { run: o.runId, call: o.call }),
     });
 
-  /** A durable `tools/call` (--store): a retry bringing an answer resumes its run; else the call runs durably under its key. */
+  /**
+   * A durable `tools/call` (--store): a retry bringing an answer resumes its run; else the call runs
+   * durably under its key. Its run's questions (mcp.elicit, mcp.sample, mcp.roots) pause it in memory
+   * (paused-calls.ts) and become an input_required result whose state names the durable run too: a
+   * retry after a restart, when nothing waits in memory, resumes that run from its journal, and the
+   * question it asks again is answered from the retry's inputResponses (then journaled).
+   */
   const callDurably = async (durable: NonNullable<ModernServing['durable']>, params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, c: ModernCtx) => {
     const tool = toolNamed(ctx, params.name);
     const args = params.arguments ?? {};
     checkArguments(`the tool ${tool.name}`, args, tool.inputSchema);
     const req = requestContextOf(c);
     const progressToken = params._meta?.progressToken as string | number | undefined;
-    const setup = setupOf(ctx, req, tool.name, progressToken);
+    const setup = (r: RequestContext) => setupOf(ctx, r, tool.name, progressToken);
+    const call = callFingerprint(tool.name, args);
     try {
       const claim = c.mcpReq.requestState<RunClaim>();
-      let o: DurableOutcome;
-      if (claim !== undefined) {
-        // a retry answering our question: the state is ours (the seam verified it), and must be for this very call
-        if (claim.call !== callFingerprint(tool.name, args)) return invalid('requestState is for another call');
+      let o: DurableOutcome | ReturnType<typeof inputRequired>;
+      if (claim !== undefined && claim.round === undefined) {
+        // a retry answering a suspended run's "go on?": the state is ours (the seam verified it), and must be for this very call
+        if (claim.call !== call) return invalid('requestState is for another call');
         const given = inputResponse(c.mcpReq.inputResponses, RESUME);
         if (given.kind === 'missing') return suspendedReply({ kind: 'suspended', runId: claim.run, call: claim.call }, tool.name);
         if (given.kind !== 'elicit' || given.action !== 'accept' || given.content?.resume !== true) {
           return ctx.redactor.redactDeep(failure(`declined: the run stays suspended (run ${claim.run}); resume it with turn resume ${claim.run} --store ${durable.dir}`));
         }
-        o = await durable.serving.resume(claim.run, claim.call, tool, setup);
+        o = await asking(c, tool.name, args, undefined, () => claim.run, (r) => durable.serving.resume(claim.run, call, tool, setup(r)));
+      } else if (claim !== undefined) {
+        // a retry answering questions the run asked mid-call
+        if (claim.durable === undefined) return invalid('requestState names no durable run');
+        const runId = claim.durable;
+        // waiting here: its answers let it go on; else (a restart, or it expired) its run is resumed from the store
+        o = options.paused!.holds(claim.run)
+          ? await asking(c, tool.name, args, claim, () => runId, () => Promise.reject(new Error('unreachable: a held call is not started')))
+          : await asking(c, tool.name, args, undefined, () => runId, (r) => durable.serving.resume(runId, call, tool, setup(r)), claim.call);
       } else {
+        let key: string;
         try {
-          o = await durable.serving.call(ctx.file, tool, args, callKey(params._meta, undefined, c.mcpReq.id), setup, traceOf(params._meta));
+          key = callKey(params._meta, undefined, c.mcpReq.id);
         } catch (e) {
           if (e instanceof CallKeyError) return invalid(e.message);
           throw e;
         }
+        o = await asking(c, tool.name, args, undefined, () => durable.serving.find(key)?.id, (r) => durable.serving.call(ctx.file, tool, args, key, setup(r), traceOf(params._meta)));
       }
+      if ('resultType' in o) return o;
       return o.kind === 'suspended' ? suspendedReply(o, tool.name) : ctx.redactor.redactDeep(o.result);
     } catch (e) {
       if (e instanceof ProtocolError) throw e;
+      if (e instanceof ServedProtocolError) throw e;
       // not a failure of the program (those are replies): a message, never a stack, and redacted
       return ctx.redactor.redactDeep(hostFailure(tool.name, e));
     } finally {
       await req.flush();
     }
+  };
+
+  /**
+   * A durable run served through the paused calls: its outcome, or the input_required result of the
+   * questions it asked (the state naming the paused call and, as `durable`, the run `runId()` gives).
+   * `expected` is the call a claim that opens nothing in memory was minted for (checked before anything runs).
+   */
+  const asking = async (c: ModernCtx, name: string, args: Record<string, unknown>, claim: RunClaim | undefined, runId: () => string | undefined, start: (req: RequestContext) => Promise<DurableOutcome>, expected?: string) => {
+    const paused = options.paused!;
+    const call = callFingerprint(`tools/call:${name}`, args);
+    if (expected !== undefined && expected !== call) invalid('requestState is for another call (another tool, prompt or arguments)');
+    const settled = await paused.serve({ call, argsBytes: JSON.stringify(args).length, claim, responses: c.mcpReq.inputResponses, capabilities: capabilitiesIn(c.mcpReq), req: requestContextOf(c), start });
+    if (settled.kind === 'done') return settled.value;
+    const run = runId();
+    return ctx.redactor.redactDeep(
+      inputRequired({
+        inputRequests: settled.inputRequests as never,
+        requestState: mintState(options.secret, { ...settled.claim, ...(run !== undefined ? { durable: run } : {}) }),
+      }),
+    );
   };
 
   /**
@@ -205,12 +260,28 @@ export async function modernHandler(options: ModernServing, ctx: ServedContext):
     new ProtocolError(ProtocolErrorCode.MissingRequiredClientCapability, `this needs the ${TASKS_EXTENSION} extension, which this request did not declare`, {
       requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
     });
-  const tasks = options.tasks && ctx.served.tools.some((t) => t.taskSupport) ? options.tasks : undefined;
+  const taskTools = ctx.served.tools.some((t) => t.taskSupport);
+  const tasks = options.tasks && taskTools ? options.tasks : undefined;
+  // with --store a task is a durable run (durable-tasks.ts): its record is the store's, so it outlives this process
+  const durableTasks =
+    options.durable && taskTools
+      ? new DurableTasks(
+          options.durable.serving,
+          {
+            file: ctx.file,
+            tool: (name) => ctx.served.tools.find((t) => t.name === name),
+            // a task's run reports to nobody (no request waits on a stream) and asks nothing mid-call
+            setup: (tool, signal) => setupOf(ctx, taskRequest(signal), tool.name),
+            redact: (v) => ctx.redactor.redactDeep(v),
+          },
+          options.durable.tasks ?? DEFAULT_TASK_LIMITS,
+        )
+      : undefined;
 
   // the capabilities of 2025-11-25 less what this revision has not: subscriptions (listened for otherwise)
   const capabilities = capabilitiesOf(ctx.served) as ReturnType<typeof capabilitiesOf> & { extensions?: Record<string, unknown> };
   if (capabilities.resources) capabilities.resources = {};
-  if (tasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
+  if (tasks || durableTasks) capabilities.extensions = { [TASKS_EXTENSION]: {} };
   const factory = () => {
     const server = new Server(
       { name: `turn:${ctx.file.split(/[\\/]/).pop() ?? ctx.file}`, version: options.version ?? '1.0.0' },
@@ -238,9 +309,29 @@ export async function modernHandler(options: ModernServing, ctx: ServedContext):
       // the SDK lifts inputResponses off the params, as on a retried tools/call
       custom('tasks/update', anyParams, gated((p, c) => tasks.update(p.taskId, c.mcpReq.inputResponses ?? p.inputResponses)));
       custom('tasks/cancel', anyParams, gated((p) => tasks.cancel(p.taskId)));
+    } else if (durableTasks) {
+      const custom = server.setRequestHandler.bind(server) as unknown as (method: string, schemas: unknown, h: (params: Record<string, unknown>, c: ModernCtx) => unknown) => void;
+      const gated = (f: (params: Record<string, unknown>, c: ModernCtx) => unknown) => (params: Record<string, unknown>, c: ModernCtx) => {
+        if (!declaresTasks(c)) throw needsTasks();
+        return answer(() => f(params, c));
+      };
+      custom('tasks/get', ANY_PARAMS, gated((p) => durableTasks.get(p.taskId).then((t) => ctx.redactor.redactDeep(t))));
+      custom('tasks/update', ANY_PARAMS, gated((p, c) => durableTasks.update(p.taskId, c.mcpReq.inputResponses ?? p.inputResponses)));
+      custom('tasks/cancel', ANY_PARAMS, gated((p) => durableTasks.cancel(p.taskId)));
     }
     handle('tools/call', (request, c) => {
       const params = request.params as { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
+      const durableTask = durableTasks ? ctx.served.tools.find((t) => t.name === params.name && t.taskSupport) : undefined;
+      if (durableTask && durableTasks) {
+        if (declaresTasks(c)) {
+          return answer(() => {
+            const args = params.arguments ?? {};
+            checkArguments(`the tool ${durableTask.name}`, args, durableTask.inputSchema);
+            return durableTasks.create(durableTask, args, traceOf(params._meta));
+          });
+        }
+        if (durableTask.taskSupport === 'required') throw needsTasks();
+      }
       if (options.durable) return answer(() => callDurably(options.durable!, params, c));
       const task = tasks ? ctx.served.tools.find((t) => t.name === params.name && t.taskSupport) : undefined;
       if (task && tasks) {

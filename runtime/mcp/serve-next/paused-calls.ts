@@ -205,6 +205,11 @@ export class PausedCalls {
     return this.calls.size;
   }
 
+  /** Whether the call a claim's `run` names waits here (it does not after a restart, nor once it ended or expired). */
+  holds(run: string): boolean {
+    return run.startsWith(MEMORY) && this.calls.has(run.slice(MEMORY.length));
+  }
+
   /** Whether `call` may keep a question of `bytes` more: undefined if so, else why not. */
   admit(call: PausedCall<unknown>, bytes: number): string | undefined {
     const known = this.calls.has(call.id);

@@ -23,6 +23,8 @@ export interface RunClaim {
   call: string;
   /** a call paused in memory (paused-calls.ts): the round this state answers, so it opens it once */
   round?: number;
+  /** with --store, a call paused at a question: its durable run, which a retry after a restart resumes */
+  durable?: string;
 }
 
 export class RequestStateError extends Error {}
@@ -48,7 +50,7 @@ const mac = (secret: Buffer, body: string): Buffer => nodeCrypto().createHmac('s
 
 /** The state for `claim`: `v1.<payload>.<mac>`, both base64url. */
 export function mintState(secret: Buffer, claim: RunClaim, nowSeconds = Math.floor(Date.now() / 1000), ttlSeconds = STATE_TTL_SECONDS): string {
-  const body = Buffer.from(JSON.stringify({ run: claim.run, call: claim.call, ...(claim.round !== undefined ? { round: claim.round } : {}), exp: nowSeconds + ttlSeconds })).toString('base64url');
+  const body = Buffer.from(JSON.stringify({ run: claim.run, call: claim.call, ...(claim.round !== undefined ? { round: claim.round } : {}), ...(claim.durable !== undefined ? { durable: claim.durable } : {}), exp: nowSeconds + ttlSeconds })).toString('base64url');
   return `v1.${body}.${mac(secret, body).toString('base64url')}`;
 }
 
@@ -67,7 +69,7 @@ export function openState(secret: Buffer, state: unknown, nowSeconds = Math.floo
     throw new RequestStateError('requestState is not one this server made');
   }
   const c = claim as Record<string, unknown>;
-  if (typeof c.run !== 'string' || typeof c.call !== 'string' || typeof c.exp !== 'number' || (c.round !== undefined && typeof c.round !== 'number')) throw new RequestStateError('requestState is not one this server made');
+  if (typeof c.run !== 'string' || typeof c.call !== 'string' || typeof c.exp !== 'number' || (c.round !== undefined && typeof c.round !== 'number') || (c.durable !== undefined && typeof c.durable !== 'string')) throw new RequestStateError('requestState is not one this server made');
   if (c.exp < nowSeconds) throw new RequestStateError('requestState has expired: call the tool again');
-  return { run: c.run, call: c.call, ...(typeof c.round === 'number' ? { round: c.round } : {}) };
+  return { run: c.run, call: c.call, ...(typeof c.round === 'number' ? { round: c.round } : {}), ...(typeof c.durable === 'string' ? { durable: c.durable } : {}) };
 }

@@ -77,8 +77,25 @@ export class DurableServing {
   }
 
   /** The run stored under `key`, if any. */
-  private find(key: string): RunRecord | undefined {
+  find(key: string): RunRecord | undefined {
     return this.store.listRuns().find((r) => servedMeta(r)?.key === key);
+  }
+
+  /** The tool and call fingerprint a served run was stored with. */
+  callOf(record: RunRecord): { tool: string; call: string } | undefined {
+    const m = servedMeta(record);
+    return m ? { tool: m.tool, call: m.call } : undefined;
+  }
+
+  /** Whether the call `key` names runs in this process now. */
+  isRunning(key: string): boolean {
+    return this.running.has(key);
+  }
+
+  /** Marks a stored run that runs nowhere (suspended, or cut short by a kill) cancelled: it is never resumed. */
+  cancelStored(runId: string): void {
+    const r = this.store.getRun(runId);
+    if (r && r.status !== 'done' && r.status !== 'failed' && r.status !== 'cancelled') this.store.setRunStatus(runId, 'cancelled', null);
   }
 
   /**
