@@ -8,7 +8,7 @@ import type { InferReply, InferRequest } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
 import { anthropicContent } from './media-parts.js';
-import { ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
+import { jsonPost, ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface AnthropicOptions {
   model: string;
@@ -53,15 +53,7 @@ export function anthropicProvider(o: AnthropicOptions): HttpProvider {
       if (temperature !== undefined) body.temperature = temperature;
       const stream = o.stream !== false;
       if (stream) body.stream = true;
-      return {
-        method: 'POST',
-        url,
-        headers: { 'content-type': 'application/json', accept: stream ? 'text/event-stream, application/json' : 'application/json', 'anthropic-version': o.version },
-        body: JSON.stringify(body),
-        auth,
-        maxTokens,
-        ...(stream ? { stream: true } : {}),
-      };
+      return jsonPost(url, body, { auth, stream, maxTokens, headers: { 'anthropic-version': o.version } });
     },
     stream: { framing: 'sse', decoder: () => anthropicStream(url, o.model) },
     decode(res): InferReply {

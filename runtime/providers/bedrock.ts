@@ -12,7 +12,7 @@ import { MAX_JSON_DEPTH, nestedDeeperThan } from '../values/index.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
 import { bedrockContent } from './media-parts.js';
-import { ProviderError, THINKING, type HttpProvider, type HttpResult, type SigV4Auth, type StreamDecoder } from './types.js';
+import { jsonPost, ProviderError, THINKING, type HttpProvider, type HttpResult, type SigV4Auth, type StreamDecoder } from './types.js';
 
 const SERVICE = 'AWS Bedrock';
 export const BEDROCK_TOOL = 'turn_reply';
@@ -68,15 +68,7 @@ export function bedrockProvider(o: BedrockOptions): HttpProvider {
         };
       }
       const stream = o.stream !== false;
-      return {
-        method: 'POST',
-        url: `${base}/${stream ? 'converse-stream' : 'converse'}`,
-        headers: { 'content-type': 'application/json', accept: stream ? 'application/vnd.amazon.eventstream, application/json' : 'application/json' },
-        body: JSON.stringify(body),
-        auth,
-        ...(stream ? { stream: true } : {}),
-        ...(maxTokens !== undefined ? { maxTokens } : {}),
-      };
+      return jsonPost(`${base}/${stream ? 'converse-stream' : 'converse'}`, body, { auth, stream, streamAccept: 'application/vnd.amazon.eventstream', maxTokens });
     },
     stream: { framing: 'aws-eventstream', decoder: () => bedrockStream(`${base}/converse-stream`, o.model) },
     decode(res): InferReply {

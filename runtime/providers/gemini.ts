@@ -11,7 +11,7 @@ import type { InferReply, InferRequest } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
 import { geminiParts } from './media-parts.js';
-import { ModelConfigError, ProviderError, THINKING, type AuthSpec, type HttpProvider, type HttpResult, type StreamDecoder } from './types.js';
+import { ModelConfigError, jsonPost, ProviderError, THINKING, type AuthSpec, type HttpProvider, type HttpResult, type StreamDecoder } from './types.js';
 
 export const GEMINI_DEFAULT_BASE = 'https://generativelanguage.googleapis.com';
 const SERVICE = 'the Gemini API';
@@ -55,15 +55,7 @@ export function geminiProvider(o: GeminiOptions): HttpProvider {
       body.generationConfig = config;
       const stream = o.stream !== false;
       const url = stream ? `${base}:streamGenerateContent?alt=sse` : `${base}:generateContent`;
-      return {
-        method: 'POST',
-        url,
-        headers: { 'content-type': 'application/json', accept: stream ? 'text/event-stream, application/json' : 'application/json' },
-        body: JSON.stringify(body),
-        auth,
-        ...(stream ? { stream: true } : {}),
-        ...(maxTokens !== undefined ? { maxTokens } : {}),
-      };
+      return jsonPost(url, body, { auth, stream, maxTokens });
     },
     stream: { framing: 'sse', decoder: () => geminiStream(`${base}:streamGenerateContent?alt=sse`, o.model) },
     decode(res): InferReply {

@@ -7,7 +7,7 @@ import type { InferReply, InferRequest } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
 import { ollamaImages } from './media-parts.js';
-import { ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
+import { jsonPost, ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface OllamaOptions {
   model: string;
@@ -53,15 +53,7 @@ export function ollamaProvider(o: OllamaOptions): HttpProvider {
       if (temperature !== undefined) options.temperature = temperature;
       if (request.sampling?.seed !== undefined) options.seed = request.sampling.seed;
       const body = { model: o.model, messages, format: request.wireSchema, stream, ...(Object.keys(options).length > 0 ? { options } : {}) };
-      return {
-        method: 'POST',
-        url,
-        headers: { 'content-type': 'application/json', accept: stream ? 'application/x-ndjson, application/json' : 'application/json' },
-        body: JSON.stringify(body),
-        auth,
-        ...(stream ? { stream: true } : {}),
-        ...(maxTokens !== undefined ? { maxTokens } : {}),
-      };
+      return jsonPost(url, body, { auth, stream, streamAccept: 'application/x-ndjson', maxTokens });
     },
     decode(res): InferReply {
       if (res.status < 200 || res.status >= 300) throw httpError('the Ollama server', url, res);

@@ -11,7 +11,7 @@ import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
 import { responsesContent } from './media-parts.js';
 import type { OpenAIOptions } from './openai.js';
-import { ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
+import { jsonPost, ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 const SERVICE = 'the OpenAI Responses API';
 
@@ -43,15 +43,7 @@ export function openaiResponsesProvider(o: OpenAIOptions): HttpProvider {
       body.store = false;
       const stream = o.stream !== false;
       if (stream) body.stream = true;
-      return {
-        method: 'POST',
-        url,
-        headers: { 'content-type': 'application/json', accept: stream ? 'text/event-stream, application/json' : 'application/json' },
-        body: JSON.stringify(body),
-        auth,
-        ...(stream ? { stream: true } : {}),
-        ...(maxTokens !== undefined ? { maxTokens } : {}),
-      };
+      return jsonPost(url, body, { auth, stream, maxTokens });
     },
     stream: { framing: 'sse', decoder: () => responsesStream(url, o.model) },
     decode(res): InferReply {

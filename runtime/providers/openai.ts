@@ -11,7 +11,7 @@ import type { InferReply, InferRequest, TokenLogprob } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
 import { openaiChatContent, refuseMedia } from './media-parts.js';
-import { ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
+import { jsonPost, ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface OpenAIOptions {
   model: string;
@@ -91,15 +91,7 @@ export function openaiProvider(o: OpenAIOptions): HttpProvider {
         body.stream = true;
         body.stream_options = { include_usage: true };
       }
-      return {
-        method: 'POST',
-        url,
-        headers: { 'content-type': 'application/json', accept: stream ? 'text/event-stream, application/json' : 'application/json' },
-        body: JSON.stringify(body),
-        auth,
-        ...(stream ? { stream: true } : {}),
-        ...(maxTokens !== undefined ? { maxTokens } : {}),
-      };
+      return jsonPost(url, body, { auth, stream, maxTokens });
     },
     stream: { framing: 'sse', decoder: () => openaiStream(url, o.model, service) },
     decode(res): InferReply {

@@ -57,6 +57,28 @@ export interface HttpCall {
   maxTokens?: number;
 }
 
+/**
+ * A provider's JSON POST: `body` as JSON, streamed when `stream` (the accept header names the
+ * stream's type, `streamAccept`, and plain JSON, which a server may answer with instead), with the
+ * output token bound the host watches a stream against.
+ */
+export function jsonPost(
+  url: string,
+  body: unknown,
+  o: { auth: CallAuth | undefined; stream: boolean; streamAccept?: string; maxTokens: number | undefined; headers?: Record<string, string> },
+): HttpCall {
+  const accept = o.stream ? `${o.streamAccept ?? 'text/event-stream'}, application/json` : 'application/json';
+  return {
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/json', accept, ...o.headers },
+    body: JSON.stringify(body),
+    auth: o.auth,
+    ...(o.stream ? { stream: true } : {}),
+    ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
+  };
+}
+
 export interface HttpResult {
   status: number;
   /** lower-case names */
