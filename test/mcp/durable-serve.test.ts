@@ -6,7 +6,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BIN, turnAsync } from '../cli/run-cli.js';
+import { orderService, startServedHttp } from './durable-fixtures.js';
 import { openStore } from '../../runtime/store/index.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-mcp-durable-'));
@@ -36,24 +36,6 @@ return {
 `,
 );
 
-/** The local service the closure calls: counts POSTs; holds GETs while `hold` is set. */
-function service() {
-  const posts: string[] = [];
-  let held: (() => void) | undefined;
-  const state = { hold: true, held: new Promise<void>((resolve) => (held = resolve)) };
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      if (req.method === 'POST') {
-        posts.push(body);
-        res.end(`order ${posts.length}`);
-      } else if (state.hold) held!(); // never answered: the caller is killed meanwhile
-      else res.end('confirmed');
-    });
-  });
-  return { server, posts, state };
-}
 
 async function connect(args: string[]): Promise<{ client: Client; transport: StdioClientTransport }> {
   const client = new Client({ name: 'turn-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
@@ -66,7 +48,7 @@ const KEY = 'turn/idempotency-key';
 const TRACE = `00-${'4bf92f3577b34da6a3ce929d0e0e4736'}-${'00f067aa0ba902b7'}-01`;
 
 test('a SIGKILL of turn mcp --store mid-call, and the client retry with the same key: the POST lands exactly once and the call completes', async () => {
-  const { server, posts, state } = service();
+  const { server, posts, state } = orderService();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const store = path.join(dir, 'store-kill');
@@ -122,7 +104,7 @@ test('a SIGKILL of turn mcp --store mid-call, and the client retry with the same
 });
 
 test('without a key of its own, a call delivered again after a restart is a new call (a request id alone never matches another connection\'s call)', async () => {
-  const { server, posts, state } = service();
+  const { server, posts, state } = orderService();
   state.hold = false;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -182,17 +164,7 @@ test('turn mcp --store refuses a store folder another process holds, before serv
 // ---- the 2026-07-28 revision: the official 2.x client negotiates it with turn mcp --port
 
 async function serveHttp(store: string, extra: string[] = []): Promise<{ url: URL; token: string; stop(): void; kill(): void }> {
-  const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [BIN, 'mcp', served, '--port', '0', '--store', store, ...extra], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
-    let said = '';
-    child.stderr.on('data', (c: Buffer) => {
-      said += c.toString();
-      const m = /over MCP \((http:\/\/127\.0\.0\.1:\d+\/mcp)\)/.exec(said);
-      if (m) resolve({ url: m[1], token: /Authorization: Bearer (\S+)\n/.exec(said)?.[1] ?? '' });
-    });
-    child.on('exit', () => reject(new Error(`turn mcp exited: ${said}`)));
-  });
+  const { url, token, child } = await startServedHttp(served, dir, ['--store', store, ...extra]);
   return { url: new URL(url), token, stop: () => child.kill('SIGTERM'), kill: () => child.kill('SIGKILL') };
 }
 
@@ -273,7 +245,7 @@ test('2026-07-28: a forged or altered requestState resumes nothing (-32602), and
 });
 
 test('2026-07-28 over HTTP: a SIGKILL of turn mcp --store mid-call, restarted, and the client retry with the same key: exactly one POST', async () => {
-  const { server, posts, state } = service();
+  const { server, posts, state } = orderService();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const store = path.join(dir, 'store-modern-kill');

@@ -4,13 +4,11 @@
 // local server that counts them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BIN } from '../cli/run-cli.js';
+import { orderService, startServedHttp } from './durable-fixtures.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-mcp-durable-tasks-'));
 const served = path.join(dir, 'agent.tn');
@@ -38,41 +36,13 @@ return {
 `,
 );
 
-/** The local service the task calls: counts POSTs; holds GETs while `hold` is set. */
-function service() {
-  const posts: string[] = [];
-  let held: (() => void) | undefined;
-  const state = { hold: true, held: new Promise<void>((resolve) => (held = resolve)) };
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      if (req.method === 'POST') {
-        posts.push(body);
-        res.end(`order ${posts.length}`);
-      } else if (state.hold) held!(); // never answered: turn mcp is killed meanwhile
-      else res.end('confirmed');
-    });
-  });
-  return { server, posts, state };
-}
 
 type Reply = { result?: Record<string, unknown>; error?: { code: number; message: string } };
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 
 /** A child turn mcp --port 0 --store `store`, and a raw 2026-07-28 JSON-RPC poster to it. */
 async function serve(store: string) {
-  const child = spawn(process.execPath, [BIN, 'mcp', served, '--port', '0', '--store', store, '--allow-net', '127.0.0.1'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const { url, token } = await new Promise<{ url: string; token: string }>((resolve, reject) => {
-    let said = '';
-    child.stderr.on('data', (c: Buffer) => {
-      said += c.toString();
-      const m = /over MCP \((http:\/\/127\.0\.0\.1:\d+\/mcp)\)/.exec(said);
-      if (m) resolve({ url: m[1], token: /Authorization: Bearer (\S+)\n/.exec(said)?.[1] ?? '' });
-    });
-    child.on('exit', () => reject(new Error(`turn mcp exited: ${said}`)));
-  });
+  const { url, token, child, exited } = await startServedHttp(served, dir, ['--store', store, '--allow-net', '127.0.0.1']);
   let id = 0;
   const post = async (method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = TASKS): Promise<Reply> => {
     const name = typeof params.name === 'string' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined;
@@ -121,7 +91,7 @@ async function settled(post: (m: string, p: Record<string, unknown>) => Promise<
 const text = (r: Record<string, unknown>): string => ((r.content as { text: string }[] | undefined) ?? []).map((b) => b.text).join('\n');
 
 test('a durable task survives a SIGKILL of turn mcp --store: after a restart tasks/get resumes it from its journal, and the POST lands exactly once', async () => {
-  const { server, posts, state } = service();
+  const { server, posts, state } = orderService();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const store = path.join(dir, 'store-kill');
@@ -214,7 +184,7 @@ const ALL = { elicitation: {}, sampling: {}, roots: {} };
 const accept = (content: Record<string, unknown>) => ({ action: 'accept', content });
 
 test('a durable served run that asks mid-call is input_required; the state names the run; the answer is journaled, and a retry after a SIGKILL resumes the run: one POST', async () => {
-  const { server, posts, state } = service();
+  const { server, posts, state } = orderService();
   state.hold = false;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -270,7 +240,7 @@ test('a durable served run that asks mid-call is input_required; the state names
 });
 
 test('tasks/cancel stops a durable task running in this process: it stays cancelled, after a restart too, and is never resumed', async () => {
-  const { server, posts, state } = service();
+  const { server, posts, state } = orderService();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const store = path.join(dir, 'store-cancel');
