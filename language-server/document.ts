@@ -14,6 +14,7 @@ import { checkParsed } from '../runtime/index.js';
 import { absorbSchemas, schemaKey, type AbsorbedSchemas, type SchemaFetching } from '../runtime/index.js';
 import { indexProgram, type SymbolIndex } from '../runtime/index.js';
 import type { ModuleContext, ModuleExports } from '../runtime/index.js';
+import { nestingBeyond, nestingMessage } from '../runtime/index.js';
 
 /** A parse (full or incremental) that takes longer than this is abandoned; the document reports it. */
 export const PARSE_TIME_CAP_MS = 2000;
@@ -79,6 +80,8 @@ export class TurnDocument {
   private analysisCache: Analysis | undefined;
   /** Set when the last parse ran past the time cap. */
   parseTimedOut = false;
+  /** Where the text nests too deep to be parsed (runtime/syntax/nesting.ts); -1 when it does not. */
+  private tooDeepAt = -1;
   /** The text's size in bytes when it is over the size cap (then it is neither parsed nor analysed). */
   private oversize: number | undefined;
   /** Top-level statements of the last lowering, reused by the next (see `lowerProgram`). */
@@ -180,6 +183,14 @@ export class TurnDocument {
       this.parseTimedOut = false;
       return;
     }
+    this.tooDeepAt = nestingBeyond(this.currentText);
+    if (this.tooDeepAt >= 0) {
+      // never handed to tree-sitter, whose stack it could overflow (runtime/syntax/nesting.ts)
+      previous?.delete();
+      this.currentTree = null;
+      this.parseTimedOut = false;
+      return;
+    }
     const tree = parseWithCap(this.parser, this.currentText, oldTree, this.capMs);
     previous?.delete(); // the old tree is freed whether or not it was reused
     this.currentTree = tree;
@@ -212,7 +223,9 @@ export class TurnDocument {
       const program: Program = { kind: 'Program', body: [], span: { start: 0, end: file.text.length } };
       const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
       const diagnostic: Diagnostic =
-        this.oversize !== undefined
+        this.tooDeepAt >= 0
+          ? { severity: 'error', code: 'nesting', span: { start: this.tooDeepAt, end: this.tooDeepAt + 1 }, message: nestingMessage() }
+          : this.oversize !== undefined
           ? { severity: 'warning', code: 'too-large', span: { start: 0, end: 0 }, message: `this file is too large to analyse in the editor (${mib(this.oversize)}; the limit is ${mib(this.maxBytes)}): no diagnostics, completion, hover or outline` }
           : { severity: 'error', code: 'parse-timeout', span: { start: 0, end: 0 }, message: `parsing took longer than ${this.capMs} ms and was stopped` };
       this.analysisCache = { file, program, diagnostics: [diagnostic], index: indexProgram(program).index, uses: new Map(), schemaUses: [], syntax: [diagnostic] };

@@ -9,6 +9,7 @@ export type { Program, UseExpr, UseSchemaExpr } from './syntax/ast.js';
 export { SCOPE_POLICIES } from './syntax/ast.js';
 export { SourceFile, type Position } from './syntax/source.js';
 export { createParser, parseSource } from './syntax/parse.js';
+export { nestingBeyond, nestingMessage } from './syntax/nesting.js';
 export { lowerProgram } from './syntax/lower.js';
 export { LoweringCache } from './syntax/lower.js';
 export { walk, forEachChild, isStatement, type ChildRole, type WalkVisitor } from './syntax/walk.js';

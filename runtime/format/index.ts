@@ -20,6 +20,8 @@
 // Formatting is idempotent: formatting its own output changes nothing (tested on every fixture).
 import type { Node as CstNode } from 'web-tree-sitter';
 import { createParser } from '../syntax/parse.js';
+import { nestingBeyond, nestingMessage } from '../syntax/nesting.js';
+import { SourceFile } from '../syntax/source.js';
 
 export const INDENT = '    ';
 
@@ -192,6 +194,11 @@ export type FormatResult = { ok: true; text: string; changed: boolean } | { ok: 
 
 /** Parses and formats `text`; a file with syntax errors comes back unformatted, with where the first error is. */
 export async function formatSource(text: string): Promise<FormatResult> {
+  const deep = nestingBeyond(text);
+  if (deep >= 0) {
+    const { line, column } = new SourceFile('', text).position(deep);
+    return { ok: false, message: nestingMessage(), line, column };
+  }
   const parser = await createParser();
   const tree = parser.parse(text);
   try {

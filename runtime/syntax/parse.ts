@@ -7,6 +7,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import type { Program } from './ast.js';
 import { lowerProgram } from './lower.js';
 import { SourceFile } from './source.js';
+import { nestingBeyond, nestingMessage } from './nesting.js';
 import { keepWasmOnBaselineTier } from './wasm-tiering.js';
 
 const WASM_NAME = 'tree-sitter-turn.wasm';
@@ -58,6 +59,12 @@ export async function parseSource(filePath: string, text: string): Promise<Parse
   const file = new SourceFile(filePath, text);
   sharedParser ??= createParser();
   const parser = await sharedParser;
+  const deep = nestingBeyond(text);
+  if (deep >= 0) {
+    // refused before tree-sitter, whose stack it could overflow (runtime/syntax/nesting.ts)
+    const diagnostic: Diagnostic = { severity: 'error', code: 'nesting', span: { start: deep, end: deep + 1 }, message: nestingMessage() };
+    return { program: { kind: 'Program', body: [], span: { start: 0, end: text.length } }, diagnostics: [diagnostic], file };
+  }
   const tree: Tree | null = parser.parse(text);
   if (!tree) throw new Error('tree-sitter returned no tree');
   try {
