@@ -25,21 +25,27 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
+/** Reads `req` whole and hands it to `then` as Received (its body parsed when it is JSON, else `{}`). */
+export function receive(req: http.IncomingMessage, then: (r: Received) => void): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks).toString('utf8');
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(body) as Record<string, unknown>;
+    } catch {
+      // recorded as is
+    }
+    then({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json });
+  });
+}
+
 export async function fakeServer(answers: Scripted[] | ((req: Received, n: number) => Scripted)): Promise<FakeServer> {
   const received: Received[] = [];
   const queue = Array.isArray(answers) ? answers.slice() : [];
   const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      let json: Record<string, unknown> = {};
-      try {
-        json = JSON.parse(body) as Record<string, unknown>;
-      } catch {
-        // recorded as is
-      }
-      const r: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json };
+    receive(req, (r) => {
       received.push(r);
       const a = Array.isArray(answers) ? queue.shift() : answers(r, received.length);
       if (!a) {

@@ -4,15 +4,10 @@
 // so a test can compare what each sent and check that both read the vendor's documented replies.
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { receive, type Received } from './fake-server.js';
 
-export interface Recorded {
-  method: string;
-  /** path and query */
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-  json: Record<string, unknown>;
-}
+/** A request as the fake received it (method, path and query, headers, body, the body as JSON). */
+export type Recorded = Received;
 
 export interface Answer {
   status?: number;
@@ -35,17 +30,7 @@ export interface WireFake {
 export async function wireFake(answer: (req: Recorded, n: number) => Answer): Promise<WireFake> {
   const received: Recorded[] = [];
   const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      let json: Record<string, unknown> = {};
-      try {
-        json = JSON.parse(body) as Record<string, unknown>;
-      } catch {
-        // recorded as is
-      }
-      const r: Recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json };
+    receive(req, (r) => {
       received.push(r);
       const a = answer(r, received.length - 1);
       const raw = typeof a.body === 'string' || a.body instanceof Uint8Array;
