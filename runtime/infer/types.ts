@@ -48,6 +48,46 @@ export interface InferRequest {
   media?: MediaVal[];
   /** the infer's own `with { ... }` options: the host and the transport take them over the run's */
   options?: InferOptions;
+  /**
+   * Native tool calls (`infer T with { tools: [...] }`): the tools this infer offers the model, sent
+   * through the provider's own tool-call API. Absent when the infer offers none.
+   */
+  tools?: ToolOffer[];
+  /** the tool loop so far, oldest first: each round's calls (as the model made them) and their results */
+  toolRounds?: ToolRound[];
+}
+
+/** A tool an `infer` offers the model: its wire name, what it does, and its parameters' JSON Schema (an object schema). */
+export interface ToolOffer {
+  /** unique within the infer; `^[a-zA-Z0-9_-]{1,64}$` (the strictest providers' rule) */
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+/** A call the model asked for in a reply: the provider's call id, the tool's wire name and its arguments (parsed JSON; the raw text when it did not parse). */
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  arguments: unknown;
+  /** the arguments as the model wrote them, when they were not valid JSON (the loop answers with an error result) */
+  argumentsText?: string;
+}
+
+/** One round of the tool loop: what the model said and the calls it made, then each call's result (same order, same ids). */
+export interface ToolRound {
+  /** text the model wrote beside its calls, if any */
+  text?: string;
+  calls: ToolCallRequest[];
+  results: ToolResult[];
+}
+
+/** A tool call's outcome as the model is told it: JSON text of the value, or an error message when `isError`. */
+export interface ToolResult {
+  id: string;
+  name: string;
+  content: string;
+  isError?: boolean;
 }
 
 /** Sampling parameters a provider sends where its API takes them (and records in the reply's `meta.sampling`). */
@@ -73,8 +113,10 @@ export interface InferReply {
   logprobs?: TokenLogprob[];
   /** tokens in and out; `totalTokens` alone where a provider reports only a sum (Turn v1's legacy driver reply) */
   usage?: { inputTokens?: number; outputTokens?: number; cachedTokens?: number; totalTokens?: number };
-  /** `length` when the reply was cut off at the output token limit */
+  /** `length` when the reply was cut off at the output token limit; `tool_calls` when the model asked for tools */
   finishReason?: string;
+  /** the tool calls the model asked for (native tool calls); a reply with calls and no final value continues the loop */
+  toolCalls?: ToolCallRequest[];
   /** provider-specific facts for the trace (model, HTTP status, request id, `sampling`, self-consistency `samples`) — never a secret */
   meta?: Record<string, unknown>;
   /** self-consistency (consistency.ts): k samples were asked and `agreeing` of them gave this value; the confidence is their share */
