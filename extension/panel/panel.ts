@@ -13,7 +13,7 @@ import { priceTableFromSettings, readRunSettings, runOptionsFromSettings } from 
 import type { PriceTable } from '../../runtime/index.js';
 import { nonce, panelHtml } from './html.js';
 import type { TurnVault } from '../vault/vault.js';
-import { journalSteps, runWhatIf, withStore } from './whatif.js';
+import { journalForm, runWhatIf, withStore } from './whatif.js';
 import { scrubAt } from './scrub.js';
 import { KeptView } from './kept-view.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
@@ -159,8 +159,8 @@ export class RunPanel {
     if (this.journalOf === key) return;
     this.journalOf = key;
     try {
-      const steps = await withStore(stored.storeDir, (store) => journalSteps(store, stored.runId));
-      this.post({ type: 'journal', v: PROTOCOL_VERSION, runId: stored.runId, steps });
+      const { steps, schemas } = await withStore(stored.storeDir, (store) => journalForm(store, stored.runId));
+      this.post({ type: 'journal', v: PROTOCOL_VERSION, runId: stored.runId, steps, schemas });
     } catch (e) {
       this.notice(e);
     }

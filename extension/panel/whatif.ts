@@ -2,10 +2,15 @@
 // plain Node): a stored run's journal as JournalStepViews, and a fork of a stored run at one
 // journaled model reply or effect result with an edited value (runtime forkRun), continued by the
 // one resume (resumeRun), with both runs' outcomes and journals for the side-by-side view.
+// The edit is typed (issue 44): a model reply's new value is checked against the infer's type (its
+// schema, from the bytecode the run started with) before any fork is made, and the view names
+// exactly the fields that changed.
 import {
-  bytesJson, describeGrant, forkable, forkRun, journalGrant, resumeRun, stepValue,
-  type JournalEntry, type RunOptions, type RunRecord, type RunStore,
+  bytesJson, describeGrant, forkable, forkRun, ForkRefused, inferSchemas, journalGrant, resumeRun, stepValue,
+  type JournalEntry, type JsonSchema, type RunOptions, type RunRecord, type RunStore, type ValidationIssue,
 } from '../../runtime/index.js';
+import { checkAnswer } from '../forms/check.js';
+import { changedFields, changeText } from '../forms/schema-form.js';
 import type { JournalStepView, WhatIfSide, WhatIfView } from '../protocol/panel.js';
 import { sharedStores, type SharedStores } from '../runs/shared-store.js';
 import { clip as clipText, json } from './actor-view.js';
@@ -100,13 +105,44 @@ export interface WhatIfRequest {
   stores?: SharedStores;
 }
 
-/** A value a person typed: JSON, else the text itself (a model reply of type Str). */
-export function parseEdited(text: string): unknown {
+/** A stored run's journal with the schemas of its model replies' types (type name → schema), for the what-if form. */
+export async function journalForm(store: RunStore, runId: string): Promise<{ steps: JournalStepView[]; schemas: Record<string, JsonSchema> }> {
+  const steps = journalSteps(store, runId);
+  const asked = new Set(steps.filter((s) => s.kind === 'infer').map((s) => s.name));
+  let schemas: Record<string, JsonSchema> = {};
   try {
-    return JSON.parse(text) as unknown;
+    if (asked.size > 0) schemas = await inferSchemas(store, runId);
   } catch {
-    return text;
+    // sources this Turn no longer compiles: the form edits the values as JSON, and a fork says why it cannot resume
   }
+  return { steps, schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => asked.has(name))) };
+}
+
+/** An edited value that is not of the step's type: refused before any fork, each fault at its field. */
+export class EditRefused extends ForkRefused {
+  constructor(message: string, readonly issues: ValidationIssue[]) {
+    super(message);
+  }
+}
+
+/**
+ * The edited value of step `entry`, checked: JSON text within bounds and, for a model reply whose
+ * type is known, a value of that type (the runtime's validator, as for a model's own reply). An
+ * effect's result has no declared type here: any JSON is taken.
+ */
+export async function checkedEdit(store: RunStore, runId: string, entry: JournalEntry, text: string): Promise<unknown> {
+  let schema: JsonSchema | null = null;
+  if (entry.kind === 'infer') {
+    try {
+      schema = (await inferSchemas(store, runId))[entry.name] ?? null;
+    } catch {
+      schema = null; // sources this Turn no longer compiles: the fork's resume says so
+    }
+  }
+  const checked = checkAnswer(schema, text);
+  if (checked.ok) return checked.value;
+  const what = entry.kind === 'infer' ? `a ${entry.name}` : 'JSON';
+  throw new EditRefused(`the new value of step ${entry.seq} is not ${what}: ${checked.message}`, checked.issues);
 }
 
 /**
@@ -118,7 +154,10 @@ export async function runWhatIf(request: WhatIfRequest): Promise<WhatIfView> {
   const view = await withStore(request.storeDir, async (store) => {
     const original = store.getRun(request.runId);
     if (!original) throw new Error(`no run ${request.runId} in the store ${request.storeDir}`);
-    const edited = parseEdited(request.value);
+    const at = store.readJournal(request.runId).find((e) => e.seq === request.step);
+    if (!at) throw new ForkRefused(`run ${request.runId} has no step ${request.step}`);
+    // checked before forkRun: an ill-typed edit leaves no run behind
+    const edited = forkable(at) ? await checkedEdit(store, request.runId, at, request.value) : null;
     const forked = forkRun({ store, runId: request.runId, step: request.step, edit: { value: edited, ...(request.confidence !== undefined ? { confidence: request.confidence } : {}) } });
     const output: string[] = [];
     const run = await resumeRun({ ...request.options, store, runId: forked.run.id, onOutput: (line) => output.push(line) });
@@ -134,6 +173,7 @@ export async function runWhatIf(request: WhatIfRequest): Promise<WhatIfView> {
       step: request.step,
       before: clip(json(forked.before.value)),
       after: clip(json(edited)),
+      changes: changedFields(forked.before.value, edited).map((c) => clip(changeText(c))),
       confidence: forked.confidence,
       original: originalSide,
       fork,

@@ -149,6 +149,8 @@ export interface WhatIfView {
   after: string;
   /** the confidence the edited model reply was journaled with (null: the step is an effect's result) */
   confidence: number | null;
+  /** the fields the edit changed, as `verdict: "spam" → "ham"` (absent in views from before typed edits) */
+  changes?: string[];
   original: WhatIfSide;
   fork: WhatIfSide;
 }
@@ -196,7 +198,7 @@ export type HostMessage =
   | { type: 'run'; v: 1; run: RunView }
   | { type: 'vault'; v: 1; entries: VaultEntryView[] }
   /** the journal of the shown stored run */
-  | { type: 'journal'; v: 1; runId: string; steps: JournalStepView[] }
+  | { type: 'journal'; v: 1; runId: string; steps: JournalStepView[]; schemas?: Record<string, object> }
   | { type: 'whatif'; v: 1; view: WhatIfView }
   | { type: 'scrub'; v: 1; view: ScrubView }
   /** a request of the webview failed (a fork refused, a store in use): one line for a person */
@@ -335,7 +337,7 @@ const step = obj({
   grant: optional(str),
 });
 const side = obj({ runId: str, status: str, output: arr(str), result: nullable(str), error: nullable(str), journal: arr(step) });
-const whatif = obj({ step: num, before: str, after: str, confidence: nullable(num), original: side, fork: side });
+const whatif = obj({ step: num, before: str, after: str, confidence: nullable(num), changes: optional(arr(str)), original: side, fork: side });
 const scrub = obj({ runId: str, asked: num, step: num, steps: num, actors: arr(actor), output: arr(str) });
 const vaultEntry = obj({ name: str, source: str });
 
@@ -353,7 +355,7 @@ export function isHostMessage(m: unknown): m is HostMessage {
     case 'vault':
       return arr(vaultEntry)(m.entries) && (m.entries as Record<string, unknown>[]).every((e) => Object.keys(e).length === 2);
     case 'journal':
-      return str(m.runId) && arr(step)(m.steps);
+      return str(m.runId) && arr(step)(m.steps) && (m.schemas === undefined || (isObj(m.schemas) && Object.values(m.schemas).every(isObj)));
     case 'whatif':
       return whatif(m.view);
     case 'scrub':

@@ -74,8 +74,9 @@ describe('the run panel in code-server: timeline, what-if, scrubber', { timeout:
   step('what-if: fork at the plan reply with an edited value; both runs side by side, the original untouched', async () => {
     const plan = panel.locator('#journal .step.forkable', { hasText: 'infer Plan' }).first();
     await plan.locator('button.what-if').click();
-    const edit = panel.locator('#journal textarea.edit');
-    await edit.fill('{"topics": ["timelines"], "tone": "sober"}');
+    // the typed form (forms.e2e.ts drives its fields): here its JSON view takes the whole value
+    await panel.locator('#journal button.form-json-toggle').click();
+    await panel.locator('#journal textarea.form-json').fill('{"topics": ["timelines"], "tone": "sober"}');
     // a model reply's edited value has a confidence: 1 unless one says otherwise
     const confidence = panel.locator('#journal input.edit-confidence');
     assert.equal(await confidence.inputValue(), '1');

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { FORK_DEFAULT_CONFIDENCE, isHostMessage, isWebviewMessage, missingCredential, type JournalStepView } from '../../extension/protocol/panel.js';
 import { parseConfidence } from '../../extension/panel/webview/values.js';
-import { journalSteps, onOriginalClock, parseEdited, runWhatIf, withStore } from '../../extension/panel/whatif.js';
+import { EditRefused, journalForm, journalSteps, onOriginalClock, runWhatIf, withStore } from '../../extension/panel/whatif.js';
 import { scrubAt } from '../../extension/panel/scrub.js';
 import { SharedStores } from '../../extension/runs/shared-store.js';
 import { EDITED_CONFIDENCE, startRun, type RunStore } from '../../runtime/index.js';
@@ -126,10 +126,37 @@ describe('what-if from the panel', () => {
     assert.deepEqual(onOriginalClock(fork, original, 2).map((x) => [x.at, x.doneAt]), [[0, 100], [100, 200], [248, 288]]);
   });
 
-  test('an edited value is JSON, else the text itself', () => {
-    assert.deepEqual(parseEdited('{"a": 1}'), { a: 1 });
-    assert.equal(parseEdited('plain words'), 'plain words');
-    assert.equal(parseEdited('"quoted"'), 'quoted');
+  test('the journal comes with the schema of each model reply\'s type, from the bytecode the run started with', async () => {
+    const s = await stored();
+    const { steps, schemas } = await withStore(s.storeDir, (store) => journalForm(store, s.runId), new SharedStores());
+    assert.ok(steps.some((x) => x.kind === 'infer' && x.name === 'List<Str>'));
+    assert.deepEqual(Object.keys(schemas).sort(), ['List<Str>', 'Str']);
+    assert.deepEqual({ ...schemas['List<Str>'], $schema: undefined }, { $schema: undefined, type: 'array', items: { type: 'string' } });
+  });
+
+  test('an ill-typed edit of a model reply is refused before any fork, at its field; a well-typed one forks and the view names what changed', async () => {
+    const s = await stored();
+    const stores = new SharedStores();
+    const plan = (await withStore(s.storeDir, (store) => journalSteps(store, s.runId), stores)).find((x) => x.kind === 'infer')!;
+    const attempt = (value: string) => runWhatIf({ storeDir: s.storeDir, runId: s.runId, step: plan.seq, value, options: { cwd: s.dir, model: s.model }, stores });
+    await assert.rejects(attempt('["a", 2]'), (e: unknown) => e instanceof EditRefused && /step \d+ is not a List<Str>: \/1: /.test(e.message) && e.issues[0].path === '/1');
+    await assert.rejects(attempt('"just text"'), /is not a List<Str>/);
+    await assert.rejects(attempt('not json'), /is not a List<Str>: \/: is not JSON/);
+    assert.equal(await withStore(s.storeDir, (store) => store.listRuns().length, stores), 1, 'no fork was made');
+    const view = await attempt('["a", "c"]');
+    assert.deepEqual(view.changes, ['1: "b" → "c"']);
+    assert.equal(view.fork.status, 'done');
+  });
+
+  test("an effect's result has no declared type: any JSON is taken, text that is not JSON is refused", async () => {
+    const s = await stored();
+    const stores = new SharedStores();
+    const tool = (await withStore(s.storeDir, (store) => journalSteps(store, s.runId), stores)).find((x) => x.kind === 'tool' && x.name === 'math_random')!;
+    const attempt = (value: string) => runWhatIf({ storeDir: s.storeDir, runId: s.runId, step: tool.seq, value, options: { cwd: s.dir, model: s.model }, stores });
+    await assert.rejects(attempt('0.5 and more'), /is not JSON: \/: is not JSON/);
+    const view = await attempt('0.25');
+    assert.equal(view.changes?.length, 1);
+    assert.match(view.changes[0], /^the value: .* → 0\.25$/);
   });
 });
 
@@ -164,6 +191,12 @@ describe('protocol', () => {
     assert.ok(isHostMessage({ type: 'scrub', v: 1, view: { runId: 'r', asked: 0, step: 0, steps: 3, actors: [], output: [] } }));
     assert.ok(isHostMessage({ type: 'notice', v: 1, message: 'no' }));
     assert.equal(isHostMessage({ type: 'journal', v: 1, runId: 'r', steps: [{ seq: 1 }] }), false);
+    // typed edits: the journal's schemas (type name → schema object) and the fork's changed fields
+    assert.ok(isHostMessage({ type: 'journal', v: 1, runId: 'r', steps: [], schemas: { Triage: { type: 'object' } } }));
+    assert.equal(isHostMessage({ type: 'journal', v: 1, runId: 'r', steps: [], schemas: { Triage: 'object' } }), false);
+    assert.equal(isHostMessage({ type: 'journal', v: 1, runId: 'r', steps: [], schemas: [] }), false);
+    assert.ok(isHostMessage({ type: 'whatif', v: 1, view: { step: 1, before: '1', after: '2', confidence: null, changes: ['the value: 1 → 2'], original: side, fork: side } }));
+    assert.equal(isHostMessage({ type: 'whatif', v: 1, view: { step: 1, before: '1', after: '2', confidence: null, changes: [2], original: side, fork: side } }), false);
     assert.ok(isWebviewMessage({ type: 'fork', v: 1, runId: 'r', step: 2, value: '"x"' }));
     assert.ok(isWebviewMessage({ type: 'fork', v: 1, runId: 'r', step: 2, value: '"x"', confidence: 0.5 }));
     assert.equal(isWebviewMessage({ type: 'fork', v: 1, runId: 'r', step: 2, value: '"x"', confidence: 2 }), false);

@@ -168,7 +168,7 @@ window.addEventListener('message', (event: MessageEvent) => {
       state.vault = m.entries.map((e) => ({ name: e.name, source: e.source }));
       break;
     case 'journal':
-      state.journal = { runId: m.runId, steps: m.steps };
+      state.journal = { runId: m.runId, steps: m.steps, ...(m.schemas ? { schemas: m.schemas } : {}) };
       break;
     case 'whatif':
       state.whatif = m.view;

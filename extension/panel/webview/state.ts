@@ -7,7 +7,7 @@ export interface State {
   selected: number | null;
   search: string;
   /** the journal of the shown stored run */
-  journal: { runId: string; steps: JournalStepView[] } | null;
+  journal: { runId: string; steps: JournalStepView[]; schemas?: Record<string, object> } | null;
   /** the step being edited for a what-if, with the text typed so far (and, for a model reply, its confidence) */
   editing: { step: number; text: string; confidence: string } | null;
   /** a fork is running */

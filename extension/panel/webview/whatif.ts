@@ -7,9 +7,19 @@ import { h, section } from './dom.js';
 import { lanesFromJournal } from './lanes.js';
 import type { State } from './state.js';
 import { timelineSvg } from './timeline.js';
+import { typedForm } from '../../forms/webview/form.js';
 import { parseConfidence } from './values.js';
 import { valueTree } from './valuetree.js';
 import { VirtualList } from './virtual.js';
+
+/** The form's first value: the step's value as the journal shows it (a clipped one that no longer parses: the type's zero). */
+function initialValue(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
 
 function stepWhat(s: JournalStepView): string {
   return s.kind === 'infer' ? `infer ${s.name}` : s.name;
@@ -90,11 +100,14 @@ export class JournalPicker {
   private stepDetails(s: JournalStepView, editing: boolean): HTMLElement {
     const box = h('div', { class: 'step-details' }, h('h3', {}, `step ${s.seq}: ${stepWhat(s)}${s.pid >= 0 ? ` in #${s.pid}` : ''} — ${s.status}`), valueTree(s.value, `value of step ${s.seq}`));
     if (!editing || !this.state.editing) return box;
-    const area = h('textarea', { class: 'edit', rows: '4', 'aria-label': `new value for step ${s.seq}` });
-    area.value = this.state.editing.text;
-    area.addEventListener('input', () => {
-      if (this.state.editing) this.state.editing.text = area.value;
-    });
+    // the form of the step's type: a model reply's (its infer's schema), else any JSON (an effect's result)
+    const schema = s.kind === 'infer' ? this.state.journal?.schemas?.[s.name] ?? null : null;
+    const go = h('button', { class: 'fork-run' }, this.state.forking ? 'Forking…' : 'Fork and run');
+    // an ill-typed edit cannot be sent: the button waits until every field is right
+    const form = typedForm({ schema, value: initialValue(this.state.editing.text), label: `new value for step ${s.seq}`, onChange: (r) => {
+      if (this.state.editing && r.ok) this.state.editing.text = JSON.stringify(r.value);
+      go.toggleAttribute('disabled', !r.ok || this.state.forking);
+    } });
     // a model reply's edited value has a confidence (what `confidence x` gives the program); an effect's result has none
     const confidence = s.kind === 'infer' ? h('input', { class: 'edit-confidence', type: 'number', min: '0', max: '1', step: '0.05', 'aria-label': `confidence of the new value for step ${s.seq}` }) : null;
     if (confidence) {
@@ -103,10 +116,11 @@ export class JournalPicker {
         if (this.state.editing) this.state.editing.confidence = confidence.value;
       });
     }
-    const go = h('button', { class: 'fork-run' }, this.state.forking ? 'Forking…' : 'Fork and run');
     if (this.state.forking) go.setAttribute('disabled', '');
     go.addEventListener('click', () => {
       if (!this.state.editing) return;
+      const answer = form.result();
+      if (!answer.ok) return form.showIssues(answer.issues); // an ill-typed edit is refused here, at its fields, before any fork
       const c = confidence ? parseConfidence(confidence.value) : undefined;
       if (c === null) {
         this.state.notice = `the confidence must be a number from 0 to 1, not "${confidence!.value}"`;
@@ -115,7 +129,7 @@ export class JournalPicker {
       }
       this.state.forking = true;
       this.state.notice = null;
-      post({ type: 'fork', v: PROTOCOL_VERSION, runId: this.runId, step: s.seq, value: area.value, ...(c !== undefined ? { confidence: c } : {}) });
+      post({ type: 'fork', v: PROTOCOL_VERSION, runId: this.runId, step: s.seq, value: JSON.stringify(answer.value), ...(c !== undefined ? { confidence: c } : {}) });
       this.rerender();
     });
     const cancel = h('button', { class: 'secondary' }, 'Cancel');
@@ -123,7 +137,8 @@ export class JournalPicker {
       this.state.editing = null;
       this.rerender();
     });
-    box.append(h('div', { class: 'editor' }, h('p', { class: 'muted' }, `What if step ${s.seq} had answered this instead? The new value, as JSON (plain text is taken as a string):`), area,
+    const typeNote = schema ? `a ${s.name}` : s.kind === 'infer' ? 'JSON (its type is not known here)' : 'JSON (an effect\'s result)';
+    box.append(h('div', { class: 'editor' }, h('p', { class: 'muted' }, `What if step ${s.seq} had answered this instead? The new value, ${typeNote}:`), form.el,
       confidence ? h('label', { class: 'confidence-field' }, 'Confidence ', confidence, h('span', { class: 'muted' }, ` 0–1; ${FORK_DEFAULT_CONFIDENCE} (the default): you are sure of it, as of a value the program computed`)) : null,
       go, cancel));
     return box;
@@ -150,12 +165,21 @@ function sideView(title: string, side: WhatIfSide, step: number, width: number, 
     })));
 }
 
+/** What the edit changed, in words: each changed field old → new (views from before typed edits: the whole value). */
+function changesText(view: WhatIfView): string {
+  if (!view.changes) return `${view.before} → ${view.after}`;
+  if (view.changes.length === 0) return 'nothing changed (the fork replays the same value)';
+  if (view.changes.length === 1) return `changed ${view.changes[0]}`;
+  return `changed ${view.changes.length} fields`;
+}
+
 /** The original and the fork side by side. */
 export function whatIfResult(view: WhatIfView, width: number, close: () => void, actors: Pick<ActorView, 'pid' | 'name'>[] = []): HTMLElement {
   const dismiss = h('button', { class: 'secondary' }, 'Close');
   dismiss.addEventListener('click', close);
   const half = Math.max(360, Math.floor(width / 2) - 12);
   return section('whatif', `What if step ${view.step} had been ${view.after}?`,
-    h('p', { class: 'muted' }, `Forked at step ${view.step}: ${view.before} → ${view.after}${typeof view.confidence === 'number' ? ` (confidence ${view.confidence})` : ''}. The original run is untouched. `, dismiss),
+    h('p', { class: 'muted whatif-banner' }, `Forked at step ${view.step}: ${changesText(view)}${typeof view.confidence === 'number' ? ` (confidence ${view.confidence})` : ''}. The original run is untouched. `, dismiss),
+    view.changes && view.changes.length > 1 ? h('ul', { class: 'whatif-changes' }, ...view.changes.map((c) => h('li', {}, h('code', {}, c)))) : null,
     h('div', { class: 'sides' }, sideView('Original', view.original, view.step, half, view.fork, actors), sideView('Fork', view.fork, view.step, half, view.original, actors)));
 }
