@@ -24,6 +24,7 @@ export {
 } from './check/symbols.js';
 export { ANY, BUILTIN_TYPE_NAMES, typeToString, type StaticType, type ModuleShape, type ModuleMember } from './check/types.js';
 export { editDistance } from './check/spelling.js';
+export { HOST_TOOL_RESULTS } from './check/host-tools.js';
 export { typeToSchema, SchemaError, type TypeEnv, type JsonSchema } from './infer/schema.js';
 export { CHECK_NAMES, CHECK_DOCS, PREDICATE_KEYWORD } from './infer/checks.js';
 export { INFER_OPTIONS, INFER_OPTION_NAMES, expectation as inferOptionExpectation, optionsText as inferOptionsText } from './infer/options.js';

@@ -10,6 +10,7 @@ import {
   type JournalEntry, type JsonSchema, type RunOptions, type RunRecord, type RunStore, type ValidationIssue,
 } from '../../runtime/index.js';
 import { checkAnswer } from '../forms/check.js';
+import { toolResultSchema } from '../forms/tool-schemas.js';
 import { changedFields, changeText } from '../forms/schema-form.js';
 import type { JournalStepView, WhatIfSide, WhatIfView } from '../protocol/panel.js';
 import { sharedStores, type SharedStores } from '../runs/shared-store.js';
@@ -105,7 +106,13 @@ export interface WhatIfRequest {
   stores?: SharedStores;
 }
 
-/** A stored run's journal with the schemas of its model replies' types (type name → schema), for the what-if form. */
+/** The key of an effect's result type among a journal's schemas (model replies are keyed by their type's name). */
+export const toolSchemaKey = (tool: string): string => `tool:${tool}`;
+
+/**
+ * A stored run's journal with the schemas of its steps' types, for the what-if form: a model
+ * reply's by its type's name, an effect's result by `tool:NAME` where the tool has one type.
+ */
 export async function journalForm(store: RunStore, runId: string): Promise<{ steps: JournalStepView[]; schemas: Record<string, JsonSchema> }> {
   const steps = journalSteps(store, runId);
   const asked = new Set(steps.filter((s) => s.kind === 'infer').map((s) => s.name));
@@ -115,7 +122,12 @@ export async function journalForm(store: RunStore, runId: string): Promise<{ ste
   } catch {
     // sources this Turn no longer compiles: the form edits the values as JSON, and a fork says why it cannot resume
   }
-  return { steps, schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => asked.has(name))) };
+  const out = Object.fromEntries(Object.entries(schemas).filter(([name]) => asked.has(name)));
+  for (const s of steps) {
+    const tool = s.kind === 'tool' ? toolResultSchema(s.name) : null;
+    if (tool) out[toolSchemaKey(s.name)] = tool as JsonSchema;
+  }
+  return { steps, schemas: out };
 }
 
 /** An edited value that is not of the step's type: refused before any fork, each fault at its field. */
@@ -127,11 +139,11 @@ export class EditRefused extends ForkRefused {
 
 /**
  * The edited value of step `entry`, checked: JSON text within bounds and, for a model reply whose
- * type is known, a value of that type (the runtime's validator, as for a model's own reply). An
- * effect's result has no declared type here: any JSON is taken.
+ * type is known, a value of that type (the runtime's validator, as for a model's own reply); an
+ * effect's result, of its tool's result type where that is one type (else any JSON).
  */
 export async function checkedEdit(store: RunStore, runId: string, entry: JournalEntry, text: string): Promise<unknown> {
-  let schema: JsonSchema | null = null;
+  let schema = entry.kind === 'tool' ? toolResultSchema(entry.name) : null;
   if (entry.kind === 'infer') {
     try {
       schema = (await inferSchemas(store, runId))[entry.name] ?? null;
@@ -141,7 +153,7 @@ export async function checkedEdit(store: RunStore, runId: string, entry: Journal
   }
   const checked = checkAnswer(schema, text);
   if (checked.ok) return checked.value;
-  const what = entry.kind === 'infer' ? `a ${entry.name}` : 'JSON';
+  const what = entry.kind === 'infer' ? `a ${entry.name}` : schema ? `a result of ${entry.name}` : 'JSON';
   throw new EditRefused(`the new value of step ${entry.seq} is not ${what}: ${checked.message}`, checked.issues);
 }
 

@@ -9,6 +9,7 @@ import {
 } from '../../extension/forms/schema-form.js';
 import { checkAnswer, MAX_ANSWER_BYTES } from '../../extension/forms/check.js';
 import { fieldName } from '../../extension/forms/webview/form.js';
+import { toolResultSchema } from '../../extension/forms/tool-schemas.js';
 import { typeToSchema, validateValue, type JsonSchema } from '../../runtime/index.js';
 import { parseSource } from '../../runtime/syntax/parse.js';
 import type { StructInfo } from '../../runtime/infer/schema.js';
@@ -199,5 +200,17 @@ describe("the host's check of an answer", () => {
     assert.match((checkAnswer(null, '['.repeat(100) + ']'.repeat(100)) as { message: string }).message, /deeper than 64/);
     assert.deepEqual(checkAnswer(null, '{"any": [1]}'), { ok: true, value: { any: [1] } }, 'an unknown type takes any JSON');
     assert.match((checkAnswer({ type: 'no-such-type' }, '1') as { message: string }).message, /schema is not valid/);
+  });
+});
+
+describe("an effect's result type", () => {
+  test("a host tool's one result type as a schema; a tool whose result depends on its arguments has none", () => {
+    assert.deepEqual(toolResultSchema('math_random'), { type: 'number' });
+    assert.deepEqual(toolResultSchema('env_get'), { anyOf: [{ type: 'string' }, { type: 'null' }] });
+    assert.deepEqual(toolResultSchema('fs_list'), { type: 'array', items: { type: 'string' } });
+    assert.equal(toolResultSchema('http_request'), null);
+    assert.equal(toolResultSchema('no_such_tool'), null);
+    assert.equal(toolResultSchema('__proto__'), null, 'a name is looked up, not inherited');
+    assert.equal(toolResultSchema('toString'), null);
   });
 });

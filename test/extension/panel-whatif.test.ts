@@ -130,7 +130,8 @@ describe('what-if from the panel', () => {
     const s = await stored();
     const { steps, schemas } = await withStore(s.storeDir, (store) => journalForm(store, s.runId), new SharedStores());
     assert.ok(steps.some((x) => x.kind === 'infer' && x.name === 'List<Str>'));
-    assert.deepEqual(Object.keys(schemas).sort(), ['List<Str>', 'Str']);
+    assert.deepEqual(Object.keys(schemas).sort(), ['List<Str>', 'Str', 'tool:math_random']);
+    assert.deepEqual(schemas['tool:math_random'], { type: 'number' });
     assert.deepEqual({ ...schemas['List<Str>'], $schema: undefined }, { $schema: undefined, type: 'array', items: { type: 'string' } });
   });
 
@@ -148,12 +149,13 @@ describe('what-if from the panel', () => {
     assert.equal(view.fork.status, 'done');
   });
 
-  test("an effect's result has no declared type: any JSON is taken, text that is not JSON is refused", async () => {
+  test("an effect's result is checked against its tool's result type (math_random: a Num)", async () => {
     const s = await stored();
     const stores = new SharedStores();
     const tool = (await withStore(s.storeDir, (store) => journalSteps(store, s.runId), stores)).find((x) => x.kind === 'tool' && x.name === 'math_random')!;
     const attempt = (value: string) => runWhatIf({ storeDir: s.storeDir, runId: s.runId, step: tool.seq, value, options: { cwd: s.dir, model: s.model }, stores });
-    await assert.rejects(attempt('0.5 and more'), /is not JSON: \/: is not JSON/);
+    await assert.rejects(attempt('0.5 and more'), /is not a result of math_random: \/: is not JSON/);
+    await assert.rejects(attempt('"0.5"'), /is not a result of math_random: \/: /);
     const view = await attempt('0.25');
     assert.equal(view.changes?.length, 1);
     assert.match(view.changes[0], /^the value: .* → 0\.25$/);

@@ -100,8 +100,8 @@ export class JournalPicker {
   private stepDetails(s: JournalStepView, editing: boolean): HTMLElement {
     const box = h('div', { class: 'step-details' }, h('h3', {}, `step ${s.seq}: ${stepWhat(s)}${s.pid >= 0 ? ` in #${s.pid}` : ''} — ${s.status}`), valueTree(s.value, `value of step ${s.seq}`));
     if (!editing || !this.state.editing) return box;
-    // the form of the step's type: a model reply's (its infer's schema), else any JSON (an effect's result)
-    const schema = s.kind === 'infer' ? this.state.journal?.schemas?.[s.name] ?? null : null;
+    // the form of the step's type: a model reply's (its infer's schema), an effect's result's where its tool has one, else any JSON
+    const schema = this.state.journal?.schemas?.[s.kind === 'infer' ? s.name : `tool:${s.name}`] ?? null;
     const go = h('button', { class: 'fork-run' }, this.state.forking ? 'Forking…' : 'Fork and run');
     // an ill-typed edit cannot be sent: the button waits until every field is right
     const form = typedForm({ schema, value: initialValue(this.state.editing.text), label: `new value for step ${s.seq}`, onChange: (r) => {
@@ -137,7 +137,7 @@ export class JournalPicker {
       this.state.editing = null;
       this.rerender();
     });
-    const typeNote = schema ? `a ${s.name}` : s.kind === 'infer' ? 'JSON (its type is not known here)' : 'JSON (an effect\'s result)';
+    const typeNote = schema ? (s.kind === 'infer' ? `a ${s.name}` : `a result of ${s.name}`) : s.kind === 'infer' ? 'JSON (its type is not known here)' : 'JSON (this effect\'s result has no one type)';
     box.append(h('div', { class: 'editor' }, h('p', { class: 'muted' }, `What if step ${s.seq} had answered this instead? The new value, ${typeNote}:`), form.el,
       confidence ? h('label', { class: 'confidence-field' }, 'Confidence ', confidence, h('span', { class: 'muted' }, ` 0–1; ${FORK_DEFAULT_CONFIDENCE} (the default): you are sure of it, as of a value the program computed`)) : null,
       go, cancel));
