@@ -180,6 +180,8 @@ await Promise.all([
     entryPoints: ['extension/panel/webview/main.ts'],
     outfile: 'dist/webview/panel.js',
   }),
+  // the answer webview: a question a person answers through a typed form (extension/forms/)
+  build({ ...common, platform: 'browser', target: 'es2022', format: 'iife', external: [], entryPoints: ['extension/forms/webview/answer-main.ts'], outfile: 'dist/webview/answer.js' }),
 ]);
 copyFileSync('extension/panel/webview/panel.css', 'dist/webview/panel.css');
 writeEsmWrapper();

@@ -11,10 +11,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { STORE_FILE, storeMessage, type RunSummary, type Settlement } from '../../runtime/index.js';
-import { deleteStoredRun, parseResult, settle } from './actions.js';
+import { deleteStoredRun, settle } from './actions.js';
+import { askInForm } from '../forms/answer-panel.js';
 import { actionsOf, ago, listRunItems, stateText, tooltipHeading, type RunItem, type UnknownStep } from './model.js';
 import type { PanelRequest } from './panel-requests.js';
-import { resultExample, resultPrompt, settleDetail } from './settle-form.js';
+import { settlementOf, settleQuestion } from './settle-form.js';
 import { listRestateItems, restateActionsOf, restateMessage, restateRunView, resumeOnRestate, settleOnRestate, summaryText } from './restate-model.js';
 import type { SharedStores } from './shared-store.js';
 import { StoreWatch } from './store-watch.js';
@@ -239,40 +240,14 @@ function onRestate<T>(fn: () => Promise<T>): Thenable<T | undefined> {
 }
 
 /**
- * Asks how to settle an unknown step: a dialog with what is known about the effect (its request
- * formatted, when it was sent, the last journaled step, its idempotency key, whether a retry is
- * safe), then for a result an input prefilled with the shape the effect returns (settle-form.ts).
- * Undefined: the user cancelled.
+ * Asks how to settle an unknown step in the answer webview (extension/forms/answer-panel.ts), whose
+ * question settle-form.ts makes: the request readably, "it happened: enter its result" (the typed
+ * form) / "it did not happen" / "run it again", and, when `resumable`, settle and resume as one
+ * action. Undefined: the user closed it.
  */
-async function askSettlement(step: UnknownStep): Promise<Settlement | undefined> {
-  const title = `Settle step ${step.seq} (${step.kind} ${step.name})`;
-  const RESULT = 'It ran: give its result…';
-  const ERROR = 'It failed: give the error…';
-  const RETRY = 'Run it again on resume';
-  const choice = await vscode.window.showWarningMessage(
-    `${title}: its outcome is unknown. What happened?`,
-    { modal: true, detail: settleDetail(step) },
-    RESULT, ERROR, RETRY,
-  );
-  if (!choice) return undefined;
-  if (choice === RETRY) return { retry: true };
-  if (choice === ERROR) {
-    const message = await vscode.window.showInputBox({ title, prompt: `The error of step ${step.seq}: the message the program sees`, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'an error message') });
-    return message === undefined ? undefined : { error: message.trim() };
-  }
-  const text = await vscode.window.showInputBox({
-    title: `${title} — request ${step.request.length > 80 ? `${step.request.slice(0, 79)}…` : step.request}`,
-    prompt: resultPrompt(step),
-    value: resultExample(step),
-    ignoreFocusOut: true,
-    validateInput: (v) => {
-      const r = parseResult(v);
-      return 'invalid' in r ? r.invalid : undefined;
-    },
-  });
-  if (text === undefined) return undefined;
-  const r = parseResult(text);
-  return 'ok' in r ? { ok: r.ok } : undefined;
+async function askSettlement(step: UnknownStep, resumable: boolean): Promise<{ settlement: Settlement; resume: boolean } | undefined> {
+  const answer = await askInForm(settleQuestion(step, resumable));
+  return answer && { settlement: settlementOf(answer), resume: answer.resume };
 }
 
 /** Resumes or settles on Restate, then tells how the run stands and refreshes the view. */
@@ -349,8 +324,10 @@ export function registerRunsView(stores: SharedStores, panel: () => PanelHost): 
         }
         if (!step) return void vscode.window.showInformationMessage(`Turn: run ${run.id} has no unknown outcome to settle.`);
         const chosen = step;
-        const settlement = await askSettlement(chosen);
-        if (settlement) await afterRestate(view, () => settleOnRestate(server, run.id, chosen.seq, settlement), `step ${chosen.seq} of run ${run.id} settled on Restate`);
+        const asked = await askSettlement(chosen, run.unknown.length === 1);
+        if (!asked) return;
+        await afterRestate(view, () => settleOnRestate(server, run.id, chosen.seq, asked.settlement), `step ${chosen.seq} of run ${run.id} settled on Restate`);
+        if (asked.resume) await afterRestate(view, () => resumeOnRestate(server, run.id), `run ${run.id} resumed on Restate`);
         return;
       }
       const n = await pickRun(view, node, (r) => actionsOf(r).settle, 'settle an unknown outcome');
@@ -368,15 +345,18 @@ export function registerRunsView(stores: SharedStores, panel: () => PanelHost): 
         void vscode.window.showInformationMessage(`Turn: run ${n.item.id} has no unknown outcome to settle.`);
         return;
       }
-      const settlement = await askSettlement(step);
-      if (!settlement) return;
+      const asked = await askSettlement(step, n.item.unknown.length === 1);
+      if (!asked) return;
+      let stillUnknown: number[];
       try {
-        const r = settle(stores, n.dir, n.item.id, step.seq, settlement);
-        const next = r.stillUnknown.length > 0 ? `steps ${r.stillUnknown.join(', ')} are still unknown` : 'the run is suspended: resume it to go on';
-        void vscode.window.showInformationMessage(`Turn: step ${step.seq} of run ${n.item.id} settled; ${next}.`);
+        stillUnknown = settle(stores, n.dir, n.item.id, step.seq, asked.settlement).stillUnknown;
       } catch (e) {
-        fail(e);
+        return fail(e);
       }
+      // settle and resume, one action: the run goes on in the panel
+      if (asked.resume && stillUnknown.length === 0) return void (await inPanel(panel, n, { kind: 'resume', runId: n.item.id, storeDir: n.dir }));
+      const next = stillUnknown.length > 0 ? `steps ${stillUnknown.join(', ')} are still unknown` : 'the run is suspended: resume it to go on';
+      void vscode.window.showInformationMessage(`Turn: step ${step.seq} of run ${n.item.id} settled; ${next}.`);
     }),
     vscode.commands.registerCommand('turn.runs.delete', async (node?: Node) => {
       const n = await pickRun(view, node, (r) => actionsOf(r).delete, 'delete');

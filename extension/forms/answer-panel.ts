@@ -1,0 +1,45 @@
+// The answer webview (issue 43): a question a person answers in the editor through the typed form
+// (settling an unknown outcome: "it happened: enter its result" / "it did not happen" / "run it
+// again", with "and resume"). One panel per question; closing it is no answer. The webview's
+// answer is read and checked on the host (answer.ts) before it is given back: a refused one goes
+// back to the webview, with its faults at their fields, and the panel stays.
+import * as vscode from 'vscode';
+import { nonce, panelHtml } from '../panel/html.js';
+import { readAnswer, type Answer } from './answer.js';
+import { ANSWER_PROTOCOL, isAnswerWebviewMessage, type AnswerHostMessage, type QuestionView } from './protocol.js';
+
+export const ANSWER_VIEW_TYPE = 'turn.answer';
+const EXTENSION_ID = 'turn-lang.turn-vscode';
+
+/** Asks `question` in a webview beside the editor; resolves with the checked answer, or undefined when the panel is closed. */
+export function askInForm(question: QuestionView): Promise<Answer | undefined> {
+  const root = vscode.extensions.getExtension(EXTENSION_ID)?.extensionUri;
+  if (!root) return Promise.reject(new Error('the Turn extension\'s files are not found'));
+  const assets = vscode.Uri.joinPath(root, 'dist', 'webview');
+  const panel = vscode.window.createWebviewPanel(ANSWER_VIEW_TYPE, question.title, { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, {
+    enableScripts: true,
+    localResourceRoots: [assets],
+  });
+  const asset = (name: string) => panel.webview.asWebviewUri(vscode.Uri.joinPath(assets, name)).toString();
+  panel.webview.html = panelHtml(panel.webview.cspSource, asset('answer.js'), asset('panel.css'), nonce()).replace('<title>Turn Run</title>', '<title>Turn</title>');
+  const post = (m: AnswerHostMessage) => void panel.webview.postMessage(m);
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (a: Answer | undefined) => {
+      if (done) return;
+      done = true;
+      resolve(a);
+      sub.dispose();
+      panel.dispose();
+    };
+    const sub = panel.webview.onDidReceiveMessage((m: unknown) => {
+      if (!isAnswerWebviewMessage(m)) return;
+      if (m.type === 'ready') return post({ type: 'question', v: ANSWER_PROTOCOL, question });
+      if (m.type === 'cancel') return finish(undefined);
+      const read = readAnswer(question, m);
+      if (read.ok) finish(read.answer);
+      else post({ type: 'refused', v: ANSWER_PROTOCOL, message: read.message, issues: read.issues });
+    });
+    panel.onDidDispose(() => finish(undefined));
+  });
+}
