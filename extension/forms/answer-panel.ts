@@ -21,7 +21,9 @@ export function askInForm(question: QuestionView): Promise<Answer | undefined> {
     localResourceRoots: [assets],
   });
   const asset = (name: string) => panel.webview.asWebviewUri(vscode.Uri.joinPath(assets, name)).toString();
-  panel.webview.html = panelHtml(panel.webview.cspSource, asset('answer.js'), asset('panel.css'), nonce()).replace('<title>Turn Run</title>', '<title>Turn</title>');
+  // the run panel's page and CSP, with its own root (the run panel's `#turn-panel` names that panel alone)
+  panel.webview.html = panelHtml(panel.webview.cspSource, asset('answer.js'), asset('panel.css'), nonce())
+    .replace('<title>Turn Run</title>', '<title>Turn</title>').replace('<div id="turn-panel"></div>', '<div id="turn-answer"></div>');
   const post = (m: AnswerHostMessage) => void panel.webview.postMessage(m);
   return new Promise((resolve) => {
     let done = false;

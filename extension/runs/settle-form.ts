@@ -114,7 +114,7 @@ export function settleFacts(step: UnknownStep): string[] {
  */
 export function settleChoices(step: UnknownStep): { id: 'result' | 'error' | 'retry'; label: string; detail: string }[] {
   return [
-    { id: 'result', label: 'It happened: enter its result', detail: resultPrompt(step) },
+    { id: 'result', label: 'It happened: enter its result', detail: step.example !== null ? `prefilled with what ${step.name} returned earlier in this run` : 'what the effect returned, in the form below' },
     { id: 'error', label: 'It did not happen', detail: 'the program sees the effect fail, with the message below' },
     { id: 'retry', label: 'Run it again', detail: step.idempotent ? 'safe: the tool takes the idempotency key' : 'not known to be safe: it may happen twice' },
   ];

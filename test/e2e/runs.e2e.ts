@@ -17,6 +17,7 @@ import type { Page } from 'playwright-core';
 import { listVsix } from '../../scripts/vsix.mjs';
 import { waitForRun } from '../../runtime/index.js';
 import { NO_SERVER, freePort, startRestateServer, startWorkerProcess, turn, type RestateServer, type WorkerProcess } from '../restate/harness.js';
+import { answerFrame } from './answer-frame.js';
 import { ROOT, VSIX, codeServerSuite, inlineAction, openFile, panelFrame, reloadWindow, row, screenshot, showRuns, startCodeServer, waitFor, type Session } from './harness.js';
 
 /**
@@ -112,22 +113,21 @@ describe('Durable runs and the Runs view in code-server', { timeout: 600_000 }, 
     const { page } = s;
     await showRuns(page);
     await inlineAction(page, 'step 1 tool fs_append unknown outcome', 'Settle Unknown Outcome');
-    // the settle dialog: what is known about the effect, its request formatted, then the choice
-    const dialog = page.locator('.monaco-dialog-box').first();
-    await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+    // the settle form (extension/forms/): what is known about the effect, its request readably, the choices in order
+    const form = await answerFrame(page);
     const text = await waitFor(async () => {
-      const t = await dialog.innerText();
+      const t = await form.locator('#turn-answer').innerText();
       return /fs_append/.test(t) && /out\/log\.txt/.test(t) ? t : null;
-    }, 10_000, 'the request in the settle dialog');
+    }, 10_000, 'the request in the settle form');
     assert.match(text, /Sent at: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
     assert.match(text, /Last journaled step: /);
     assert.match(text, /Idempotency key: \S+/);
-    assert.match(text, /\n\u00a0{2}"args": \[/, 'the request pretty-printed (indented with no-break spaces)');
-    assert.doesNotMatch(text, /\\"/, 'no double-escaped JSON');
+    assert.doesNotMatch(text, /\\"|"args"/, 'no double-escaped JSON, not the raw envelope');
+    assert.deepEqual(await form.locator('input[name="choice"]').evaluateAll((rs) => rs.map((r) => (r as HTMLInputElement).value)), ['result', 'error', 'retry']);
     await screenshot(page, '08-settle-unknown');
-    await dialog.locator('.monaco-button', { hasText: 'Run it again on resume' }).first().click();
-    await page.locator('.notifications-toasts', { hasText: 'settled' }).first().waitFor({ timeout: 15_000 });
-    await inlineAction(page, `interrupted.tn suspended run ${interruptedId}`, 'Resume Run');
+    // run it again, settled and resumed as one action
+    await form.locator('input[data-choice="retry"]').check();
+    await form.locator('button.answer-go', { hasText: 'Settle and resume' }).click();
     const panel = await panelFrame(page);
     await panel.locator('#output', { hasText: 'appended' }).waitFor({ timeout: 60_000 });
     await panel.locator('#status', { hasText: 'done' }).waitFor({ timeout: 30_000 });

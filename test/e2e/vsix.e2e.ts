@@ -18,6 +18,7 @@ const REQUIRED = [
   'extension/dist/cli.js',
   'extension/dist/webview/panel.js',
   'extension/dist/webview/panel.css',
+  'extension/dist/webview/answer.js',
   'extension/dist/web-tree-sitter.wasm',
   'extension/dist/grammar/tree-sitter-turn.wasm',
   'extension/dist/runtime/std/net.tn',

@@ -20,7 +20,7 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
   return e;
 }
 
-const root = document.getElementById('turn-panel')!;
+const root = document.getElementById('turn-answer')!;
 let form: TypedForm | null = null;
 const refusal = el('p', { class: 'error answer-refused', role: 'alert' });
 
