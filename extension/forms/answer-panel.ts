@@ -6,13 +6,25 @@
 import * as vscode from 'vscode';
 import { nonce, panelHtml } from '../panel/html.js';
 import { readAnswer, type Answer } from './answer.js';
+import { elicitationAnswer, elicitationQuestion, type ElicitationAnswer, type ElicitationQuestion } from './elicitation.js';
 import { ANSWER_PROTOCOL, isAnswerWebviewMessage, type AnswerHostMessage, type QuestionView } from './protocol.js';
 
 export const ANSWER_VIEW_TYPE = 'turn.answer';
 const EXTENSION_ID = 'turn-lang.turn-vscode';
 
-/** Asks `question` in a webview beside the editor; resolves with the checked answer, or undefined when the panel is closed. */
-export function askInForm(question: QuestionView): Promise<Answer | undefined> {
+/**
+ * An MCP server's question to a run the editor runs (`RunOptions.elicit`), in the answer webview:
+ * its form answered, or declined; closing the panel cancels; a URL question goes to the next answerer.
+ */
+export async function answerElicitation(q: ElicitationQuestion, signal?: AbortSignal): Promise<ElicitationAnswer | undefined> {
+  const view = elicitationQuestion(q);
+  if (!view) return undefined;
+  const a = await askInForm(view, signal);
+  return a ? elicitationAnswer(a) : { action: 'cancel' };
+}
+
+/** Asks `question` in a webview beside the editor; resolves with the checked answer, or undefined when the panel is closed (or `signal` aborts). */
+export function askInForm(question: QuestionView, signal?: AbortSignal): Promise<Answer | undefined> {
   const root = vscode.extensions.getExtension(EXTENSION_ID)?.extensionUri;
   if (!root) return Promise.reject(new Error('the Turn extension\'s files are not found'));
   const assets = vscode.Uri.joinPath(root, 'dist', 'webview');
@@ -43,5 +55,6 @@ export function askInForm(question: QuestionView): Promise<Answer | undefined> {
       else post({ type: 'refused', v: ANSWER_PROTOCOL, message: read.message, issues: read.issues });
     });
     panel.onDidDispose(() => finish(undefined));
+    signal?.addEventListener('abort', () => finish(undefined), { once: true });
   });
 }

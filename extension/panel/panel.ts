@@ -14,6 +14,7 @@ import type { PriceTable } from '../../runtime/index.js';
 import { nonce, panelHtml } from './html.js';
 import type { TurnVault } from '../vault/vault.js';
 import { journalForm, runWhatIf, withStore } from './whatif.js';
+import { answerElicitation } from '../forms/answer-panel.js';
 import { scrubAt } from './scrub.js';
 import { KeptView } from './kept-view.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
@@ -137,7 +138,8 @@ export class RunPanel {
     const settings = readRunSettings((key, dflt) => config.get(key, dflt));
     // an MCP server's OAuth sign-in opens in the user's browser through VS Code (runtime/mcp/oauth)
     const openUrl = async (url: string): Promise<void> => void (await vscode.env.openExternal(vscode.Uri.parse(url, true)));
-    return runOptionsFromSettings(settings, cwd, { vault: this.vault, approve: (request) => this.vault.approve(request), oauth: { openUrl } });
+    // an MCP server's question (elicitation) is answered in the typed form (extension/forms/)
+    return { ...runOptionsFromSettings(settings, cwd, { vault: this.vault, approve: (request) => this.vault.approve(request), oauth: { openUrl } }), elicit: answerElicitation };
   }
 
   /** The price table of `turn.pricesFile` for the file's workspace; one that cannot be read is a notice, and the run goes unpriced. */

@@ -8,6 +8,7 @@ import type { JournalEntry } from '../../runtime/index.js';
 import { unknownSteps } from '../../extension/runs/model.js';
 import { readableRequest, settlementOf, settleQuestion } from '../../extension/runs/settle-form.js';
 import { readAnswer } from '../../extension/forms/answer.js';
+import { elicitationAnswer, elicitationQuestion } from '../../extension/forms/elicitation.js';
 import { isAnswerHostMessage, isAnswerWebviewMessage, isQuestionView } from '../../extension/forms/protocol.js';
 
 const bytes = (v: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(v));
@@ -96,5 +97,29 @@ describe("the host's reading of the webview's answer", () => {
     assert.ok(isAnswerHostMessage({ type: 'refused', v: 1, message: 'no', issues: [{ path: '/a', message: 'is required' }] }));
     assert.equal(isAnswerHostMessage({ type: 'refused', v: 1, message: 'no', issues: [{ path: 1 }] }), false);
     assert.equal(isAnswerHostMessage({ type: 'question', v: 1, question: { ...q, choices: [] } }), false);
+  });
+});
+
+describe("an MCP server's question (elicitation) in the form", () => {
+  const q = { key: 'q-0123456789ab', server: 'shop', mode: 'form' as const, message: 'Which size?', requestedSchema: { type: 'object', properties: { size: { type: 'string', enum: ['S', 'M'] }, count: { type: 'integer', minimum: 1 } }, required: ['size'] } };
+
+  test("the question is the server's message and the form of its requested schema: Answer or Decline", () => {
+    const view = elicitationQuestion(q)!;
+    assert.ok(isQuestionView(view));
+    assert.deepEqual(view.choices.map((c) => [c.id, c.takes]), [['accept', 'value'], ['decline', 'nothing']]);
+    assert.equal(view.schema, q.requestedSchema);
+    assert.match(view.facts.join('\n'), /Which size\?[\s\S]*--answer q-0123456789ab=/);
+    assert.equal(elicitationQuestion({ ...q, mode: 'url', url: 'https://x.example' }), null, 'a URL question goes to the next answerer');
+  });
+
+  test('an answer is checked against the schema on the host, and only flat values go back', () => {
+    const view = elicitationQuestion(q)!;
+    assert.equal(readAnswer(view, { type: 'answer', v: 1, choice: 'accept', value: '{"size": "XL"}', resume: false }).ok, false);
+    assert.equal(readAnswer(view, { type: 'answer', v: 1, choice: 'accept', value: '{"size": "S", "count": 0}', resume: false }).ok, false);
+    const read = readAnswer(view, { type: 'answer', v: 1, choice: 'accept', value: '{"size": "S", "count": 2}', resume: false });
+    assert.ok(read.ok);
+    assert.deepEqual(elicitationAnswer(read.answer), { action: 'accept', content: { size: 'S', count: 2 } });
+    assert.deepEqual(elicitationAnswer({ choice: 'accept', resume: false, value: { a: 'x', nested: { b: 1 }, list: ['p'], mixed: [1] } }), { action: 'accept', content: { a: 'x', list: ['p'] } });
+    assert.deepEqual(elicitationAnswer({ choice: 'decline', resume: false }), { action: 'decline' });
   });
 });
