@@ -46,6 +46,8 @@ export interface FormLimits {
 }
 
 export const FORM_LIMITS: FormLimits = { depth: 8, inputs: 200 };
+/** The most choices an enum is drawn with (radios or a select); more are typed as JSON. */
+export const MAX_CHOICES = 500;
 
 /** The form of `schema` (a root schema: `$ref`s point into its `$defs`). */
 export function formModel(schema: unknown, limits: FormLimits = FORM_LIMITS): FormNode {
@@ -65,7 +67,12 @@ function build(s: JsonSchema, root: JsonSchema, depth: number, limits: FormLimit
     if (!target || refs.includes(s.$ref)) return { kind: 'json', note: target ? 'a recursive type: edit this part as JSON' : `unknown reference ${s.$ref}` };
     return build(target, root, depth, limits, budget, [...refs, s.$ref]);
   }
-  if (Array.isArray(s.enum) && s.enum.length > 0 && s.enum.every(isScalar)) return { kind: 'enum', values: s.enum };
+  if (Array.isArray(s.enum) && s.enum.length > 0 && s.enum.every(isScalar)) {
+    // each choice is an element drawn: a huge list is typed as JSON, a long one counts against the inputs
+    if (s.enum.length > MAX_CHOICES) return { kind: 'json', note: `one of ${s.enum.length} values: type it as JSON` };
+    budget.inputs -= Math.floor(s.enum.length / 10);
+    return { kind: 'enum', values: s.enum };
+  }
   if ('const' in s && isScalar(s.const)) return { kind: 'const', value: s.const };
   if (Array.isArray(s.anyOf) || Array.isArray(s.oneOf)) return union(((s.anyOf ?? s.oneOf) as unknown[]).filter(isObj), root, depth, limits, budget, refs);
   const type = typeOf(s);

@@ -125,6 +125,10 @@ describe('the form model of a Turn type', () => {
     assert.equal(w.kind, 'json');
     assert.match((w as { note?: string }).note ?? '', /more than 200 fields/);
     assert.deepEqual(formModel('not a schema'), { kind: 'json' });
+    const huge = formModel({ type: 'string', enum: Array.from({ length: 5000 }, (_, i) => `v${i}`) });
+    assert.deepEqual(huge, { kind: 'json', note: 'one of 5000 values: type it as JSON' }, 'a huge enum is not drawn as 5,000 choices');
+    const manyEnums = { type: 'object', properties: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`f${i}`, { type: 'string', enum: Array.from({ length: 400 }, (_, j) => `v${j}`) }])) };
+    assert.equal(formModel(manyEnums).kind, 'json', 'choices count against the bound on inputs');
     assert.deepEqual(formModel({ $ref: '#/$defs/nowhere' }), { kind: 'json', note: 'unknown reference #/$defs/nowhere' });
     const loop = { $ref: '#/$defs/A', $defs: { A: { $ref: '#/$defs/A' } } };
     assert.equal(formModel(loop).kind, 'json', 'a reference to itself ends');
