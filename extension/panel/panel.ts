@@ -30,6 +30,8 @@ export class RunPanel {
   private journalOf: string | undefined;
   /** the run whose missing credential was offered already */
   private offered: number | undefined;
+  /** the stored run whose wait for a decision was offered already */
+  private offeredWait: string | undefined;
   /** names of the actors the panel saw run, by pid (a finished process has no frames to name it by) */
   private readonly names = new Map<number, string | null | undefined>();
   private readonly disposables: vscode.Disposable[] = [];
@@ -194,6 +196,13 @@ export class RunPanel {
     for (const a of view.actors) if (a.name) this.names.set(a.pid, a.name);
     if (view.status === 'running' || view.status === 'idle') return;
     if (view.stored) void this.sendJournal(view.stored);
+    // a run that waits on a person: the notification offers the settle form (the Runs view's action)
+    if (view.status === 'waiting' && view.stored && this.offeredWait !== view.stored.runId) {
+      this.offeredWait = view.stored.runId;
+      void vscode.window.showWarningMessage(`Turn: run ${view.stored.runId} waits for a decision about an unknown outcome.`, 'Settle…').then((pick) => {
+        if (pick) void vscode.commands.executeCommand('turn.runs.settle');
+      });
+    }
     const name = view.status === 'failed' && view.error ? missingCredential(view.error.message) : null;
     if (name !== null && this.offered !== view.runId) {
       this.offered = view.runId;

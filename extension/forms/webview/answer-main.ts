@@ -51,7 +51,9 @@ function show(q: QuestionView): void {
       chosen = c.id;
       sync();
     });
-    choices.append(el('label', { class: 'answer-choice' }, r, ' ', el('strong', {}, c.label), el('span', { class: 'muted' }, ` — ${c.detail}`)));
+    // each choice with what it takes right under it: the typed form, or the message box
+    const takes = c.takes === 'value' ? valueBox : c.takes === 'message' ? messageBox : null;
+    choices.append(el('div', { class: 'answer-option' }, el('label', { class: 'answer-choice' }, r, ' ', el('strong', {}, c.label), el('span', { class: 'muted' }, ` — ${c.detail}`)), takes));
   }
   go.addEventListener('click', () => {
     const c = q.choices.find((x) => x.id === chosen)!;
@@ -75,7 +77,7 @@ function show(q: QuestionView): void {
     : null;
   const parts: Node[] = [el('h2', {}, q.title), el('ul', { class: 'answer-facts muted' }, ...q.facts.map((f) => el('li', {}, f)))];
   if (request) parts.push(request);
-  parts.push(choices, valueBox, messageBox, el('div', { class: 'answer-actions' }, q.resumable ? el('label', {}, resume, ' and resume the run') : null, go, cancel), refusal);
+  parts.push(choices, el('div', { class: 'answer-actions' }, q.resumable ? el('label', {}, resume, ' and resume the run') : null, go, cancel), refusal);
   root.replaceChildren(...parts);
   sync();
 }
