@@ -135,17 +135,7 @@ test('anthropic tools: a streamed reply with two calls in input_json_delta piece
   assert.deepEqual(f.received[0].json, f.received[1].json);
 });
 
-test('anthropic tools: without tools the answer tool is forced as before; the answer among tool calls is the reply text', async () => {
-  const f = await fake(() => ({ body: { ...message(), content: [{ type: 'tool_use', id: 'toolu_1', name: 'turn_reply', input: { value: { ok: true, score: 1 }, confidence: 0.9 } }] } }));
-  const q = await toolRequest({ tools: undefined, toolRounds: undefined });
-  const reply = await model(f, '&stream=0').infer(q);
-  assert.deepEqual(f.received[0].json.tool_choice, { type: 'tool', name: 'turn_reply' });
-  assert.equal((f.received[0].json.tools as unknown[]).length, 1);
-  assert.equal(reply.toolCalls, undefined);
-  assert.deepEqual(JSON.parse(reply.text!), { value: { ok: true, score: 1 }, confidence: 0.9 });
-});
-
-test('anthropic tools attack: a program tool named turn_reply is a tool, not the answer; the answer tool is renamed', async () => {
+test('anthropic tools attack: a program tool named turn_reply is a tool, not the answer; the answer tool is renamed (and forced alone without tools)', async () => {
   const mine = { name: 'turn_reply', description: 'A tool of the program that happens to have the name.', parameters: { type: 'object', properties: { x: { type: 'number' } } } };
   const q = await toolRequest({ tools: [mine], toolRounds: undefined });
   const f = await fake((_, n) => ({
@@ -159,6 +149,14 @@ test('anthropic tools attack: a program tool named turn_reply is a tool, not the
   const second = await model(f, '&stream=0').infer(q);
   assert.equal(second.toolCalls, undefined);
   assert.deepEqual(JSON.parse(second.text!), { value: { ok: false, score: 0 }, confidence: 0.5 }, 'the renamed answer tool is the answer');
+
+  // without tools, the answer tool keeps its name and is forced, as before
+  const plain = await fake(() => ({ body: { ...message(), content: [{ type: 'tool_use', id: 'toolu_1', name: 'turn_reply', input: { value: { ok: true, score: 1 }, confidence: 0.9 } }] } }));
+  const answer = await model(plain, '&stream=0').infer(await toolRequest({ tools: undefined, toolRounds: undefined }));
+  assert.deepEqual(plain.received[0].json.tool_choice, { type: 'tool', name: 'turn_reply' });
+  assert.equal((plain.received[0].json.tools as unknown[]).length, 1);
+  assert.equal(answer.toolCalls, undefined);
+  assert.deepEqual(JSON.parse(answer.text!), { value: { ok: true, score: 1 }, confidence: 0.9 });
 });
 
 test('anthropic tools attack: 100 MB of one call’s arguments is refused at the bound, not read to its end', async () => {
