@@ -183,6 +183,13 @@ test('anthropic tools attack: an unterminated tool block, an id twice, a name no
   const twice = await fake(() => ({ body: message([{ id: 'toolu_same', name: 'search', input: { query: 'a' } }, { id: 'toolu_same', name: 'search', input: { query: 'b' } }]) }));
   await assert.rejects(model(twice, '&stream=0').infer(await toolRequest()), /sent two tool calls with the same id \(toolu_same\)/);
 
+  // more calls than a reply may ask for: buffered, and streamed (refused at the 65th block's start)
+  const many = Array.from({ length: 65 }, (_, i) => ({ id: `toolu_${i}`, name: 'search', input: { query: String(i) } }));
+  const crowd = await fake(() => ({ body: message(many) }));
+  await assert.rejects(model(crowd, '&stream=0').infer(await toolRequest()), /sent 65 tool calls in one reply, more than the 64 a reply may ask for/);
+  const streamedCrowd = await fake(() => ({ pieces: [events({ calls: many.map((c) => ({ id: c.id, name: c.name, text: [JSON.stringify(c.input)] })) })] }));
+  await assert.rejects(model(streamedCrowd).infer(await toolRequest()), /sent more than 64 tool calls in one reply/);
+
   // a name the request did not offer is passed up as it came (the tool loop refuses it, not the decoder)
   const stranger = await fake(() => ({ body: message([{ id: 'toolu_s', name: 'rm_rf', input: { path: '/' } }]) }));
   const passed = await model(stranger, '&stream=0').infer(await toolRequest());

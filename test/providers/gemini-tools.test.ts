@@ -175,6 +175,10 @@ test('gemini tools attack: 100 MB of arguments, a stream cut inside the calls, a
   const twice = await fake(() => ({ body: response([PARTS[0], { functionCall: { ...PARTS[1].functionCall, id: CALLS[0].id } }]) }));
   await assert.rejects(model(twice, '&stream=0').infer(await toolRequest()), /sent two tool calls with the same id \(call_x1\)/);
 
+  const many = Array.from({ length: 65 }, (_, i): Part => ({ functionCall: { id: `c${i}`, name: 'search', args: { query: String(i) } } }));
+  const crowd = await fake(() => ({ pieces: [chunks(many)] }));
+  await assert.rejects(model(crowd).infer(await toolRequest()), /sent more than 64 tool calls in one reply/);
+
   const stranger = await fake(() => ({ body: response([{ functionCall: { id: 'x', name: 'rm_rf', args: { path: '/' } } }]) }));
   assert.deepEqual((await model(stranger, '&stream=0').infer(await toolRequest())).toolCalls, [{ id: 'x', name: 'rm_rf', arguments: { path: '/' } }], 'passed up as it came: the tool loop refuses it');
 });

@@ -100,6 +100,10 @@ test('ollama tools attack: 100 MB of arguments, a stream cut before its last lin
   const twice = await fake(() => ({ body: chat([WIRE[0], { ...WIRE[1], id: WIRE[0].id }]) }));
   await assert.rejects(model(twice, '&stream=0').infer(await toolRequest()), /sent two tool calls with the same id \(call_x1\)/);
 
+  const many = Array.from({ length: 65 }, (_, i): WireCall => ({ function: { name: 'search', arguments: { query: String(i) } } }));
+  const crowd = await fake(() => ({ body: chat(many) }));
+  await assert.rejects(model(crowd, '&stream=0').infer(await toolRequest()), /sent more than 64 tool calls in one reply/);
+
   const stranger = await fake(() => ({ headers: NDJSON, pieces: lines([{ function: { name: 'rm_rf', arguments: '{"path": "/"' } }]) }));
   const passed = await model(stranger).infer(await toolRequest());
   assert.deepEqual(passed.toolCalls, [{ id: 'turn_call_0', name: 'rm_rf', arguments: null, argumentsText: '{"path": "/"' }], 'passed up as it came, its unparsable arguments as text: the tool loop refuses it');
