@@ -14,7 +14,7 @@
 import type { InferReply, InferRequest, ToolRound } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { anthropicContent } from './media-parts.js';
-import { answerToolDescription, answerToolName, callFromValue, checkCalls, offersTools, str, StreamedCalls, toolTurns, type Origin } from './tool-calls.js';
+import { answerText, answerToolDescription, answerToolName, callFromValue, checkCalls, offersTools, str, StreamedCalls, toolTurns, type Origin } from './tool-calls.js';
 import { jsonPost, ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface AnthropicOptions {
@@ -74,7 +74,7 @@ export function anthropicProvider(o: AnthropicOptions): HttpProvider {
       const origin: Origin = { service: 'the Anthropic API', url, status: res.status };
       const tool = content.find((c) => c?.type === 'tool_use' && c.name === answer);
       const calls = content.filter((c) => c?.type === 'tool_use' && c.name !== answer).map((c, i) => callFromValue(origin, str(c.id, `call_${i}`), str(c.name, ''), c.input));
-      const text = tool ? JSON.stringify(callFromValue(origin, '', answer, tool.input).arguments ?? null) : content.filter((c) => c?.type === 'text').map((c) => String(c.text ?? '')).join('');
+      const text = tool ? answerText(origin, tool.input) : content.filter((c) => c?.type === 'text').map((c) => String(c.text ?? '')).join('');
       const reply: InferReply = { text, meta: { model: j.model ?? o.model, status: res.status, ...(j.id ? { requestId: j.id } : {}) } };
       if (calls.length > 0) reply.toolCalls = checkCalls(origin, calls);
       setFinish(reply, j.stop_reason);

@@ -19,7 +19,7 @@
 import type { InferReply, InferRequest, ToolCallRequest, ToolRound } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { geminiParts } from './media-parts.js';
-import { answerToolDescription, answerToolName, callFromValue, checkCalls, MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_CALLS, offersTools, str, toolTurns, type Origin } from './tool-calls.js';
+import { answerText, answerToolDescription, answerToolName, callFromValue, checkCalls, MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_CALLS, offersTools, str, toolTurns, type Origin } from './tool-calls.js';
 import { ModelConfigError, jsonPost, ProviderError, THINKING, type AuthSpec, type HttpProvider, type HttpResult, type StreamDecoder } from './types.js';
 
 export const GEMINI_DEFAULT_BASE = 'https://generativelanguage.googleapis.com';
@@ -198,7 +198,7 @@ class Reply {
     const origin: Origin = { service: SERVICE, url: this.url, status: this.status };
     const name = str(fc.name, '');
     if (this.answer !== undefined && name === this.answer) {
-      const text = JSON.stringify(callFromValue(origin, '', name, fc.args).arguments);
+      const text = answerText(origin, fc.args ?? {});
       this.answered = (this.answered ?? '') + text;
       return text;
     }

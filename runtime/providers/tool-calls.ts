@@ -87,6 +87,12 @@ export function callFromValue(o: Origin, id: string, name: string, value: unknow
   return { id, name, arguments: value ?? {} };
 }
 
+/** The answer tool's input as the reply's text: any size the reply bounds allow (it is the typed answer, not a call), but not nested past the JSON bound (JSON.stringify recurses). */
+export function answerText(o: Origin, value: unknown): string {
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw refuse(o, `an answer nested more than ${MAX_JSON_DEPTH} levels deep`);
+  return JSON.stringify(value ?? null);
+}
+
 /** Checks the calls of one reply: how many, the length of ids and names, no id twice. */
 export function checkCalls(o: Origin, calls: ToolCallRequest[]): ToolCallRequest[] {
   if (calls.length > MAX_TOOL_CALLS) throw refuse(o, `${calls.length} tool calls in one reply, more than the ${MAX_TOOL_CALLS} a reply may ask for`);
