@@ -72,6 +72,8 @@ export interface ToolCallRequest {
   arguments: unknown;
   /** the arguments as the model wrote them, when they were not valid JSON (the loop answers with an error result) */
   argumentsText?: string;
+  /** an opaque token the provider gave with the call, sent back with it in later rounds (Gemini's `thoughtSignature`) */
+  signature?: string;
 }
 
 /** One round of the tool loop: what the model said and the calls it made, then each call's result (same order, same ids). */

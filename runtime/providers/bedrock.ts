@@ -7,11 +7,19 @@
 // is the reply envelope, as for Anthropic; `structured=prompt` sends no tool (for models whose
 // Converse support has no forced tool choice) and relies on the schema in the prompt. Converse
 // takes no seed.
-import type { InferReply, InferRequest } from '../infer/types.js';
+//
+// Native tool calls: the infer's tools go as more `toolSpec`s beside the answer tool with
+// `toolChoice: {any: {}}` (the model calls one of the program's tools, or the answer, which ends
+// the loop; the answer tool is renamed when a program's tool has its name); with
+// `structured=prompt`, only the program's tools, the model choosing (auto). Earlier rounds go back
+// as an assistant message of `toolUse` blocks and a user message of `toolResult` blocks (`status:
+// error` for a failed call); calls come as `toolUse` blocks, streamed as `contentBlockStart` (id
+// and name) and `contentBlockDelta` pieces of the input per content block.
+import type { InferReply, InferRequest, ToolRound } from '../infer/types.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../values/index.js';
 import { httpError, parseBody } from './http-errors.js';
-import { chatTurns } from './messages.js';
 import { bedrockContent } from './media-parts.js';
+import { answerToolDescription, answerToolName, callFromValue, checkCalls, offersTools, str, StreamedCalls, toolTurns, type Origin } from './tool-calls.js';
 import { jsonPost, ProviderError, THINKING, type HttpProvider, type HttpResult, type SigV4Auth, type StreamDecoder } from './types.js';
 
 const SERVICE = 'AWS Bedrock';
@@ -36,6 +44,8 @@ export function bedrockProvider(o: BedrockOptions): HttpProvider {
   const root = (o.baseUrl ?? `https://bedrock-runtime.${o.region}.amazonaws.com`).replace(/\/+$/, '');
   // the id is one path segment: `:` and `/` (an ARN) are escaped, so it cannot reach another path
   const base = `${root}/model/${encodeURIComponent(o.model)}`;
+  /** the answer tool's name for a request (none with structured=prompt: the answer is text) */
+  const answerFor = (request: InferRequest): string | undefined => (o.structured === 'tool' ? answerToolName(request, BEDROCK_TOOL) : undefined);
   const auth: SigV4Auth = { kind: 'sigv4', service: 'bedrock', region: o.region, accessKeyEnv: o.accessKeyEnv, secretKeyEnv: o.secretKeyEnv, sessionTokenEnv: o.sessionTokenEnv };
   return {
     kind: 'http',
@@ -43,9 +53,12 @@ export function bedrockProvider(o: BedrockOptions): HttpProvider {
     keyEnv: o.accessKeyEnv,
     secretEnvs: [o.secretKeyEnv, o.sessionTokenEnv],
     seed: 'none',
+    nativeTools: true,
     encode(request: InferRequest) {
-      const { system, turns } = chatTurns(request);
-      const body: Record<string, unknown> = { messages: turns.map((t, i) => ({ role: t.role, content: i === 0 ? bedrockContent(request, t.content, SERVICE) : [{ text: t.content }] })) };
+      const { system, turns } = toolTurns(request);
+      const body: Record<string, unknown> = {
+        messages: turns.flatMap((t, i) => (t.role === 'round' ? roundMessages(t.round) : [{ role: t.role, content: i === 0 ? bedrockContent(request, t.content, SERVICE) : [{ text: t.content }] }])),
+      };
       if (system.length > 0) body.system = [{ text: system }];
       const config: Record<string, unknown> = {};
       const maxTokens = request.sampling?.maxTokens ?? o.maxTokens ?? request.maxTokens;
@@ -53,32 +66,26 @@ export function bedrockProvider(o: BedrockOptions): HttpProvider {
       const temperature = request.sampling?.temperature ?? o.temperature;
       if (temperature !== undefined) config.temperature = temperature;
       if (Object.keys(config).length > 0) body.inferenceConfig = config;
+      const tools = (request.tools ?? []).map((t) => ({ toolSpec: { name: t.name, description: t.description, inputSchema: { json: t.parameters } } }));
       if (o.structured === 'tool') {
-        body.toolConfig = {
-          tools: [
-            {
-              toolSpec: {
-                name: BEDROCK_TOOL,
-                description: `Give the answer: "value" is a ${request.typeName} that matches the schema, "confidence" (0 to 1) how likely it is right.`,
-                inputSchema: { json: request.wireSchema },
-              },
-            },
-          ],
-          toolChoice: { tool: { name: BEDROCK_TOOL } },
-        };
-      }
+        const answer = { toolSpec: { name: answerToolName(request, BEDROCK_TOOL), description: answerToolDescription(request), inputSchema: { json: request.wireSchema } } };
+        body.toolConfig = { tools: [answer, ...tools], toolChoice: offersTools(request) ? { any: {} } : { tool: { name: answer.toolSpec.name } } };
+      } else if (tools.length > 0) body.toolConfig = { tools };
       const stream = o.stream !== false;
       return jsonPost(`${base}/${stream ? 'converse-stream' : 'converse'}`, body, { auth, stream, streamAccept: 'application/vnd.amazon.eventstream', maxTokens });
     },
-    stream: { framing: 'aws-eventstream', decoder: () => bedrockStream(`${base}/converse-stream`, o.model) },
-    decode(res): InferReply {
+    stream: { framing: 'aws-eventstream', decoder: (request) => bedrockStream(`${base}/converse-stream`, o.model, answerFor(request)) },
+    decode(res, request): InferReply {
       const url = `${base}/converse`;
       if (res.status < 200 || res.status >= 300) throw bedrockHttpError(url, res);
       const j = parseBody(SERVICE, url, res);
       const message = (j.output as { message?: { content?: unknown } } | undefined)?.message;
       if (!message || !Array.isArray(message.content)) throw new ProviderError(`${SERVICE} at ${url} sent a reply without output.message.content`, false, res.status);
-      const blocks = message.content as { text?: unknown; toolUse?: { name?: unknown; input?: unknown } }[];
-      const tool = blocks.find((b) => b?.toolUse?.name === BEDROCK_TOOL)?.toolUse;
+      const blocks = message.content as { text?: unknown; toolUse?: { toolUseId?: unknown; name?: unknown; input?: unknown } }[];
+      const answer = answerFor(request);
+      const tool = answer === undefined ? undefined : blocks.find((b) => b?.toolUse?.name === answer)?.toolUse;
+      const origin: Origin = { service: SERVICE, url, status: res.status };
+      const calls = blocks.filter((b) => b?.toolUse && (answer === undefined || b.toolUse.name !== answer)).map((b, i) => callFromValue(origin, str(b.toolUse!.toolUseId, `call_${i}`), str(b.toolUse!.name, ''), b.toolUse!.input));
       let text: string;
       if (tool) {
         // a JSON value from the wire: JSON.stringify recurses, so a hostile depth is refused first
@@ -86,12 +93,22 @@ export function bedrockProvider(o: BedrockOptions): HttpProvider {
         text = JSON.stringify(tool.input ?? null);
       } else text = blocks.map((b) => (typeof b?.text === 'string' ? b.text : '')).join('');
       const reply: InferReply = { text, meta: { model: o.model, status: res.status, ...(res.headers['x-amzn-requestid'] ? { requestId: res.headers['x-amzn-requestid'] } : {}) } };
+      if (calls.length > 0) reply.toolCalls = checkCalls(origin, calls);
       setStop(reply, j.stopReason, url, res.status);
       const usage = usageOf(j.usage);
       if (usage) reply.usage = usage;
       return reply;
     },
   };
+}
+
+/** An earlier round as Converse messages: the model's `toolUse` blocks, then the `toolResult` blocks. */
+function roundMessages(round: ToolRound): unknown[] {
+  const uses = round.calls.map((c) => ({ toolUse: { toolUseId: c.id, name: c.name, input: typeof c.arguments === 'object' && c.arguments !== null && !Array.isArray(c.arguments) ? c.arguments : {} } }));
+  return [
+    { role: 'assistant', content: [...(round.text ? [{ text: round.text }] : []), ...uses] },
+    { role: 'user', content: round.results.map((r) => ({ toolResult: { toolUseId: r.id, content: [{ text: r.content }], ...(r.isError ? { status: 'error' } : {}) } })) },
+  ];
 }
 
 /** Bedrock's errors: the type in `x-amzn-errortype` (ThrottlingException, ValidationException, …), the text in `message`. */
@@ -115,6 +132,7 @@ function usageOf(u: unknown): InferReply['usage'] | undefined {
 function setStop(reply: InferReply, stop: unknown, url: string, status: number): void {
   if (stop === 'guardrail_intervened' || stop === 'content_filtered') throw new ProviderError(`${SERVICE} at ${url} withheld the reply (stopReason ${stop})`, false, status);
   if (stop === 'max_tokens') reply.finishReason = 'length';
+  else if (reply.toolCalls) reply.finishReason = 'tool_calls';
   else if (typeof stop === 'string') reply.finishReason = stop;
 }
 
@@ -137,10 +155,12 @@ function streamException(type: string, data: string, url: string): ProviderError
  * (the stop reason), `metadata` (usage). An exception message fails the call; a stream without
  * `messageStop` ended early.
  */
-function bedrockStream(url: string, model: string): StreamDecoder {
+function bedrockStream(url: string, model: string, answer: string | undefined): StreamDecoder {
   const blocks: { tool?: string; text: string }[] = [];
   let stop: unknown;
   let usage: InferReply['usage'];
+  let status: number | undefined;
+  const calls = new StreamedCalls(() => ({ service: SERVICE, url, status }));
   return {
     push(data, event) {
       if (event?.startsWith('exception:') || event?.startsWith('error:')) throw streamException(event.slice(event.indexOf(':') + 1), data, url);
@@ -152,12 +172,20 @@ function bedrockStream(url: string, model: string): StreamDecoder {
       }
       const index = typeof j.contentBlockIndex === 'number' && j.contentBlockIndex >= 0 && j.contentBlockIndex < 1024 ? j.contentBlockIndex : 0;
       if (event === 'contentBlockStart') {
-        const name = (j.start as { toolUse?: { name?: unknown } } | undefined)?.toolUse?.name;
-        blocks[index] = { ...(typeof name === 'string' ? { tool: name } : {}), text: '' };
+        const use = (j.start as { toolUse?: { toolUseId?: unknown; name?: unknown } } | undefined)?.toolUse;
+        if (use && (answer === undefined || use.name !== answer)) {
+          calls.start(index, str(use.toolUseId, `call_${calls.size}`), str(use.name, ''));
+          return THINKING;
+        }
+        blocks[index] = { ...(typeof use?.name === 'string' ? { tool: use.name } : {}), text: '' };
       } else if (event === 'contentBlockDelta') {
         const d = j.delta as { text?: unknown; toolUse?: { input?: unknown }; reasoningContent?: unknown } | undefined;
         if (d?.reasoningContent !== undefined) return THINKING;
         const piece = typeof d?.toolUse?.input === 'string' ? d.toolUse.input : typeof d?.text === 'string' ? d.text : '';
+        if (calls.has(index)) {
+          calls.append(index, piece);
+          return THINKING; // a call's arguments: generation, not the reply's text
+        }
         const b = (blocks[index] ??= { text: '' });
         b.text += piece;
         return piece || undefined;
@@ -168,11 +196,13 @@ function bedrockStream(url: string, model: string): StreamDecoder {
       }
       return undefined;
     },
-    finish(status, stoppedByHost) {
+    finish(httpStatus, stoppedByHost) {
+      status = httpStatus;
       if (stop === undefined && !stoppedByHost) throw new ProviderError(`the stream from ${SERVICE} at ${url} ended early: it closed without messageStop, so the reply is incomplete`, false, status);
-      const tool = blocks.find((b) => b?.tool === BEDROCK_TOOL);
+      const tool = answer === undefined ? undefined : blocks.find((b) => b?.tool === answer);
       const text = tool ? (tool.text.trim() === '' ? '{}' : tool.text) : blocks.filter((b) => b && !b.tool).map((b) => b.text).join('');
       const reply: InferReply = { text, meta: { model, status } };
+      if (calls.size > 0) reply.toolCalls = calls.calls();
       setStop(reply, stop, url, status);
       if (usage) reply.usage = usage;
       return reply;

@@ -3,10 +3,17 @@
 // `seed`), and replies stream as newline-delimited JSON (`{"message": {"content"}, "done": false}`
 // lines, then a last line with `done_reason` and the token counts). `ollama:MODEL` without
 // `api=native` uses Ollama's OpenAI-compatible endpoint (openai.ts) instead.
-import type { InferReply, InferRequest } from '../infer/types.js';
+//
+// Native tool calls: the infer's tools go as `tools` (`{type: function, function: {name,
+// description, parameters}}`) and no `format` (its grammar would keep the model from writing a
+// call; the answer is then validated from the text, like every reply). Earlier rounds go back as an
+// assistant message with `tool_calls` and one `tool` message per result (`tool_name`, and
+// `tool_call_id` when the server gave the call an id); the model's calls come whole in
+// `message.tool_calls`, on any line of a stream. A call without an id is named `turn_call_N`.
+import type { InferReply, InferRequest, ToolCallRequest, ToolRound } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
-import { chatTurns } from './messages.js';
 import { ollamaImages } from './media-parts.js';
+import { callFromValue, checkCalls, MAX_TOOL_CALLS, offersTools, str, toolTurns, type Origin } from './tool-calls.js';
 import { jsonPost, ProviderError, THINKING, type AuthSpec, type HttpProvider, type StreamDecoder } from './types.js';
 
 export interface OllamaOptions {
@@ -40,10 +47,11 @@ export function ollamaProvider(o: OllamaOptions): HttpProvider {
     kind: 'http',
     name: `ollama:${o.model}`,
     keyEnv: o.apiKeyEnv,
+    nativeTools: true,
     encode(request: InferRequest) {
-      const { system, turns } = chatTurns(request);
+      const { system, turns } = toolTurns(request);
       const images = ollamaImages(request, 'the Ollama server');
-      const first = images ? turns.map((t, i) => (i === 0 ? { ...t, images } : t)) : turns;
+      const first = turns.flatMap((t, i) => (t.role === 'round' ? roundMessages(t.round) : [i === 0 && images ? { ...t, images } : t]));
       const messages = system.length > 0 ? [{ role: 'system', content: system }, ...first] : first;
       const stream = o.stream !== false;
       const options: Record<string, number> = {};
@@ -52,17 +60,21 @@ export function ollamaProvider(o: OllamaOptions): HttpProvider {
       const temperature = request.sampling?.temperature ?? o.temperature;
       if (temperature !== undefined) options.temperature = temperature;
       if (request.sampling?.seed !== undefined) options.seed = request.sampling.seed;
-      const body = { model: o.model, messages, format: request.wireSchema, stream, ...(Object.keys(options).length > 0 ? { options } : {}) };
+      const tools = offersTools(request) ? request.tools!.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })) : undefined;
+      const body = { model: o.model, messages, ...(tools ? { tools } : { format: request.wireSchema }), stream, ...(Object.keys(options).length > 0 ? { options } : {}) };
       return jsonPost(url, body, { auth, stream, streamAccept: 'application/x-ndjson', maxTokens });
     },
     decode(res): InferReply {
       if (res.status < 200 || res.status >= 300) throw httpError('the Ollama server', url, res);
       const j = parseBody('the Ollama server', url, res);
-      const m = j.message as { content?: unknown } | undefined;
+      const m = j.message as { content?: unknown; tool_calls?: unknown } | undefined;
       if (!m) throw new ProviderError(`the Ollama server at ${url} sent a reply without a message`, true, res.status);
       const reply: InferReply = { text: typeof m.content === 'string' ? m.content : '', meta: { model: j.model ?? o.model, status: res.status } };
+      const origin: Origin = { service: SERVICE, url, status: res.status };
+      const calls = addCalls(origin, [], m.tool_calls);
+      if (calls.length > 0) reply.toolCalls = checkCalls(origin, calls);
       const finish = finishOf(j);
-      if (finish) reply.finishReason = finish;
+      if (finish) reply.finishReason = reply.toolCalls && finish !== 'length' ? 'tool_calls' : finish;
       const usage = usageOf(j);
       if (usage) reply.usage = usage;
       return reply;
@@ -71,9 +83,34 @@ export function ollamaProvider(o: OllamaOptions): HttpProvider {
   };
 }
 
+const SERVICE = 'the Ollama server';
+/** The id Turn gives a call that came without one; such ids are not sent back. */
+const LOCAL_ID = 'turn_call_';
+
+/** An earlier round as chat messages: the model's text and `tool_calls`, then a `tool` message per result. */
+function roundMessages(round: ToolRound): unknown[] {
+  const idOf = (id: string) => (id.startsWith(LOCAL_ID) ? {} : { id });
+  const calls = round.calls.map((c) => ({ ...idOf(c.id), function: { name: c.name, arguments: typeof c.arguments === 'object' && c.arguments !== null && !Array.isArray(c.arguments) ? c.arguments : {} } }));
+  return [
+    { role: 'assistant', content: round.text ?? '', tool_calls: calls },
+    ...round.results.map((r) => ({ role: 'tool', content: r.content, tool_name: r.name, ...(r.id.startsWith(LOCAL_ID) ? {} : { tool_call_id: r.id }) })),
+  ];
+}
+
+/** Adds a message's `tool_calls` (each whole: `{id?, function: {name, arguments}}`) to `calls`, under the bounds. */
+function addCalls(origin: Origin, calls: ToolCallRequest[], wire: unknown): ToolCallRequest[] {
+  if (!Array.isArray(wire)) return calls;
+  for (const c of wire as { id?: unknown; function?: { name?: unknown; arguments?: unknown } }[]) {
+    if (calls.length >= MAX_TOOL_CALLS) throw new ProviderError(`${SERVICE} at ${origin.url} sent more than ${MAX_TOOL_CALLS} tool calls in one reply`, false, origin.status);
+    calls.push(callFromValue(origin, str(c?.id, `${LOCAL_ID}${calls.length}`), str(c?.function?.name, ''), c?.function?.arguments));
+  }
+  return calls;
+}
+
 function ollamaStream(url: string, model: string): StreamDecoder {
   let text = '';
   let last: Record<string, unknown> | undefined;
+  const calls: ToolCallRequest[] = [];
   return {
     push(line) {
       let j: Record<string, unknown>;
@@ -84,8 +121,11 @@ function ollamaStream(url: string, model: string): StreamDecoder {
       }
       if (typeof j.error === 'string') throw new ProviderError(`the Ollama server at ${url} reported an error mid-stream: ${j.error}`);
       if (j.done === true) last = j;
-      const message = j.message as { content?: unknown; thinking?: unknown } | undefined;
+      const message = j.message as { content?: unknown; thinking?: unknown; tool_calls?: unknown } | undefined;
+      const before = calls.length;
+      addCalls({ service: SERVICE, url }, calls, message?.tool_calls);
       const piece = message?.content;
+      if (calls.length > before && (typeof piece !== 'string' || piece === '')) return THINKING; // a call: generation, not the reply's text
       if (typeof piece !== 'string' || piece === '') return typeof message?.thinking === 'string' && message.thinking !== '' ? THINKING : undefined;
       text += piece;
       return piece;
@@ -95,10 +135,11 @@ function ollamaStream(url: string, model: string): StreamDecoder {
       // it); a stream that ends without it was cut short by the server or the connection
       if (!last && !stoppedByHost) throw new ProviderError(`the stream from the Ollama server at ${url} ended early: it closed before its last line (\`"done": true\`), so the reply is incomplete`, false, status);
       const reply: InferReply = { text, meta: { model: last?.model ?? model, status } };
+      if (calls.length > 0) reply.toolCalls = checkCalls({ service: SERVICE, url, status }, calls);
       if (!last) reply.finishReason = 'length'; // the host stopped reading past the token bound
       else {
         const finish = finishOf(last);
-        if (finish) reply.finishReason = finish;
+        if (finish) reply.finishReason = reply.toolCalls && finish !== 'length' ? 'tool_calls' : finish;
         const usage = usageOf(last);
         if (usage) reply.usage = usage;
       }

@@ -11,6 +11,12 @@ export interface LocalProvider {
   answer(request: InferRequest, io?: InferIO): InferReply | Promise<InferReply>;
   /** frees what it holds (an in-process model's context) when the run ends */
   dispose?(): Promise<void>;
+  /**
+   * It sends an infer's tools through its API's own tool calls (`InferRequest.tools`, `toolRounds`)
+   * and reads the calls the model makes (`InferReply.toolCalls`); std/react reads it to choose
+   * native calls over tools described in the prompt.
+   */
+  nativeTools?: boolean;
 }
 
 /** Where the host puts a credential: the provider names it, the host resolves it. */
@@ -102,6 +108,12 @@ export interface HttpProvider {
    * replies. A seeded call's trace says which (`meta.seedGuarantee`).
    */
   seed?: 'none' | 'best-effort';
+  /**
+   * It sends an infer's tools through its API's own tool calls (`InferRequest.tools`, `toolRounds`)
+   * and reads the calls the model makes (`InferReply.toolCalls`); std/react reads it to choose
+   * native calls over tools described in the prompt.
+   */
+  nativeTools?: boolean;
   encode(request: InferRequest): HttpCall;
   /** the reply, or throws ProviderError (retryable or not) */
   decode(response: HttpResult, request: InferRequest): InferReply;
