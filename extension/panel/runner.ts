@@ -33,6 +33,8 @@ export interface RunnerOptions {
   request?: PanelRequest;
   /** the price table of `turn.pricesFile`, which turns the run's token summary into money */
   prices?: PriceTable;
+  /** sees every event of the run as it comes (the panel's bench measures the run's own event bytes) */
+  tap?: (e: RunEvent) => void;
 }
 
 const MAX_TEXT = 4_000;
@@ -111,7 +113,7 @@ export class Runner {
         // the part before the resume: replayed steps emit no events, so they come from the journal,
         // and the resumed part's events follow them on the journal's clock
         const journal = held!.store.readJournal(request.runId);
-        this.timeline.push(...journalTimeline(journal));
+        for (const t of journalTimeline(journal)) this.timeline.push(t);
         if (journal.length > 0) this.offsetMs = Math.max(0, Date.now() - journal[0].createdAt);
       }
       this.run = request ? await this.resume(request, held!.store, watch) : await startRun({ ...this.options.options, ...(held ? { store: held.store } : {}), file: this.options.file, ...watch });
@@ -231,6 +233,7 @@ export class Runner {
   }
 
   private onEvent(ev: RunEvent): void {
+    this.options.tap?.(ev);
     const loose = ev as unknown as { kind: string; id?: unknown; pid?: unknown; delta?: unknown; tokens?: unknown; elapsedMs?: unknown };
     if (loose.kind === 'infer.delta') {
       // the event of the streaming providers (runtime/infer's InferDelta, with the driver's id and pid)
@@ -410,7 +413,8 @@ export class Runner {
     this.partialDue.clear();
     this.view.actors = this.actors();
     this.view.infers = [...this.infers.values()];
-    this.view.timeline = this.timeline.slice(-2_000);
+    // every event: the webview draws the part in view, and the panel sends only what is new (run-delta.ts)
+    this.view.timeline = this.timeline;
     return this.view;
   }
 
