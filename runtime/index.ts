@@ -56,6 +56,7 @@ export type { EffectGrant } from './ports/host.js';
 export { openStore, defaultStoreDir, DEFAULT_STORE_DIR, STORE_FILE, StoreError, type RunRecord, type RunStatus, type JournalEntry, type RunStore } from './store/index.js';
 export { settleUnknown, blockingUnknowns, currentHash, getRun, ResumeRefused, type Settlement, type Settled } from './durable/runs.js';
 export { inspectRun, journalGrant, type RunInspection } from './durable/inspect.js';
+export { blocksOfStore, reassembledOrNote } from './durable/request-blocks.js';
 export { bytesJson, storeMessage } from './durable/index.js';
 export { stateAtStep, MemoryRunStore, type StepState } from './durable/travel.js';
 export { forkRun, forkable, stepValue, ForkRefused, EDITED_CONFIDENCE, type ForkEdit, type ForkOptions, type Forked } from './durable/fork.js';

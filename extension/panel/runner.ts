@@ -10,7 +10,7 @@
 // view (extension/runs/panel-requests.ts, through RunPanel.openStored), the Runner resumes that
 // stored run, or shows it as stored, instead of starting the file afresh.
 import {
-  countTokens, DEFAULT_MODEL, formatDiagnostic, inferOptionsText, isRealModel, renderValue, resumeRun, RunSetupError, startRun, summaryLines, tokenSummary,
+  blocksOfStore, countTokens, DEFAULT_MODEL, formatDiagnostic, inferOptionsText, isRealModel, renderValue, resumeRun, RunSetupError, startRun, summaryLines, tokenSummary,
   type PriceTable, type ProcessView, type Run, type RunEvent, type RunOptions, type RunResult, type RunStore,
 } from '../../runtime/index.js';
 import type { ActorView, ContextView, InferAttemptView, InferView, RunView, SiteView, TimelineItem } from '../protocol/panel.js';
@@ -18,7 +18,7 @@ import { emptyRun } from '../protocol/panel.js';
 import { WaitTracker } from './waits.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
 import { sharedStores } from '../runs/shared-store.js';
-import { journalTimeline, storedRunView } from '../runs/stored-view.js';
+import { journalInfers, journalTimeline, storedRunView } from '../runs/stored-view.js';
 import { partialReplyValue } from './partial-json.js';
 
 export interface RunnerOptions {
@@ -114,6 +114,8 @@ export class Runner {
         // and the resumed part's events follow them on the journal's clock
         const journal = held!.store.readJournal(request.runId);
         for (const t of journalTimeline(journal)) this.timeline.push(t);
+        // and its model calls (a resumed run lists the calls made before the resume, as a live one does)
+        for (const i of journalInfers(journal, blocksOfStore(held!.store, request.runId))) this.infers.set(i.id, i);
         if (journal.length > 0) this.offsetMs = Math.max(0, Date.now() - journal[0].createdAt);
       }
       this.run = request ? await this.resume(request, held!.store, watch) : await startRun({ ...this.options.options, ...(held ? { store: held.store } : {}), file: this.options.file, ...watch });

@@ -52,7 +52,8 @@ function save(): void {
   if (saving !== undefined) return;
   saving = setTimeout(() => {
     saving = undefined;
-    vscode.setState({ ...state, editing: null, forking: false, scrubStep: null, notice: null });
+    // a running run is not saved: it changes every 100 ms, and the host sends it whole when the webview comes back
+    vscode.setState({ ...state, run: state.run?.status === 'running' ? null : state.run, editing: null, forking: false, scrubStep: null, notice: null });
   }, 500);
 }
 
