@@ -13,7 +13,7 @@ import {
   blocksOfStore, countTokens, DEFAULT_MODEL, formatDiagnostic, inferOptionsText, isRealModel, renderValue, resumeRun, RunSetupError, startRun, summaryLines, tokenSummary,
   type PriceTable, type ProcessView, type Run, type RunEvent, type RunOptions, type RunResult, type RunStore,
 } from '../../runtime/index.js';
-import type { ActorView, ContextView, InferAttemptView, InferView, RunView, SiteView, TimelineItem } from '../protocol/panel.js';
+import type { ActorView, CallPhasesView, ContextView, InferAttemptView, InferView, RunView, SiteView, TimelineItem } from '../protocol/panel.js';
 import { emptyRun } from '../protocol/panel.js';
 import { WaitTracker } from './waits.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
@@ -43,6 +43,17 @@ const clip = (s: string): string => (s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) 
 const MAX_STREAMED = 4_000;
 /** how much of a streaming reply is read for its partial value (past it, the value shown stays as it was) */
 const MAX_PARTIAL_SOURCE = 1_000_000;
+
+/** A reply's phases as the transport measured them (reply.meta.phases), if they are there and are numbers. */
+function callPhases(v: unknown): CallPhasesView | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const p = v as Record<string, unknown>;
+  const at = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : null);
+  const queuedMs = at(p.queuedMs);
+  const sentMs = at(p.sentMs);
+  if (queuedMs === null || sentMs === null) return null;
+  return { queuedMs, sentMs, firstByteMs: at(p.firstByteMs), lastByteMs: at(p.lastByteMs) };
+}
 
 export class Runner {
   readonly view: RunView;
@@ -344,7 +355,8 @@ export class Runner {
     }
     const ms = e.ms + this.offsetMs;
     this.timeline.push(...this.waits.observe(e.seq, ms, this.run?.statuses() ?? [], (p) => this.siteOf(p)));
-    this.timeline.push({ seq: e.seq, ms, kind: e.kind, pid, summary: clip(summary), state, site: this.siteOf(pid) });
+    const phases = e.kind === 'infer.reply' ? callPhases(e.meta?.phases) : null;
+    this.timeline.push({ seq: e.seq, ms, kind: e.kind, pid, summary: clip(summary), state, site: this.siteOf(pid), ...(phases ? { phases } : {}) });
     this.publishSoon();
   }
 

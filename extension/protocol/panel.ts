@@ -94,6 +94,16 @@ export interface TimelineItem {
   /** an effect's state: done, pending (asked, no reply yet) or unknown (the run ended without a reply) */
   state: 'done' | 'pending' | 'unknown';
   site: SiteView | null;
+  /** a model reply's phases (runtime/providers/transport.ts, CallPhases): ms from the call's start */
+  phases?: CallPhasesView | null;
+}
+
+/** When a model call left the host's queue (sent), and its first and last byte came: ms from the call's start. */
+export interface CallPhasesView {
+  queuedMs: number;
+  sentMs: number;
+  firstByteMs: number | null;
+  lastByteMs: number | null;
 }
 
 export interface VaultEntryView {
@@ -376,6 +386,7 @@ const timeline = obj({
   summary: str,
   state: oneOf('done', 'pending', 'unknown'),
   site: nullable(site),
+  phases: optional(nullable(obj({ queuedMs: num, sentMs: num, firstByteMs: nullable(num), lastByteMs: nullable(num) }))),
 });
 const run = obj({
   runId: num,
