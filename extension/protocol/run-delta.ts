@@ -39,6 +39,8 @@ function changedFields(sent: Sigs, row: object, except?: string): Record<string,
 
 /** What was last sent of one attempt: its fields but the streamed reply, and the streamed reply. */
 interface SentAttempt {
+  /** the fields that change once an attempt was asked (the reply, its checks, the stream) */
+  moving: string;
   fields: Sigs;
   streamedText: string | null;
   streamedRest: string;
@@ -49,10 +51,22 @@ interface SentInfer {
   attempts: SentAttempt[];
 }
 
-const streamedRest = (a: InferAttemptView): string => (a.streamed ? JSON.stringify({ ...a.streamed, text: undefined }) : '');
+/** the streamed reply but its text (absent and null differ: a reply that came whole sets it to null) */
+const streamedRest = (a: InferAttemptView): string => (a.streamed ? JSON.stringify({ ...a.streamed, text: undefined }) : a.streamed === null ? 'null' : '');
 const inferHead = (i: InferView): string => JSON.stringify([i.pid, i.type, i.site, i.state]);
-const itemSig = (t: TimelineItem): string => JSON.stringify(t);
-const sentAttempt = (a: InferAttemptView): SentAttempt => ({ fields: sigsOf(a, 'streamed'), streamedText: a.streamed?.text ?? null, streamedRest: streamedRest(a) });
+/**
+ * A timeline item's signature: the fields an item changes after it was added (a request answered,
+ * a streaming bar growing) with its identity; the rest of an item never changes once added. Cheap,
+ * as every update compares every item.
+ */
+const itemSig = (t: TimelineItem): string => `${t.seq}|${t.kind}|${t.pid}|${t.state}|${t.ms}|${t.summary}|${t.phases ? JSON.stringify(t.phases) : ''}|${t.site ? `${t.site.path}:${t.site.line}` : ''}`;
+/**
+ * What changes of an attempt after it was asked: its prompt, feedback and schema are fixed when the
+ * request is made (runner.ts), so an update compares this and not the whole attempt (its schema and
+ * prompt are most of its size).
+ */
+const movingSig = (a: InferAttemptView): string => JSON.stringify([a.raw, a.repairs, a.errors, a.valid, a.confidence, a.calibration ?? null, a.streamed === undefined ? 'absent' : a.streamed]);
+const sentAttempt = (a: InferAttemptView): SentAttempt => ({ moving: movingSig(a), fields: sigsOf(a, 'streamed'), streamedText: a.streamed?.text ?? null, streamedRest: streamedRest(a) });
 
 export class RunDeltaProducer {
   private runId: number | null = null;
@@ -60,6 +74,8 @@ export class RunDeltaProducer {
   private scalars = new Map<Scalar, string>();
   private outputLength = 0;
   private actorSent = new Map<number, Sigs>();
+  /** each actor's whole JSON as last sent: an unchanged actor costs one comparison, not one per field */
+  private actorWhole = new Map<number, string>();
   private actorOrder: number[] = [];
   private inferSent = new Map<string, SentInfer>();
   private inferOrder: string[] = [];
@@ -72,6 +88,7 @@ export class RunDeltaProducer {
     this.scalars = new Map(SCALARS.map((k) => [k, JSON.stringify(view[k] ?? null)]));
     this.outputLength = view.output.length;
     this.actorSent = new Map(view.actors.map((a) => [a.pid, sigsOf(a)]));
+    this.actorWhole = new Map(view.actors.map((a) => [a.pid, JSON.stringify(a)]));
     this.actorOrder = view.actors.map((a) => a.pid);
     this.inferSent = new Map(view.infers.map((i) => [i.id, { head: inferHead(i), attempts: i.attempts.map(sentAttempt) }]));
     this.inferOrder = view.infers.map((i) => i.id);
@@ -104,6 +121,9 @@ export class RunDeltaProducer {
 
     const actors: ActorPatch[] = [];
     for (const a of view.actors) {
+      const whole = JSON.stringify(a);
+      if (this.actorWhole.get(a.pid) === whole) continue;
+      this.actorWhole.set(a.pid, whole);
       const sent = this.actorSent.get(a.pid);
       if (!sent) {
         this.actorSent.set(a.pid, sigsOf(a));
@@ -116,7 +136,11 @@ export class RunDeltaProducer {
     if (actors.length > 0) d.actors = actors;
     const actorOrder = view.actors.map((a) => a.pid);
     const pids = new Set(actorOrder);
-    for (const pid of [...this.actorSent.keys()]) if (!pids.has(pid)) this.actorSent.delete(pid);
+    for (const pid of [...this.actorSent.keys()]) {
+      if (pids.has(pid)) continue;
+      this.actorSent.delete(pid);
+      this.actorWhole.delete(pid);
+    }
     if (!appendedOrder(this.actorOrder, actorOrder)) d.actorOrder = actorOrder;
     this.actorOrder = actorOrder;
 
@@ -173,6 +197,9 @@ export class RunDeltaProducer {
         attempts.push({ i: k, attempt: a });
         return;
       }
+      const moving = movingSig(a);
+      if (moving === was.moving) return;
+      was.moving = moving;
       const patch: AttemptPatch = { i: k };
       const fields = changedFields(was.fields, a, 'streamed');
       if (Object.keys(fields).length > 0) patch.fields = fields;

@@ -11,6 +11,8 @@ import { emptyRun, isHostMessage, type ActorView, type HostMessage, type RunView
 import { applyRunDelta, RunDeltaProducer } from '../../extension/protocol/run-delta.js';
 import { Runner } from '../../extension/panel/runner.js';
 import { MemoryVault } from '../../runtime/effects/vault.js';
+import { lanesFromEvents } from '../../extension/panel/webview/lanes.js';
+import { slowServer } from '../providers/slow-server.js';
 
 /** The webview's side: what it holds after each message (validated and through JSON, as postMessage delivers it). */
 class Webview {
@@ -63,7 +65,7 @@ turn {
 }
 `;
 
-async function runWorkers(workers: number, onMessage: (view: RunView, producer: RunDeltaProducer) => void): Promise<{ view: RunView; eventBytes: number }> {
+async function runWorkers(workers: number, onMessage: (view: RunView, producer: RunDeltaProducer) => void, model = 'mock', env: Record<string, string> = {}, throttleMs = 2): Promise<{ view: RunView; eventBytes: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'turn-delta-'));
   const file = join(dir, 'workers.tn');
   writeFileSync(file, workersProgram(workers));
@@ -71,8 +73,8 @@ async function runWorkers(workers: number, onMessage: (view: RunView, producer: 
   let eventBytes = 0;
   const runner = new Runner({
     file,
-    options: { model: 'mock', cwd: dir, authority: { vault: new MemoryVault({}) } },
-    throttleMs: 2,
+    options: { model, cwd: dir, env, authority: { vault: new MemoryVault({}) } },
+    throttleMs,
     publish: (view) => onMessage(view, producer),
     tap: (e) => (eventBytes += JSON.stringify(e).length),
   });
@@ -106,6 +108,31 @@ describe('run deltas', () => {
     assert.equal(view.infers.length, 60);
     // what the whole view on every update cost: each message the size of the view at that time
     assert.ok(webview.bytes <= 2 * eventBytes, `sent ${webview.bytes} bytes for ${eventBytes} bytes of events`);
+  });
+
+  test('60 workers streaming from a one-slot local server: every chunk shown as it comes, in about the run\'s own event bytes; every model call drawn', async () => {
+    const envelope = JSON.stringify({ value: { ok: true, note: 'fine, nothing to add' }, confidence: 0.8 });
+    const server = await slowServer(() => ({ stream: envelope, piece: 6, everyMs: 1 }), { slots: 1 });
+    try {
+      const webview = new Webview();
+      let published = 0;
+      const { view, eventBytes } = await runWorkers(60, (v, producer) => {
+        published++;
+        const m = producer.next(v);
+        if (m) webview.receive(m);
+      }, `openai:slow?base_url=${server.url}/v1&logprobs=0&retries=0`, { OPENAI_API_KEY: 'k-test-000000' }, 20);
+      console.log(`60 streamed workers: ${published} updates, ${webview.messages.length} messages, ${webview.bytes} bytes sent for ${eventBytes} bytes of events`);
+      assert.equal(view.status, 'done', JSON.stringify(view.error));
+      assert.ok(published > 10, `a streamed run publishes as it goes (${published})`);
+      assert.deepEqual(webview.run, plain(view));
+      assert.equal(webview.resyncs, 0);
+      assert.ok(webview.bytes <= 2 * eventBytes, `sent ${webview.bytes} bytes for ${eventBytes} bytes of events`);
+      const bars = lanesFromEvents(webview.run).lanes.flatMap((l) => l.bars).filter((b) => b.kind === 'model');
+      assert.equal(bars.length, 60, 'every model call drawn');
+      assert.ok(bars.every((b) => b.state === 'done' && b.phases && b.phases.length > 0));
+    } finally {
+      await server.close();
+    }
   });
 
   test('a delta carries only the changed rows: one actor of 1,000 changes, one actor is sent', () => {
