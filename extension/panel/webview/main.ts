@@ -84,6 +84,8 @@ const runParts = h('div', {},
 let shownRun: RunView | null = null;
 /** the number of the last delta applied to state.run (0: the whole view came last) */
 let deltaN = 0;
+/** a whole view came from the host since this page loaded (a restored state is no base for deltas) */
+let deltaBase = false;
 let shownLanes: { run: RunView; width: number; lanes: Lanes } | null = null;
 let shownWhatif: unknown = null;
 let shownVault: unknown = null;
@@ -186,9 +188,11 @@ window.addEventListener('message', (event: MessageEvent) => {
       }
       state.run = m.run;
       deltaN = 0;
+      deltaBase = true;
       break;
     case 'runDelta': {
-      const next = state.run ? applyRunDelta(state.run, m.delta, deltaN) : null;
+      // deltas follow the whole view this page received, never one restored from a saved state
+      const next = state.run && deltaBase ? applyRunDelta(state.run, m.delta, deltaN) : null;
       if (!next) {
         // a delta that does not follow what this webview holds (one was missed): ask for the whole run
         post({ type: 'resync', v: PROTOCOL_VERSION });
