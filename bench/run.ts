@@ -20,6 +20,7 @@ import { historyGrowthBenchmarks } from './history-growth.js';
 import { inferMockBenchmarks } from './infer-mock.js';
 import { restateBenchmarks } from './restate.js';
 import { turnV1Benchmarks } from './turn-v1.js';
+import { panelBenchmarks } from './panel.js';
 import { comparison, previousRun } from './history.js';
 
 async function main(): Promise<void> {
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
   rows.push(...(await durabilityBenchmarks()));
   rows.push(...(await checkpointSaveBenchmarks()));
   rows.push(await (await import('./lsp.js')).lspBenchmark()); // also prints its own median and p95
+  rows.push(...(await panelBenchmarks())); // the run panel's deltas at 10 and 1,000 streamed workers
   rows.push(...(await coldStartBenchmarks())); // needs dist/ (npm run build)
   rows.push(...(await restateBenchmarks())); // needs dist/: restate-server + `turn serve` workers (docs/scale-out.md)
   inSection('Store, durability and editor (anchors measured in the same run)', rows);

@@ -58,6 +58,7 @@ export type { EffectGrant } from './ports/host.js';
 export { openStore, defaultStoreDir, DEFAULT_STORE_DIR, STORE_FILE, StoreError, type RunRecord, type RunStatus, type JournalEntry, type RunStore } from './store/index.js';
 export { settleUnknown, blockingUnknowns, currentHash, getRun, ResumeRefused, type Settlement, type Settled } from './durable/runs.js';
 export { inspectRun, journalGrant, type RunInspection } from './durable/inspect.js';
+export { blocksOfStore, reassembledOrNote } from './durable/request-blocks.js';
 export { bytesJson, storeMessage } from './durable/index.js';
 export { stateAtStep, MemoryRunStore, type StepState } from './durable/travel.js';
 export { inferSchemas } from './durable/step-schemas.js';

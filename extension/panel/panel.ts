@@ -17,6 +17,7 @@ import { journalForm, runWhatIf, withStore } from './whatif.js';
 import { answerElicitation } from '../forms/answer-panel.js';
 import { scrubAt } from './scrub.js';
 import { KeptView } from './kept-view.js';
+import { RunDeltaProducer } from '../protocol/run-delta.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
 
 export const PANEL_VIEW_TYPE = 'turn.runPanel';
@@ -35,6 +36,8 @@ export class RunPanel {
   /** names of the actors the panel saw run, by pid (a finished process has no frames to name it by) */
   private readonly names = new Map<number, string | null | undefined>();
   private readonly disposables: vscode.Disposable[] = [];
+  /** what the webview holds of the shown run: each update sends only what changed since */
+  private readonly deltas = new RunDeltaProducer();
 
   static show(context: vscode.ExtensionContext, vault: TurnVault): RunPanel {
     if (RunPanel.current) {
@@ -99,9 +102,12 @@ export class RunPanel {
     switch (m.type) {
       case 'ready':
         void this.sendVault();
-        if (this.lastView) this.post({ type: 'run', v: PROTOCOL_VERSION, run: this.lastView });
+        if (this.lastView) this.post(this.deltas.full(this.lastView));
         this.journalOf = undefined; // a reloaded webview asks again
         if (this.lastView) this.observe(this.lastView);
+        return;
+      case 'resync':
+        if (this.lastView) this.post(this.deltas.full(this.lastView));
         return;
       case 'start':
         void this.start(m.file ? vscode.Uri.file(m.file) : undefined);
@@ -245,7 +251,7 @@ export class RunPanel {
     const shown = { ...view, runId: ++this.runId };
     this.lastView = shown;
     this.kept.keep(shown);
-    this.post({ type: 'run', v: PROTOCOL_VERSION, run: shown });
+    this.post(this.deltas.full(shown));
     this.observe(shown);
   }
 
@@ -264,7 +270,9 @@ export class RunPanel {
         if (view.runId !== this.runId) return;
         this.lastView = view;
         this.kept.keep(view);
-        this.post({ type: 'run', v: PROTOCOL_VERSION, run: view });
+        // the runner publishes at most every 100 ms; a new run's first view goes whole, then deltas
+        const message = this.deltas.next(view);
+        if (message) this.post(message);
         this.observe(view);
       },
     });

@@ -10,15 +10,15 @@
 // view (extension/runs/panel-requests.ts, through RunPanel.openStored), the Runner resumes that
 // stored run, or shows it as stored, instead of starting the file afresh.
 import {
-  countTokens, DEFAULT_MODEL, formatDiagnostic, inferOptionsText, isRealModel, renderValue, resumeRun, RunSetupError, startRun, summaryLines, tokenSummary,
+  blocksOfStore, countTokens, DEFAULT_MODEL, formatDiagnostic, inferOptionsText, isRealModel, renderValue, resumeRun, RunSetupError, startRun, summaryLines, tokenSummary,
   type PriceTable, type ProcessView, type Run, type RunEvent, type RunOptions, type RunResult, type RunStore,
 } from '../../runtime/index.js';
-import type { ActorView, ContextView, InferAttemptView, InferView, RunView, SiteView, TimelineItem } from '../protocol/panel.js';
+import type { ActorView, CallPhasesView, ContextView, InferAttemptView, InferView, RunView, SiteView, TimelineItem } from '../protocol/panel.js';
 import { emptyRun } from '../protocol/panel.js';
 import { WaitTracker } from './waits.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
 import { sharedStores } from '../runs/shared-store.js';
-import { journalTimeline, storedRunView } from '../runs/stored-view.js';
+import { journalInfers, journalTimeline, storedRunView } from '../runs/stored-view.js';
 import { partialReplyValue } from './partial-json.js';
 
 export interface RunnerOptions {
@@ -33,6 +33,8 @@ export interface RunnerOptions {
   request?: PanelRequest;
   /** the price table of `turn.pricesFile`, which turns the run's token summary into money */
   prices?: PriceTable;
+  /** sees every event of the run as it comes (the panel's bench measures the run's own event bytes) */
+  tap?: (e: RunEvent) => void;
 }
 
 const MAX_TEXT = 4_000;
@@ -41,6 +43,17 @@ const clip = (s: string): string => (s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) 
 const MAX_STREAMED = 4_000;
 /** how much of a streaming reply is read for its partial value (past it, the value shown stays as it was) */
 const MAX_PARTIAL_SOURCE = 1_000_000;
+
+/** A reply's phases as the transport measured them (reply.meta.phases), if they are there and are numbers. */
+function callPhases(v: unknown): CallPhasesView | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const p = v as Record<string, unknown>;
+  const at = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : null);
+  const queuedMs = at(p.queuedMs);
+  const sentMs = at(p.sentMs);
+  if (queuedMs === null || sentMs === null) return null;
+  return { queuedMs, sentMs, firstByteMs: at(p.firstByteMs), lastByteMs: at(p.lastByteMs) };
+}
 
 export class Runner {
   readonly view: RunView;
@@ -111,7 +124,9 @@ export class Runner {
         // the part before the resume: replayed steps emit no events, so they come from the journal,
         // and the resumed part's events follow them on the journal's clock
         const journal = held!.store.readJournal(request.runId);
-        this.timeline.push(...journalTimeline(journal));
+        for (const t of journalTimeline(journal)) this.timeline.push(t);
+        // and its model calls (a resumed run lists the calls made before the resume, as a live one does)
+        for (const i of journalInfers(journal, blocksOfStore(held!.store, request.runId))) this.infers.set(i.id, i);
         if (journal.length > 0) this.offsetMs = Math.max(0, Date.now() - journal[0].createdAt);
       }
       this.run = request ? await this.resume(request, held!.store, watch) : await startRun({ ...this.options.options, ...(held ? { store: held.store } : {}), file: this.options.file, ...watch });
@@ -231,6 +246,7 @@ export class Runner {
   }
 
   private onEvent(ev: RunEvent): void {
+    this.options.tap?.(ev);
     const loose = ev as unknown as { kind: string; id?: unknown; pid?: unknown; delta?: unknown; tokens?: unknown; elapsedMs?: unknown };
     if (loose.kind === 'infer.delta') {
       // the event of the streaming providers (runtime/infer's InferDelta, with the driver's id and pid)
@@ -339,7 +355,8 @@ export class Runner {
     }
     const ms = e.ms + this.offsetMs;
     this.timeline.push(...this.waits.observe(e.seq, ms, this.run?.statuses() ?? [], (p) => this.siteOf(p)));
-    this.timeline.push({ seq: e.seq, ms, kind: e.kind, pid, summary: clip(summary), state, site: this.siteOf(pid) });
+    const phases = e.kind === 'infer.reply' ? callPhases(e.meta?.phases) : null;
+    this.timeline.push({ seq: e.seq, ms, kind: e.kind, pid, summary: clip(summary), state, site: this.siteOf(pid), ...(phases ? { phases } : {}) });
     this.publishSoon();
   }
 
@@ -410,7 +427,8 @@ export class Runner {
     this.partialDue.clear();
     this.view.actors = this.actors();
     this.view.infers = [...this.infers.values()];
-    this.view.timeline = this.timeline.slice(-2_000);
+    // every event: the webview draws the part in view, and the panel sends only what is new (run-delta.ts)
+    this.view.timeline = this.timeline;
     return this.view;
   }
 

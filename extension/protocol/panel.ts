@@ -94,6 +94,16 @@ export interface TimelineItem {
   /** an effect's state: done, pending (asked, no reply yet) or unknown (the run ended without a reply) */
   state: 'done' | 'pending' | 'unknown';
   site: SiteView | null;
+  /** a model reply's phases (runtime/providers/transport.ts, CallPhases): ms from the call's start */
+  phases?: CallPhasesView | null;
+}
+
+/** When a model call left the host's queue (sent), and its first and last byte came: ms from the call's start. */
+export interface CallPhasesView {
+  queuedMs: number;
+  sentMs: number;
+  firstByteMs: number | null;
+  lastByteMs: number | null;
 }
 
 export interface VaultEntryView {
@@ -193,9 +203,68 @@ export interface TokensView {
   lines: string[];
 }
 
+/**
+ * What changed in the shown run since the last message (extension/protocol/run-delta.ts makes and
+ * applies them): the rows that are new or changed, never the rows that are not. The host sends a
+ * whole RunView only when a webview (re)opens or a new run starts; after it, deltas numbered 1, 2, …
+ * A webview that sees a gap in the numbers (or a delta for another run) asks for the whole view
+ * again (`resync`).
+ */
+export interface RunDelta {
+  runId: number;
+  n: number;
+  /** the view's own fields that changed (status, result, error, tokens, …) */
+  set?: Partial<Pick<RunView, 'file' | 'status' | 'model' | 'result' | 'error' | 'stored' | 'tokens'>>;
+  /** lines printed since: `from` is the output's length before them */
+  output?: { from: number; lines: string[] };
+  /** actors new (whole) or changed (their pid and the fields that changed); new ones go after the others */
+  actors?: ActorPatch[];
+  /** the actors' order, when it changed otherwise than by new ones coming last */
+  actorOrder?: number[];
+  infers?: InferPatch[];
+  inferOrder?: string[];
+  /** timeline items appended: `from` is the timeline's length before them */
+  timeline?: { from: number; items: TimelineItem[] };
+  /** earlier timeline items that changed (a request answered, a streaming bar grown), by index */
+  timelineSet?: { i: number; item: TimelineItem }[];
+}
+
+/** An actor's pid and the fields of it that changed (all of them for an actor the webview has not seen). */
+export type ActorPatch = Partial<ActorView> & { pid: number };
+
+/** An inference new or changed: its own fields, and its attempts that changed (by index). */
+export interface InferPatch {
+  id: string;
+  pid: number;
+  type: string;
+  site: SiteView | null;
+  state: InferView['state'];
+  attempts: AttemptPatch[];
+}
+
+/**
+ * An attempt new (`attempt`, whole) or changed: the fields that changed (`fields`; a reply's text,
+ * its validity, …: the prompt and schema are not sent again) and its streamed reply (`streamed`):
+ * the text that came since (`append`) or, once the shown text no longer just grows (its start is
+ * clipped), all of it (`text`); null once the reply is whole.
+ */
+export type AttemptPatch =
+  | { i: number; attempt: InferAttemptView }
+  | { i: number; fields?: Partial<Omit<InferAttemptView, 'streamed'>>; streamed?: StreamedPatch | null };
+
+export interface StreamedPatch {
+  append?: string;
+  text?: string;
+  tokens: number;
+  elapsedMs: number;
+  partial?: PartialValueView | null;
+}
+
 /** Host → webview. */
 export type HostMessage =
   | { type: 'run'; v: 1; run: RunView }
+  /** additive (issue 44): what changed in the shown run since the last `run` or `runDelta` */
+  | { type: 'runDelta'; v: 1; delta: RunDelta }
   | { type: 'vault'; v: 1; entries: VaultEntryView[] }
   /** the journal of the shown stored run */
   | { type: 'journal'; v: 1; runId: string; steps: JournalStepView[]; schemas?: Record<string, object> }
@@ -207,6 +276,8 @@ export type HostMessage =
 /** Webview → host. */
 export type WebviewMessage =
   | { type: 'ready'; v: 1 }
+  /** the webview missed a delta: send the whole shown run again */
+  | { type: 'resync'; v: 1 }
   | { type: 'start'; v: 1; file: string | null }
   | { type: 'stop'; v: 1 }
   | { type: 'reveal'; v: 1; path: string; line: number }
@@ -273,7 +344,7 @@ const context = obj({
   demoted: tally,
   dropped: tally,
 });
-const actor = obj({
+const actorFields: Record<string, Check> = {
   pid: num,
   parent: num,
   name: optional(nullable(str)),
@@ -288,8 +359,13 @@ const actor = obj({
   mailbox: arr(str),
   result: nullable(str),
   error: nullable(str),
-});
-const attempt = obj({
+};
+const actor = obj(actorFields);
+/** a patch's fields are each valid and known (an actor new to the webview is checked whole when applied) */
+const patchOf = (fields: Record<string, Check>, except: string[] = []): Check => (v) =>
+  isObj(v) && Object.entries(v).every(([k, x]) => !except.includes(k) && k in fields && fields[k](x));
+const actorPatch: Check = (v) => isObj(v) && num(v.pid) && patchOf(actorFields)(v);
+const attemptFields: Record<string, Check> = {
   attempt: num,
   prompt: obj({ P0: arr(str), P2: arr(str), P1: arr(str), task: str }),
   feedback: arr(str),
@@ -300,7 +376,9 @@ const attempt = obj({
   valid: nullable(bool),
   confidence: nullable(num),
   streamed: optional(nullable(obj({ text: str, tokens: num, elapsedMs: num, partial: optional(nullable(obj({ value: str, writing: nullable(obj({ path: str, text: str })) }))) }))),
-});
+  calibration: optional(nullable(obj({ source: str, raw: num, map: str }))),
+};
+const attempt = obj(attemptFields);
 const infer = obj({ id: str, pid: num, type: str, site: nullable(site), attempts: arr(attempt), state: oneOf('pending', 'ok', 'failed') });
 const timeline = obj({
   seq: num,
@@ -310,6 +388,7 @@ const timeline = obj({
   summary: str,
   state: oneOf('done', 'pending', 'unknown'),
   site: nullable(site),
+  phases: optional(nullable(obj({ queuedMs: num, sentMs: num, firstByteMs: nullable(num), lastByteMs: nullable(num) }))),
 });
 const run = obj({
   runId: num,
@@ -324,6 +403,36 @@ const run = obj({
   timeline: arr(timeline),
   stored: optional(nullable(obj({ runId: str, storeDir: str }))),
 });
+const partialValue = obj({ value: str, writing: nullable(obj({ path: str, text: str })) });
+const runError = obj({ message: str, site: nullable(site) });
+const tokensView = obj({ models: arr(isObj), lines: arr(str) });
+const storedView = obj({ runId: str, storeDir: str });
+/** each field of a delta's `set` that is there is valid */
+const setFields: Record<string, Check> = {
+  file: nullable(str),
+  status: oneOf('idle', 'running', 'done', 'failed', 'stopped', 'suspended', 'waiting'),
+  model: str,
+  result: nullable(str),
+  error: nullable(runError),
+  stored: nullable(storedView),
+  tokens: nullable(tokensView),
+};
+const index: Check = (v) => num(v) && Number.isInteger(v) && (v as number) >= 0;
+const streamedPatch = nullable((v) => isObj(v) && num(v.tokens) && num(v.elapsedMs) && optional(str)(v.append) && optional(str)(v.text) && optional(nullable(partialValue))(v.partial));
+const attemptPatch: Check = (v) => isObj(v) && index(v.i) && ('attempt' in v
+  ? attempt(v.attempt)
+  : optional(patchOf(attemptFields, ['streamed']))(v.fields) && optional(streamedPatch)(v.streamed));
+const inferPatch = obj({ id: str, pid: num, type: str, site: nullable(site), state: oneOf('pending', 'ok', 'failed'), attempts: arr(attemptPatch) });
+const runDelta: Check = (d) => isObj(d) && num(d.runId) && index(d.n)
+  && optional((s) => isObj(s) && Object.entries(s).every(([k, x]) => k in setFields && setFields[k](x)))(d.set)
+  && optional(obj({ from: index, lines: arr(str) }))(d.output)
+  && optional(arr(actorPatch))(d.actors)
+  && optional(arr(num))(d.actorOrder)
+  && optional(arr(inferPatch))(d.infers)
+  && optional(arr(str))(d.inferOrder)
+  && optional(obj({ from: index, items: arr(timeline) }))(d.timeline)
+  && optional(arr(obj({ i: index, item: timeline })))(d.timelineSet);
+
 const step = obj({
   seq: num,
   kind: str,
@@ -343,6 +452,11 @@ const vaultEntry = obj({ name: str, source: str });
 
 const v1 = (v: unknown) => v === PROTOCOL_VERSION;
 
+/** A whole actor (an actor patch for a pid the webview has not seen must be one). */
+export function isActorView(v: unknown): v is ActorView {
+  return actor(v);
+}
+
 export function isRunView(v: unknown): v is RunView {
   return run(v);
 }
@@ -352,6 +466,8 @@ export function isHostMessage(m: unknown): m is HostMessage {
   switch (m.type) {
     case 'run':
       return run(m.run);
+    case 'runDelta':
+      return runDelta(m.delta);
     case 'vault':
       return arr(vaultEntry)(m.entries) && (m.entries as Record<string, unknown>[]).every((e) => Object.keys(e).length === 2);
     case 'journal':
@@ -371,6 +487,7 @@ export function isWebviewMessage(m: unknown): m is WebviewMessage {
   if (!isObj(m) || !v1(m.v)) return false;
   switch (m.type) {
     case 'ready':
+    case 'resync':
     case 'stop':
       return true;
     case 'start':

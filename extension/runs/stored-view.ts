@@ -1,11 +1,11 @@
 // A stored run as the run panel shows it (the Runs view's "Open in Panel"): its status and result
-// from the store, its processes from the latest snapshot (taken at `suspend;`), and its journal as
-// the timeline. What a run printed is not stored, so a stored run shows no output. No `vscode`
-// import.
+// from the store, its processes from the latest snapshot (taken at `suspend;`) or, without one, from
+// the journal's steps, its model calls (prompt, reply) and what it printed from the journal, and its
+// journal as the timeline. No `vscode` import.
 import * as path from 'node:path';
-import { inspectRun, type JournalEntry, type RunStore } from '../../runtime/index.js';
+import { blocksOfStore, bytesJson, inspectRun, reassembledOrNote, type JournalEntry, type RunStore } from '../../runtime/index.js';
 import { actorView, clip, json } from '../panel/actor-view.js';
-import type { ActorStatus, RunStatus, RunView, TimelineItem } from '../protocol/panel.js';
+import type { ActorStatus, ActorView, InferAttemptView, InferView, RunStatus, RunView, TimelineItem } from '../protocol/panel.js';
 import { emptyRun } from '../protocol/panel.js';
 
 /** How a stored run's status shows in the panel: a `running` run that no process runs was interrupted. */
@@ -44,7 +44,8 @@ export function storedRunView(store: RunStore, runId: string, storeDir: string, 
     const steps = inspection.open.filter((e) => e.status === 'unknown').map((e) => e.seq);
     view.error = { message: `waiting for a decision about an unknown outcome (steps ${steps.join(', ')}): settle it in the Runs view`, site: null };
   }
-  view.output = [`(run ${runId} from the store ${storeDir}: what it printed is not stored)`];
+  const journal = store.readJournal(runId);
+  view.output = journalOutput(journal);
   if (inspection.snapshot && 'processes' in inspection.snapshot) {
     view.actors = inspection.snapshot.processes.map((p) => actorView({
       pid: p.pid,
@@ -60,9 +61,78 @@ export function storedRunView(store: RunStore, runId: string, storeDir: string, 
       result: null,
       error: null,
     }));
-  }
-  view.timeline = journalTimeline(store.readJournal(runId)).slice(-2_000);
+  } else view.actors = journalActors(journal, run.status);
+  view.infers = journalInfers(journal, blocksOfStore(store, runId));
+  // every step (the webview draws the part in view)
+  view.timeline = journalTimeline(journal);
   return view;
+}
+
+/** What the run printed: its journaled `output` steps (a run from before they were journaled printed nothing here). */
+export function journalOutput(journal: JournalEntry[]): string[] {
+  const lines: string[] = [];
+  for (const e of journal) {
+    if (e.kind !== 'output' || e.payload === null) continue;
+    const line = bytesJson(e.payload);
+    lines.push(clip(typeof line === 'string' ? line : json(line)));
+  }
+  return lines;
+}
+
+/**
+ * The processes of a run stored without a snapshot (one that ran to its end): each process that
+ * took a journaled step, as far as the journal tells (its pid; main is #1, the others its children).
+ */
+export function journalActors(journal: JournalEntry[], runStatus: string): ActorView[] {
+  const pids = [...new Set(journal.filter((e) => e.pid >= 1).map((e) => e.pid))].sort((a, b) => a - b);
+  if (pids.length > 0 && pids[0] !== 1) pids.unshift(1);
+  const status: ActorStatus = runStatus === 'done' ? 'done' : runStatus === 'failed' || runStatus === 'cancelled' ? 'failed' : 'waiting';
+  const empty = { P0: [], P1: [], P2: [], limits: { working: 0, episodic: 0 } };
+  return pids.map((pid) => actorView({
+    pid, parent: pid === 1 ? 0 : 1, name: pid === 1 ? 'main' : null, status, waitingOn: null, linked: false, detached: false, site: null,
+    context: empty, memory: [], mailbox: [], result: null, error: null,
+  }));
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => clip(typeof x === 'string' ? x : json(x))) : []);
+
+/**
+ * The model calls of a stored run, from its `infer` steps: what each asked (the prompt and context
+ * tiers, reassembled from the run's blocks) and what came back. A retry is the next attempt of the
+ * process's previous call of the same type.
+ */
+export function journalInfers(journal: JournalEntry[], blocks: ReturnType<typeof blocksOfStore>): InferView[] {
+  const out: InferView[] = [];
+  const lastOf = new Map<number, InferView>();
+  for (const e of journal) {
+    if (e.kind !== 'infer' || e.pid < 0) continue;
+    const request = e.request ?? null;
+    const asked = request ? reassembledOrNote(bytesJson(request), blocks) as { attempt?: unknown; prompt?: unknown; context?: { P0?: unknown; P1?: unknown; P2?: unknown } } : null;
+    const reply = e.status === 'ok' && e.payload ? bytesJson(e.payload) as { text?: unknown; value?: unknown; confidence?: unknown } | null : null;
+    const n = typeof asked?.attempt === 'number' ? asked.attempt : 1;
+    const attempt: InferAttemptView = {
+      attempt: n,
+      prompt: { P0: strings(asked?.context?.P0), P2: strings(asked?.context?.P2), P1: strings(asked?.context?.P1), task: typeof asked?.prompt === 'string' ? clip(asked.prompt) : '' },
+      feedback: [],
+      schema: null,
+      raw: reply ? clip(typeof reply.text === 'string' ? reply.text : json(reply.value)) : null,
+      repairs: [],
+      errors: e.status === 'error' && e.payload ? [clip(json(bytesJson(e.payload)))] : [],
+      valid: e.status === 'ok' ? true : e.status === 'error' ? false : null,
+      confidence: typeof reply?.confidence === 'number' ? reply.confidence : null,
+    };
+    const state: InferView['state'] = e.status === 'ok' ? 'ok' : e.status === 'error' ? 'failed' : 'pending';
+    const last = lastOf.get(e.pid);
+    if (n > 1 && last && last.type === e.name) {
+      last.attempts.push(attempt);
+      last.state = state;
+      continue;
+    }
+    const view: InferView = { id: `step-${e.seq}`, pid: e.pid, type: e.name, site: null, attempts: [attempt], state };
+    lastOf.set(e.pid, view);
+    out.push(view);
+  }
+  return out;
 }
 
 /**

@@ -150,23 +150,34 @@ async function httpExchange(provider: HttpProvider, request: InferRequest, specO
   const signal = io?.signal;
   // the call's deadline (timeout_ms) counts its attempts and back-off waits, not the host's queue
   let spent = 0;
+  const taken = performance.now();
+  let queuedMs = 0;
   const left = () => (opts.totalTimeoutMs > 0 ? opts.totalTimeoutMs - spent : Infinity);
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw cancelled(signal, call.url);
     let err: ProviderError;
     let leave: (() => void) | undefined;
+    const queued = performance.now();
     try {
       leave = await gateFor(call.url, concurrencyFor(call.url, opts)).enter(signal);
     } catch {
       throw cancelled(signal!, call.url);
     }
     const started = performance.now();
+    queuedMs += started - queued;
     try {
       const decoder = call.stream && provider.stream ? provider.stream.decoder(request) : undefined;
       const sent = headers ?? (await signed(call, secrets, dial));
       const got = await send(call, sent, { ...opts, callLeftMs: left(), attempt }, dial, decoder, provider.stream?.framing ?? 'sse', io, signal);
       const reply = got.streamed ?? decodeResult(provider, got, request);
-      reply.meta = { ...reply.meta, httpAttempts: attempt, httpMs: Math.round(performance.now() - started), ...(got.streamed ? { streamed: true } : {}) };
+      const sentMs = started - taken;
+      const phases: CallPhases = {
+        queuedMs: Math.round(queuedMs),
+        sentMs: Math.round(sentMs),
+        firstByteMs: got.firstByteMs !== undefined ? Math.round(sentMs + got.firstByteMs) : null,
+        lastByteMs: got.lastByteMs !== undefined ? Math.round(sentMs + got.lastByteMs) : null,
+      };
+      reply.meta = { ...reply.meta, httpAttempts: attempt, httpMs: Math.round(performance.now() - started), phases, ...(got.streamed ? { streamed: true } : {}) };
       if (request.sampling || request.maxTokens !== undefined) reply.meta.sampling = sentSampling(call);
       // no server promises that a seed reproduces a reply; some APIs take none (docs/inference.md, *Seeds*)
       if (request.sampling?.seed !== undefined) reply.meta.seedGuarantee = provider.seed ?? 'best-effort';
@@ -276,6 +287,22 @@ interface Sent {
   wire?: string;
   /** a streamed reply, decoded */
   streamed?: InferReply;
+  /** when the response's first byte (its headers) and last byte came, in ms since the request was sent */
+  firstByteMs?: number;
+  lastByteMs?: number;
+}
+
+/**
+ * The phases of a model call, in reply.meta.phases (ms, from the transport taking the call): how
+ * long it waited in the host's queue for its server (all attempts), when its last attempt was sent,
+ * and when that attempt's first and last byte came. The panel draws queue, network and generation
+ * as distinct parts of the call's bar from them.
+ */
+export interface CallPhases {
+  queuedMs: number;
+  sentMs: number;
+  firstByteMs: number | null;
+  lastByteMs: number | null;
 }
 
 /** One attempt's options: the transport's, with what is left of the call's deadline. */
@@ -291,6 +318,12 @@ class Wire {
   type = '';
   bytes = 0;
   readonly t0 = performance.now();
+  firstByte?: number;
+  lastByte?: number;
+  /** the response's first and last byte, for the call's phases */
+  times(): Pick<Sent, 'firstByteMs' | 'lastByteMs'> {
+    return { ...(this.firstByte !== undefined ? { firstByteMs: this.firstByte } : {}), ...(this.lastByte !== undefined ? { lastByteMs: this.lastByte } : {}) };
+  }
   ms(): number {
     return Math.round(performance.now() - this.t0);
   }
@@ -390,6 +423,7 @@ function send(
     });
     req.on('response', (res) => {
       answered = true;
+      wire.firstByte = wire.ms();
       const status = res.statusCode ?? 0;
       const out: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
@@ -458,7 +492,8 @@ function send(
               return;
             }
             reply.finishReason = 'length';
-            finish(() => resolve({ streamed: reply }));
+            wire.lastByte = wire.ms();
+            finish(() => resolve({ streamed: reply, ...wire.times() }));
             req.destroy();
             return;
           }
@@ -467,16 +502,17 @@ function send(
       });
       res.on('end', () => {
         if (settled) return;
+        wire.lastByte = wire.ms();
         try {
           if (frames) {
             frames.end();
             // decoded before `finish`: a decoder that throws (no choices, a refusal, a stream that
             // ended early) must reach `fail` while the call is still unsettled
             const streamed = decoder!.finish(status);
-            finish(() => resolve({ streamed }));
+            finish(() => resolve({ streamed, ...wire.times() }));
           } else {
             const result = { status, headers: out, body: Buffer.concat(chunks).toString('utf8') };
-            finish(() => resolve({ result, wire: String(wire) }));
+            finish(() => resolve({ result, wire: String(wire), ...wire.times() }));
           }
         } catch (e) {
           fail(malformed(e));

@@ -2,7 +2,7 @@
 // calls, effects and waits as bars [start, end] in milliseconds, and marks for points in time
 // (spawns, exits, retries, context demotions, timers). Built from a live run's events (RunView's
 // timeline, which carries source sites) or from a stored run's journal (its timestamps).
-import type { ActorView, JournalStepView, RunView, SiteView } from '../../protocol/panel.js';
+import type { ActorView, CallPhasesView, JournalStepView, RunView, SiteView } from '../../protocol/panel.js';
 
 export type BarKind = 'model' | 'effect' | 'wait';
 /** done; failed (an error reply); pending (no reply yet, the run goes on); unknown (the run ended without one) */
@@ -17,6 +17,32 @@ export interface Bar {
   site: SiteView | null;
   /** the event or journal step that opened it */
   seq: number;
+  /** a model call's phases, when the transport measured them: queue, network (sent → first byte), generation (first → last byte) */
+  phases?: Phase[];
+}
+
+export interface Phase {
+  kind: 'queue' | 'network' | 'generation';
+  start: number;
+  end: number;
+}
+
+/**
+ * A model call's phases on its bar [start, end]: the transport's times count from the call's start
+ * (the request), each clipped to the bar. Time in the host's queue is no longer drawn as model time.
+ */
+export function phasesOf(start: number, end: number, p: CallPhasesView): Phase[] {
+  const at = (ms: number) => Math.min(end, Math.max(start, start + ms));
+  const out: Phase[] = [];
+  const add = (kind: Phase['kind'], a: number, b: number) => {
+    if (at(b) > at(a)) out.push({ kind, start: at(a), end: at(b) });
+  };
+  add('queue', 0, p.queuedMs);
+  if (p.firstByteMs !== null) {
+    add('network', p.sentMs, p.firstByteMs);
+    add('generation', p.firstByteMs, p.lastByteMs ?? end - start);
+  }
+  return out;
 }
 
 export interface Mark {
@@ -113,9 +139,11 @@ export function lanesFromEvents(run: RunView): Lanes {
         pending.push(bar); // closed by its reply below; still open at the end: pending, or unknown once the run ended
         break;
       }
-      case 'infer.reply':
-        close('model', / \(invalid\)/.test(t.summary));
+      case 'infer.reply': {
+        const b = pending.find((x) => x.kind === 'model');
+        if (close('model', / \(invalid\)/.test(t.summary)) && b && t.phases) b.phases = phasesOf(b.start, b.end, t.phases);
         break;
+      }
       case 'infer.error':
         close('model', true);
         break;

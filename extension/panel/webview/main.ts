@@ -8,6 +8,7 @@
 // inferences, events, the journal) is windowed (virtual.ts): the cost of an update, a selection, a
 // scroll or a keystroke in a search follows what is on screen, not the size of the run.
 import { isHostMessage, PROTOCOL_VERSION, type RunView } from '../../protocol/panel.js';
+import { applyRunDelta } from '../../protocol/run-delta.js';
 import { ActorDetails, ActorTree, type ActorUi } from './actors.js';
 import { post, vscode } from './api.js';
 import { fill, h } from './dom.js';
@@ -51,7 +52,8 @@ function save(): void {
   if (saving !== undefined) return;
   saving = setTimeout(() => {
     saving = undefined;
-    vscode.setState({ ...state, editing: null, forking: false, scrubStep: null, notice: null });
+    // a running run is not saved: it changes every 100 ms, and the host sends it whole when the webview comes back
+    vscode.setState({ ...state, run: state.run?.status === 'running' ? null : state.run, editing: null, forking: false, scrubStep: null, notice: null });
   }, 500);
 }
 
@@ -80,21 +82,42 @@ const runParts = h('div', {},
     h('div', { class: 'col wide' }, details.el, infers.el, journal.el, events.el)));
 
 let shownRun: RunView | null = null;
+/** the number of the last delta applied to state.run (0: the whole view came last) */
+let deltaN = 0;
+/** a whole view came from the host since this page loaded (a restored state is no base for deltas) */
+let deltaBase = false;
 let shownLanes: { run: RunView; width: number; lanes: Lanes } | null = null;
 let shownWhatif: unknown = null;
 let shownVault: unknown = null;
 
+// The header's controls are made once and only their text and state change: a control rebuilt on
+// every update (a run sends one every 100 ms) can lose a click that lands between the two.
+const startButton = h('button', { id: 'start' }, 'Run');
+startButton.addEventListener('click', () => post({ type: 'start', v: PROTOCOL_VERSION, file: state.run?.file ?? null }));
+const stopButton = h('button', { id: 'stop' }, 'Stop');
+stopButton.addEventListener('click', () => post({ type: 'stop', v: PROTOCOL_VERSION }));
+const fileName = h('strong', {}, 'Turn');
+const statusBadge = h('span', { id: 'status', class: 'status-idle' }, 'idle');
+const modelName = h('span', { class: 'muted model' });
+const storedRun = h('span', { class: 'muted', id: 'stored-run' });
+header.append(fileName, ' ', statusBadge, ' ', modelName, ' ', storedRun, ' ', startButton, ' ', stopButton);
+
+/** Sets a text only when it differs (a write, even of the same text, costs the page a layout). */
+function setText(el: HTMLElement, text: string): void {
+  if (el.textContent !== text) el.textContent = text;
+}
+
 function renderHeader(run: RunView | null): void {
-  const start = h('button', { id: 'start' }, 'Run');
-  start.addEventListener('click', () => post({ type: 'start', v: PROTOCOL_VERSION, file: run?.file ?? null }));
-  const stop = h('button', { id: 'stop' }, 'Stop');
-  stop.addEventListener('click', () => post({ type: 'stop', v: PROTOCOL_VERSION }));
-  if (run?.status !== 'running') stop.setAttribute('disabled', '');
-  fill(header,
-    h('strong', {}, run?.file ? run.file.split(/[\\/]/).pop()! : 'Turn'), ' ',
-    h('span', { id: 'status', class: `status-${run?.status ?? 'idle'}` }, run?.status ?? 'idle'), ' ',
-    run ? h('span', { class: 'muted model', title: run.model }, `model ${run.model.length > 40 ? `${run.model.slice(0, 40)}…` : run.model}`) : null, ' ',
-    run?.stored ? h('span', { class: 'muted', id: 'stored-run' }, `run ${run.stored.runId}`) : null, ' ', start, stop);
+  const status = run?.status ?? 'idle';
+  setText(fileName, run?.file ? run.file.split(/[\\/]/).pop()! : 'Turn');
+  setText(statusBadge, status);
+  if (statusBadge.className !== `status-${status}`) statusBadge.className = `status-${status}`;
+  modelName.hidden = !run;
+  setText(modelName, run ? `model ${run.model.length > 40 ? `${run.model.slice(0, 40)}…` : run.model}` : '');
+  modelName.title = run?.model ?? '';
+  storedRun.hidden = !run?.stored;
+  setText(storedRun, run?.stored ? `run ${run.stored.runId}` : '');
+  stopButton.disabled = status !== 'running';
 }
 
 function renderOutput(run: RunView): void {
@@ -128,14 +151,15 @@ function update(): void {
     (actors.el.parentElement as HTMLElement).append(vault);
   }
   const w = width();
-  if (!shownLanes || shownLanes.run !== run || shownLanes.width !== w) shownLanes = { run, width: w, lanes: lanesFromEvents(run) };
+  // the lanes are read again only when the events or the actors' names may have changed (a delta gives new arrays only to the parts it changed)
+  if (!shownLanes || shownLanes.run.timeline !== run.timeline || shownLanes.run.actors !== run.actors || shownLanes.width !== w) shownLanes = { run, width: w, lanes: lanesFromEvents(run) };
   lanes.update(shownLanes.lanes, w);
   lanes.el.hidden = shownLanes.lanes.lanes.length === 0;
   timelineEmpty.hidden = !lanes.el.hidden;
   tokens.update(run.actors, w);
   tokens.list.el.hidden = run.actors.length === 0;
   tokensEmpty.hidden = run.actors.length > 0;
-  if (shownRun !== run) renderOutput(run);
+  if (!shownRun || shownRun.output !== run.output || shownRun.result !== run.result || shownRun.error !== run.error || shownRun.tokens !== run.tokens || shownRun.runId !== run.runId) renderOutput(run);
   shownRun = run;
   if (shownWhatif !== state.whatif) {
     shownWhatif = state.whatif;
@@ -163,7 +187,21 @@ window.addEventListener('message', (event: MessageEvent) => {
         state.scrub = null;
       }
       state.run = m.run;
+      deltaN = 0;
+      deltaBase = true;
       break;
+    case 'runDelta': {
+      // deltas follow the whole view this page received, never one restored from a saved state
+      const next = state.run && deltaBase ? applyRunDelta(state.run, m.delta, deltaN) : null;
+      if (!next) {
+        // a delta that does not follow what this webview holds (one was missed): ask for the whole run
+        post({ type: 'resync', v: PROTOCOL_VERSION });
+        return;
+      }
+      state.run = next;
+      deltaN = m.delta.n;
+      break;
+    }
     case 'vault':
       state.vault = m.entries.map((e) => ({ name: e.name, source: e.source }));
       break;

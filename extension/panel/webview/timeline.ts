@@ -12,11 +12,13 @@ const BAR_H = 18;
 const AXIS_H = 24;
 const PAD_R = 16;
 const CHAR_W = 6.6;
+const PHASE_NAMES = { queue: 'in the host\'s queue', network: 'sent, to the first byte', generation: 'first to last byte' } as const;
 
 function barTitle(b: Bar): string {
   const d = b.end - b.start;
   const state = b.state === 'done' ? '' : b.state === 'unknown' ? ' — outcome unknown' : b.state === 'pending' ? ' — no reply yet' : ' — failed';
-  return `${b.label}: ${duration(d)}${state}${b.site ? `\n${b.site.path.split(/[\\/]/).pop()}:${b.site.line} (click to open)` : ''}`;
+  const phases = (b.phases ?? []).map((p) => `${PHASE_NAMES[p.kind]} ${duration(p.end - p.start)}`).join(', ');
+  return `${b.label}: ${duration(d)}${state}${phases ? ` (${phases})` : ''}${b.site ? `\n${b.site.path.split(/[\\/]/).pop()}:${b.site.line} (click to open)` : ''}`;
 }
 
 function bar(b: Bar, x: (ms: number) => number, y: number): SVGGElement {
@@ -25,6 +27,11 @@ function bar(b: Bar, x: (ms: number) => number, y: number): SVGGElement {
   const g = svg('g', { class: `bar kind-${b.kind} state-${b.state}${b.site ? ' linked' : ''}`, 'data-seq': b.seq, tabindex: b.site ? 0 : -1, role: b.site ? 'button' : 'img' },
     svg('title', {}, barTitle(b)),
     svg('rect', { x: x0, y: y + (LANE_H - BAR_H) / 2, width: w, height: BAR_H, rx: 3 }));
+  // a model call's phases over its bar: queue, network, generation (a title each says how long)
+  for (const p of b.phases ?? []) {
+    g.append(svg('rect', { class: `phase phase-${p.kind}`, x: x(p.start), y: y + (LANE_H - BAR_H) / 2 + BAR_H - 5, width: Math.max(1, x(p.end) - x(p.start)), height: 5 },
+      svg('title', {}, `${PHASE_NAMES[p.kind]}: ${duration(p.end - p.start)}`)));
+  }
   const text = `${b.label} · ${duration(b.end - b.start)}`;
   const fits = text.length * CHAR_W + 8 <= w ? text : b.label.length * CHAR_W + 8 <= w ? b.label : null;
   if (fits) g.append(svg('text', { x: x0 + 4, y: y + LANE_H / 2 + 4, class: 'bar-text' }, fits));
@@ -121,7 +128,7 @@ export class LaneList {
     axis(head, lanes, scale(lanes, W), AXIS_H - 4, AXIS_H, true);
     this.axisBox.replaceChildren(head);
     const frame = `${W}|${lanes.end}`;
-    this.list.setItems(lanes.lanes.map((lane, i) => ({ lane, i, sig: `${frame}|${i}|${lane.label}|${lane.start}|${lane.end}|${lane.bars.map((b) => `${b.kind}${b.state}${b.start}-${b.end}${b.label}`).join(',')}|${lane.marks.length}` })));
+    this.list.setItems(lanes.lanes.map((lane, i) => ({ lane, i, sig: `${frame}|${i}|${lane.label}|${lane.start}|${lane.end}|${lane.bars.map((b) => `${b.kind}${b.state}${b.start}-${b.end}${b.label}${b.phases?.length ?? 0}`).join(',')}|${lane.marks.length}` })));
   }
 }
 
@@ -129,7 +136,8 @@ export class LaneList {
 export function legend(): HTMLElement {
   const item = (cls: string, text: string) => h('span', { class: 'legend-item' }, h('span', { class: `swatch ${cls}` }), text);
   return h('div', { class: 'legend' },
-    item('kind-model', 'model call'), item('kind-effect', 'effect'), item('kind-wait', 'wait'),
+    item('kind-model', 'model call'), item('phase-queue', 'queued'), item('phase-network', 'network'), item('phase-generation', 'generation'),
+    item('kind-effect', 'effect'), item('kind-wait', 'wait'),
     item('state-failed', 'failed'), item('state-unknown', 'outcome unknown'),
     h('span', { class: 'muted' }, ' ◆ retry, context, timer · ● spawn/exit · click a bar to open its line'));
 }
