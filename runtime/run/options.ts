@@ -51,6 +51,8 @@ export interface EffectWait {
 export interface RunOptions {
   /** the program's entry file (a new run; a resume takes its sources from the store) */
   file?: string;
+  /** the entry's source text instead of the file's (the playground's synthetic entry); the file's path still names it and resolves its `use`s */
+  entryText?: string;
   /** where file effects resolve and the program runs (default: the process's cwd) */
   cwd?: string;
   /** the model spec (default: TURN_MODEL, else DEFAULT_MODEL) */
