@@ -132,3 +132,16 @@ test('entryText: a run compiles the given text under the file\'s name, and the f
   const r = await run.start();
   assert.equal(r.kind === 'done' ? r.json : null, 2);
 });
+
+test('turn run FILE --call NAME --args JSON prints the value; a wrong argument is a located error, exit 2', async () => {
+  const { turn } = await import('../cli/run-cli.js');
+  const ok = turn(['run', 'examples/hello.tn', '--call', 'greet', '--args', '{"name": "Ada"}']);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(ok.stdout.trim(), '"Hello, Ada!"', 'only the value: the top-level echo did not run');
+  const bad = turn(['run', 'examples/hello.tn', '--call', 'greet', '--args', '{"name": 3}']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^examples\/hello\.tn:4:18: the argument `name` of greet is not a Str/);
+  assert.equal(bad.stdout, '');
+  const stray = turn(['run', 'examples/hello.tn', '--args', '{}']);
+  assert.equal(stray.code, 64);
+});
