@@ -9,6 +9,7 @@ import { prepareCall, type PreparedCall } from './call.js';
 export { playableFunctions, type PlayableFunction, type PlayableParam } from './functions.js';
 export { prepareCall, PlaygroundError, MAX_ARGUMENT_BYTES, type PreparedCall } from './call.js';
 export { inferViews, type InferView, type AttemptView, type ChatMessage } from './view.js';
+export { ReplyRecording, REPLAYED_META } from './replay.js';
 
 export interface FunctionCallOptions extends RunOptions {
   file: string;

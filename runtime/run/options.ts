@@ -10,6 +10,7 @@ import type { ChildPlacement } from '../ports/placement.js';
 import type { ToolRequest } from '../ports/host.js';
 import type { ElicitationAnswer, ElicitationQuestion } from '../mcp/elicitation.js';
 import type { TelemetryOptions } from '../telemetry/config.js';
+import type { InferReply, InferRequest } from '../infer/types.js';
 
 /** What a run may do beyond computing (docs/authority.md). Nothing is granted unless given. */
 export interface AuthorityOptions {
@@ -102,6 +103,11 @@ export interface RunOptions {
    * journal held but had not marked shown (journaled first, so a kill after the line cannot lose it)
    */
   onNote?(text: string): void;
+  /**
+   * the playground's recording (re-run on save, runtime/playground/replay.ts): a reply for a request
+   * it has seen unchanged, given without calling the model; undefined asks the model
+   */
+  replayReply?(request: InferRequest): InferReply | undefined;
   /** each run event, secrets redacted */
   onEvent?(event: RunEvent): void;
   /** also write the events as JSON lines: `-` for standard error, else a file */

@@ -145,3 +145,32 @@ test('turn run FILE --call NAME --args JSON prints the value; a wrong argument i
   const stray = turn(['run', 'examples/hello.tn', '--args', '{}']);
   assert.equal(stray.code, 64);
 });
+
+test('re-run with the last run\'s recording: an unchanged request is answered from it, a changed one asks the model', async () => {
+  const { ReplyRecording } = await import('../../runtime/index.js');
+  const { dir, file } = fixture(`let rate = turn(item: Str) -> Num {
+    let scale = infer Num { "Pick a scale"; };
+    let score = infer Num { "Rate " + item; };
+    return scale * 100 + score;
+};
+`);
+  const script = (name: string, replies: unknown[]): string => {
+    const f = path.join(dir, name);
+    fs.writeFileSync(f, JSON.stringify({ replies }));
+    return `script:${f}`;
+  };
+  const first = await callFunction({ file, cwd: dir, model: script('a.json', [{ value: 1 }, { value: 2 }]), name: 'rate', args: { item: 'tea' }, onOutput: () => {} });
+  assert.equal(first.result.kind === 'done' ? first.result.json : null, 102);
+  const recording = ReplyRecording.fromEvents(first.events);
+  assert.equal(recording.size, 2);
+  // the second prompt changed (coffee): only it reaches the model, which now says 7 to anything
+  const model = script('b.json', [{ value: 7, repeat: true }]);
+  const second = await callFunction({ file, cwd: dir, model, name: 'rate', args: { item: 'coffee' }, replayReply: (r) => recording.reply(r), onOutput: () => {} });
+  assert.equal(second.result.kind === 'done' ? second.result.json : null, 107);
+  assert.equal(recording.replayed, 1);
+  const replayedReplies = second.events.filter((e) => e.kind === 'infer.reply' && e.meta?.replayedFromRecording === true);
+  assert.equal(replayedReplies.length, 1);
+  // without the recording both are asked
+  const third = await callFunction({ file, cwd: dir, model, name: 'rate', args: { item: 'tea' }, onOutput: () => {} });
+  assert.equal(third.result.kind === 'done' ? third.result.json : null, 707);
+});
