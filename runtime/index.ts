@@ -36,6 +36,7 @@ export { readSourceText, decodeSource, loadProgram, InputError, MAX_SOURCE_BYTES
 export * from './run/index.js';
 export { isEvent, type RunEvent, type RunEventBody, type RunEventKind, type PromptView } from './events/index.js';
 export type { ValidationIssue } from './infer/types.js';
+export { validateValue, formatIssue } from './infer/validate.js';
 export type { ConfidenceInfo } from './infer/confidence.js';
 export { calibrate, type CalibrateOptions, type CalibrationReport, type SourceReport, type CaseResult } from './calibration/run.js';
 export { DatasetError } from './calibration/dataset.js';
@@ -58,6 +59,7 @@ export { settleUnknown, blockingUnknowns, currentHash, getRun, ResumeRefused, ty
 export { inspectRun, journalGrant, type RunInspection } from './durable/inspect.js';
 export { bytesJson, storeMessage } from './durable/index.js';
 export { stateAtStep, MemoryRunStore, type StepState } from './durable/travel.js';
+export { inferSchemas } from './durable/step-schemas.js';
 export { forkRun, forkable, stepValue, ForkRefused, EDITED_CONFIDENCE, type ForkEdit, type ForkOptions, type Forked } from './durable/fork.js';
 
 // ---- Testing agent programs (docs/testing.md)
