@@ -81,3 +81,25 @@ export function playableFunctions(program: Program, file: SourceFile): PlayableF
   }
   return [...byName.values()].sort((a, b) => a.span.start - b.span.start);
 }
+
+/**
+ * The arguments of `fn` as one JSON Schema (the input form's): an object of its parameters by
+ * name, each not `T?` required, no other property; each parameter's `$defs` gathered at the root,
+ * where their `$ref`s point.
+ */
+export function argumentsSchema(fn: PlayableFunction): JsonSchema {
+  const defs: Record<string, unknown> = {};
+  const properties: Record<string, unknown> = {};
+  for (const p of fn.params) {
+    const { $schema: _dialect, $defs, ...body } = p.schema;
+    Object.assign(defs, $defs as Record<string, unknown> | undefined);
+    properties[p.name] = body;
+  }
+  return {
+    type: 'object',
+    properties,
+    required: fn.params.filter((p) => !p.optional && p.type !== undefined).map((p) => p.name),
+    additionalProperties: false,
+    ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}),
+  };
+}

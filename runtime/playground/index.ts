@@ -6,7 +6,7 @@ import { startRun, type Run, type RunResult } from '../run/run.js';
 import type { RunOptions } from '../run/options.js';
 import { prepareCall, type PreparedCall } from './call.js';
 
-export { playableFunctions, type PlayableFunction, type PlayableParam } from './functions.js';
+export { playableFunctions, argumentsSchema, type PlayableFunction, type PlayableParam } from './functions.js';
 export { prepareCall, PlaygroundError, MAX_ARGUMENT_BYTES, type PreparedCall } from './call.js';
 export { inferViews, type InferView, type AttemptView, type ChatMessage } from './view.js';
 export { ReplyRecording, REPLAYED_META } from './replay.js';
