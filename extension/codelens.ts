@@ -1,6 +1,6 @@
 // "Run" and "Debug" above each top-level `turn { ... }` entry block, and at the top of a file whose
-// entry is far down (entries.ts, lensPlaces); "Run" (in the playground) above each top-level
-// function and each test case (playground/targets.ts).
+// entry is far down (entries.ts, lensPlaces); "Playground" above each top-level function and each
+// test case, which runs it alone (playground/targets.ts, playground/panel.ts).
 import * as vscode from 'vscode';
 import { findEntryBlocks, lensPlaces } from './entries.js';
 import { playTargets } from './playground/targets.js';
@@ -34,7 +34,8 @@ export class EntryCodeLensProvider implements vscode.CodeLensProvider {
       const what = target.kind === 'function' ? `${target.name}(${target.fn.params.map((p) => p.name).join(', ')})` : `the test "${target.name}"`;
       lenses.push(
         new vscode.CodeLens(new vscode.Range(at, at), {
-          title: target.kind === 'function' ? `$(beaker) Run ${target.name}` : '$(beaker) Run test',
+          // not "Run": that lens runs the whole file (and e2e steps and people look for it by that word)
+          title: '$(beaker) Playground',
           tooltip: `Run ${what} in the Turn playground: inputs, the messages as sent, the raw reply, the value, tokens and time`,
           command: PLAYGROUND_RUN_COMMAND,
           arguments: [document.uri, target.kind, target.name],
