@@ -24,6 +24,8 @@ export class Playground {
   /** the arguments last run, by file and function: the form starts from them */
   private readonly lastArgs = new Map<string, string>();
   private recording: ReplyRecording | undefined;
+  /** the model the recording's replies came from: another model's are never replayed */
+  private recordingModel: string | undefined;
   private running: AbortController | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -127,9 +129,12 @@ export class Playground {
     this.post({ type: 'running' });
     try {
       const text = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === this.file)?.getText();
-      const { view, recording } = await play({ file: this.file, target, args, ...(text !== undefined ? { text } : {}), options: this.optionsFor(this.file), ...(this.recording ? { recording: this.recording } : {}), signal: controller.signal });
+      const options = this.optionsFor(this.file);
+      if (options.model !== this.recordingModel) this.recording = undefined;
+      const { view, recording } = await play({ file: this.file, target, args, ...(text !== undefined ? { text } : {}), options, ...(this.recording ? { recording: this.recording } : {}), signal: controller.signal });
       if (this.running !== controller) return; // a newer run replaced this one
       this.recording = recording;
+      this.recordingModel = options.model;
       this.post({ type: 'result', view });
     } catch (e) {
       if (this.running !== controller) return;
