@@ -80,7 +80,7 @@ describe('the playground in code-server: lens, form inputs, side-by-side result'
     await lens.click();
     play = await playgroundFrame(page);
     assert.match(await play.locator('.play-target').innerText(), /triage\(ticket: Str, customer: Str\?\) -> Triage/);
-    const ticket = play.locator('input.form-input[data-path="/ticket"]');
+    const ticket = play.locator('.form-input[data-path="/ticket"]');
     await ticket.waitFor({ timeout: 10_000 });
     await ticket.fill('I was charged twice this month.');
     // The workspace setting may reach the extension host a moment after the file was written: run
@@ -110,7 +110,7 @@ describe('the playground in code-server: lens, form inputs, side-by-side result'
 
   step('Re-run on save: a save that leaves the prompt unchanged runs again from the recording', async () => {
     const { page } = s;
-    await play.locator('input.form-input[data-path="/ticket"]').fill('I was charged twice this month.');
+    await play.locator('.form-input[data-path="/ticket"]').fill('I was charged twice this month.');
     await play.locator('button.play-run').click();
     await play.locator('.play-summary').waitFor({ timeout: 60_000 });
     await play.locator('input.play-rerun').check();

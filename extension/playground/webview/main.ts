@@ -109,8 +109,8 @@ function showResult(view: PlayResultView): void {
   runButton.disabled = false;
   const summary = h(
     'div',
-    { class: `play-summary status-${view.status}` },
-    h('h2', {}, view.status === 'done' ? 'Value' : `Run ${view.status}`),
+    { class: 'play-summary', 'data-status': view.status },
+    h('h2', { class: `status-${view.status}` }, view.status === 'done' ? 'Value' : `Run ${view.status}`),
     view.value !== undefined ? pre(view.value, 'play-value') : null,
     view.error !== undefined ? pre(view.error, 'play-error error') : null,
     h(
