@@ -6,7 +6,7 @@
 // checked again by the runtime against the parameters' types.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { argumentsSchema, type ReplyRecording } from '../../runtime/index.js';
+import { argumentsSchema, InputError, inputsFromTests, readSourceText, TEST_FILE_SUFFIX, type PlayableFunction, type ReplyRecording } from '../../runtime/index.js';
 import { nonce, panelHtml } from '../panel/html.js';
 import { readRunSettings, runOptionsFromSettings } from '../settings.js';
 import type { TurnVault } from '../vault/vault.js';
@@ -85,12 +85,30 @@ export class Playground {
       schema: found.kind === 'function' ? argumentsSchema(found.fn) : null,
       ...(found.kind === 'function' && found.fn.returns ? { returns: found.fn.returns } : {}),
       args: this.lastArgs.get(this.argsKey()) ?? '',
+      fromTests: found.kind === 'function' ? await this.fromTests(uri.fsPath, found.fn) : [],
       rerunOnSave: this.rerunOnSave,
     };
     if (this.ready) this.post(message);
     else this.pendingTarget = message;
     // a test takes no inputs: it runs at once
     if (target.kind === 'test') void this.run('{}');
+  }
+
+  /** The inputs the function's test cases call it with: in this file when it is a test file, and in its `NAME_test.tn` beside it. */
+  private async fromTests(file: string, fn: PlayableFunction): Promise<{ label: string; args: string }[]> {
+    const files = file.endsWith(TEST_FILE_SUFFIX) ? [file] : [file.replace(/\.tn$/, '') + TEST_FILE_SUFFIX];
+    const out: { label: string; args: string }[] = [];
+    for (const f of files) {
+      let text: string;
+      try {
+        text = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === f)?.getText() ?? readSourceText(f);
+      } catch (e) {
+        if (e instanceof InputError) continue; // no test file: nothing to offer
+        throw e;
+      }
+      for (const t of await inputsFromTests(fn.name, fn.params, f, text)) out.push({ label: `${t.test} (${path.basename(f)}:${t.line})`, args: JSON.stringify(t.args) });
+    }
+    return out;
   }
 
   private onMessage(m: unknown): void {

@@ -48,6 +48,8 @@ export type PlayHostMessage =
       returns?: string;
       /** the arguments to start from (the last ones used, else an example from the types) */
       args: string;
+      /** inputs taken from the literal calls of the function in its test file's cases */
+      fromTests: { label: string; args: string }[];
       rerunOnSave: boolean;
     }
   | { type: 'running' }

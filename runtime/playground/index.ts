@@ -10,6 +10,7 @@ export { playableFunctions, argumentsSchema, type PlayableFunction, type Playabl
 export { prepareCall, PlaygroundError, MAX_ARGUMENT_BYTES, type PreparedCall } from './call.js';
 export { inferViews, type InferView, type AttemptView, type ChatMessage } from './view.js';
 export { ReplyRecording, REPLAYED_META } from './replay.js';
+export { inputsFromTests, MAX_TEST_INPUTS, type TestInputs } from './from-tests.js';
 
 export interface FunctionCallOptions extends RunOptions {
   file: string;

@@ -174,3 +174,35 @@ test('re-run with the last run\'s recording: an unchanged request is answered fr
   const third = await callFunction({ file, cwd: dir, model, name: 'rate', args: { item: 'tea' }, onOutput: () => {} });
   assert.equal(third.result.kind === 'done' ? third.result.json : null, 707);
 });
+
+test('inputs from a test: the literal calls of the function in test cases, by parameter name; others are not offered', async () => {
+  const { inputsFromTests } = await import('../../runtime/index.js');
+  const params = [
+    { name: 't', schema: {}, optional: false, line: 1, column: 1 },
+    { name: 'n', schema: {}, optional: false, line: 1, column: 1 },
+  ];
+  const text = `let lib = use "./p";
+let outside = lib.label({"title": "not in a test", "urgent": false}, 0);
+return {
+    "urgent tickets are marked": turn() {
+        call("assert_eq", lib.label({"title": "fire", "urgent": true, "tags": ["a", 1, null]}, 7), "#7 fire!");
+    },
+    "computed arguments are not offered": turn() {
+        let n = 3;
+        call("assert_eq", lib.label({"title": "x", "urgent": false}, n), "#3 x");
+        call("assert_eq", lib["label"]({"title": "y", "urgent": false}, 2), "#2 y");
+    },
+    "another function": turn() { call("assert_eq", lib.other(1, 2), 3); },
+};
+`;
+  const { dir } = fixture(PROGRAM + 'return {"label": label};\n');
+  const testFile = path.join(dir, 'p_test.tn');
+  fs.writeFileSync(testFile, text);
+  const found = await inputsFromTests('label', params, testFile, text);
+  assert.deepEqual(found, [
+    { test: 'urgent tickets are marked', line: 5, args: { t: { title: 'fire', urgent: true, tags: ['a', 1, null] }, n: 7 } },
+    { test: 'computed arguments are not offered', line: 10, args: { t: { title: 'y', urgent: false }, n: 2 } },
+  ]);
+  // a file that is no test file offers nothing
+  assert.deepEqual(await inputsFromTests('label', params, 'p_test.tn', 'let x = 1;\n'), []);
+});

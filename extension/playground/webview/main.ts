@@ -60,8 +60,29 @@ function showTarget(m: Extract<PlayHostMessage, { type: 'target' }>): void {
         value = undefined;
       }
     }
-    form = typedForm({ schema: m.schema, ...(value !== undefined ? { value } : {}), label: 'arguments' });
-    inputs.replaceChildren(h('h2', {}, 'Inputs'), form.el);
+    const schema = m.schema;
+    const slot = h('div', { class: 'play-form' });
+    const setForm = (v: unknown): void => {
+      form = typedForm({ schema, ...(v !== undefined ? { value: v } : {}), label: 'arguments' });
+      slot.replaceChildren(form.el);
+    };
+    setForm(value);
+    // inputs from a test: each literal call of the function in its test cases
+    let pick: HTMLElement | null = null;
+    if (m.fromTests.length > 0) {
+      const select = h('select', { class: 'play-from-test', 'aria-label': 'inputs from a test' }, h('option', { value: '' }, 'Inputs from a test…'), ...m.fromTests.map((t, i) => h('option', { value: String(i) }, t.label)));
+      select.addEventListener('change', () => {
+        const chosen = m.fromTests[Number(select.value)];
+        if (select.value === '' || !chosen) return;
+        try {
+          setForm(JSON.parse(chosen.args) as unknown);
+        } catch {
+          // the host made this JSON: it parses
+        }
+      });
+      pick = select;
+    }
+    inputs.replaceChildren(h('h2', {}, 'Inputs'), ...(pick ? [pick] : []), slot);
   }
   result.replaceChildren();
 }
