@@ -22,9 +22,15 @@ let triage = turn(ticket: Str, customer: Str?) -> Triage {
     return infer Triage { "Triage this ticket: " + ticket; };
 };
 
-turn {
-    call("echo", triage("The export button crashes.", null).category);
-}
+return {"triage": triage};
+`;
+
+const TESTS = `let lib = use "./play";
+return {
+    "a crash is a bug": turn() {
+        call("assert_eq", lib.triage("The export button crashes on large projects.", "ACME").category, "bug");
+    },
+};
 `;
 
 const REPLIES = {
@@ -63,7 +69,7 @@ describe('the playground in code-server: lens, form inputs, side-by-side result'
 
   const step = codeServerSuite('playground-', {
     start: async () => {
-      s = await startCodeServer({ files: { 'play.tn': PROGRAM, 'play.replies.json': JSON.stringify(REPLIES) } });
+      s = await startCodeServer({ files: { 'play.tn': PROGRAM, 'play_test.tn': TESTS, 'play.replies.json': JSON.stringify(REPLIES) } });
       model = `script:${join(s.workspace, 'play.replies.json')}`;
       const settings = join(s.workspace, '.vscode', 'settings.json');
       const current = JSON.parse(readFileSync(settings, 'utf8')) as Record<string, unknown>;
@@ -106,6 +112,15 @@ describe('the playground in code-server: lens, form inputs, side-by-side result'
     assert.match(await play.locator('.play-totals').innerText(), /1 model call · 290 tokens in, 26 out · \d+ ms/);
     assert.equal(await play.locator('.play-infer details.play-schema').count(), 1, 'the schema once per infer');
     await shot(play, 'playground');
+  });
+
+  step('inputs from a test: choosing the test\'s call fills the form with its arguments', async () => {
+    const pick = play.locator('select.play-from-test');
+    const options = await pick.locator('option').allTextContents();
+    assert.deepEqual(options.slice(1), ['a crash is a bug (play_test.tn:4)']);
+    await pick.selectOption({ index: 1 });
+    assert.equal(await play.locator('.form-input[data-path="/ticket"]').inputValue(), 'The export button crashes on large projects.');
+    assert.equal(await play.locator('.form-input[data-path="/customer"]').inputValue(), 'ACME');
   });
 
   step('Re-run on save: a save that leaves the prompt unchanged runs again from the recording', async () => {
