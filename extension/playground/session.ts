@@ -5,8 +5,9 @@
 // replays where its request is unchanged (re-run on save).
 import {
   startCall, formatDiagnostic, inferViews, PlaygroundError, REPLAYED_META, ReplyRecording, RunSetupError, startRun, testProgram, Uncertain,
-  type RunEvent, type RunOptions, type RunResult,
+  CassetteError, cassettePath, readCassette, type RunEvent, type RunOptions, type RunResult,
 } from '../../runtime/index.js';
+import * as path from 'node:path';
 import type { PlayParameters, PlayResultView, PlayTargetRef } from './protocol.js';
 
 export interface PlayRequest {
@@ -80,12 +81,38 @@ function refused(e: unknown, parameters: PlayParameters): PlayResultView | undef
     error = d ? formatDiagnostic(d.file, d.diagnostic) : e.message;
   }
   if (error === undefined) return undefined;
-  return { status: 'refused', error, output: [], infers: [], parameters, tokens: { input: 0, output: 0, cached: 0 }, durationMs: 0, replayed: 0 };
+  return { ...refusedView(parameters), error };
+}
+
+function refusedView(parameters: PlayParameters): PlayResultView {
+  return { status: 'refused', output: [], infers: [], parameters, tokens: { input: 0, output: 0, cached: 0 }, durationMs: 0, replayed: 0 };
+}
+
+/**
+ * A test case's program as `turn test` runs it (its wrapper) and, when its cassette holds a recording
+ * of it, the script model that answers from that recording (as `turn test` replays: a request the
+ * recording does not hold fails the test, as a stale recording does). Throws CassetteError.
+ */
+function testRun(file: string, name: string): { program: string; model?: string; recording?: string } {
+  const cassette = readCassette(cassettePath(file));
+  const exchanges = cassette?.cassette.tests[name]?.exchanges;
+  const prepared = testProgram(file, name, exchanges);
+  return { program: prepared.program, ...(prepared.model !== undefined && cassette ? { model: prepared.model, recording: cassette.file } : {}) };
 }
 
 /** Runs the request to its end. Returns the pane's view and this run's recording (for the next run). */
 export async function play(request: PlayRequest): Promise<{ view: PlayResultView; recording: ReplyRecording }> {
-  const parameters = parametersOf(request.options);
+  let test: ReturnType<typeof testRun> | undefined;
+  if (request.target.kind === 'test') {
+    try {
+      test = testRun(request.file, request.target.name);
+    } catch (e) {
+      if (!(e instanceof CassetteError)) throw e;
+      return { view: { ...refusedView(parametersOf(request.options)), error: e.message }, recording: request.recording ?? new ReplyRecording() };
+    }
+  }
+  // a recorded test answers from its recording, whatever the settings' model
+  const parameters = parametersOf(test?.model !== undefined ? { ...request.options, model: `the test's recording in ${path.basename(test.recording ?? '')}` } : request.options);
   const output: string[] = [];
   const events: RunEvent[] = [];
   const recording = request.recording;
@@ -101,9 +128,9 @@ export async function play(request: PlayRequest): Promise<{ view: PlayResultView
   let result: RunResult;
   try {
     const run =
-      request.target.kind === 'function'
+      test === undefined
         ? (await startCall({ ...options, file: request.file, name: request.target.name, args: request.args, ...(request.text !== undefined ? { text: request.text } : {}) })).run
-        : await startRun({ ...options, file: testProgram(request.file, request.target.name).program });
+        : await startRun({ ...options, file: test.program, ...(test.model !== undefined ? { model: test.model } : {}) });
     const stop = (): void => run.stop('a newer run replaced it');
     if (request.signal?.aborted) stop();
     request.signal?.addEventListener('abort', stop, { once: true });

@@ -110,3 +110,19 @@ test('the webview\'s messages are checked: anything else is ignored', () => {
   assert.ok(!isPlayWebviewMessage(null));
   assert.ok(!isPlayWebviewMessage({ type: 'eval', code: 'x' }));
 });
+
+test('a recorded test case answers from its cassette, as turn test replays it, whatever the settings\' model', async () => {
+  const file = path.resolve(__dirname, '../../examples/triage_agent_test.tn');
+  const { view } = await play({ file, target: { kind: 'test', name: 'each ticket lands in its category' }, args: '{}', options: { cwd: path.dirname(file), model: 'mock' } });
+  assert.equal(view.status, 'done', view.error);
+  assert.equal(view.parameters.model, "the test's recording in triage_agent_test.cassette.json");
+  assert.equal(view.infers.length, 3, 'one model call per ticket');
+  assert.ok(view.infers.every((i) => i.attempts.every((a) => a.raw !== undefined && a.messages.some((m) => m.role === 'user'))));
+  // a cassette that cannot be read is a refusal naming it, nothing runs
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-playground-'));
+  fs.writeFileSync(path.join(dir, 'x_test.tn'), 'return {"t": turn() { return 1; }};\n');
+  fs.writeFileSync(path.join(dir, 'x_test.cassette.json'), '{"turn_cassette": 99');
+  const bad = await play({ file: path.join(dir, 'x_test.tn'), target: { kind: 'test', name: 't' }, args: '{}', options: { cwd: dir, model: 'mock' } });
+  assert.equal(bad.view.status, 'refused');
+  assert.match(bad.view.error!, /x_test\.cassette\.json/);
+});
