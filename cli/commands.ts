@@ -106,7 +106,7 @@ export const COMMANDS = {
   run: command({
     name: 'run', args: 'FILE',
     summary: 'compile and run a Turn program; `call("echo", x)` prints a line; a durable run (--store, --durable) journals every nondeterministic step, and `suspend;` exits 0 with `suspended: RUN_ID` (docs/durability.md)',
-    sections: [['', { store: { ...STORE, help: 'a durable run: journal every nondeterministic step in the store in DIR' }, durable: { type: 'boolean', help: 'a durable run in the default store folder' }, watch: WATCH, prices: PRICES }], ['run options', RUN_OPTIONS]],
+    sections: [['', { store: { ...STORE, help: 'a durable run: journal every nondeterministic step in the store in DIR' }, durable: { type: 'boolean', help: 'a durable run in the default store folder' }, watch: WATCH, prices: PRICES, call: { type: 'string', arg: 'NAME', help: 'run only the top-level function NAME (its file\'s entry and top-level printing do not run) and print its value as JSON (docs/editor.md, Playground)' }, args: { type: 'string', arg: 'JSON', help: 'with --call: the arguments, a JSON object by parameter name or an array in order, checked against the parameters\' types' } }], ['run options', RUN_OPTIONS]],
   }),
   check: command({
     name: 'check', args: 'PATH...',

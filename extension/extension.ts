@@ -13,6 +13,7 @@ import { registerDebugger } from './debug/register.js';
 import { registerTestController } from './testing/controller.js';
 import { registerRunsView } from './runs/view.js';
 import { sharedStores } from './runs/shared-store.js';
+import { registerPlayground } from './playground/panel.js';
 
 let client: LanguageClient | undefined;
 
@@ -51,6 +52,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   const vault = new TurnVault(context);
   context.subscriptions.push(...registerVaultCommands(vault), ...registerRunPanel(context, vault), ...registerDebugger(vault));
+  context.subscriptions.push(...registerPlayground(context, vault));
   context.subscriptions.push(...registerTestController());
   context.subscriptions.push(...registerRunsView(sharedStores, () => RunPanel.show(context, vault)), { dispose: () => sharedStores.closeAll() });
 

@@ -88,16 +88,20 @@ export interface LoadedProgram {
  * Loads the entry file and, transitively, every module it uses; each file is read and checked once.
  * A file's modules are checked before it (modules.ts), so its calls into them are typed; the
  * standard modules and the modules generated from absorbed schemas are checked as files of their own.
+ * `entryText`, when given, is the entry's source instead of what the file holds (its path still
+ * names it in messages and resolves its relative `use`s).
  */
-export async function loadProgram(entryFile: string, schemaFetching: SchemaFetching = {}): Promise<LoadedProgram> {
+export async function loadProgram(entryFile: string, schemaFetching: SchemaFetching = {}, entryText?: string): Promise<LoadedProgram> {
   const entryPath = path.resolve(entryFile);
+  if (entryText !== undefined && Buffer.byteLength(entryText) > MAX_SOURCE_BYTES) throw new InputError(`${entryFile}: the program is too large (the limit is ${MAX_SOURCE_BYTES / 1048576} MiB)`);
   const shown = (abs: string) => (abs === entryPath ? entryFile : path.relative(process.cwd(), abs) || abs);
   const graph = new ModuleGraph(
     {
       read: async (abs) => {
         let text: string;
         try {
-          text = readSourceText(shown(abs));
+          // the entry's text as given (the playground's synthetic entry, runtime/playground/), else the file's
+          text = abs === entryPath && entryText !== undefined ? entryText : readSourceText(shown(abs));
         } catch (e) {
           // the entry's own problem stops the load; a module's is reported at its `use`
           if (e instanceof InputError && abs !== entryPath) return { ok: false, message: e.message };

@@ -182,8 +182,11 @@ await Promise.all([
   }),
   // the answer webview: a question a person answers through a typed form (extension/forms/)
   build({ ...common, platform: 'browser', target: 'es2022', format: 'iife', external: [], entryPoints: ['extension/forms/webview/answer-main.ts'], outfile: 'dist/webview/answer.js' }),
+  // the playground's webview (docs/editor.md, Playground)
+  build({ ...common, platform: 'browser', target: 'es2022', format: 'iife', external: [], entryPoints: ['extension/playground/webview/main.ts'], outfile: 'dist/webview/playground.js' }),
 ]);
 copyFileSync('extension/panel/webview/panel.css', 'dist/webview/panel.css');
+copyFileSync('extension/playground/webview/playground.css', 'dist/webview/playground.css');
 writeEsmWrapper();
 // bin/code-cache.js reads an ASCII bundle as latin1, three times faster than UTF-8 decoding; esbuild
 // escapes non-ASCII in strings but not in regular expression literals, so one there is said here

@@ -452,7 +452,12 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     MODEL_TOKENS,
   );
   // an infer's `with { consistency: k }` over the run's --consistency
-  const ask = selfConsistent((request, io) => budgeted(request, io), (request) => request.options?.consistency ?? consistency);
+  // a reply the playground recorded for this very request (re-run on save) answers it without a model call, outside the budgets
+  const replayed = options.replayReply;
+  const ask = selfConsistent((request, io) => {
+    const again = replayed?.(request);
+    return again !== undefined ? Promise.resolve(again) : budgeted(request, io);
+  }, (request) => request.options?.consistency ?? consistency);
   const sinks: ((e: RunEvent) => void)[] = [];
   if (options.onEvent) sinks.push(options.onEvent);
   if (trace) sinks.push(trace.sink);

@@ -10,6 +10,7 @@ import type { ChildPlacement } from '../ports/placement.js';
 import type { ToolRequest } from '../ports/host.js';
 import type { ElicitationAnswer, ElicitationQuestion } from '../mcp/elicitation.js';
 import type { TelemetryOptions } from '../telemetry/config.js';
+import type { InferReply, InferRequest } from '../infer/types.js';
 
 /** What a run may do beyond computing (docs/authority.md). Nothing is granted unless given. */
 export interface AuthorityOptions {
@@ -51,6 +52,8 @@ export interface EffectWait {
 export interface RunOptions {
   /** the program's entry file (a new run; a resume takes its sources from the store) */
   file?: string;
+  /** the entry's source text instead of the file's (the playground's synthetic entry); the file's path still names it and resolves its `use`s */
+  entryText?: string;
   /** where file effects resolve and the program runs (default: the process's cwd) */
   cwd?: string;
   /** the model spec (default: TURN_MODEL, else DEFAULT_MODEL) */
@@ -100,6 +103,11 @@ export interface RunOptions {
    * journal held but had not marked shown (journaled first, so a kill after the line cannot lose it)
    */
   onNote?(text: string): void;
+  /**
+   * the playground's recording (re-run on save, runtime/playground/replay.ts): a reply for a request
+   * it has seen unchanged, given without calling the model; undefined asks the model
+   */
+  replayReply?(request: InferRequest): InferReply | undefined;
   /** each run event, secrets redacted */
   onEvent?(event: RunEvent): void;
   /** also write the events as JSON lines: `-` for standard error, else a file */

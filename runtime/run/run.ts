@@ -345,7 +345,7 @@ export interface CompiledProgram extends FreshCode {
 }
 
 /** Loads and checks a program (URL schema specs fetched when not cached). Throws RunSetupError. */
-export async function compileProgram(file: string, options: Pick<RunOptions, 'fetchSchemas' | 'refreshSchemas' | 'authority'> = {}): Promise<CompiledProgram> {
+export async function compileProgram(file: string, options: Pick<RunOptions, 'fetchSchemas' | 'refreshSchemas' | 'authority' | 'entryText'> = {}): Promise<CompiledProgram> {
   let loaded;
   try {
     // fetchSchemas false (`--offline`) beats a refresh: no URL is fetched at compile time
@@ -355,7 +355,7 @@ export async function compileProgram(file: string, options: Pick<RunOptions, 'fe
       // a stdio MCP server is launched to list its tools only under the run's --allow-run
       launch: options.fetchSchemas === false ? false : (options.authority?.allowRun ?? false),
       ...(options.authority?.allowEnv ? { allowEnv: options.authority.allowEnv } : {}),
-    });
+    }, options.entryText);
   } catch (e) {
     if (e instanceof InputError) throw new RunSetupError('input', e.message);
     throw e;
