@@ -69,6 +69,25 @@ export function checkCall(call: ToolCallRequest, offers: ReadonlyMap<string, Too
   return { ok: true, offer, args: args as Record<string, unknown> };
 }
 
+/** The most characters of a call's id or tool name kept (a model may send anything there). */
+const MAX_CALL_FIELD = 256;
+
+/**
+ * A call as the loop keeps it (in its round, the journal, the next request, the events): its id and
+ * name bounded, and arguments too deep or too big to send back replaced by a short note, so that a
+ * hostile call costs the same as a refused one from then on.
+ */
+export function keptCall(call: ToolCallRequest): ToolCallRequest {
+  const id = String(call.id ?? '').slice(0, MAX_CALL_FIELD);
+  const name = String(call.name ?? '').slice(0, MAX_CALL_FIELD);
+  if (call.argumentsText !== undefined) return { id, name, arguments: null, argumentsText: bounded(call.argumentsText, 1024) };
+  const args = call.arguments ?? {};
+  if (nestedDeeperThan(args, MAX_TOOL_ARGUMENT_DEPTH)) return { id, name, arguments: null, argumentsText: `(arguments nested more than ${MAX_TOOL_ARGUMENT_DEPTH} levels: not kept)` };
+  const bytes = JSON.stringify(args).length;
+  if (bytes > MAX_TOOL_ARGUMENT_BYTES) return { id, name, arguments: null, argumentsText: `(arguments of ${bytes} bytes: not kept)` };
+  return id === call.id && name === call.name ? call : { ...call, id, name };
+}
+
 /** A value's JSON text for the model, at most MAX_TOOL_RESULT_BYTES (cut with a note). The text is data, never a grant. */
 export function resultText(json: unknown, limit = MAX_TOOL_RESULT_BYTES): string {
   const text = typeof json === 'string' ? json : (JSON.stringify(json) ?? 'null');

@@ -5,6 +5,8 @@
 //                    "usage"?: {"input": N, "output": N}, "repeat"?: true, "sample"?: N }, .. ] }
 // or, for an infer that offers tools (native tool calls), an entry that calls them instead of answering:
 //   { "tool_calls": [ { "name": TOOL, "arguments"?: {..}, "arguments_text"?: RAW, "id"?: ID }, .. ], "text"?: RAW }
+// and `"round": N` answers only the ask after N rounds of tool calls (so a resumed run that replays
+// its first rounds gets the entry of the round it is at).
 // Each request takes the first entry, in file order, that is not used up and whose `match` (a
 // regular expression tested against the prompt, on RE2) and `type` (the infer's type name) fit; entries
 // without them are therefore taken in order. An entry is used up by the request it answers
@@ -29,6 +31,8 @@ interface Entry {
   repeat?: boolean;
   sample?: number;
   tool_calls?: { name: string; arguments?: unknown; arguments_text?: string; id?: string }[];
+  /** answers only the request after this many rounds of tool calls (0: the first ask) */
+  round?: number;
 }
 
 const ENTRY_SCHEMA = {
@@ -62,6 +66,7 @@ const ENTRY_SCHEMA = {
     },
     repeat: { type: 'boolean' },
     sample: { type: 'integer', minimum: 1 },
+    round: { type: 'integer', minimum: 0 },
     tool_calls: {
       type: 'array',
       items: {
@@ -156,6 +161,7 @@ export function scriptProvider(file: string, text: string): LocalProvider {
           !used[k] &&
           (e.type === undefined || e.type === request.typeName) &&
           (e.sample === undefined || e.sample === (request.sample ?? 1)) &&
+          (e.round === undefined || e.round === (request.toolRounds?.length ?? 0)) &&
           (patterns[k] === null || patterns[k].test(request.prompt)),
       );
       if (i < 0) {

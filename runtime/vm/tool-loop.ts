@@ -12,7 +12,7 @@ import type { EventLog } from '../events/index.js';
 import type { InferCall, InferToolsOutcome } from '../infer/driver.js';
 import { fromReply } from '../infer/reply-value.js';
 import type { JsonSchema } from '../infer/schema.js';
-import { bounded, checkCall, checkOffers, resultText, schemaProblem, ToolOfferError } from '../infer/tools.js';
+import { bounded, checkCall, checkOffers, keptCall, resultText, schemaProblem, ToolOfferError } from '../infer/tools.js';
 import type { ToolCallRequest, ToolOffer, ToolResult, ToolRound } from '../infer/types.js';
 import type { PendingEffect } from '../ports/effect.js';
 import { ClosureVal, containsIdentity, render, toJson, unwrap, type Value } from '../values/index.js';
@@ -105,19 +105,21 @@ export class ToolLoops {
   round(p: Process, effect: PendingEffect, outcome: InferToolsOutcome, inferId: string): void {
     const loop = this.loops.get(p.id);
     if (!loop) throw new Error(`process #${p.id} has no tool loop`);
-    const calls = outcome.calls;
+    // checked as the model sent them, kept bounded (keptCall) for the rounds, the journal and the events
+    const sent = outcome.calls;
+    const calls = sent.map(keptCall);
     const current: NonNullable<ToolLoop['current']> = { ...(outcome.text ? { text: outcome.text } : {}), calls, results: new Array<ToolResult | undefined>(calls.length).fill(undefined), running: 0 };
     loop.current = current;
     loop.inferId = inferId;
     p.effect = effect; // the process still waits on this infer (a snapshot is refused, a cancel reaches it)
     const offers = new Map([...loop.set.byName].map(([n, e]) => [n, e.offer]));
     calls.forEach((call, index) => {
-      const checked = checkCall(call, offers);
+      const checked = checkCall(sent[index], offers);
       const emitStart = (child: number | null) =>
-        this.vm.events.emit({ kind: 'infer.tool', id: inferId, pid: p.id, call: call.id, name: String(call.name).slice(0, 80), state: 'start', child, arguments: call.argumentsText !== undefined ? bounded(call.argumentsText, 1024) : call.arguments });
+        this.vm.events.emit({ kind: 'infer.tool', id: inferId, pid: p.id, call: call.id, name: String(call.name).slice(0, 80), state: 'start', child, arguments: call.argumentsText ?? bounded(JSON.stringify(call.arguments), 1024) });
       if (!checked.ok) {
         emitStart(null);
-        this.settle(p, loop, index, checked.result, inferId, null);
+        this.settle(p, loop, index, { ...checked.result, id: call.id, name: call.name }, inferId, null);
         return;
       }
       const entry = loop.set.byName.get(checked.offer.name)!;
