@@ -62,6 +62,13 @@ export function expectation(spec: InferOptionSpec): string {
   return spec.max !== undefined ? `${kind} from ${spec.min} to ${spec.max}` : `${kind} >= ${spec.min}`;
 }
 
+/** What option `name` takes and does, in words (hover, completion); undefined for a name that is no option. */
+export function optionHelp(name: string): { expectation: string; doc: string } | undefined {
+  if (name === TOOLS_OPTION) return { expectation: 'a List of functions', doc: TOOLS_OPTION_DOC };
+  const spec = Object.hasOwn(INFER_OPTIONS, name) ? INFER_OPTIONS[name] : undefined;
+  return spec ? { expectation: expectation(spec), doc: spec.doc } : undefined;
+}
+
 /** Why `value` cannot be option `name`, or undefined when it can. */
 export function optionProblem(name: string, value: unknown): string | undefined {
   if (name === TOOLS_OPTION) return Array.isArray(value) ? undefined : `infer option tools needs a List of functions, got ${describe(value)}`;

@@ -132,9 +132,9 @@ test('openai tools: Turn sends what the SDK sends (tools, tool_calls, tool resul
   assert.deepEqual(rounds[0].calls.map((c) => [c.id, c.name, c.arguments]), [['call_a', 'add', { a: 2, b: 3 }], ['call_b', 'lookup', { word: 'sum' }]]);
   assert.deepEqual(rounds[0].results.map((x) => x.content), ['5', 'found sum']);
 
-  const first = await client(f).chat.completions.create(sdkParams(r.requests[0], false));
+  const first = (await client(f).chat.completions.create(sdkParams(r.requests[0], false))) as OpenAI.Chat.ChatCompletion;
   assert.deepEqual(first.choices[0].message.tool_calls, CALLS, 'the SDK reads the same calls');
-  const second = await client(f).chat.completions.create(sdkParams(r.requests[1], false));
+  const second = (await client(f).chat.completions.create(sdkParams(r.requests[1], false))) as OpenAI.Chat.ChatCompletion;
   assert.equal(second.choices[0].message.content, FINAL);
 
   const [turn1, turn2, sdk1, sdk2] = f.received;
