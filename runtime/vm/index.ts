@@ -24,7 +24,7 @@ import { TOOLS, toolArgs, type ToolEnv } from './tools.js';
 import { EFFECT_TOOL_NAMES, PURE_STD_TOOLS, effectCategory, refuseHandleData, toHostArg } from './host-tools.js';
 import { DEFAULT_MAX_ALLOC, PROCESS_COST, closureCost, copiedCost, listCost, mapCost, plainCost, textCost } from './alloc.js';
 import {
-  BLOCK, PROCESS_TOOLS, ProcessFailed, SCOPE_POLICIES, abandonScopes, cancelledValue, gatheredValue, innermostScope,
+  BLOCK, PROCESS_TOOLS, ProcessFailed, requestCancel, SCOPE_POLICIES, abandonScopes, cancelledValue, gatheredValue, innermostScope,
   inspect, millisArg, openScope, scopeResult, spawnedEvent, timedWait, type ProcessInfo,
 } from './actors.js';
 import {
@@ -376,6 +376,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
 
   /** Raises `Cancelled` in `p` at this safe point (between slices), so a `catch` can clean up. */
   private deliverCancel(p: Process): void {
+    this.abandonToolCalls(p);
     p.cancel = 'delivered';
     p.waiting = null;
     p.deadline = null;
@@ -652,6 +653,15 @@ export class VM implements LifecycleRuntime, AgentRuntime {
   private finish(p: Process, st: number): void {
     finishProcess(this, p, st);
     if (this.toolLoops.runsCall(p)) this.toolLoops.callEnded(p, (pid) => this.procs.get(pid));
+    this.abandonToolCalls(p);
+  }
+
+  /** An inferring process that stopped waiting on its tool calls (cancelled, failed, ended): they stop too. */
+  private abandonToolCalls(p: Process): void {
+    for (const id of this.toolLoops.abandoned(p)) {
+      const q = this.procs.get(id);
+      if (q !== undefined && !q.finished) requestCancel(this, q, `cancelled: the infer of #${p.id} that called it stopped waiting`);
+    }
   }
 
   /** A tool call of an infer's tool loop starts as a child of the inferring process (tool-loop.ts). */

@@ -86,8 +86,8 @@ export interface ToolLoopVM {
 export class ToolLoops {
   /** by inferring pid */
   private readonly loops = new Map<number, ToolLoop>();
-  /** a running call's child pid → its inferring pid and its place in the round */
-  private readonly calls = new Map<number, { parent: number; index: number }>();
+  /** a running call's child pid → its inferring pid, its loop and round (a later infer of the same process has others), its place in the round */
+  private readonly calls = new Map<number, { parent: number; loop: ToolLoop; round: NonNullable<ToolLoop['current']>; index: number }>();
 
   constructor(private readonly vm: ToolLoopVM) {}
 
@@ -96,9 +96,22 @@ export class ToolLoops {
     this.loops.set(p.id, { set, effect, rounds: [], inferId: '', current: null });
   }
 
-  /** The infer of `p` ended (a value, an error, a cancellation): its loop is let go. */
+  /** The infer of `p` ended (a value, an error): its loop is let go. */
   end(p: Process): void {
     this.loops.delete(p.id);
+  }
+
+  /**
+   * `p` ended (done, failed, cancelled) with a round of calls still running: they are cancelled
+   * (nobody waits for their results) and its loop is let go. Returns the pids to cancel.
+   */
+  abandoned(p: Process): number[] {
+    const loop = this.loops.get(p.id);
+    if (!loop) return [];
+    this.loops.delete(p.id);
+    const running: number[] = [];
+    for (const [child, at] of this.calls) if (at.loop === loop) running.push(child);
+    return running;
   }
 
   /** A model round of `p` asked for `outcome.calls`: each runs (or is answered with an error) and the round waits for them. */
@@ -134,7 +147,7 @@ export class ToolLoops {
         return;
       }
       emitStart(child.id);
-      this.calls.set(child.id, { parent: p.id, index });
+      this.calls.set(child.id, { parent: p.id, loop, round: current, index });
       current.running++;
     });
     this.maybeNext(p, loop);
@@ -151,9 +164,9 @@ export class ToolLoops {
     if (!at) return;
     this.calls.delete(child.id);
     const p = parentOf(at.parent);
-    const loop = this.loops.get(at.parent);
-    // the inferring process was cancelled or failed meanwhile: nobody waits for this result
-    if (!p || !loop || !loop.current || p.effect === null) return;
+    const loop = at.loop;
+    // the inferring process was cancelled or failed meanwhile, or has gone on to another infer: nobody waits for this result
+    if (!p || this.loops.get(at.parent) !== loop || loop.current !== at.round || p.effect === null) return;
     const call = loop.current.calls[at.index];
     let result: ToolResult;
     if (child.status === DONE) {

@@ -208,3 +208,26 @@ test('the mock model calls each offered tool once with arguments from its schema
   assert.equal(r.lines.length, 1);
   assert.match(r.lines[0], /^add /);
 });
+
+test('an inferring process cancelled while its tool calls run takes them down; a later infer of it is not answered by their results', async () => {
+  const src = `
+struct Answer { total: Num };
+let me = call("self");
+let slow = turn() -> Str { send me, "running"; let m = receive; return "late"; };
+let asker = spawn turn() {
+  try { let r = infer Answer with { tools: [slow] } { "wait"; }; } catch (e) { call("echo", "asker: " + e.type); }
+  let again = infer Answer { "again"; };
+  call("echo", "again " + again.total);
+};
+let started = receive;
+call("cancel", asker);
+call("wait", asker);
+return "ok";`;
+  const r = await runWith(src, script([{ tool_calls: [{ name: 'slow', arguments: {} }] }, { value: { total: 9 } }]));
+  assert.equal(okJson(r), 'ok');
+  assert.deepEqual(r.lines, ['asker: Cancelled', 'again 9']);
+  const ran = r.events.find((e): e is Extract<RunEvent, { kind: 'infer.tool' }> => e.kind === 'infer.tool' && e.state === 'start')!;
+  const exit = r.events.find((e) => e.kind === 'process.exit' && e.pid === ran.child);
+  assert.deepEqual(exit && (exit as { status: string }).status, 'failed', 'the tool\'s process was cancelled');
+  assert.equal(r.requests.length, 2, 'the second infer asked once, answered by the model, not by the late tool');
+});
