@@ -5,7 +5,7 @@
 import { CompletionItemKind, InsertTextFormat, MarkupKind } from 'vscode-languageserver';
 import type { CompletionItem, CompletionList, CompletionParams } from 'vscode-languageserver';
 import { membersOf, visibleNames, type SymbolDef, type SymbolIndex } from '../runtime/index.js';
-import { BUILTIN_TYPE_NAMES, CHECK_DOCS, CHECK_NAMES, INFER_OPTIONS, INFER_OPTION_NAMES, inferOptionExpectation, typeToString } from '../runtime/index.js';
+import { BUILTIN_TYPE_NAMES, CHECK_DOCS, CHECK_NAMES, INFER_OPTION_NAMES, inferOptionHelp, typeToString } from '../runtime/index.js';
 import { declarationDocs } from './hover.js';
 import { memberSignature } from './modules.js';
 import { cursorContext, typeBeforeDot, type CursorContext } from './context.js';
@@ -242,12 +242,10 @@ const OPTION_NAME_DUE = /\binfer\b[^;{}]*\bwith\s*\{(?:[^{};]*,)?\s*$/;
 export const inferOptions: CompletionProvider = (ctx) => {
   const head = ctx.doc.text.slice(Math.max(0, ctx.wordStart - 4000), ctx.wordStart).replace(/\/\*[\s\S]*?\*\//g, '');
   if (!OPTION_NAME_DUE.test(head)) return undefined;
-  return INFER_OPTION_NAMES.map((name) => ({
-    label: name,
-    kind: CompletionItemKind.Property,
-    detail: `infer option: ${inferOptionExpectation(INFER_OPTIONS[name])}`,
-    documentation: { kind: MarkupKind.Markdown, value: INFER_OPTIONS[name].doc },
-  }));
+  return INFER_OPTION_NAMES.map((name) => {
+    const help = inferOptionHelp(name)!;
+    return { label: name, kind: CompletionItemKind.Property, detail: `infer option: ${help.expectation}`, documentation: { kind: MarkupKind.Markdown, value: help.doc } };
+  });
 };
 
 export const DEFAULT_PROVIDERS: readonly CompletionProvider[] = [

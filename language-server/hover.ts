@@ -4,7 +4,7 @@ import { MarkupKind } from 'vscode-languageserver';
 import type { Hover, HoverParams } from 'vscode-languageserver';
 import { describeSymbol, moduleRefAt, refAt, typeToString, type SymbolDef } from '../runtime/index.js';
 import { importedType, memberSignature, moduleShapeOf, wordAt } from './modules.js';
-import { typeToSchema, SchemaError, PREDICATE_KEYWORD, CHECK_DOCS, INFER_OPTIONS, INFER_OPTION_NAMES, inferOptionExpectation, type TypeEnv } from '../runtime/index.js';
+import { typeToSchema, SchemaError, PREDICATE_KEYWORD, CHECK_DOCS, INFER_OPTION_NAMES, inferOptionHelp, type TypeEnv } from '../runtime/index.js';
 import type { Ast as A } from '../runtime/index.js';
 import { walk } from '../runtime/index.js';
 import type { Analysis, TurnDocument } from './document.js';
@@ -55,9 +55,9 @@ export const inferOptionHover: HoverProvider = (_doc, analysis, offset) => {
   });
   if (!found) return undefined;
   const name = found.name.name;
-  const spec = Object.hasOwn(INFER_OPTIONS, name) ? INFER_OPTIONS[name] : undefined;
-  const value = spec
-    ? `(infer option) \`${name}\`: ${inferOptionExpectation(spec)}\n\n${spec.doc}`
+  const help = inferOptionHelp(name);
+  const value = help
+    ? `(infer option) \`${name}\`: ${help.expectation}\n\n${help.doc}`
     : `\`${name}\` is not an infer option; the options are ${INFER_OPTION_NAMES.map((n) => `\`${n}\``).join(', ')}`;
   return { contents: { kind: MarkupKind.Markdown, value }, range: spanToRange(analysis.file, found.name.span.start, found.name.span.end) };
 };

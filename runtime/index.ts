@@ -27,7 +27,7 @@ export { editDistance } from './check/spelling.js';
 export { HOST_TOOL_RESULTS } from './check/host-tools.js';
 export { typeToSchema, SchemaError, type TypeEnv, type JsonSchema } from './infer/schema.js';
 export { CHECK_NAMES, CHECK_DOCS, PREDICATE_KEYWORD } from './infer/checks.js';
-export { INFER_OPTIONS, INFER_OPTION_NAMES, expectation as inferOptionExpectation, optionsText as inferOptionsText } from './infer/options.js';
+export { INFER_OPTIONS, INFER_OPTION_NAMES, expectation as inferOptionExpectation, optionsText as inferOptionsText, optionHelp as inferOptionHelp } from './infer/options.js';
 export { PROTOCOLS as SCHEMA_PROTOCOLS } from './absorb/types.js';
 export { IDENTITY_KINDS } from './effects/identity.js';
 export { formatTree, formatSource, type FormatResult } from './format/index.js';

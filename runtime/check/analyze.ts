@@ -10,7 +10,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import { IDENTITY_KINDS, parseIdentity } from '../effects/identity.js';
 import { HANDLES_COMPARED } from '../values/index.js';
 import { suggest } from './spelling.js';
-import { expectation, INFER_OPTION_NAMES, INFER_OPTIONS, optionProblem } from '../infer/options.js';
+import { expectation, INFER_OPTION_NAMES, INFER_OPTIONS, optionProblem, TOOLS_OPTION } from '../infer/options.js';
 import { unsupportedInferType } from './infer-types.js';
 import { schemaKey } from './schemas.js';
 import { fieldCheckProblems } from './field-checks.js';
@@ -826,8 +826,14 @@ class Analyzer implements TypeResolver {
     const seen = new Set<string>();
     for (const o of e.options ?? []) {
       // evaluated in the enclosing scope, before the block
-      const t = this.expr(o.value, scope);
       const name = o.name.name;
+      if (name === TOOLS_OPTION) {
+        if (seen.has(name)) this.report(o.name.span, `the infer option \`${name}\` is given twice`, 'infer-option');
+        seen.add(name);
+        this.toolsOption(o.value, scope);
+        continue;
+      }
+      const t = this.expr(o.value, scope);
       const spec = Object.hasOwn(INFER_OPTIONS, name) ? INFER_OPTIONS[name] : undefined;
       if (!spec) {
         this.report(o.name.span, `unknown infer option \`${name}\`${suggest(name, INFER_OPTION_NAMES)}; the options are ${INFER_OPTION_NAMES.join(', ')}`, 'infer-option');
@@ -842,6 +848,22 @@ class Analyzer implements TypeResolver {
       } else if (!isAssignable(t, NUM)) {
         this.report(o.value.span, `infer option ${name} needs ${expectation(spec)}, got a value of type ${typeToString(t)}`, 'infer-option');
       }
+    }
+  }
+
+  /** `tools: [f, g]`: a List whose items can be functions (each item's own span for one that cannot). */
+  private toolsOption(value: A.Expr, scope: FunctionScope): void {
+    const notTool = (s: StaticType) => s.kind !== 'Closure' && s.kind !== 'Any';
+    if (value.kind === 'List') {
+      value.items.forEach((item, i) => {
+        const it = this.expr(item, scope);
+        if (notTool(it)) this.report(item.span, `infer option tools: item ${i + 1} is a ${typeToString(it)}, not a function the model could call`, 'infer-option');
+      });
+      return;
+    }
+    const t = this.expr(value, scope);
+    if (t.kind !== 'Any' && t.kind !== 'List') {
+      this.report(value.span, `infer option tools needs a List of functions, got a value of type ${typeToString(t)}`, 'infer-option');
     }
   }
 

@@ -1,4 +1,5 @@
 // The compiled form of a program: every unit's code as function prototypes with flat code arrays.
+import type { ToolSignature } from './tool-signature.js';
 import type { SourceFile } from '../syntax/source.js';
 import type { JsonSchema } from '../infer/schema.js';
 import type { LaunchMapSite } from '../check/launch-maps.js';
@@ -92,4 +93,6 @@ export interface Bundle {
    * the only ones a run launches. Derived from the sources, so not part of `version`.
    */
   launchMaps?: readonly LaunchMapSite[];
+  /** a closure prototype's signature as a tool a model may call (`infer T with { tools: [...] }`); derived from the sources, so not part of `version` */
+  toolSignature?: (proto: number) => ToolSignature | undefined;
 }

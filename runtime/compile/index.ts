@@ -12,6 +12,7 @@ import { Analyzer, inferScope, type FnInfo } from './analyze.js';
 import { walk } from '../syntax/walk.js';
 import { launchMapsIn, type LaunchMapSite } from '../check/launch-maps.js';
 import { Check, Cmp, Op } from './opcodes.js';
+import { toolSignature, type ToolSignature } from './tool-signature.js';
 import { SCOPE_POLICIES, type ScopePolicy } from '../syntax/ast.js';
 import type { Bundle, FunctionProto, ImplDesc, InferDesc, StructDesc, UpvalueDesc } from './bundle.js';
 
@@ -147,6 +148,8 @@ class Compiler {
   /** the last `let x = y + k` emitted as ADD_LC_ST: a loop test right after it fuses with it */
   private lastAddLC: { fs: FnState; pos: number } | null = null;
   private readonly schemaCache = new Map<string, object>();
+  /** each closure literal's prototype id → its node and unit: a tool's signature is made from them on first use (tool-signature.ts) */
+  readonly closureSites = new Map<number, { node: Closure; unit: number }>();
 
   constructor(
     private readonly units: SourceUnit[],
@@ -252,6 +255,7 @@ class Compiler {
       method,
       n.body.span.end - 1,
     );
+    this.closureSites.set(id, { node: n, unit: this.unitIndex });
     this.emit(n.span.start, Op.CLOSURE, id);
   }
 
@@ -842,6 +846,22 @@ export function localPath(p: string): string {
   return p.startsWith('std:') ? path.join(stdDirectory(), p.slice(4)) : p;
 }
 
+/** A closure's signature as a tool, made once per prototype on first use (not part of the hash: it is derived from the sources). */
+function toolSignatures(c: Compiler, units: SourceUnit[]): (proto: number) => ToolSignature | undefined {
+  const made = new Map<number, ToolSignature>();
+  const env = { struct: (n: string) => c.structs.get(n), alias: (n: string) => c.aliases.get(n) };
+  return (proto) => {
+    let sig = made.get(proto);
+    if (!sig) {
+      const site = c.closureSites.get(proto);
+      if (!site) return undefined;
+      sig = toolSignature(site.node, env, units[site.unit].file);
+      made.set(proto, sig);
+    }
+    return sig;
+  };
+}
+
 /** Compiles every unit; `entryPath` names the unit the program starts in. */
 export function compileBundle(units: SourceUnit[], entryPath: string): Bundle {
   const unitByPath = new Map<string, number>();
@@ -871,6 +891,7 @@ export function compileBundle(units: SourceUnit[], entryPath: string): Bundle {
     entry,
     functions: c.functions,
     structs,
+    toolSignature: toolSignatures(c, units),
     // found when a run first launches a stdio server, so a run without one never walks for them
     get launchMaps(): readonly LaunchMapSite[] {
       return (launchMaps ??= units.flatMap((u) => launchMapsIn(u.program, u.file).literal));

@@ -645,7 +645,9 @@ export class Durable implements DurableHooks {
           // an infer's own options are part of what it asks (a replay with other options is a new question);
           // without any, the input is what it always was, so stored runs and recordings keep their hashes
           const options = optionsRecord(request.options);
-          const input = { typeName: request.typeName, schema: request.schema, prompt: request.prompt, context: request.context, attempt: request.attempt, feedback: request.feedback, ...(options ? { options } : {}) };
+          // native tool calls: the tools offered and the rounds so far are part of the question too
+          const tools = request.tools ? { tools: request.tools.map((t) => t.name), toolRounds: request.toolRounds ?? [] } : {};
+          const input = { typeName: request.typeName, schema: request.schema, prompt: request.prompt, context: request.context, attempt: request.attempt, feedback: request.feedback, ...(options ? { options } : {}), ...tools };
           const grant = real.grantOf?.({ kind: 'infer' });
           const journaled = () => this.inferRequest(request, options, grant);
           const key = `e${n}.${++k}`;

@@ -53,7 +53,11 @@ export type RunEventBody =
       finishReason: string | null;
       latencyMs: number;
       meta?: Record<string, unknown>;
+      /** native tool calls: the tools this reply called (the loop runs them and asks again) */
+      toolCalls?: string[];
     }
+  /** a tool call of an infer's tool loop (native tool calls): started (child: the pid that runs it, null when it never ran) and ended with its result as the model is told it */
+  | { kind: 'infer.tool'; id: string; pid: number; call: string; name: string; state: 'start' | 'done' | 'failed'; child: number | null; arguments?: string; result?: string }
   | { kind: 'infer.error'; id: string; pid: number; attempt: number; error: string; latencyMs: number }
   /** streamed text of a reply as it arrives (rendered live by the CLI and the panel; never journaled) */
   | (InferDelta & { id: string; pid: number; attempt: number })

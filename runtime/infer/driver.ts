@@ -10,7 +10,8 @@ import { fillLiterals, parseReply, rejectedExcerpt, rejectedIssues } from './rep
 import { resolve, validatorFor, withDefs } from './compiled.js';
 import type { JsonSchema } from './schema.js';
 import { optionsRecord, type InferOptions } from './options.js';
-import type { Feedback, InferIO, InferReply, InferRequest, ValidationIssue } from './types.js';
+import type { Feedback, InferIO, InferReply, InferRequest, ToolCallRequest, ToolOffer, ToolRound, ValidationIssue } from './types.js';
+import { DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TOOL_ROUNDS } from './tools.js';
 import { formatIssue, issues as validationIssues } from './validate.js';
 import type { RunEventBody } from '../events/index.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, type MediaVal } from '../values/index.js';
@@ -28,15 +29,31 @@ export interface InferCall {
   media?: MediaVal[];
   /** the infer's own `with { ... }` options (over the run's) */
   options?: InferOptions;
+  /** native tool calls: what the infer offers the model (runtime/vm/tool-loop.ts runs the calls) */
+  tools?: ToolOffer[];
+  /** the rounds of the tool loop so far, oldest first */
+  toolRounds?: ToolRound[];
+}
+
+/** A model round that called tools: the VM runs them and asks again (runtime/vm/tool-loop.ts). */
+export interface InferToolsOutcome {
+  ok: 'tools';
+  calls: ToolCallRequest[];
+  /** what the model wrote beside its calls */
+  text?: string;
+  attempts: number;
 }
 
 export type InferOutcome =
   | { ok: true; value: unknown; confidence: ConfidenceInfo; attempts: number }
   | { ok: false; message: string; details: InferFailure };
 
+/** One model round of an infer that may offer tools: its outcome, or the calls it asked for. */
+export type InferStepOutcome = InferOutcome | InferToolsOutcome;
+
 export interface InferFailure {
-  /** `budget`: the call would not fit in, or took the run past, a run-wide budget (`--max-model-tokens`): the run ends */
-  reason: 'invalid' | 'provider' | 'budget';
+  /** `budget`: the call would not fit in, or took the run past, a run-wide budget (`--max-model-tokens`): the run ends; `tools`: past max_tool_rounds or max_tool_calls */
+  reason: 'invalid' | 'provider' | 'budget' | 'tools';
   typeName: string;
   attempts: number;
   /** the last raw reply (null when no reply came) */
@@ -157,7 +174,15 @@ function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/** An infer without tools (calibration, tests): the value or the failure. */
 export async function runInfer(call: InferCall, ask: AskModel, options: DriverOptions): Promise<InferOutcome> {
+  const outcome = await runInferStep({ ...call, tools: undefined, toolRounds: undefined }, ask, options);
+  if (outcome.ok === 'tools') throw new Error('an infer without tools asked for tool calls'); // runInferStep never does
+  return outcome;
+}
+
+/** One round of an infer: asks, re-asks on an invalid reply, and returns the value, the failure, or (when it offers tools) the calls the model made. */
+export async function runInferStep(call: InferCall, ask: AskModel, options: DriverOptions): Promise<InferStepOutcome> {
   const retries = Math.max(0, call.options?.retries ?? options.retries ?? DEFAULT_INFER_RETRIES);
   const written = optionsRecord(call.options);
   const emit = options.emit ?? (() => {});
@@ -183,6 +208,7 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
       maxTokens,
       ...(call.media && call.media.length > 0 ? { media: call.media } : {}),
       ...(call.options ? { options: call.options } : {}),
+      ...(call.tools && call.tools.length > 0 ? { tools: call.tools, toolRounds: call.toolRounds ?? [] } : {}),
     };
     const io: InferIO = { emit: (event) => emit(event.kind === 'infer.delta' ? { ...event, id: options.id, pid: call.pid, attempt } : { ...event, id: options.id, pid: call.pid }) };
     emit({
@@ -220,6 +246,15 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
       };
     }
     const latencyMs = round(performance.now() - started);
+    const calls = call.tools && call.tools.length > 0 && Array.isArray(reply?.toolCalls) && reply.toolCalls.length > 0 ? reply.toolCalls : undefined;
+    if (calls) {
+      emit({
+        kind: 'infer.reply', id: options.id, pid: call.pid, attempt, raw: reply.text ?? '', repairs: [], errors: [], valid: true, confidence: null,
+        usage: reply.usage ?? null, finishReason: reply.finishReason ?? null, latencyMs, ...(reply.meta ? { meta: reply.meta } : {}),
+        toolCalls: calls.map((c) => String(c.name).slice(0, 80)),
+      });
+      return toolRound(call, calls, reply.text, attempt);
+    }
     const r = interpret(call.schema, reply ?? {});
     emit({
       kind: 'infer.reply',
@@ -253,6 +288,21 @@ export async function runInfer(call: InferCall, ask: AskModel, options: DriverOp
       last!.issues.map(formatIssue).join('; '),
     details: { reason: 'invalid', typeName: call.typeName, attempts, reply: last!.raw, issues: last!.issues },
   };
+}
+
+/** A reply that called tools, within the infer's bounds (max_tool_rounds, max_tool_calls): the VM runs them; past them, an InferError. */
+function toolRound(call: InferCall, calls: ToolCallRequest[], text: string | undefined, attempts: number): InferStepOutcome {
+  const maxRounds = call.options?.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
+  const maxCalls = call.options?.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+  const done = call.toolRounds?.length ?? 0;
+  const fail = (message: string): InferStepOutcome => ({
+    ok: false,
+    message: `infer ${call.typeName}: ${message}`,
+    details: { reason: 'tools', typeName: call.typeName, attempts, reply: text ?? null, issues: [{ path: '', message }] },
+  });
+  if (calls.length > maxCalls) return fail(`the model made ${calls.length} tool calls in one reply, over max_tool_calls ${maxCalls}`);
+  if (done >= maxRounds) return fail(`the model still called tools after ${done} round${done === 1 ? '' : 's'} (max_tool_rounds ${maxRounds})`);
+  return { ok: 'tools', calls, ...(text ? { text } : {}), attempts };
 }
 
 function round(ms: number): number {

@@ -3,13 +3,13 @@
 // catchable InferError value). Kept out of vm/index.ts so the interpreter only calls in here.
 import type { EventLog } from '../events/index.js';
 import { withConfidence, type Value } from '../values/index.js';
-import { runInfer, type AskModel, type InferCall, type InferOutcome } from './driver.js';
+import { runInferStep, type AskModel, type InferCall, type InferOutcome, type InferStepOutcome } from './driver.js';
 import { fromReply } from './reply-value.js';
 
-export function startInfer(call: InferCall, ask: AskModel, events: EventLog, id: string, retries: number | undefined): Promise<InferOutcome> {
+export function startInfer(call: InferCall, ask: AskModel, events: EventLog, id: string, retries: number | undefined): Promise<InferStepOutcome> {
   return Promise.resolve()
-    .then(() => runInfer(call, ask, { id, retries, emit: (event) => events.emit(event) }))
-    .catch((e: unknown): InferOutcome => ({
+    .then(() => runInferStep(call, ask, { id, retries, emit: (event) => events.emit(event) }))
+    .catch((e: unknown): InferStepOutcome => ({
       ok: false,
       message: `infer ${call.typeName}: the model call failed: ${e instanceof Error ? e.message : String(e)}`,
       details: { reason: 'provider', typeName: call.typeName, attempts: 1, reply: null, issues: [] },

@@ -15,7 +15,15 @@ export interface InferOptions {
   connectTimeoutMs?: number;
   firstByteTimeoutMs?: number;
   idleTimeoutMs?: number;
+  /** native tool calls: the most model rounds that call tools, and calls in one reply (runtime/infer/tools.ts) */
+  maxToolRounds?: number;
+  maxToolCalls?: number;
 }
+
+/** The option that is not a number: `tools: [f, api.op, ...]`, the closures an infer offers the model (native tool calls). */
+export const TOOLS_OPTION = 'tools';
+/** Its text for hover, completion and the unknown-option message. */
+export const TOOLS_OPTION_DOC = 'native tool calls: the functions (closures, absorbed API operations, MCP tools) the model may call before it answers; each call runs as a child process under the run\'s grants and budgets (docs/inference.md)';
 
 /** The most samples of a self-consistent call (per run and per infer). */
 export const MAX_CONSISTENCY = 16;
@@ -41,9 +49,12 @@ export const INFER_OPTIONS: Readonly<Record<string, InferOptionSpec>> = {
   connect_timeout_ms: { key: 'connectTimeoutMs', integer: true, min: 0, doc: 'the most connecting may take (the model spec\'s connect_timeout_ms, default 10 000)' },
   first_byte_timeout_ms: { key: 'firstByteTimeoutMs', integer: true, min: 0, doc: 'the most the first byte of the reply may take (the model spec\'s first_byte_timeout_ms, default 300 000)' },
   idle_timeout_ms: { key: 'idleTimeoutMs', integer: true, min: 0, doc: 'the longest silence between streamed chunks (the model spec\'s idle_timeout_ms, default 60 000)' },
+  max_tool_rounds: { key: 'maxToolRounds', integer: true, min: 1, max: 100, doc: 'native tool calls: the most model replies that call tools before the answer (default 8); one more is an InferError' },
+  max_tool_calls: { key: 'maxToolCalls', integer: true, min: 1, max: 128, doc: 'native tool calls: the most calls one reply may make (default 16); more is an InferError' },
 };
 
-export const INFER_OPTION_NAMES = Object.keys(INFER_OPTIONS);
+/** Every option name, `tools` included. */
+export const INFER_OPTION_NAMES = [...Object.keys(INFER_OPTIONS), TOOLS_OPTION];
 
 /** What the value should be, in words: `a whole number from 1 to 16`. */
 export function expectation(spec: InferOptionSpec): string {
@@ -51,8 +62,16 @@ export function expectation(spec: InferOptionSpec): string {
   return spec.max !== undefined ? `${kind} from ${spec.min} to ${spec.max}` : `${kind} >= ${spec.min}`;
 }
 
+/** What option `name` takes and does, in words (hover, completion); undefined for a name that is no option. */
+export function optionHelp(name: string): { expectation: string; doc: string } | undefined {
+  if (name === TOOLS_OPTION) return { expectation: 'a List of functions', doc: TOOLS_OPTION_DOC };
+  const spec = Object.hasOwn(INFER_OPTIONS, name) ? INFER_OPTIONS[name] : undefined;
+  return spec ? { expectation: expectation(spec), doc: spec.doc } : undefined;
+}
+
 /** Why `value` cannot be option `name`, or undefined when it can. */
 export function optionProblem(name: string, value: unknown): string | undefined {
+  if (name === TOOLS_OPTION) return Array.isArray(value) ? undefined : `infer option tools needs a List of functions, got ${describe(value)}`;
   const spec = Object.hasOwn(INFER_OPTIONS, name) ? INFER_OPTIONS[name] : undefined;
   if (!spec) return `unknown infer option \`${name}\` (options: ${INFER_OPTION_NAMES.join(', ')})`;
   const ok =
@@ -74,6 +93,7 @@ export class InferOptionError extends Error {}
 export function readInferOptions(names: readonly string[], values: readonly unknown[]): InferOptions {
   const out: InferOptions = {};
   names.forEach((name, i) => {
+    if (name === TOOLS_OPTION) return; // the VM reads the tools itself (runtime/vm/tool-loop.ts)
     const problem = optionProblem(name, values[i]);
     if (problem) throw new InferOptionError(problem);
     out[INFER_OPTIONS[name].key] = values[i] as number;

@@ -8,10 +8,18 @@ export function mockProvider(): LocalProvider {
     kind: 'local',
     name: 'mock',
     // the run's --seed (or the infer's `with { seed }`) picks among the shapes a type leaves open; none: seed 0
-    answer: (request) => ({
+    // an infer that offers tools: the first round calls each of them once, with arguments made from its schema
+    answer: (request) =>
+      request.tools && request.tools.length > 0 && (request.toolRounds?.length ?? 0) === 0
+        ? {
+            toolCalls: request.tools.map((t, i) => ({ id: `mock_call_${i + 1}`, name: t.name, arguments: mockValue(t.parameters, request.sampling?.seed ?? 0) })),
+            finishReason: 'tool_calls',
+            usage: { inputTokens: 0, outputTokens: 0 },
+          }
+        : {
       text: JSON.stringify({ value: mockValue(request.schema, request.sampling?.seed ?? 0), confidence: MOCK_CONFIDENCE }),
       usage: { inputTokens: 0, outputTokens: 0 },
       ...(request.sampling ? { meta: { sampling: { ...request.sampling } } } : {}),
-    }),
+          },
   };
 }

@@ -7,7 +7,7 @@
 // `seed` and `temperature` are sent when the run or the spec sets them (docs/inference.md).
 import type { JsonSchema } from '../infer/schema.js';
 import { strictSchema } from '../infer/provider-schema.js';
-import type { InferReply, InferRequest, TokenLogprob } from '../infer/types.js';
+import type { InferReply, InferRequest, TokenLogprob, ToolCallRequest, ToolOffer } from '../infer/types.js';
 import { httpError, parseBody } from './http-errors.js';
 import { chatTurns } from './messages.js';
 import { openaiChatContent, refuseMedia } from './media-parts.js';
@@ -62,10 +62,13 @@ export function openaiProvider(o: OpenAIOptions): HttpProvider {
     encode(request: InferRequest) {
       const { system, turns } = chatTurns(request);
       if (o.imagesOnly) refuseMedia(request, `ollama:${o.model}`, (m) => m.kind === 'image', 'Ollama takes images only (send a PDF to a provider that reads documents: openai, anthropic, gemini, bedrock)');
-      const messages: { role: string; content: string | unknown[] }[] = [];
+      const messages: Record<string, unknown>[] = [];
       if (system.length > 0) messages.push({ role: 'system', content: system });
       // images and documents go in the first user turn, with the context (media-parts.ts)
-      messages.push(...turns.map((t, i) => (i === 0 ? { role: t.role, content: openaiChatContent(request, t.content, service) } : t)));
+      messages.push(...turns.slice(0, 1).map((t) => ({ role: t.role, content: openaiChatContent(request, t.content, service) })));
+      // native tool calls: each round is the assistant's calls, then one `tool` message per result (before any re-ask)
+      messages.push(...toolRoundMessages(request));
+      messages.push(...turns.slice(1).map((t) => ({ role: t.role, content: t.content })));
       // Key order is fixed (model, messages, then per-request options) so that equal prefixes
       // are equal bytes on the wire too.
       const body: Record<string, unknown> = { model: o.model, messages };
@@ -80,6 +83,7 @@ export function openaiProvider(o: OpenAIOptions): HttpProvider {
       } else if (structured === 'json') {
         body.response_format = { type: 'json_object' };
       }
+      if (request.tools && request.tools.length > 0) body.tools = request.tools.map(toolDefinition);
       if (o.logprobs) body.logprobs = true;
       const maxTokens = request.sampling?.maxTokens ?? o.maxTokens ?? request.maxTokens;
       if (maxTokens !== undefined) body[maxTokensField] = maxTokens;
@@ -105,6 +109,8 @@ export function openaiProvider(o: OpenAIOptions): HttpProvider {
       }
       const text = typeof choice.message.content === 'string' ? choice.message.content : '';
       const reply: InferReply = { text, meta: { model: j.model ?? o.model, status: res.status, ...(j.id ? { requestId: j.id } : {}) } };
+      const calls = (choice.message as { tool_calls?: unknown }).tool_calls;
+      if (Array.isArray(calls) && calls.length > 0) reply.toolCalls = calls.slice(0, MAX_WIRE_CALLS).map((c, i) => toolCallOf(c as WireCall, i));
       if (typeof choice.finish_reason === 'string') reply.finishReason = choice.finish_reason;
       const lp = choice.logprobs?.content;
       if (Array.isArray(lp)) {
@@ -135,6 +141,8 @@ function openaiStream(url: string, model: string, service: string): StreamDecode
   let id: unknown;
   let served: unknown;
   const tokens: TokenLogprob[] = [];
+  // streamed tool calls: pieces of each call, joined by the call's `index`
+  const calls = new Map<number, { id: string; name: string; args: string }>();
   return {
     push(data) {
       if (data.trim() === '[DONE]') {
@@ -169,6 +177,8 @@ function openaiStream(url: string, model: string, service: string): StreamDecode
         }
       }
       if (typeof choice.delta?.refusal === 'string') refusal += choice.delta.refusal;
+      const pieces = (choice.delta as { tool_calls?: unknown } | undefined)?.tool_calls;
+      if (Array.isArray(pieces)) for (const piece of pieces as WireCall[]) joinCallPiece(calls, piece, service, url);
       const piece = choice.delta?.content;
       if (typeof piece !== 'string' || piece === '') {
         // a reasoning model's thinking (vLLM and DeepSeek: reasoning_content; OpenRouter, Ollama: reasoning)
@@ -185,11 +195,72 @@ function openaiStream(url: string, model: string, service: string): StreamDecode
       if (!finish && !done && !stoppedByHost) throw new ProviderError(`the stream from ${service} at ${url} ended early: it closed without a finish_reason or [DONE], so the reply is incomplete`, false, status);
       const reply: InferReply = { text, meta: { model: served ?? model, status, ...(id ? { requestId: id } : {}) } };
       if (finish) reply.finishReason = finish;
+      if (calls.size > 0) {
+        reply.toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([i, c]) => toolCallOf({ id: c.id, function: { name: c.name, arguments: c.args } }, i));
+      }
       if (tokens.length > 0) reply.logprobs = tokens;
       if (usage) reply.usage = usage;
       return reply;
     },
   };
+}
+
+/** The most tool calls read from one reply (the loop's max_tool_calls is far lower; past it the infer fails, naming the count). */
+const MAX_WIRE_CALLS = 1024;
+
+interface WireCall {
+  index?: unknown;
+  id?: unknown;
+  type?: unknown;
+  function?: { name?: unknown; arguments?: unknown };
+}
+
+/** A tool as Chat Completions takes it: a function with its JSON Schema, `strict` where the schema is inside the strict subset. */
+function toolDefinition(t: ToolOffer): Record<string, unknown> {
+  const { $schema: _dialect, ...parameters } = t.parameters;
+  const strict = strictCompatible(parameters) && !JSON.stringify(parameters).includes('"$ref"');
+  return { type: 'function', function: { name: t.name, description: t.description, parameters, ...(strict ? { strict: true } : {}) } };
+}
+
+/** The tool rounds so far as chat messages: the assistant's `tool_calls`, then a `tool` message per result. */
+function toolRoundMessages(request: InferRequest): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const round of request.toolRounds ?? []) {
+    out.push({
+      role: 'assistant',
+      content: round.text ?? null,
+      tool_calls: round.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.argumentsText ?? JSON.stringify(c.arguments ?? {}) } })),
+    });
+    for (const r of round.results) out.push({ role: 'tool', tool_call_id: r.id, content: r.content });
+  }
+  return out;
+}
+
+/** A call from the wire: its arguments parsed (the raw text kept when they are not JSON). */
+function toolCallOf(c: WireCall, i: number): ToolCallRequest {
+  const id = typeof c?.id === 'string' && c.id !== '' ? c.id : `call_${i + 1}`;
+  const name = typeof c?.function?.name === 'string' ? c.function.name : '';
+  const raw = c?.function?.arguments;
+  if (typeof raw !== 'string') return { id, name, arguments: raw ?? {} };
+  try {
+    return { id, name, arguments: raw.trim() === '' ? {} : (JSON.parse(raw) as unknown) };
+  } catch {
+    return { id, name, arguments: null, argumentsText: raw };
+  }
+}
+
+/** Adds a streamed piece of a tool call to the call of its `index` (the first piece names it; the rest extend its arguments). */
+function joinCallPiece(calls: Map<number, { id: string; name: string; args: string }>, piece: WireCall, service: string, url: string): void {
+  const index = typeof piece?.index === 'number' && Number.isInteger(piece.index) && piece.index >= 0 ? piece.index : calls.size;
+  let call = calls.get(index);
+  if (!call) {
+    if (calls.size >= MAX_WIRE_CALLS) throw new ProviderError(`${service} at ${url} streamed more than ${MAX_WIRE_CALLS} tool calls in one reply`);
+    call = { id: '', name: '', args: '' };
+    calls.set(index, call);
+  }
+  if (typeof piece.id === 'string' && call.id === '') call.id = piece.id;
+  if (typeof piece.function?.name === 'string') call.name += piece.function.name;
+  if (typeof piece.function?.arguments === 'string') call.args += piece.function.arguments;
 }
 
 function schemaName(typeName: string): string {

@@ -3,6 +3,10 @@
 //                    "value": V | "text": RAW | "error": MESSAGE,
 //                    "confidence"?: C, "logprobs"?: [..], "finish_reason"?: S,
 //                    "usage"?: {"input": N, "output": N}, "repeat"?: true, "sample"?: N }, .. ] }
+// or, for an infer that offers tools (native tool calls), an entry that calls them instead of answering:
+//   { "tool_calls": [ { "name": TOOL, "arguments"?: {..}, "arguments_text"?: RAW, "id"?: ID }, .. ], "text"?: RAW }
+// and `"round": N` answers only the ask after N rounds of tool calls (so a resumed run that replays
+// its first rounds gets the entry of the round it is at).
 // Each request takes the first entry, in file order, that is not used up and whose `match` (a
 // regular expression tested against the prompt, on RE2) and `type` (the infer's type name) fit; entries
 // without them are therefore taken in order. An entry is used up by the request it answers
@@ -26,6 +30,9 @@ interface Entry {
   usage?: { input?: number; output?: number };
   repeat?: boolean;
   sample?: number;
+  tool_calls?: { name: string; arguments?: unknown; arguments_text?: string; id?: string }[];
+  /** answers only the request after this many rounds of tool calls (0: the first ask) */
+  round?: number;
 }
 
 const ENTRY_SCHEMA = {
@@ -59,6 +66,16 @@ const ENTRY_SCHEMA = {
     },
     repeat: { type: 'boolean' },
     sample: { type: 'integer', minimum: 1 },
+    round: { type: 'integer', minimum: 0 },
+    tool_calls: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string' }, arguments: {}, arguments_text: { type: 'string' }, id: { type: 'string' } },
+        required: ['name'],
+        additionalProperties: false,
+      },
+    },
     comment: { type: 'string' },
   },
   additionalProperties: false,
@@ -113,7 +130,9 @@ export function parseScript(file: string, text: string): Entry[] {
   const entries = (data as { replies: Entry[] }).replies;
   entries.forEach((entry, i) => {
     const kinds = ['value', 'text', 'error'].filter((k) => k in entry);
-    if (kinds.length !== 1) {
+    if (entry.tool_calls !== undefined) {
+      if (kinds.some((k) => k !== 'text')) throw new ModelConfigError(`${file}: replies[${i}]: an entry with "tool_calls" has no "value" or "error" (the model answers in a later entry)`);
+    } else if (kinds.length !== 1) {
       throw new ModelConfigError(`${file}: replies[${i}]: needs exactly one of "value", "text" or "error"${kinds.length ? ` (has ${kinds.join(', ')})` : ''}`);
     }
     if (entry.match !== undefined) {
@@ -142,6 +161,7 @@ export function scriptProvider(file: string, text: string): LocalProvider {
           !used[k] &&
           (e.type === undefined || e.type === request.typeName) &&
           (e.sample === undefined || e.sample === (request.sample ?? 1)) &&
+          (e.round === undefined || e.round === (request.toolRounds?.length ?? 0)) &&
           (patterns[k] === null || patterns[k].test(request.prompt)),
       );
       if (i < 0) {
@@ -156,6 +176,17 @@ export function scriptProvider(file: string, text: string): LocalProvider {
       const meta = { entry: i };
       if (e.error !== undefined) throw new ProviderError(`script ${file}: replies[${i}]: ${e.error}`);
       const reply: InferReply = { meta };
+      if (e.tool_calls !== undefined) {
+        reply.toolCalls = e.tool_calls.map((c, k) => ({
+          id: c.id ?? `call_${(request.toolRounds?.length ?? 0) + 1}_${k + 1}`,
+          name: c.name,
+          arguments: c.arguments ?? {},
+          ...(c.arguments_text !== undefined ? { argumentsText: c.arguments_text } : {}),
+        }));
+        reply.finishReason = 'tool_calls';
+        if (e.text !== undefined) reply.text = e.text;
+        return reply;
+      }
       if (e.text !== undefined) reply.text = e.text;
       else reply.text = JSON.stringify(e.confidence === undefined ? { value: e.value } : { value: e.value, confidence: e.confidence });
       if (e.logprobs) reply.logprobs = e.logprobs.map((x): TokenLogprob => (typeof x === 'number' ? { logprob: x } : x));

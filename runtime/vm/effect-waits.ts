@@ -2,14 +2,14 @@
 // yielded EFFECT. Starting one hands it to the host (or the durable layer's journaling host);
 // the scheduler takes whichever settles first and resumes its process with the result.
 import type { EventLog } from '../events/index.js';
-import type { InferOutcome } from '../infer/driver.js';
+import type { InferStepOutcome } from '../infer/driver.js';
 import { startInfer } from '../infer/effect.js';
 import type { Cancellable } from '../effects/tools.js';
 import type { Host, ToolRequest } from '../ports/host.js';
 import type { PendingEffect } from '../ports/effect.js';
 import type { Process } from './process.js';
 
-export type EffectResult = { kind: 'infer'; outcome: InferOutcome } | { kind: 'tool'; ok: true; value: unknown } | { kind: 'tool'; ok: false; message: string };
+export type EffectResult = { kind: 'infer'; outcome: InferStepOutcome; id?: string } | { kind: 'tool'; ok: true; value: unknown } | { kind: 'tool'; ok: false; message: string };
 
 export interface EffectWait {
   p: Process;
@@ -50,7 +50,7 @@ export class EffectWaits {
       // with its cancel, so the host need not make a signal of its own to cancel the call (runtime/run/host.ts)
       const cancel = (reason: Error) => abort.abort(reason);
       promise = startInfer(effect.request, (request, io) => host.infer(request, { ...io, signal, cancel } as typeof io), this.events, id, this.inferRetries).then(
-        (outcome) => ({ kind: 'infer' as const, outcome }),
+        (outcome) => ({ kind: 'infer' as const, outcome, id }),
       );
     } else {
       const request = effect.request;

@@ -8,7 +8,10 @@ import { Op } from '../compile/opcodes.js';
 import { mediaIn, promptText, withMedia, type ContextLimits } from '../context/index.js';
 import { EventLog } from '../events/index.js';
 import { inferErrorValue, inferredValue } from '../infer/effect.js';
-import { InferOptionError, readInferOptions, type InferOptions } from '../infer/options.js';
+import type { InferOutcome } from '../infer/driver.js';
+import { InferOptionError, readInferOptions, TOOLS_OPTION, type InferOptions } from '../infer/options.js';
+import { ToolOfferError } from '../infer/tools.js';
+import { ToolLoops, toolSetOf, type ToolSet } from './tool-loop.js';
 import type { DebugHook } from '../ports/debug.js'; // debugger hook
 import type { Host, ToolRequest } from '../ports/host.js';
 import type { PendingEffect } from '../ports/effect.js';
@@ -21,7 +24,7 @@ import { TOOLS, toolArgs, type ToolEnv } from './tools.js';
 import { EFFECT_TOOL_NAMES, PURE_STD_TOOLS, effectCategory, refuseHandleData, toHostArg } from './host-tools.js';
 import { DEFAULT_MAX_ALLOC, PROCESS_COST, closureCost, copiedCost, listCost, mapCost, plainCost, textCost } from './alloc.js';
 import {
-  BLOCK, PROCESS_TOOLS, ProcessFailed, SCOPE_POLICIES, abandonScopes, cancelledValue, gatheredValue, innermostScope,
+  BLOCK, PROCESS_TOOLS, ProcessFailed, requestCancel, SCOPE_POLICIES, abandonScopes, cancelledValue, gatheredValue, innermostScope,
   inspect, millisArg, openScope, scopeResult, spawnedEvent, timedWait, type ProcessInfo,
 } from './actors.js';
 import {
@@ -120,6 +123,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
   private readonly queue: RunQueue;
   private readonly timers = new Timers();
   private readonly effects: EffectWaits;
+  /** the tool loops of infers that offer tools (native tool calls, tool-loop.ts) */
+  private readonly toolLoops: ToolLoops;
   private readonly methods = new Map<string, Map<string, ClosureVal>>();
   private readonly moduleCache = new Map<number, Value>();
   private readonly maxSteps: number;
@@ -185,6 +190,12 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     // run does not accumulate them, and a run without a sink pays nothing per event.
     this.events = new EventLog(host.event ? (e) => host.event!(e) : undefined, false);
     this.effects = new EffectWaits(this.events, options.inferRetries);
+    this.toolLoops = new ToolLoops({
+      bundle,
+      events: this.events,
+      startTool: (parent, closure, args) => this.startTool(parent, closure, args),
+      askAgain: (p, effect) => this.askAgain(p, effect),
+    });
     if (options.context) this.contextLimits = { working: 8_000, episodic: 32_000, ...options.context };
   }
 
@@ -365,6 +376,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
 
   /** Raises `Cancelled` in `p` at this safe point (between slices), so a `catch` can clean up. */
   private deliverCancel(p: Process): void {
+    this.abandonToolCalls(p);
     p.cancel = 'delivered';
     p.waiting = null;
     p.deadline = null;
@@ -640,6 +652,28 @@ export class VM implements LifecycleRuntime, AgentRuntime {
 
   private finish(p: Process, st: number): void {
     finishProcess(this, p, st);
+    if (this.toolLoops.runsCall(p)) this.toolLoops.callEnded(p, (pid) => this.procs.get(pid));
+    this.abandonToolCalls(p);
+  }
+
+  /** An inferring process that stopped waiting on its tool calls (cancelled, failed, ended): they stop too. */
+  private abandonToolCalls(p: Process): void {
+    for (const id of this.toolLoops.abandoned(p)) {
+      const q = this.procs.get(id);
+      if (q !== undefined && !q.finished) requestCancel(this, q, `cancelled: the infer of #${p.id} that called it stopped waiting`);
+    }
+  }
+
+  /** A tool call of an infer's tool loop starts as a child of the inferring process (tool-loop.ts). */
+  private startTool(parent: Process, closure: ClosureVal, args: Value[]): Process {
+    return this.spawn(parent, this.copy(closure) as ClosureVal, args, false);
+  }
+
+  /** The inferring process asks the model its next round. */
+  private askAgain(p: Process, effect: PendingEffect): void {
+    p.effect = effect;
+    p.status = EFFECT;
+    this.startEffect(p);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -658,8 +692,15 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     p.status = READY;
     p.effect = null;
     let failure: Value | undefined;
+    if (result.kind === 'infer' && result.outcome.ok === 'tools') {
+      // a model round that called tools: the process goes on waiting while they run (tool-loop.ts)
+      p.status = EFFECT;
+      this.toolLoops.round(p, w.effect, result.outcome, result.id ?? '');
+      return;
+    }
     if (result.kind === 'infer') {
-      const outcome = result.outcome;
+      this.toolLoops.end(p);
+      const outcome = result.outcome as InferOutcome; // a round that called tools went to the loop above
       if (!outcome.ok && outcome.details.reason === 'budget') {
         // a run-wide budget, like --max-steps: no catch sees it; the run ends at this infer
         this.exhausted ??= { p, message: outcome.message };
@@ -1621,11 +1662,26 @@ export class VM implements LifecycleRuntime, AgentRuntime {
                 }
               }
               if (p.grants !== null) refuseUngranted(p.grants, { infer: desc.typeName }, 'model');
-              p.effect = {
+              let tools: ToolSet | undefined;
+              const toolsAt = desc.options?.indexOf(TOOLS_OPTION) ?? -1;
+              if (toolsAt >= 0) {
+                try {
+                  tools = toolSetOf(stack[sp + toolsAt], this.bundle);
+                } catch (e) {
+                  if (e instanceof ToolOfferError) throw new VMError(e.message);
+                  throw e;
+                }
+              }
+              const effect: Extract<PendingEffect, { kind: 'infer' }> = {
                 kind: 'infer',
                 desc,
-                request: { typeName: desc.typeName, schema: desc.schema, prompt: promptText(prompt), pid: p.id, tiers: p.context.tiers(), ...withMedia(p.context.mediaPresent(), prompt), ...(options ? { options } : {}) },
+                request: {
+                  typeName: desc.typeName, schema: desc.schema, prompt: promptText(prompt), pid: p.id, tiers: p.context.tiers(), ...withMedia(p.context.mediaPresent(), prompt), ...(options ? { options } : {}),
+                  ...(tools && tools.offers.length > 0 ? { tools: tools.offers } : {}),
+                },
               };
+              if (tools && tools.offers.length > 0) this.toolLoops.begin(p, effect, tools);
+              p.effect = effect;
               frame.ip = ip;
               p.sp = sp;
               this.left = budget;

@@ -23,6 +23,7 @@ import { PREDICATE_KEYWORD } from '../../infer/checks.js';
 import { readSourceText } from '../../load.js';
 import type { Closure, Expr, Program, TypeExpr } from '../../syntax/ast.js';
 import { annotationsOf } from './annotations.js';
+import { docCommentBefore } from '../../syntax/doc-comment.js';
 
 /** A file that cannot be served, with a located message. */
 export class ServeError extends Error {}
@@ -90,20 +91,7 @@ export function typeEnv(program: Program): TypeEnv {
   return { struct: (n) => structs.get(n), alias: (n) => aliases.get(n) };
 }
 
-/** The `///` lines directly above `offset`'s line in `text`, joined (undefined without any). */
-export function docCommentBefore(text: string, offset: number): string | undefined {
-  const lines: string[] = [];
-  let end = text.lastIndexOf('\n', offset - 1);
-  while (end > 0) {
-    const start = text.lastIndexOf('\n', end - 1) + 1;
-    const line = text.slice(start, end).trim();
-    if (!line.startsWith('///')) break;
-    lines.unshift(line.slice(3).trim());
-    end = start - 1;
-  }
-  const doc = lines.join(' ').trim();
-  return doc === '' ? undefined : doc;
-}
+export { docCommentBefore } from '../../syntax/doc-comment.js';
 
 /** `schema` without the keyword of `@check` predicates (run by the validator, never sent), by a walk with its own stack. */
 export function withoutPredicates(schema: JsonSchema): JsonSchema {
