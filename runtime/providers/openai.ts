@@ -59,6 +59,7 @@ export function openaiProvider(o: OpenAIOptions): HttpProvider {
     kind: 'http',
     name: o.endpoint?.name ?? `openai:${o.model}`,
     keyEnv: auth.env,
+    nativeTools: true,
     encode(request: InferRequest) {
       const { system, turns } = chatTurns(request);
       if (o.imagesOnly) refuseMedia(request, `ollama:${o.model}`, (m) => m.kind === 'image', 'Ollama takes images only (send a PDF to a provider that reads documents: openai, anthropic, gemini, bedrock)');
