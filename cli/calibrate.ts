@@ -1,4 +1,4 @@
-// `turn calibrate DATASET [--model M] [--holdout SHARE] [--out FILE] [--json]` (docs/inference.md,
+// `turn calibrate DATASET|TESTS [--model M] [--holdout SHARE] [--out FILE] [--json]` (docs/inference.md,
 // *Calibration*): asks the model each labeled case, prints ECE, Brier and AUROC per confidence
 // source before and after the fitted map, and writes the maps to the calibration file.
 import { calibrate, CalibrationFileError, DatasetError, identityText, RunSetupError, type CalibrationReport } from '../runtime/index.js';
