@@ -16,6 +16,7 @@ import type { TurnVault } from '../vault/vault.js';
 import { journalSteps, runWhatIf, withStore } from './whatif.js';
 import { scrubAt } from './scrub.js';
 import { KeptView } from './kept-view.js';
+import { calibrationMapView } from './calibration.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
 
 export const PANEL_VIEW_TYPE = 'turn.runPanel';
@@ -121,6 +122,13 @@ export class RunPanel {
       case 'setting':
         void vscode.commands.executeCommand('workbench.action.openSettings', m.key);
         return;
+      case 'calibrationMap': {
+        // the map that calibrated a confidence of the shown run, from the calibration file its runs read
+        const file = this.lastView?.file;
+        const found = file ? calibrationMapView(this.optionsFor(file), m.map) : { view: null, message: `map ${m.map}: no run is shown` };
+        this.post({ type: 'calibrationMap', v: PROTOCOL_VERSION, map: m.map, ...found });
+        return;
+      }
     }
   }
 

@@ -6,6 +6,7 @@
 // Secrets never appear here: the vault is described by names and sources only (VaultEntryView).
 
 import { checkCredentialName } from '../vault/names.js';
+import { isCalibrationMapReply, isCalibrationMapRequest, type CalibrationMapReply, type CalibrationMapRequest } from './calibration.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -200,7 +201,9 @@ export type HostMessage =
   | { type: 'whatif'; v: 1; view: WhatIfView }
   | { type: 'scrub'; v: 1; view: ScrubView }
   /** a request of the webview failed (a fork refused, a store in use): one line for a person */
-  | { type: 'notice'; v: 1; message: string };
+  | { type: 'notice'; v: 1; message: string }
+  /** a calibration map the webview asked for (protocol/calibration.ts) */
+  | CalibrationMapReply;
 
 /** Webview → host. */
 export type WebviewMessage =
@@ -215,7 +218,9 @@ export type WebviewMessage =
   /** run a command the panel offers (only the ones in PANEL_COMMANDS) */
   | { type: 'command'; v: 1; command: PanelCommand }
   /** open the Settings editor at a grant setting (only the ones in GRANT_SETTINGS) */
-  | { type: 'setting'; v: 1; key: GrantSetting };
+  | { type: 'setting'; v: 1; key: GrantSetting }
+  /** the calibration map of this id, to draw its reliability diagram (protocol/calibration.ts) */
+  | CalibrationMapRequest;
 
 /** Editor commands a panel message may run (a credential error offers Add Credential). */
 export const PANEL_COMMANDS = ['turn.vault.add'] as const;
@@ -360,6 +365,8 @@ export function isHostMessage(m: unknown): m is HostMessage {
       return scrub(m.view);
     case 'notice':
       return str(m.message);
+    case 'calibrationMap':
+      return isCalibrationMapReply(m);
     default:
       return false;
   }
@@ -384,6 +391,8 @@ export function isWebviewMessage(m: unknown): m is WebviewMessage {
       return (PANEL_COMMANDS as readonly unknown[]).includes(m.command);
     case 'setting':
       return (GRANT_SETTINGS as readonly unknown[]).includes(m.key);
+    case 'calibrationMap':
+      return isCalibrationMapRequest(m);
     default:
       return false;
   }
