@@ -17,6 +17,7 @@ import { journalSteps, runWhatIf, withStore } from './whatif.js';
 import { scrubAt } from './scrub.js';
 import { KeptView } from './kept-view.js';
 import { calibrationMapView } from './calibration.js';
+import { KeptMedia } from './media.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
 
 export const PANEL_VIEW_TYPE = 'turn.runPanel';
@@ -64,6 +65,8 @@ export class RunPanel {
   }
 
   private readonly kept: KeptView;
+  /** the images and documents the shown run's prompts sent, by hash (thumbnails) */
+  private readonly media = new KeptMedia();
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
@@ -129,6 +132,10 @@ export class RunPanel {
         this.post({ type: 'calibrationMap', v: PROTOCOL_VERSION, map: m.map, ...found });
         return;
       }
+      case 'media':
+        // an image or document of the shown run's prompts, only when the webview shows it
+        this.post({ type: 'media', v: PROTOCOL_VERSION, sha256: m.sha256, ...this.media.item(m.sha256) });
+        return;
     }
   }
 
@@ -248,9 +255,10 @@ export class RunPanel {
 
   private launch(file: string, request?: PanelRequest): Promise<RunView> {
     this.runner?.stop();
+    this.media.clear();
     const runner = new Runner({
       file,
-      options: this.optionsFor(file),
+      options: { ...this.optionsFor(file), onMedia: (media) => this.media.keep(media) },
       runId: ++this.runId,
       ...(() => {
         const prices = this.pricesFor(file);

@@ -7,6 +7,7 @@
 
 import { checkCredentialName } from '../vault/names.js';
 import { isCalibrationMapReply, isCalibrationMapRequest, type CalibrationMapReply, type CalibrationMapRequest } from './calibration.js';
+import { isMediaReply, isMediaRequest, type MediaReply, type MediaRequest } from './media.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -203,7 +204,9 @@ export type HostMessage =
   /** a request of the webview failed (a fork refused, a store in use): one line for a person */
   | { type: 'notice'; v: 1; message: string }
   /** a calibration map the webview asked for (protocol/calibration.ts) */
-  | CalibrationMapReply;
+  | CalibrationMapReply
+  /** an image or document of a prompt the webview asked for (protocol/media.ts) */
+  | MediaReply;
 
 /** Webview → host. */
 export type WebviewMessage =
@@ -220,7 +223,9 @@ export type WebviewMessage =
   /** open the Settings editor at a grant setting (only the ones in GRANT_SETTINGS) */
   | { type: 'setting'; v: 1; key: GrantSetting }
   /** the calibration map of this id, to draw its reliability diagram (protocol/calibration.ts) */
-  | CalibrationMapRequest;
+  | CalibrationMapRequest
+  /** the image or document of this hash in a shown prompt (protocol/media.ts) */
+  | MediaRequest;
 
 /** Editor commands a panel message may run (a credential error offers Add Credential). */
 export const PANEL_COMMANDS = ['turn.vault.add'] as const;
@@ -367,6 +372,8 @@ export function isHostMessage(m: unknown): m is HostMessage {
       return str(m.message);
     case 'calibrationMap':
       return isCalibrationMapReply(m);
+    case 'media':
+      return isMediaReply(m);
     default:
       return false;
   }
@@ -393,6 +400,8 @@ export function isWebviewMessage(m: unknown): m is WebviewMessage {
       return (GRANT_SETTINGS as readonly unknown[]).includes(m.key);
     case 'calibrationMap':
       return isCalibrationMapRequest(m);
+    case 'media':
+      return isMediaRequest(m);
     default:
       return false;
   }

@@ -9,6 +9,7 @@ import { splitSchema } from './prompt-parts.js';
 import { VirtualList } from './virtual.js';
 import { calibrationDetails } from './calibration.js';
 import { calibrationLine } from './reliability.js';
+import { mediaStrip } from './media.js';
 
 function attemptView(at: InferAttemptView): HTMLElement {
   const { text, schema } = splitSchema(at.prompt.task);
@@ -25,6 +26,7 @@ function attemptView(at: InferAttemptView): HTMLElement {
     at.calibration ? calibrationDetails(at.calibration.map) : null,
     h('h5', {}, 'prompt (as rendered: P0, P2, P1, task)'),
     h('pre', { class: 'prompt' }, [...at.prompt.P0, ...at.prompt.P2, ...at.prompt.P1, text].join('\n\n')),
+    mediaStrip([...at.prompt.P0, ...at.prompt.P2, ...at.prompt.P1, text]),
     schema !== undefined ? h('div', { class: 'prompt-schema' }, h('h5', {}, 'the reply format the prompt ends with (JSON Schema)'), jsonTree(schema, 'reply schema')) : null,
     at.feedback.length ? h('pre', { class: 'feedback' }, at.feedback.join('\n')) : null,
     h('h5', {}, 'schema'), jsonTree(at.schema, 'schema'),
