@@ -148,3 +148,14 @@ test('a folder of test files is a dataset too', async () => {
   const again = report.results.find((r) => r.id === `${path.join('more', 'one_test.tn')}: q1 again`)!;
   assert.deepEqual({ ok: again.ok, right: again.right }, { ok: true, right: true });
 });
+
+test('the turn calibrate command on a test file: the cases, the tests left out and why', () => {
+  const dir = workspace();
+  const r = turn(['calibrate', 'yes_test.tn', '--model', script(dir), '--dry-run'], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^42 cases against script:.*replies\.json .*, 2 left out \(below\)\n/);
+  assert.match(r.stdout, /^reported +40 +0 +fitted +0\.500 /m);
+  assert.match(r.stdout, /^left out: yes_test\.tn: asks twice: yes_test\.tn: test "asks twice" made 2 infers/m);
+  assert.match(r.stdout, /^left out: yes_test\.tn: no infer: .*made no infer/m);
+  assert.match(r.stdout, /no map written\n$/);
+});
