@@ -1,4 +1,4 @@
-// `turn calibrate DATASET [--model M] [--holdout SHARE] [--out FILE] [--json]` (docs/inference.md,
+// `turn calibrate DATASET|TESTS [--model M] [--holdout SHARE] [--out FILE] [--json]` (docs/inference.md,
 // *Calibration*): asks the model each labeled case, prints ECE, Brier and AUROC per confidence
 // source before and after the fitted map, and writes the maps to the calibration file.
 import { calibrate, CalibrationFileError, DatasetError, identityText, RunSetupError, type CalibrationReport } from '../runtime/index.js';
@@ -44,13 +44,17 @@ const f3 = (x: number | null | undefined): string => (x === null || x === undefi
 
 export function reportTable(r: CalibrationReport): string {
   const asked = r.results.length === r.cases ? `${r.cases}` : `${r.results.length} of ${r.cases}`;
-  const lines = [`${asked} cases against ${identityText(r.model)}${r.failed > 0 ? `, ${r.failed} failed (no conforming reply; left out)` : ''}`];
+  const lines = [`${asked} cases against ${identityText(r.model)}${r.failed > 0 ? `, ${r.failed} left out (below)` : ''}`];
   const rows = [['source', 'fitted', 'held out', 'measured on', 'accuracy', 'ECE before', 'ECE after', 'Brier before', 'Brier after', 'AUROC', 'map']];
   for (const s of r.sources) {
     rows.push([s.source, String(s.fitted), String(s.heldOut), s.on, f3(s.before.accuracy), f3(s.before.ece), f3(s.after?.ece), f3(s.before.brier), f3(s.after?.brier), f3(s.before.auroc), s.map ?? `none: ${s.skipped}`]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   for (const row of rows) lines.push(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
+  // why cases were left out (a test that asked twice, hit a limit, ...): the first few, the rest in --json
+  const left = r.results.filter((c) => !c.ok);
+  for (const c of left.slice(0, 5)) lines.push(`left out: ${c.id}: ${(c.error ?? 'failed').split('\n')[0].slice(0, 300)}`);
+  if (left.length > 5) lines.push(`left out: ${left.length - 5} more (--json lists every case)`);
   lines.push(r.file ? `wrote ${r.sources.filter((s) => s.map).length} map(s) to ${r.file}` : 'no map written');
   return lines.join('\n') + '\n';
 }

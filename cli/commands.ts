@@ -198,8 +198,8 @@ export const COMMANDS = {
     }]],
   }),
   calibrate: command({
-    name: 'calibrate', args: 'DATASET',
-    summary: 'ask a model the labeled cases of a JSONL dataset, report ECE, Brier and AUROC per confidence source, and fit the maps a run then applies to that model\'s confidences (docs/inference.md, Calibration)',
+    name: 'calibrate', args: 'DATASET|TESTS',
+    summary: 'ask a model the labeled cases of a JSONL dataset (or the expectations of test files: a *_test.tn file or a folder), report ECE, Brier and AUROC per confidence source, and fit the maps a run then applies to that model\'s confidences (docs/inference.md, Calibration)',
     sections: [['', {
       out: { type: 'string', arg: 'FILE', help: 'the calibration file to write (default .turn/calibration.json; the maps of other models stay)' },
       holdout: { type: 'string', arg: 'SHARE', help: 'set this share of the cases apart (0 to 0.9, by a hash of their id) and measure the maps on them (default 0: measured on the cases they were fitted on)' },

@@ -179,7 +179,7 @@ export function inspectionText(i: RunInspection): string {
   for (const e of i.open) out.push(`  step ${e.seq}  ${e.status === 'decided' ? 'decided: runs again on resume (--retry)' : e.status}  ${e.kind} ${e.name}  ${e.idempotent ? 'idempotent' : 'not idempotent'}  key ${e.key}  request ${text(e.request)}`);
   out.push(`journal (last ${i.journal.length} of ${i.journalLength}):`);
   for (const e of i.journal) {
-    const conf = e.confidence ? `confidence ${Math.round(e.confidence.value * 1000) / 1000} (${e.confidence.source}${e.confidence.calibration !== undefined ? `, calibrated from ${Math.round(e.confidence.raw! * 1000) / 1000}` : ''})  ` : '';
+    const conf = e.confidence ? `confidence ${Math.round(e.confidence.value * 1000) / 1000} (${e.confidence.source}${e.confidence.calibration !== undefined ? `, calibrated from ${Math.round(e.confidence.raw! * 1000) / 1000} by map ${String(e.confidence.calibration).slice(0, 64)}` : ''})  ` : '';
     const opts = e.kind === 'infer' ? stepOptionsText(e.request) : '';
     out.push(`  ${String(e.seq).padStart(5)}  ${(e.step ?? '').padEnd(8)} ${e.kind.padEnd(8)} ${e.name.padEnd(14)} ${e.status.padEnd(7)} ${e.decision && e.status !== 'decided' ? `(settled: --${e.decision}) ` : ''}${opts}${conf}${text(e.payload)}`);
     if (e.grant) out.push(`${' '.repeat(17)}granted by ${describeGrant(e.grant)}`);

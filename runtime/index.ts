@@ -45,7 +45,8 @@ export { CalibrationFileError, DEFAULT_CALIBRATION_FILE, readCalibration, type C
 export { identityText } from './calibration/identity.js';
 export { countTokens } from './context/index.js';
 export type { ContextLimits } from './context/index.js';
-export { render as renderValue, StructVal, Uncertain, type Value } from './values/index.js';
+export { render as renderValue, StructVal, Uncertain, MediaVal, type Value } from './values/index.js';
+export { pdfPages } from './media/tokens.js';
 export { Debugger, debugRender, type StopEvent, type FrameInfo, type StepMode, type BreakpointSpec, type BoundBreakpoint, type DebuggerOptions, type ExceptionFilter } from './vm/debug.js';
 
 // ---- Authority: vaults, approvals and redaction the editor supplies

@@ -1,5 +1,6 @@
 // The run panel's HTML with its content security policy: nothing loads but the bundled script
-// (with a fresh nonce) and stylesheet; no connections, frames, forms or inline code.
+// (with a fresh nonce) and stylesheet, and images only as data: URLs (a prompt's thumbnails,
+// webview/media.ts); no connections, frames, forms or inline code.
 import { randomBytes } from 'node:crypto';
 
 export function nonce(): string {
@@ -12,7 +13,7 @@ export function panelHtml(cspSource: string, scriptUri: string, styleUri: string
     "default-src 'none'",
     `style-src ${cspSource}`,
     `script-src 'nonce-${n}'`,
-    `img-src ${cspSource} data:`,
+    "img-src data:",
     `font-src ${cspSource}`,
     "connect-src 'none'",
     "frame-src 'none'",

@@ -18,6 +18,8 @@ import { answerElicitation } from '../forms/answer-panel.js';
 import { scrubAt } from './scrub.js';
 import { KeptView } from './kept-view.js';
 import { RunDeltaProducer } from '../protocol/run-delta.js';
+import { calibrationMapView } from './calibration.js';
+import { KeptMedia } from './media.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
 
 export const PANEL_VIEW_TYPE = 'turn.runPanel';
@@ -69,6 +71,8 @@ export class RunPanel {
   }
 
   private readonly kept: KeptView;
+  /** the images and documents the shown run's prompts sent, by hash (thumbnails) */
+  private readonly media = new KeptMedia();
 
   private constructor(
     private readonly panel: vscode.WebviewPanel,
@@ -129,6 +133,17 @@ export class RunPanel {
         return;
       case 'setting':
         void vscode.commands.executeCommand('workbench.action.openSettings', m.key);
+        return;
+      case 'calibrationMap': {
+        // the map that calibrated a confidence of the shown run, from the calibration file its runs read
+        const file = this.lastView?.file;
+        const found = file ? calibrationMapView(this.optionsFor(file), m.map) : { view: null, message: `map ${m.map}: no run is shown` };
+        this.post({ type: 'calibrationMap', v: PROTOCOL_VERSION, map: m.map, ...found });
+        return;
+      }
+      case 'media':
+        // an image or document of the shown run's prompts, only when the webview shows it
+        this.post({ type: 'media', v: PROTOCOL_VERSION, sha256: m.sha256, ...this.media.item(m.sha256) });
         return;
     }
   }
@@ -257,9 +272,10 @@ export class RunPanel {
 
   private launch(file: string, request?: PanelRequest): Promise<RunView> {
     this.runner?.stop();
+    this.media.clear();
     const runner = new Runner({
       file,
-      options: this.optionsFor(file),
+      options: { ...this.optionsFor(file), onMedia: (media) => this.media.keep(media) },
       runId: ++this.runId,
       ...(() => {
         const prices = this.pricesFor(file);

@@ -6,6 +6,8 @@
 // Secrets never appear here: the vault is described by names and sources only (VaultEntryView).
 
 import { checkCredentialName } from '../vault/names.js';
+import { isCalibrationMapReply, isCalibrationMapRequest, type CalibrationMapReply, type CalibrationMapRequest } from './calibration.js';
+import { isMediaReply, isMediaRequest, type MediaReply, type MediaRequest } from './media.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -271,7 +273,11 @@ export type HostMessage =
   | { type: 'whatif'; v: 1; view: WhatIfView }
   | { type: 'scrub'; v: 1; view: ScrubView }
   /** a request of the webview failed (a fork refused, a store in use): one line for a person */
-  | { type: 'notice'; v: 1; message: string };
+  | { type: 'notice'; v: 1; message: string }
+  /** a calibration map the webview asked for (protocol/calibration.ts) */
+  | CalibrationMapReply
+  /** an image or document of a prompt the webview asked for (protocol/media.ts) */
+  | MediaReply;
 
 /** Webview → host. */
 export type WebviewMessage =
@@ -288,7 +294,11 @@ export type WebviewMessage =
   /** run a command the panel offers (only the ones in PANEL_COMMANDS) */
   | { type: 'command'; v: 1; command: PanelCommand }
   /** open the Settings editor at a grant setting (only the ones in GRANT_SETTINGS) */
-  | { type: 'setting'; v: 1; key: GrantSetting };
+  | { type: 'setting'; v: 1; key: GrantSetting }
+  /** the calibration map of this id, to draw its reliability diagram (protocol/calibration.ts) */
+  | CalibrationMapRequest
+  /** the image or document of this hash in a shown prompt (protocol/media.ts) */
+  | MediaRequest;
 
 /** Editor commands a panel message may run (a credential error offers Add Credential). */
 export const PANEL_COMMANDS = ['turn.vault.add'] as const;
@@ -478,6 +488,10 @@ export function isHostMessage(m: unknown): m is HostMessage {
       return scrub(m.view);
     case 'notice':
       return str(m.message);
+    case 'calibrationMap':
+      return isCalibrationMapReply(m);
+    case 'media':
+      return isMediaReply(m);
     default:
       return false;
   }
@@ -503,6 +517,10 @@ export function isWebviewMessage(m: unknown): m is WebviewMessage {
       return (PANEL_COMMANDS as readonly unknown[]).includes(m.command);
     case 'setting':
       return (GRANT_SETTINGS as readonly unknown[]).includes(m.key);
+    case 'calibrationMap':
+      return isCalibrationMapRequest(m);
+    case 'media':
+      return isMediaRequest(m);
     default:
       return false;
   }

@@ -13,12 +13,15 @@ import { buildHost } from '../run/host.js';
 import type { RunOptions } from '../run/options.js';
 import { resolveModelSpec } from '../run/model.js';
 import { readDataset, isRight, type LabeledCase } from './dataset.js';
+import { findCalibrationTests, isTestsPath, runCalibrationTest } from './from-tests.js';
+import type { TestRunOptions } from '../testing/run-test.js';
 import { DEFAULT_CALIBRATION_FILE, mapId, SOURCES, writeCalibration, type CalibratedSource, type CalibrationMap } from './file.js';
 import { modelIdentity, type ModelIdentity } from './identity.js';
 import { applyMap, fitIsotonic, MIN_CASES } from './isotonic.js';
 import { metrics, reliability, type Metrics, type Scored } from './metrics.js';
 
 export interface CalibrateOptions extends Omit<RunOptions, 'calibration'> {
+  /** a JSONL dataset (dataset.ts), or a test file or folder of them (from-tests.ts) */
   dataset: string;
   /** the calibration file to write (default DEFAULT_CALIBRATION_FILE in cwd); false: write nothing */
   out?: string | false;
@@ -87,9 +90,10 @@ export function heldOut(c: Pick<LabeledCase, 'id'>, share: number): boolean {
 export async function calibrate(options: CalibrateOptions): Promise<CalibrationReport> {
   const cwd = options.cwd ?? process.cwd();
   const datasetFile = path.resolve(cwd, options.dataset);
-  const { cases, bytes } = readDataset(datasetFile);
   const holdout = options.holdout ?? 0;
   const spec = resolveModelSpec(options.model, options.env ?? process.env, cwd);
+  if (isTestsPath(datasetFile)) return calibrateOnTests(options, datasetFile, spec);
+  const { cases, bytes } = readDataset(datasetFile);
   const identity = await modelIdentity(spec, cwd);
   // the raw confidences are what is measured: no calibration file is read
   const setup = await buildHost({ ...options, calibration: false });
@@ -117,16 +121,49 @@ export async function calibrate(options: CalibrateOptions): Promise<CalibrationR
   } finally {
     setup.close();
   }
-  const { sources, maps } = fit(results, identity, holdout > 0);
+  return finish(options, identity, datasetFile, sha256Hex(bytes), cases.length, results, stopped);
+}
+
+/** Fits and measures the maps of `results`, writes them, and makes the report. */
+function finish(options: CalibrateOptions, identity: ModelIdentity, datasetFile: string, datasetSha256: string, cases: number, results: CaseResult[], stopped: string | undefined): CalibrationReport {
+  const cwd = options.cwd ?? process.cwd();
+  const { sources, maps } = fit(results, identity, (options.holdout ?? 0) > 0);
   const datasetName = path.basename(datasetFile);
   const at = new Date().toISOString();
-  for (const m of maps) m.fitted = { ...m.fitted, dataset: datasetName, datasetSha256: sha256Hex(bytes), at };
+  for (const m of maps) m.fitted = { ...m.fitted, dataset: datasetName, datasetSha256, at };
   let file: string | undefined;
   if (options.out !== false && maps.length > 0) {
     file = path.resolve(cwd, options.out ?? DEFAULT_CALIBRATION_FILE);
     writeCalibration(file, maps);
   }
-  return { model: identity, dataset: datasetFile, cases: cases.length, failed: results.filter((r) => !r.ok).length, sources, ...(file ? { file } : {}), ...(stopped ? { stopped } : {}), results };
+  return { model: identity, dataset: datasetFile, cases, failed: results.filter((r) => !r.ok).length, sources, ...(file ? { file } : {}), ...(stopped ? { stopped } : {}), results };
+}
+
+/**
+ * A test file or folder as the dataset (from-tests.ts): each test with a qualifying expectation is
+ * run live as `turn test` runs it — the same limits, grants and scratch store — and its case is the
+ * confidence of its one inferred value and whether its expectations held.
+ */
+async function calibrateOnTests(options: CalibrateOptions, datasetFile: string, spec: string): Promise<CalibrationReport> {
+  const cwd = options.cwd ?? process.cwd();
+  const { tests, sha256 } = await findCalibrationTests([datasetFile]);
+  const identity = await modelIdentity(spec, cwd);
+  const testOptions: TestRunOptions = { model: spec, cwd };
+  for (const k of ['env', 'maxSteps', 'maxTimeMs', 'maxAlloc', 'toolTimeoutMs', 'seed', 'context', 'fetchSchemas', 'refreshSchemas', 'temperature', 'maxTokens', 'consistency', 'authority'] as const) {
+    if (options[k] !== undefined) (testOptions as Record<string, unknown>)[k] = options[k];
+  }
+  const results: CaseResult[] = [];
+  for (const [i, t] of tests.entries()) {
+    const outcome = await runCalibrationTest(t, testOptions);
+    const id = `${path.relative(cwd, t.file) || t.file}: ${t.test.name}`;
+    const held = heldOut({ id }, options.holdout ?? 0);
+    const result: CaseResult = outcome.ok
+      ? { id, line: t.test.line, ok: true, right: outcome.right, confidence: bySource(outcome.confidence!), heldOut: held }
+      : { id, line: t.test.line, ok: false, heldOut: held, error: outcome.error };
+    results.push(result);
+    options.onCase?.(i + 1, tests.length, result);
+  }
+  return finish(options, identity, datasetFile, sha256, tests.length, results, undefined);
 }
 
 /** Fits a map per source with at least MIN_CASES fitted cases, and measures each before and after. */

@@ -557,6 +557,8 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
           cancel = (reason) => own.abort(reason);
         }
         inflight.add(cancel);
+        // the images and documents the request sends, bytes included, to an editor that shows them (never journaled)
+        if (request.media && request.media.length > 0) options.onMedia?.(request.media);
         if (hold) await hold({ kind: 'model', pid: request.pid, description: `waiting on a model reply (infer ${request.typeName})` });
         // where model replies and provider errors enter the VM: redacted like effect results
         let reply: InferReply;

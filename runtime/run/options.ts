@@ -11,6 +11,7 @@ import type { ToolRequest } from '../ports/host.js';
 import type { ElicitationAnswer, ElicitationQuestion } from '../mcp/elicitation.js';
 import type { TelemetryOptions } from '../telemetry/config.js';
 import type { InferReply, InferRequest } from '../infer/types.js';
+import type { MediaVal } from '../values/index.js';
 
 /** What a run may do beyond computing (docs/authority.md). Nothing is granted unless given. */
 export interface AuthorityOptions {
@@ -110,6 +111,11 @@ export interface RunOptions {
   replayReply?(request: InferRequest): InferReply | undefined;
   /** each run event, secrets redacted */
   onEvent?(event: RunEvent): void;
+  /**
+   * the images and documents of each model request, their bytes in reach (std/media): the editor's
+   * run panel keeps them to draw thumbnails (docs/editor.md). Events carry a media item's label only.
+   */
+  onMedia?(media: readonly MediaVal[]): void;
   /** also write the events as JSON lines: `-` for standard error, else a file */
   traceFile?: string;
   /** called before a process waits on the host (model reply, effect, approval); the run waits for it */

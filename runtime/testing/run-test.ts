@@ -87,13 +87,17 @@ export interface TestResult {
  */
 export type TestRunOptions = Pick<
   RunOptions,
-  'model' | 'env' | 'maxSteps' | 'maxTimeMs' | 'maxAlloc' | 'toolTimeoutMs' | 'seed' | 'context' | 'cwd' | 'fetchSchemas' | 'refreshSchemas' | 'temperature' | 'maxTokens' | 'consistency'
-> & { authority?: AuthorityOptions };
+  'model' | 'env' | 'maxSteps' | 'maxTimeMs' | 'maxAlloc' | 'toolTimeoutMs' | 'seed' | 'context' | 'cwd' | 'fetchSchemas' | 'refreshSchemas' | 'temperature' | 'maxTokens' | 'consistency' | 'calibration'
+> & {
+  authority?: AuthorityOptions;
+  /** sees every event of the test's run (`turn calibrate` reads the replies' confidences from them) */
+  observe?: (e: RunEvent) => void;
+};
 
 /** The options of `options` a test's run passes on as they are (those it does not set itself). */
 export function passedOn(options: TestRunOptions): Partial<RunOptions> {
   const out: Partial<RunOptions> = {};
-  for (const k of ['maxAlloc', 'toolTimeoutMs', 'seed', 'context', 'fetchSchemas', 'refreshSchemas', 'temperature', 'maxTokens', 'consistency'] as const) {
+  for (const k of ['maxAlloc', 'toolTimeoutMs', 'seed', 'context', 'fetchSchemas', 'refreshSchemas', 'temperature', 'maxTokens', 'consistency', 'calibration'] as const) {
     if (options[k] !== undefined) (out as Record<string, unknown>)[k] = options[k];
   }
   return out;
@@ -267,6 +271,7 @@ export async function runTest(file: string, test: TestCase, answering: Answering
     ...passedOn(options),
     onOutput: (line) => output.push(line),
     onEvent: (e) => {
+      options.observe?.(e);
       if (e.kind === 'infer.delta') {
         const w = waiting.get(e.id);
         if (w) w.tokens = e.tokens;

@@ -167,10 +167,10 @@ test('a replay binds the journaled calibrated value, whatever the calibration fi
   const done = await resumed.start();
   assert.equal(done.kind, 'done');
   assert.equal((done as { json: unknown }).json, applyMap(map, 0.9), 'the value the run bound first');
-  // turn inspect shows the journaled step's calibrated confidence and the raw one
+  // turn inspect shows the journaled step's calibrated confidence, the raw one and the map's id
   const inspected = turn(['inspect', first.id!, '--store', store], { cwd: dir });
   assert.equal(inspected.code, 0, inspected.stderr);
-  assert.match(inspected.stdout, new RegExp(`confidence ${Math.round(applyMap(map, 0.9) * 1000) / 1000} \\(reported, calibrated from 0\\.9\\)`));
+  assert.match(inspected.stdout, new RegExp(`confidence ${Math.round(applyMap(map, 0.9) * 1000) / 1000} \\(reported, calibrated from 0\\.9 by map ${map.id}\\)`));
 });
 
 test('a journaled calibration is used only for the figure it was made for', () => {

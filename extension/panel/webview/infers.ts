@@ -7,6 +7,9 @@ import { h, section, siteLink } from './dom.js';
 import { jsonTree, valueTree } from './valuetree.js';
 import { splitSchema } from './prompt-parts.js';
 import { VirtualList } from './virtual.js';
+import { calibrationDetails } from './calibration.js';
+import { calibrationLine } from './reliability.js';
+import { mediaStrip } from './media.js';
 
 function attemptView(at: InferAttemptView): HTMLElement {
   const { text, schema } = splitSchema(at.prompt.task);
@@ -19,9 +22,11 @@ function attemptView(at: InferAttemptView): HTMLElement {
     }
   })();
   return h('div', { class: 'attempt' },
-    h('h4', {}, `attempt ${at.attempt}: ${at.valid === null ? 'waiting' : at.valid ? 'valid' : 'invalid'}${at.confidence !== null ? `, confidence ${at.confidence}` : ''}${at.calibration ? ` (calibrated from ${at.calibration.raw} by map ${at.calibration.map} for ${at.calibration.source})` : ''}`),
+    h('h4', {}, `attempt ${at.attempt}: ${at.valid === null ? 'waiting' : at.valid ? 'valid' : 'invalid'}${at.confidence !== null ? `, ${at.calibration ? calibrationLine(at.confidence, at.calibration) : `confidence ${at.confidence}`}` : ''}`),
+    at.calibration ? calibrationDetails(at.calibration.map) : null,
     h('h5', {}, 'prompt (as rendered: P0, P2, P1, task)'),
     h('pre', { class: 'prompt' }, [...at.prompt.P0, ...at.prompt.P2, ...at.prompt.P1, text].join('\n\n')),
+    mediaStrip([...at.prompt.P0, ...at.prompt.P2, ...at.prompt.P1, text]),
     schema !== undefined ? h('div', { class: 'prompt-schema' }, h('h5', {}, 'the reply format the prompt ends with (JSON Schema)'), jsonTree(schema, 'reply schema')) : null,
     at.feedback.length ? h('pre', { class: 'feedback' }, at.feedback.join('\n')) : null,
     h('h5', {}, 'schema'), jsonTree(at.schema, 'schema'),

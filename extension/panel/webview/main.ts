@@ -15,6 +15,8 @@ import { fill, h } from './dom.js';
 import { errorView } from './errors.js';
 import { EventList } from './events.js';
 import { InferList } from './infers.js';
+import { receiveCalibrationMap } from './calibration.js';
+import { receiveMedia } from './media.js';
 import { lanesFromEvents, type Lanes } from './lanes.js';
 import { Scrubber } from './scrubber.js';
 import { restore, type State } from './state.js';
@@ -222,6 +224,13 @@ window.addEventListener('message', (event: MessageEvent) => {
       state.forking = false;
       state.scrubStep = null;
       break;
+    case 'calibrationMap':
+      // drawn where it was asked for (calibration.ts); nothing else changes
+      receiveCalibrationMap(m);
+      return;
+    case 'media':
+      receiveMedia(m);
+      return;
   }
   update();
 });
