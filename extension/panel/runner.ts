@@ -163,6 +163,8 @@ export class Runner {
       store,
       ...(request.migrate ? { migrate: true } : {}),
       authority: { ...(vault ? { vault } : {}), ...(approve ? { approve } : {}) },
+      // a resumed run's new model calls hand their images to the panel too (thumbnails)
+      ...(this.options.options.onMedia ? { onMedia: this.options.options.onMedia } : {}),
       ...watch,
     });
   }
