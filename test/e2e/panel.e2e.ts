@@ -72,7 +72,7 @@ describe('the run panel in code-server: timeline, what-if, scrubber', { timeout:
   });
 
   step('what-if: fork at the plan reply with an edited value; both runs side by side, the original untouched', async () => {
-    const plan = panel.locator('#journal .step.forkable', { hasText: 'infer Plan' }).first();
+    const plan = panel.locator('#journal .step.forkable', { hasText: 'model reply (Plan)' }).first();
     await plan.locator('button.what-if').click();
     const edit = panel.locator('#journal textarea.edit');
     await edit.fill('{"topics": ["timelines"], "tone": "sober"}');

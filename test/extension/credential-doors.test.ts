@@ -12,7 +12,7 @@ import { Runner } from '../../extension/panel/runner.js';
 import { readRunSettings, runOptionsFromSettings } from '../../extension/settings.js';
 import { missingCredential } from '../../extension/protocol/panel.js';
 
-const SPEC = fs.readFileSync(new URL('../../examples/market.yaml', import.meta.url), 'utf8');
+const SPEC = fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'market.yaml'), 'utf8');
 
 async function runFails(program: string): Promise<{ name: string | null; line: number | undefined; file: string | undefined; message: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-doors-'));

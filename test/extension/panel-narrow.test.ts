@@ -4,8 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 
-const css = fs.readFileSync(new URL('../../extension/panel/webview/panel.css', import.meta.url), 'utf8');
+const css = fs.readFileSync(path.join(__dirname, '..', '..', 'extension', 'panel', 'webview', 'panel.css'), 'utf8');
 
 /** The rules inside `@media (max-width: Npx) { ... }` blocks, with N. */
 function narrowBlocks(text: string): { max: number; body: string }[] {
