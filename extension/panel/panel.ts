@@ -192,7 +192,7 @@ export class RunPanel {
     for (const a of view.actors) if (a.name) this.names.set(a.pid, a.name);
     if (view.status === 'running' || view.status === 'idle') return;
     if (view.stored) void this.sendJournal(view.stored);
-    const name = view.status === 'failed' && view.error ? missingCredential(view.error.message) : null;
+    const name = (view.status === 'failed' || view.status === 'waiting') && view.error ? missingCredential(view.error.message) : null;
     if (name !== null && this.offered !== view.runId) {
       this.offered = view.runId;
       void vscode.window.showErrorMessage(`Turn: the run needs the credential "${name}", which is not in the vault.`, 'Add Credential').then((pick) => {

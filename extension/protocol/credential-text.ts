@@ -22,5 +22,7 @@ export function credentialErrorText(message: string): string | null {
   const where = open >= 0 && text.endsWith(')') ? text.slice(open + 5, -1) : '';
   const env = `TURN_SECRET_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
   const at = where && where.length <= MAX_WHERE ? ` (${where})` : '';
-  return `The run needs the credential "${name}", which is not in the Turn vault${at}. Add it with Add Credential…, or set ${env} in the environment the editor was started from, then run again.`;
+  // a durable run waits where it was refused (runner.ts): it goes on with a resume, not a new run
+  const then = text.includes('resume the run') ? 'then resume the run from the Runs view' : 'then run again';
+  return `The run needs the credential "${name}", which is not in the Turn vault${at}. Add it with Add Credential…, or set ${env} in the environment the editor was started from, ${then}.`;
 }

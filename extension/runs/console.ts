@@ -212,7 +212,10 @@ const RESULT_CHARS = 60;
  */
 export function columnsText(run: ConsoleRun, now: number, started: (ms: number) => string): string {
   const cols = [stateText(run.state), started(run.createdAt), durationText(durationMs(run, now))];
-  if (run.tokens.calls > 0) cols.push(`${compact(run.tokens.input + run.tokens.output)} tokens`);
+  const tokens = run.tokens.input + run.tokens.output;
+  // a model that reports no usage (the mock, some local servers): the calls, not "0 tokens"
+  if (tokens > 0) cols.push(`${compact(tokens)} tokens`);
+  else if (run.tokens.calls > 0) cols.push(`${run.tokens.calls} model call${run.tokens.calls === 1 ? '' : 's'}`);
   if (run.cost) cols.push(money(run.cost.total, run.cost.currency));
   if (run.forkOf) cols.push(`fork at step ${run.forkOf.step}`);
   if (run.outcome !== null) {

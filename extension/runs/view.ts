@@ -337,6 +337,8 @@ export function registerRunsView(stores: SharedStores, panel: () => PanelHost): 
   view.onCounted = (shown, total) => {
     const filtered = view.filterText.trim() !== '';
     tree.description = filtered ? `${shown} of ${total} · "${view.filterText.trim()}"` : view.sort === 'started' ? undefined : `by ${view.sort}`;
+    // the description hides when the view is its container's only one: the message shows above the rows
+    tree.message = filtered ? `Showing ${shown} of ${total} runs matching "${view.filterText.trim()}" (Clear Runs Filter shows all)` : undefined;
   };
   const fail = (e: unknown) => void vscode.window.showErrorMessage(`Turn: ${storeMessage(e)}`);
   // the `turn` CLI's writes to a workspace store (the view's own reads are told apart: store-watch.ts)

@@ -64,3 +64,23 @@ test('the panel says a missing credential in plain words: the name, where, the b
   const long = credentialErrorText(`the secret "k" for x is not set (in ${'f'.repeat(500)})`) ?? '';
   assert.ok(long.length < 300 && !long.includes('fff'), 'a long "where" is left out');
 });
+
+test('a durable panel run (the default) refused for a missing secret waits, resumable, and says so with the credential\'s name at the call', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-doors-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'p.tn'), 'let api = use schema::openapi("market.yaml");\nlet market = api.client("http://127.0.0.1:9/v1");\n\nlet quote = market.get_quote(grant identity::bearer("market"), "ACME");\nreturn quote;\n');
+    fs.writeFileSync(path.join(dir, 'market.yaml'), SPEC);
+    const values: Record<string, unknown> = { 'run.allowNet': ['127.0.0.1:*'] };
+    const options = runOptionsFromSettings(readRunSettings(<T>(k: string, d: T) => (k in values ? (values[k] as T) : d)), dir, { vault: new MemoryVault({}) });
+    const view = await new Runner({ file: path.join(dir, 'p.tn'), options, publish: () => {} }).start();
+    assert.equal(view.status, 'waiting');
+    assert.ok(view.stored, 'durable');
+    assert.equal(missingCredential(view.error?.message ?? ''), 'market', view.error?.message);
+    assert.doesNotMatch(view.error?.message ?? '', /unknown outcome/, 'nothing was sent: no decision to make');
+    assert.equal(view.error?.site?.line, 4, 'the call\'s line');
+    const { credentialErrorText } = await import('../../extension/protocol/credential-text.js');
+    assert.match(credentialErrorText(view.error?.message ?? '') ?? '', /then resume the run from the Runs view\.$/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

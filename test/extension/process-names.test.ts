@@ -42,7 +42,7 @@ test('processes are named by their factory, the function they only call, or thei
     const live = await new Runner({ file, options, publish: () => {} }).start();
     assert.equal(live.status, 'suspended', live.error?.message);
     const names = labels(live);
-    for (const want of ['analyst #2', 'review #3', 'spawned #4', 'gather #6', 'check #7']) assert.ok(names.includes(want), `${want} in ${names.join(', ')}`);
+    for (const want of ['analyst #2', 'review #3', 'spawned #4', 'graph g #5', 'gather #6', 'check #7']) assert.ok(names.includes(want), `${want} in ${names.join(', ')}`);
     assert.ok(!names.some((n) => n.startsWith('anonymous')), names.join(', '));
     assert.ok(live.stored);
     const stored = await new Runner({ file, options, publish: () => {}, request: { kind: 'show', runId: live.stored.runId, storeDir: live.stored.storeDir } }).start();

@@ -64,6 +64,14 @@ test('a journal\'s usage is outside data: negative, fractional, huge, string or 
   });
 });
 
+test('a finished run\'s result is its rendered value, not the stored {rendered, json} record', () => {
+  withStore((store) => {
+    const run = store.createRun({ entry: 'a.tn', bytecodeHash: 'h', semanticsVersion: 'turn-vm/1', meta: {} });
+    store.setRunStatus(run.id, 'done', enc({ rendered: '"hello"', json: 'hello' }));
+    assert.equal(listConsoleRuns(store)[0].outcome, '"hello"');
+  });
+});
+
 test('a fork (what-if) is listed under the run it came from; a fork of a fork nests again', () => {
   withStore((store) => {
     const origin = runWithCalls(store, 'committee.tn', [{ inputTokens: 1, outputTokens: 1 }, { inputTokens: 1, outputTokens: 1 }]);
@@ -147,6 +155,7 @@ test('a row\'s columns: status, started, duration, tokens, cost, fork, result (o
   assert.match(text, /^done · started 1 min ago · 1 min 5 s · 12k tokens · 0\.012\d* USD · fork at step 4 · → \{"text": "y+…$/);
   assert.ok(!text.includes('\n'));
   assert.equal(columnsText(run('f', { state: 'failed', outcome: 'boom', createdAt: 0, updatedAt: 300 }), 0, () => 's'), 'failed · s · 300 ms · ✗ boom');
+  assert.equal(columnsText(run('m', { tokens: { calls: 2, input: 0, output: 0, cached: 0 }, createdAt: 0, updatedAt: 5 }), 0, () => 's'), 'done · s · 5 ms · 2 model calls', 'a model that reports no usage: its calls, not "0 tokens"');
   assert.deepEqual([durationText(999), durationText(1000), durationText(59_400), durationText(3_600_000 + 4 * 60_000)], ['999 ms', '1 s', '59 s', '1 h 4 min']);
 });
 
