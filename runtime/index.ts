@@ -88,7 +88,7 @@ export { writeFileAtomic } from './fs-atomic.js';
 // ---- observability (docs/observability.md): OpenTelemetry export of a run, token summaries and costs
 export { telemetryConfig, TelemetryConfigError, type TelemetryOptions } from './telemetry/index.js';
 export { TokenTally, isRealModel, type ModelTokens } from './telemetry/tokens.js';
-export { readPriceTable, parsePriceTable, tokenSummary, summaryLines, costOf, PriceTableError, type PriceTable, type TokenSummary } from './telemetry/costs.js';
+export { readPriceTable, parsePriceTable, tokenSummary, summaryLines, costOf, money, PriceTableError, type PriceTable, type TokenSummary } from './telemetry/costs.js';
 
 // ---- the playground (docs/editor.md, *Playground*): one function of a file, run with given arguments
 export * from './playground/index.js';

@@ -217,14 +217,15 @@ export class RunPanel {
     for (const a of view.actors) if (a.name) this.names.set(a.pid, a.name);
     if (view.status === 'running' || view.status === 'idle') return;
     if (view.stored) void this.sendJournal(view.stored);
-    // a run that waits on a person: the notification offers the settle form (the Runs view's action)
-    if (view.status === 'waiting' && view.stored && this.offeredWait !== view.stored.runId) {
+    const name = (view.status === 'failed' || view.status === 'waiting') && view.error ? missingCredential(view.error.message) : null;
+    // a run that waits on a person: the notification offers the settle form (the Runs view's action);
+    // a durable run refused for a missing credential also waits, but what it needs is the credential
+    if (name === null && view.status === 'waiting' && view.stored && this.offeredWait !== view.stored.runId) {
       this.offeredWait = view.stored.runId;
       void vscode.window.showWarningMessage(`Turn: run ${view.stored.runId} waits for a decision about an unknown outcome.`, 'Settle…').then((pick) => {
         if (pick) void vscode.commands.executeCommand('turn.runs.settle');
       });
     }
-    const name = view.status === 'failed' && view.error ? missingCredential(view.error.message) : null;
     if (name !== null && this.offered !== view.runId) {
       this.offered = view.runId;
       void vscode.window.showErrorMessage(`Turn: the run needs the credential "${name}", which is not in the vault.`, 'Add Credential').then((pick) => {

@@ -194,6 +194,14 @@ export class Runner {
         return;
       case 'waiting':
         this.view.status = 'waiting';
+        if (result.refused !== undefined) {
+          // refused before anything was sent (a secret not set, a grant): no decision to make; the
+          // reason as the runtime gave it (the panel offers Add Credential for a missing secret) at the call's line
+          const step = result.unknown[0];
+          const at = step ? [...this.timeline].reverse().find((t) => t.site !== null && t.pid === step.pid && (t.kind === 'tool.request' || t.kind === 'infer.request')) : undefined;
+          this.view.error = { message: `${result.refused} — nothing was sent (step ${step?.seq ?? '?'}); once it is there, resume the run from the Runs view`, site: at?.site ?? null };
+          return;
+        }
         this.view.error = { message: `waiting for a decision about an unknown outcome (steps ${result.unknown.map((e) => e.seq).join(', ')}): settle it in the Runs view`, site: null };
         return;
       case 'aborted':

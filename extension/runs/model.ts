@@ -80,8 +80,10 @@ export function unknownSteps(runId: string, entries: JournalEntry[]): UnknownSte
 function outcome(run: RunRecord): string | null {
   if (run.status !== 'done' && run.status !== 'failed' && run.status !== 'cancelled') return null;
   try {
-    const v = bytesJson(run.result) as { message?: unknown } | null;
+    const v = bytesJson(run.result) as { message?: unknown; rendered?: unknown } | null;
     if (run.status !== 'done' && typeof v?.message === 'string') return clip(v.message);
+    // a finished run's result as the program's value renders it (the store keeps {rendered, json})
+    if (run.status === 'done' && typeof v?.rendered === 'string') return clip(v.rendered);
     return clip(JSON.stringify(v));
   } catch {
     return null;

@@ -50,6 +50,7 @@ export function storedRunView(store: RunStore, runId: string, storeDir: string, 
     view.actors = inspection.snapshot.processes.map((p) => actorView({
       pid: p.pid,
       parent: p.parent,
+      name: p.name,
       status: actorStatus(p.status),
       waitingOn: p.waiting,
       linked: false,

@@ -10,16 +10,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { STORE_FILE, storeMessage, type RunSummary, type Settlement } from '../../runtime/index.js';
+import { STORE_FILE, storeMessage, type PriceTable, type RunSummary, type Settlement } from '../../runtime/index.js';
 import { deleteStoredRun, settle } from './actions.js';
 import { askInForm } from '../forms/answer-panel.js';
-import { actionsOf, ago, listRunItems, stateText, tooltipHeading, type RunItem, type UnknownStep } from './model.js';
+import { actionsOf, ago, stateText, tooltipHeading, type RunItem, type UnknownStep } from './model.js';
+import { FactsCache, SORT_KEYS, columnsText, consoleRows, countRows, durationMs, durationText, listConsoleRuns, parseFilter, type ConsoleRow, type ConsoleRun, type SortKey } from './console.js';
 import type { PanelRequest } from './panel-requests.js';
 import { settlementOf, settleQuestion } from './settle-form.js';
 import { listRestateItems, restateActionsOf, restateMessage, restateRunView, resumeOnRestate, settleOnRestate, summaryText } from './restate-model.js';
 import type { SharedStores } from './shared-store.js';
 import { StoreWatch } from './store-watch.js';
-import { readRestateSettings, workspaceStoreDir, type RestateSettings } from '../settings.js';
+import { priceTableFromSettings, readRestateSettings, readRunSettings, workspaceStoreDir, type RestateSettings } from '../settings.js';
 import type { RunView } from '../protocol/panel.js';
 
 /** What the Runs view needs of the run panel (extension/panel/panel.ts's RunPanel). */
@@ -31,7 +32,7 @@ export interface PanelHost {
 export const RUNS_VIEW_ID = 'turn.runs';
 
 type Node =
-  | { kind: 'run'; dir: string; item: RunItem; folder: string | undefined }
+  | { kind: 'run'; dir: string; item: ConsoleRun; folder: string | undefined; forks: ConsoleRow[] }
   | { kind: 'step'; dir: string; run: RunItem; step: UnknownStep }
   | { kind: 'restate'; server: RestateSettings }
   | { kind: 'restateRun'; server: RestateSettings; item: RunItem }
@@ -65,6 +66,13 @@ export class RunsView implements vscode.TreeDataProvider<Node> {
   /** what the view last listed (runs, their states and unknown steps), to tell a listing change from a store touch */
   private listing = '';
 
+  /** the search box's text (turn.runs.filter) and the sort (turn.runs.sort) */
+  filterText = '';
+  sort: SortKey = 'started';
+  /** the view's description: how many runs the filter shows */
+  onCounted: (shown: number, total: number) => void = () => {};
+  private readonly facts = new Map<string, FactsCache>();
+
   constructor(private readonly stores: SharedStores) {}
 
   refresh(): void {
@@ -89,13 +97,16 @@ export class RunsView implements vscode.TreeDataProvider<Node> {
   }
 
   /** The store folders of the open workspace folders. */
-  dirs(): { dir: string; folder: string | undefined }[] {
+  dirs(): { dir: string; folder: string | undefined; cwd: string }[] {
     const folders = vscode.workspace.workspaceFolders ?? [];
-    return folders.map((f) => ({ dir: workspaceStoreDir(f.uri.fsPath), folder: folders.length > 1 ? f.name : undefined }));
+    return folders.map((f) => ({ dir: workspaceStoreDir(f.uri.fsPath), folder: folders.length > 1 ? f.name : undefined, cwd: f.uri.fsPath }));
   }
 
   getChildren(node?: Node): Node[] | Promise<Node[]> {
-    if (node?.kind === 'run') return node.item.unknown.map((step) => ({ kind: 'step', dir: node.dir, run: node.item, step }));
+    if (node?.kind === 'run') {
+      const forks = node.forks.map((row): Node => ({ kind: 'run', dir: node.dir, item: row.run, folder: node.folder, forks: row.children }));
+      return [...node.item.unknown.map((step): Node => ({ kind: 'step', dir: node.dir, run: node.item, step })), ...forks];
+    }
     if (node?.kind === 'restate') return this.restateRuns(node.server);
     if (node?.kind === 'restateRun') return node.item.unknown.map((step) => ({ kind: 'restateStep', server: node.server, run: node.item, step }));
     if (node) return [];
@@ -118,20 +129,52 @@ export class RunsView implements vscode.TreeDataProvider<Node> {
     }
   }
 
-  /** The runs in the workspace folders' stores, newest first per folder. */
+  /**
+   * The runs in the workspace folders' stores as the console shows them (console.ts): forks under
+   * their origin, waiting runs first, then by the chosen sort; only those the filter keeps.
+   */
   localRuns(): Node[] {
     const out: Node[] = [];
-    for (const { dir, folder } of this.dirs()) {
+    let shown = 0;
+    let total = 0;
+    const filter = this.filterText.trim() === '' ? undefined : parseFilter(this.filterText);
+    for (const { dir, folder, cwd } of this.dirs()) {
       // a folder without a store shows no runs; listing never creates one
       if (!fs.existsSync(path.join(dir, STORE_FILE))) continue;
+      let table: PriceTable | undefined;
       try {
-        const items = this.stores.use(dir, (store) => listRunItems(store, this.stores.live));
+        table = priceTableFromSettings(readRunSettings((key, dflt) => vscode.workspace.getConfiguration('turn').get(key, dflt)), cwd);
+      } catch (e) {
+        // a bad price table costs the cost column only; the message says which file and field
+        out.push({ kind: 'message', text: `no costs: ${(e as Error).message}`, icon: 'warning', tooltip: (e as Error).message });
+      }
+      try {
+        let cache = this.facts.get(dir);
+        if (!cache) this.facts.set(dir, (cache = new FactsCache()));
+        const runs = this.stores.use(dir, (store) => listConsoleRuns(store, { live: this.stores.live, table, cache }));
         this.watch.sawStore(dir);
-        out.push(...items.map((item): Node => ({ kind: 'run', dir, item, folder })));
+        const rows = consoleRows(runs, { filter, sort: this.sort });
+        total += runs.length;
+        shown += countRows(rows);
+        out.push(...rows.map((row): Node => ({ kind: 'run', dir, item: row.run, folder, forks: row.children })));
       } catch (e) {
         out.push({ kind: 'message', text: storeMessage(e), icon: 'warning', tooltip: storeMessage(e) });
       }
     }
+    this.onCounted(shown, total);
+    if (filter && shown === 0 && total > 0) out.push({ kind: 'message', text: `no run matches "${this.filterText.trim()}"`, icon: 'filter', tooltip: 'Clear the filter with the view\'s Clear Filter button' });
+    return out;
+  }
+
+  /** Every run listed, forks included (a command's quick pick). */
+  allRuns(): Extract<Node, { kind: 'run' }>[] {
+    const out: Extract<Node, { kind: 'run' }>[] = [];
+    const walk = (n: Node) => {
+      if (n.kind !== 'run') return;
+      out.push(n);
+      for (const row of n.forks) walk({ kind: 'run', dir: n.dir, item: row.run, folder: n.folder, forks: row.children });
+    };
+    this.localRuns().forEach(walk);
     return out;
   }
 
@@ -188,12 +231,17 @@ export class RunsView implements vscode.TreeDataProvider<Node> {
       return t;
     }
     const r = node.item;
-    const t = new vscode.TreeItem(path.basename(r.entry), r.unknown.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    const open = r.unknown.length > 0 || node.forks.length > 0;
+    const t = new vscode.TreeItem(path.basename(r.entry), open ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     t.id = r.id;
-    t.description = `${stateText(r.state)} · ${ago(r.updatedAt)}${node.folder ? ` · ${node.folder}` : ''}`;
+    const now = Date.now();
+    t.description = `${columnsText(r, now, (ms) => `started ${ago(ms, now)}`)}${node.folder ? ` · ${node.folder}` : ''}`;
     const md = new vscode.MarkdownString();
     md.appendMarkdown(tooltipHeading(r));
-    md.appendText(`run ${r.id}\n${r.entryPath}\nstarted ${new Date(r.createdAt).toLocaleString()}, last change ${new Date(r.updatedAt).toLocaleString()}`);
+    md.appendText(`run ${r.id}\n${r.entryPath}\nstarted ${new Date(r.createdAt).toLocaleString()}, last change ${new Date(r.updatedAt).toLocaleString()} (${durationText(durationMs(r, now))})`);
+    if (r.forkOf) md.appendText(`\nforked from run ${r.forkOf.runId} at step ${r.forkOf.step}`);
+    if (r.tokens.calls > 0) md.appendText(`\n${r.tokens.calls} model call${r.tokens.calls === 1 ? '' : 's'}: ${r.tokens.input} prompt tokens (${r.tokens.cached} cached), ${r.tokens.output} completion tokens`);
+    if (r.cost) md.appendText(`\ncost: ${r.cost.total} ${r.cost.currency}`);
     if (r.outcome !== null) md.appendText(`\n${r.state === 'done' ? 'result' : 'error'}: ${r.outcome}`);
     t.tooltip = md;
     t.iconPath = new vscode.ThemeIcon(ICONS[r.state]);
@@ -207,8 +255,8 @@ export class RunsView implements vscode.TreeDataProvider<Node> {
 /** A command's target: the node it was invoked on, else one the user picks. */
 async function pickRun(view: RunsView, node: Node | undefined, want: (r: RunItem) => boolean, what: string): Promise<Extract<Node, { kind: 'run' }> | undefined> {
   if (node?.kind === 'run') return node;
-  if (node?.kind === 'step') return { kind: 'run', dir: node.dir, item: node.run, folder: undefined };
-  const runs = view.localRuns().filter((n): n is Extract<Node, { kind: 'run' }> => n.kind === 'run' && want(n.item));
+  if (node?.kind === 'step') return view.allRuns().find((n) => n.item.id === node.run.id && n.dir === node.dir);
+  const runs = view.allRuns().filter((n) => want(n.item));
   if (runs.length === 0) {
     void vscode.window.showInformationMessage(`Turn: no stored run to ${what}.`);
     return undefined;
@@ -261,6 +309,12 @@ async function afterRestate(view: RunsView, call: () => Promise<RunSummary>, wha
 export function registerRunsView(stores: SharedStores, panel: () => PanelHost): vscode.Disposable[] {
   const view = new RunsView(stores);
   const tree = vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: view, showCollapseAll: false });
+  view.onCounted = (shown, total) => {
+    const filtered = view.filterText.trim() !== '';
+    tree.description = filtered ? `${shown} of ${total} · "${view.filterText.trim()}"` : view.sort === 'started' ? undefined : `by ${view.sort}`;
+    // the description hides when the view is its container's only one: the message shows above the rows
+    tree.message = filtered ? `Showing ${shown} of ${total} runs matching "${view.filterText.trim()}" (Clear Runs Filter shows all)` : undefined;
+  };
   const fail = (e: unknown) => void vscode.window.showErrorMessage(`Turn: ${storeMessage(e)}`);
   // the `turn` CLI's writes to a workspace store (the view's own reads are told apart: store-watch.ts)
   const files = vscode.workspace.createFileSystemWatcher(`**/${path.basename(workspaceStoreDir(''))}/${STORE_FILE}*`);
@@ -277,6 +331,33 @@ export function registerRunsView(stores: SharedStores, panel: () => PanelHost): 
     tree.onDidChangeVisibility((e) => (e.visible ? view.refresh() : undefined)),
     vscode.workspace.onDidChangeWorkspaceFolders(() => view.refresh()),
     vscode.commands.registerCommand('turn.runs.refresh', () => view.refresh()),
+    vscode.commands.registerCommand('turn.runs.filter', async (text?: unknown) => {
+      // a test or a keybinding may pass the text; else the search box, holding the current filter
+      const typed = typeof text === 'string' ? text : await vscode.window.showInputBox({
+        title: 'Filter Runs',
+        value: view.filterText,
+        prompt: 'Words to find in the file, run id, status or result; status:waiting (or is:failed, is:done...) keeps one status. Empty: every run.',
+        placeHolder: 'e.g. triage is:failed',
+      });
+      if (typed === undefined) return;
+      view.filterText = typed.slice(0, 200);
+      void vscode.commands.executeCommand('setContext', 'turn.runsFiltered', view.filterText.trim() !== '');
+      view.refresh();
+    }),
+    vscode.commands.registerCommand('turn.runs.clearFilter', () => {
+      view.filterText = '';
+      void vscode.commands.executeCommand('setContext', 'turn.runsFiltered', false);
+      view.refresh();
+    }),
+    vscode.commands.registerCommand('turn.runs.sort', async (key?: unknown) => {
+      const labels: Record<SortKey, string> = { started: 'Newest first', duration: 'Longest first', tokens: 'Most tokens first', cost: 'Costliest first' };
+      const picked = typeof key === 'string' && (SORT_KEYS as readonly string[]).includes(key)
+        ? (key as SortKey)
+        : (await vscode.window.showQuickPick(SORT_KEYS.map((k) => ({ label: labels[k], picked: k === view.sort, key: k })), { title: 'Sort Runs (runs waiting on you stay first)' }))?.key;
+      if (!picked) return;
+      view.sort = picked;
+      view.refresh();
+    }),
     vscode.commands.registerCommand('turn.runs.openInPanel', async (node?: Node) => {
       if (node?.kind === 'restateRun') {
         const run = await onRestate(() => restateRunView(node.server, node.item.id, 0));
@@ -374,5 +455,6 @@ export function registerRunsView(stores: SharedStores, panel: () => PanelHost): 
 
 /** The runs a listing shows, as far as its rows go: id, state, last change and unknown steps of each. */
 function listingOf(nodes: readonly Node[]): string {
-  return JSON.stringify(nodes.map((n) => (n.kind === 'run' ? [n.item.id, n.item.state, n.item.updatedAt, n.item.unknown.map((u) => u.seq)] : n.kind === 'message' ? n.text : n.kind)));
+  const rows = (list: readonly ConsoleRow[]): unknown[] => list.map((r) => [r.run.id, r.run.state, r.run.updatedAt, r.run.tokens.calls, r.run.unknown.map((u) => u.seq), rows(r.children)]);
+  return JSON.stringify(nodes.map((n) => (n.kind === 'run' ? [n.item.id, n.item.state, n.item.updatedAt, n.item.tokens.calls, n.item.unknown.map((u) => u.seq), rows(n.forks)] : n.kind === 'message' ? n.text : n.kind)));
 }

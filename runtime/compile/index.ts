@@ -10,6 +10,7 @@ import type { SourceFile } from '../syntax/source.js';
 import { typeToSchema, SchemaError, type StructInfo } from '../infer/schema.js';
 import { Analyzer, inferScope, type FnInfo } from './analyze.js';
 import { walk } from '../syntax/walk.js';
+import { returnedClosureName, spawnedClosureName } from './closure-names.js';
 import { launchMapsIn, type LaunchMapSite } from '../check/launch-maps.js';
 import { Check, Cmp, Op } from './opcodes.js';
 import { toolSignature, type ToolSignature } from './tool-signature.js';
@@ -145,6 +146,8 @@ class Compiler {
   private unitIndex = 0;
   private unit!: SourceUnit;
   private fs!: FnState;
+  /** the names of the functions being compiled, innermost last (closure-names.ts) */
+  private readonly fnNames: string[] = [];
   /** the last `let x = y + k` emitted as ADD_LC_ST: a loop test right after it fuses with it */
   private lastAddLC: { fs: FnState; pos: number } | null = null;
   private readonly schemaCache = new Map<string, object>();
@@ -203,6 +206,7 @@ class Compiler {
     const saved = this.fs;
     const fs = new FnState(parent, info);
     this.fs = fs;
+    this.fnNames.push(name);
     for (const n of info.declared) fs.slots.set(n, fs.nslots++);
     for (const n of info.captured) {
       const s = fs.slots.get(n);
@@ -240,6 +244,7 @@ class Compiler {
       ...(countsArguments(params) ? { required: requiredCount(params) } : {}),
     };
     this.fs = saved;
+    this.fnNames.pop();
     return id;
   }
 
@@ -367,7 +372,8 @@ class Compiler {
         this.emit(at, Op.POP);
         return;
       case 'Return':
-        if (s.value) this.expr(s.value);
+        if (s.value?.kind === 'Closure') this.closure(s.value, returnedClosureName(this.fnNames.at(-1) ?? 'main'));
+        else if (s.value) this.expr(s.value);
         else this.emit(at, Op.NULL);
         this.emit(at, Op.RETURN);
         return;
@@ -599,7 +605,7 @@ class Compiler {
         this.emit(at, Op.CONFIDENCE);
         return;
       case 'Spawn':
-        this.fnOperand(e.body, 'spawned');
+        this.fnOperand(e.body, e.body.kind === 'Closure' ? spawnedClosureName(e.body) : 'spawned');
         this.emit(at, Op.SPAWN, e.link ? 1 : 0);
         return;
       case 'SpawnEach':

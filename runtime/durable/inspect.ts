@@ -37,6 +37,8 @@ export interface JournalEntryView {
 
 export interface ProcessInspection {
   pid: number;
+  /** the name it gave itself (`process_name`), else the function at the bottom of its stack; null when it has none */
+  name: string | null;
   status: string;
   waiting: string | null;
   effect: unknown;
@@ -165,8 +167,11 @@ export function inspectRun(store: RunStore, id: string, tail = 20): RunInspectio
         seq: snap.seq,
         processes: data.processes.map((p) => {
           const st = p.state as Record<string, unknown>;
+          const bottom = p.values.frame0 as { name?: unknown } | null | undefined;
+          const label = typeof st.label === 'string' ? st.label : typeof bottom?.name === 'string' ? bottom.name : null;
           return {
             pid: p.pid,
+            name: label !== null && label.length <= 80 ? label : null,
             status: String(st.status),
             waiting: typeof st.waiting === 'string' ? st.waiting : null,
             effect: st.effect ?? null,

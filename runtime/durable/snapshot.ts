@@ -82,6 +82,7 @@ export function processSnapshot(p: Process): ProcessSnapshot {
     cancel: p.cancel,
     cancelReason: p.cancelReason,
     detached: p.detached,
+    ...(p.label !== null ? { label: p.label } : {}),
     ...(p.grants ? { grants: { agent: p.grants.agent, categories: [...p.grants.categories] } } : {}),
     // a process's own limits go on from what it has left (its spending counters are not kept)
     ...(p.limits ? { limits: limitsJson(leftOf(p.limits, p)) } : {}),
@@ -219,6 +220,8 @@ function restoreProcess(ps: ProcessSnapshot, suspended: number): Process {
   p.cancel = st.cancel as Process['cancel'];
   p.cancelReason = String(st.cancelReason ?? '');
   p.detached = st.detached === true;
+  // a name as process_name allows it (a store is outside data: anything else is no name)
+  p.label = typeof st.label === 'string' && st.label.length > 0 && st.label.length <= 80 ? st.label : null;
   p.grants = grantsFrom(st.grants);
   p.limits = limitsFrom(st.limits);
   p.gatherCursor = num(st.gatherCursor, 'gatherCursor');

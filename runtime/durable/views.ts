@@ -30,7 +30,8 @@ export function processViews(vm: VM): ProcessView[] {
     const bottom = p.frames[0];
     return {
       ...info,
-      name: bottom ? bottom.closure.name ?? null : null,
+      // the name it gave itself (std/graph: its node), else the function it runs
+      name: p.label ?? (bottom ? bottom.closure.name ?? null : null),
       site: p.frames.length > 0 ? userLocation(vm.bundle, vm.site(p), vm.stackTrace(p)).site : null,
       context: { P0: t.system, P1: t.working, P2: t.episodic, limits: { ...p.context.limits } },
       memory: [...p.memory],

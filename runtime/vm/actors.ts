@@ -296,6 +296,9 @@ export function timedWait(rt: ActorRuntime, p: Process, ms: number): boolean {
   return false;
 }
 
+/** the longest name a process may give itself (`process_name`) */
+const MAX_PROCESS_NAME = 80;
+
 export const PROCESS_TOOLS: Record<string, ProcessTool> = {
   /**
    * `context_clear()`: empties the caller's context tiers (P0, P1, P2), keeping its budgets. A child
@@ -326,6 +329,20 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
     }
     p.context.limits = limits;
     return new Map<string, Value>([['working', limits.working], ['episodic', limits.episodic]]);
+  },
+  /**
+   * `process_name(name)`: the name the editor and traces show for the caller (in place of its
+   * function's), e.g. std/graph's node processes by their node. A short single line: control
+   * characters and anything past 80 characters are refused.
+   */
+  process_name(_rt, p, args) {
+    arity('process_name', args, 1);
+    const name = unwrap(args[0]);
+    if (typeof name !== 'string' || name.length === 0 || name.length > MAX_PROCESS_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
+      throw new VMError(`process_name expects a name of 1 to ${MAX_PROCESS_NAME} characters on one line, got ${typeof name === 'string' ? `${name.length} characters` : typeName(name)}`);
+    }
+    p.label = name;
+    return null;
   },
   /** the caller's own pid */
   self(_rt, p, args) {

@@ -105,6 +105,8 @@ class ProcessRare {
   gatherCursor = 0;
   ownerScope: { pid: number; scope: number } | null = null;
   detached = false;
+  /** the name the process gave itself (`call("process_name", ...)`), shown in place of its function's */
+  label: string | null = null;
   cancelReason = '';
   deadline: number | null = null;
   timedOut = false;
@@ -263,6 +265,13 @@ export class Process {
   }
   set detached(v: boolean) {
     if (v || this.rare) this.more.detached = v;
+  }
+  /** the name the process gave itself (`call("process_name", "gather")`: std/graph names a node's process by its node) */
+  get label(): string | null {
+    return this.rare?.label ?? null;
+  }
+  set label(v: string | null) {
+    if (v !== null || this.rare) this.more.label = v;
   }
   get cancelReason(): string {
     return this.rare?.cancelReason ?? '';

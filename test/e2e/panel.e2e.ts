@@ -72,7 +72,7 @@ describe('the run panel in code-server: timeline, what-if, scrubber', { timeout:
   });
 
   step('what-if: fork at the plan reply with an edited value; both runs side by side, the original untouched', async () => {
-    const plan = panel.locator('#journal .step.forkable', { hasText: 'infer Plan' }).first();
+    const plan = panel.locator('#journal .step.forkable', { hasText: 'model reply (Plan)' }).first();
     await plan.locator('button.what-if').click();
     // the typed form (forms.e2e.ts drives its fields): here its JSON view takes the whole value
     await panel.locator('#journal button.form-json-toggle').click();

@@ -12,6 +12,7 @@ import { applyRunDelta } from '../../protocol/run-delta.js';
 import { ActorDetails, ActorTree, type ActorUi } from './actors.js';
 import { post, vscode } from './api.js';
 import { fill, h } from './dom.js';
+import { GraphView } from './graph.js';
 import { errorView } from './errors.js';
 import { EventList } from './events.js';
 import { InferList } from './infers.js';
@@ -70,6 +71,7 @@ const tokensEmpty = h('p', { class: 'muted' }, 'No actor yet.');
 const timeline = h('section', { id: 'timeline' }, h('h2', {}, 'Timeline'), lanes.el, timelineEmpty, legend(), h('h3', {}, 'Token use per tier'), tokens.list.el, tokensEmpty);
 const whatifBox = h('div', {});
 const actors = new ActorTree(ui);
+const graph = new GraphView(ui);
 const details = new ActorDetails(ui);
 const infers = new InferList();
 const journal = new JournalPicker(state, () => update());
@@ -78,7 +80,7 @@ const events = new EventList();
 const output = h('section', { id: 'output' });
 const vault = h('section', { id: 'vault' });
 const runParts = h('div', {},
-  timeline, whatifBox, scrubber.el,
+  timeline, graph.el, whatifBox, scrubber.el,
   h('div', { class: 'columns' },
     h('div', { class: 'col' }, actors.el, output),
     h('div', { class: 'col wide' }, details.el, infers.el, journal.el, events.el)));
@@ -172,6 +174,7 @@ function update(): void {
   }
   scrubber.el.hidden = !scrubber.update();
   actors.update(run.actors);
+  graph.update(run.actors);
   details.update(run.actors);
   infers.update(run.infers);
   journal.el.hidden = !journal.update();

@@ -3,6 +3,7 @@
 // process's state, context tiers and memory as the travel API reconstructs them (the host answers
 // a `scrub` request with a ScrubView). Made once; its process tree and details are the same
 // windowed components as the live run's (actors.ts).
+import { stepWords } from './journal-words.js';
 import { PROTOCOL_VERSION, type ScrubView } from '../../protocol/panel.js';
 import { ActorDetails, ActorTree, type ActorUi } from './actors.js';
 import { post } from './api.js';
@@ -76,5 +77,5 @@ export class Scrubber {
 function describe(step: number, steps: { seq: number; kind: string; name: string; pid: number }[]): string {
   if (step === 0) return `step 0 of ${steps.length}: before the first step`;
   const s = steps[step - 1];
-  return `step ${step} of ${steps.length}: ${s ? `${s.kind} ${s.kind === 'infer' ? s.name : s.name.replace(/^__/, '')}${s.pid >= 0 ? ` in #${s.pid}` : ''}` : ''}`;
+  return `step ${step} of ${steps.length}: ${s ? `${stepWords(s)}${s.pid >= 0 ? ` in #${s.pid}` : ''}` : ''}`;
 }

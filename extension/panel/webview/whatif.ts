@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 // What-if: pick a journaled model reply or effect result of the stored run, edit its value and
 // fork; then the original and the fork side by side (outcome, output, journal, timeline).
+import { grantWords, stepWords, valueWords } from './journal-words.js';
 import { FORK_DEFAULT_CONFIDENCE, PROTOCOL_VERSION, type ActorView, type JournalStepView, type WhatIfSide, type WhatIfView } from '../../protocol/panel.js';
 import { post } from './api.js';
 import { h, section } from './dom.js';
@@ -21,8 +22,9 @@ function initialValue(text: string): unknown {
   }
 }
 
+/** A step in plain words (journal-words.ts); its kind and name stay in the tooltip. */
 function stepWhat(s: JournalStepView): string {
-  return s.kind === 'infer' ? `infer ${s.name}` : s.name;
+  return stepWords(s);
 }
 
 /**
@@ -50,9 +52,9 @@ export class JournalPicker {
       signature: (s) => `${s.status}|${s.value}|${this.open === s.seq ? 1 : 0}`,
       render: (s) => {
         const row = h('div', { class: `step kind-${s.kind} status-${s.status}${s.forkable ? ' forkable' : ''}${this.open === s.seq ? ' open' : ''}`, 'data-seq': String(s.seq), tabindex: '0' },
-          h('span', { class: 'seq' }, `${s.seq}`), h('span', { class: 'what' }, stepWhat(s)), h('span', { class: 'muted pid' }, s.pid >= 0 ? `#${s.pid}` : ''),
-          h('code', { class: 'value', title: s.value }, s.value),
-          s.grant ? h('span', { class: 'muted grant', title: `granted by ${s.grant}` }, s.grant) : null);
+          h('span', { class: 'seq' }, `${s.seq}`), h('span', { class: 'what', title: `${s.kind} ${s.name}` }, stepWhat(s)), h('span', { class: 'muted pid' }, s.pid >= 0 ? `#${s.pid}` : ''),
+          h('code', { class: 'value', title: s.value }, valueWords(s)),
+          s.grant ? h('span', { class: 'muted grant', title: s.grant }, grantWords(s.grant)) : null);
         row.addEventListener('click', () => this.show(s.seq));
         if (s.forkable) {
           const edit = h('button', { class: 'what-if secondary', title: 'Fork the run here with another value' }, 'What if…');
@@ -160,7 +162,7 @@ function sideView(title: string, side: WhatIfSide, step: number, width: number, 
       const mine = theirs.get(s.seq);
       const cls = s.seq === step ? ' edited' : s.seq > step ? (mine && mine.value === s.value && mine.kind === s.kind ? ' after' : ' after differs') : '';
       return h('div', { class: `step kind-${s.kind} status-${s.status}${cls}`, 'data-seq': String(s.seq) },
-        h('span', { class: 'seq' }, `${s.seq}`), ' ', h('span', { class: 'what' }, s.kind === 'infer' ? `infer ${s.name}` : `${s.kind} ${s.name}`), ' ',
+        h('span', { class: 'seq' }, `${s.seq}`), ' ', h('span', { class: 'what', title: `${s.kind} ${s.name}` }, stepWords(s)), ' ',
         h('span', { class: 'muted' }, s.pid >= 0 ? `#${s.pid}` : ''), ' ', h('code', { class: 'value', title: s.value }, s.value));
     })));
 }
