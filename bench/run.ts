@@ -15,6 +15,8 @@ import { checkpointSaveBenchmarks } from './checkpoint-save.js';
 import { peerBenchmarks } from './peers.js';
 import { scalingBenchmarks } from './scaling.js';
 import { coldStartBenchmarks } from './coldstart.js';
+import { snapshotBenchmarks } from './snapshot.js';
+import { warmBenchmarks } from './warm.js';
 import { agentBenchmarks } from './agent.js';
 import { historyGrowthBenchmarks } from './history-growth.js';
 import { inferMockBenchmarks } from './infer-mock.js';
@@ -38,6 +40,8 @@ async function main(): Promise<void> {
   rows.push(await (await import('./lsp.js')).lspBenchmark()); // also prints its own median and p95
   rows.push(...(await panelBenchmarks())); // the run panel's deltas at 10 and 1,000 streamed workers
   rows.push(...(await coldStartBenchmarks())); // needs dist/ (npm run build)
+  rows.push(...(await snapshotBenchmarks())); // a V8 startup snapshot of dist/cli.js, measured against the code cache
+  rows.push(...(await warmBenchmarks())); // N runs in one started process against N processes
   rows.push(...(await restateBenchmarks())); // needs dist/: restate-server + `turn serve` workers (docs/scale-out.md)
   inSection('Store, durability and editor (anchors measured in the same run)', rows);
   // Turn v1 as a peer: only with TURN_V1_BIN (bench/turn-v1.ts), else one line saying it was skipped

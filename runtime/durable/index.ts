@@ -20,7 +20,6 @@ import { REMOTE_CHILD_TOOL } from '../ports/placement.js';
 import { isRefusedBeforeSending } from '../ports/refusal.js';
 import { vmSnapshot, type Counters, type RestorePoint } from './snapshot.js';
 import { BLOCK_KIND, BlockWriter, blockText } from './request-blocks.js';
-import { reserveScopeIds } from '../vm/actors.js';
 import { GRANT_KEY, REPLAYED_KEY, approvalStep, journalKey, logicalKey, refusalKey, stoppedAtApproval } from './keys.js';
 import type { ApprovalAnswer, ApprovalAsked, JournaledApprovals } from '../ports/approval.js';
 import { MCP_CALL_TOOL, MCP_READ_ONLY_TOOLS, mcpCallIsIdempotent } from '../ports/mcp-calls.js';
@@ -892,6 +891,6 @@ export function storeMessage(e: unknown): string {
  */
 export function restoreRun(vm: VM, durable: Durable, point: RestorePoint): void {
   vm.restoreState(point.state, [{ pid: point.suspended, result: { kind: 'tool', ok: true, value: null } }]);
-  reserveScopeIds(point.maxScope);
+  vm.reserveScopeIds(point.maxScope);
   durable.restoredFrom(point.counters);
 }

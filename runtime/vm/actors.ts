@@ -81,15 +81,9 @@ export function requestCancel(rt: ActorRuntime, p: Process, reason: string): voi
 // ---------------------------------------------------------------------------------------------
 // Scopes
 
-let nextScopeId = 1;
-
-/** A VM restored from a snapshot (issue 17) holds scopes numbered up to `id`: new ones number above them. */
-export function reserveScopeIds(id: number): void {
-  if (nextScopeId <= id) nextScopeId = id + 1;
-}
-
-export function openScope(p: Process, policy: ScopePolicy): void {
-  p.scopes.push({ id: nextScopeId++, policy, tasks: [], handlers: p.handlers.length, decidedBy: null });
+/** Opens a scope numbered `id` (from the VM's process table, ProcessTable.newScopeId: each run numbers its own from 1). */
+export function openScope(p: Process, policy: ScopePolicy, id: number): void {
+  p.scopes.push({ id, policy, tasks: [], handlers: p.handlers.length, decidedBy: null });
 }
 
 export function innermostScope(p: Process): ScopeRecord {

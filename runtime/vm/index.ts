@@ -560,6 +560,11 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     };
   }
 
+  /** A restored run holds scopes numbered up to `id`: new ones number above them (issue 17). */
+  reserveScopeIds(id: number): void {
+    this.procs.reserveScopeIds(id);
+  }
+
   /** Before `run`: the VM continues from `s`, with the effects of `resumed` pending (their results given). */
   restoreState(s: SchedulerState, resumed: { pid: number; result: EffectResult }[]): void {
     for (const p of s.processes) this.procs.restore(p);
@@ -1776,7 +1781,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
               return BLOCKED;
             }
             case 91 /* SCOPE_ENTER */:
-              openScope(p, SCOPE_POLICIES[code[ip++]]);
+              openScope(p, SCOPE_POLICIES[code[ip++]], this.procs.newScopeId());
               break;
             case 92 /* SCOPE_EXIT */: {
               const rec = p.scopes[p.scopes.length - 1];

@@ -19,6 +19,21 @@ export class ProcessTable {
   /** pids of each parent's linked children, in spawn order: a failing parent takes them down without a search */
   private readonly linkedTo = new Map<number, number[]>();
   nextPid = 1;
+  /**
+   * The next scope's number. Per table, so per run: a run in a warm process (`turn test`, watch
+   * mode, `turn mcp`, the editor's server) numbers its scopes as a run in a fresh process would,
+   * and nothing in it (a durable snapshot's scope ids) depends on the runs before it.
+   */
+  private nextScopeId = 1;
+
+  newScopeId(): number {
+    return this.nextScopeId++;
+  }
+
+  /** A VM restored from a snapshot (issue 17) holds scopes numbered up to `id`: new ones number above them. */
+  reserveScopeIds(id: number): void {
+    if (this.nextScopeId <= id) this.nextScopeId = id + 1;
+  }
 
   get(id: number): Process | undefined {
     return this.byPid[id];
