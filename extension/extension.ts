@@ -14,6 +14,7 @@ import { registerTestController } from './testing/controller.js';
 import { registerRunsView } from './runs/view.js';
 import { sharedStores } from './runs/shared-store.js';
 import { registerPlayground } from './playground/panel.js';
+import { registerLanguageModels } from './lm/register.js';
 
 let client: LanguageClient | undefined;
 
@@ -54,6 +55,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(...registerVaultCommands(vault), ...registerRunPanel(context, vault), ...registerDebugger(vault));
   context.subscriptions.push(...registerPlayground(context, vault));
   context.subscriptions.push(...registerTestController());
+  context.subscriptions.push(...registerLanguageModels(context));
   context.subscriptions.push(...registerRunsView(sharedStores, () => RunPanel.show(context, vault)), { dispose: () => sharedStores.closeAll() });
 
   // Do not block activation on the server: commands and CodeLens work without it.

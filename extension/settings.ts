@@ -2,6 +2,7 @@
 // Run File task (as `turn run` flags), the run panel and the debugger (as run options). No
 // `vscode` import: callers pass the configuration's `get`, and test/extension/ tests this file.
 import * as path from 'node:path';
+import { hostModelsOption } from './lm/host-models.js';
 import { DEFAULT_MODEL, DEFAULT_STORE_DIR, defaultAdminUrl, readPriceTable, type AuthorityOptions, type PriceTable, type RunOptions, type TelemetryOptions } from '../runtime/index.js';
 
 /** `vscode.WorkspaceConfiguration.get` of the `turn` section, as this file needs it. */
@@ -111,6 +112,7 @@ export function runOptionsFromSettings(s: RunSettings, cwd: string, extra: Pick<
   return {
     cwd,
     model: s.model,
+    ...hostModelsOption(),
     ...(s.durableRuns ? { store: workspaceStoreDir(cwd) } : {}),
     ...(s.maxSteps !== undefined ? { maxSteps: s.maxSteps } : {}),
     ...(s.maxAlloc !== undefined ? { maxAlloc: s.maxAlloc } : {}),

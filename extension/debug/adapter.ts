@@ -18,6 +18,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { children, row, type Expand, type Row } from './variables.js';
+import { hostModelsOption } from '../lm/host-models.js';
 import {
   Debugger, DEFAULT_MODEL, countTokens, formatDiagnostic, MemoryRunStore, resumeRun, RunSetupError, startRun,
   type ApprovalHook, type AuthorityOptions, type BreakpointSpec, type EffectWait, type ExceptionFilter, type Run, type RunOptions, type RunResult,
@@ -136,6 +137,7 @@ export class TurnDebugSession extends LoggingDebugSession {
     const options: RunOptions = {
       cwd: args.cwd ?? path.dirname(program),
       model: args.model ?? DEFAULT_MODEL,
+      ...hostModelsOption(),
       ...(args.maxSteps !== undefined ? { maxSteps: args.maxSteps } : {}),
       ...(args.maxAlloc !== undefined ? { maxAlloc: args.maxAlloc } : {}),
       ...(args.maxTimeMs !== undefined ? { maxTimeMs: args.maxTimeMs } : {}),

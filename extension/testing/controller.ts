@@ -102,6 +102,7 @@ export function registerTestController(): vscode.Disposable[] {
             only: tests.map((t) => t.label),
             cwd,
             model: settings.model,
+            ...(options.hostModels ? { hostModels: options.hostModels } : {}),
             ...(options.authority ? { authority: options.authority } : {}),
             ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
             ...(options.maxTimeMs !== undefined ? { maxTimeMs: options.maxTimeMs } : {}),

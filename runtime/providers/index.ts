@@ -44,6 +44,7 @@ export { bedrockProvider, BEDROCK_TOOL, type BedrockOptions } from './bedrock.js
 export { signRequest, type SigV4Credentials } from './sigv4.js';
 export { anthropicProvider, TOOL_NAME, type AnthropicOptions } from './anthropic.js';
 export { chatTurns } from './messages.js';
+export { hostChatProvider, hostChatTurns, DEFAULT_HOST_CHAT_BOUNDS, type HostChat, type HostChatBounds, type ChatTurn } from './host-chat.js';
 export { ollamaProvider, type OllamaOptions } from './ollama.js';
 export { llamaProvider, loadLlamaModule, LLAMA_PACKAGE, type LlamaOptions, type LlamaProvider } from './llama.js';
 export { loadWasmDriver, inferEnvelope, driverReply, MEMORY_CAP_BYTES, MAX_DRIVER_BYTES, type WasmDriver, type DriverAccess } from './wasm.js';
@@ -152,6 +153,14 @@ export function createProvider(spec: string, env: SpecEnv): ModelSetup {
   const colon = spec.indexOf(':');
   const kind = colon < 0 ? spec : spec.slice(0, colon);
   const rest = colon < 0 ? '' : spec.slice(colon + 1);
+  if (kind === 'vscode') {
+    // the editor answers these (RunOptions.hostModels); anywhere else there is no VS Code to ask
+    throw new ModelConfigError(
+      `model \`${spec}\`: a vscode: model is one of VS Code's own language models (vscode.lm), which exist only inside the editor: ` +
+        'runs started from the Turn extension (the run panel, the debugger, the Test Explorer) can use it. Here name another model ' +
+        '(openai:MODEL, ollama:MODEL, llama:PATH.gguf, ...), or replay a recording made with it (turn test)',
+    );
+  }
   if (kind === 'script') {
     if (!rest) throw new ModelConfigError('`script:FILE` needs a fixture file name');
     let text: string;

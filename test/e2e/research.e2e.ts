@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'node:test';
-import { ROOT, codeServerSuite, openFile, panelFrame, runCommand, screenshot, startCodeServer, waitFor, type Session } from './harness.js';
+import { ROOT, codeServerNode, codeServerSuite, openFile, panelFrame, runCommand, screenshot, startCodeServer, waitFor, type Session } from './harness.js';
 
 const EXAMPLE = ['research_agent.tn', 'research_agent_test.tn', 'research_agent_test.cassette.json'];
 
@@ -27,7 +27,7 @@ describe('the research agent example in the editor', { timeout: 600_000 }, () =>
 
   step('Run from the CodeLens at the top of the file: the graph runs to its end, the store keeps its objects', async () => {
     const { page } = s;
-    const node = spawnSync('node', ['--version'], { encoding: 'utf8' }).stdout.trim();
+    const node = spawnSync(codeServerNode(), ['--version'], { encoding: 'utf8' }).stdout.trim();
     console.log(`e2e: code-server (and its extension host) runs on node ${node}`);
     await openFile(page, 'research_agent.tn');
     // the file is open at its top: the lens above line 1 is in view (the entry's own, at line 67, is not)
