@@ -9,7 +9,8 @@
 // Turn v1 runs only when TURN_V1_BIN names its binary (`turn lsp`); without it its column is empty.
 // Run: `node --import tsx bench/lsp-peer.ts [lines]` (default 45,000). TURN_LSP_PROFILE=DIR starts our
 // server with --cpu-prof into DIR.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { generateProgram } from './lsp.js';
@@ -30,7 +31,7 @@ class StdioClient {
   private nextId = 1;
   private readonly answers = new Map<number, (m: Message) => void>();
   private readonly listeners: ((m: Message) => void)[] = [];
-  constructor(readonly child: ChildProcessWithoutNullStreams) {
+  constructor(readonly child: ChildProcessByStdio<Writable, Readable, null>) {
     child.stdout.on('data', (d: Buffer) => this.read(d));
   }
   private read(d: Buffer): void {
