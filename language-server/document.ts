@@ -16,7 +16,6 @@ import { indexProgram, type SymbolIndex } from '../runtime/index.js';
 import type { ModuleContext, ModuleExports } from '../runtime/index.js';
 import { nestingBeyond, nestingMessage } from '../runtime/index.js';
 import { MAX_SOURCE_BYTES } from '../runtime/index.js';
-import { MAX_PENDING_EDITS, type LastAnalysis } from './stale.js';
 
 /**
  * A parse (full or incremental) that takes longer than this, per started 512 KiB of text, is
@@ -57,6 +56,23 @@ export interface Analysis {
   syntax: Diagnostic[];
   /** What the file exports to the files that use it. */
   exports?: ModuleExports;
+}
+
+// The last analysis and the edits since, from which completion and hover answer (stale.ts).
+/** One edit, in offsets of the text it was applied to: [start, oldEnd) became `length` characters. */
+export interface TextEdit {
+  start: number;
+  oldEnd: number;
+  length: number;
+}
+
+/** More edits than this since the last analysis and it is dropped: requests wait for a fresh one. */
+export const MAX_PENDING_EDITS = 64;
+
+/** The last analysis of a document and the edits made since. */
+export interface LastAnalysis {
+  analysis: Analysis;
+  edits: TextEdit[];
 }
 
 /** Parses `text`, reusing `oldTree` (already edited) when given; null when the time cap ran out. */

@@ -15,23 +15,7 @@
 import type { Position, Range } from 'vscode-languageserver';
 import type { SourceFile } from '../runtime/index.js';
 import { SourceFile as File } from '../runtime/index.js';
-import type { Analysis, TurnDocument } from './document.js';
-
-/** One edit, in offsets of the text it was applied to: [start, oldEnd) became `length` characters. */
-export interface TextEdit {
-  start: number;
-  oldEnd: number;
-  length: number;
-}
-
-/** More edits than this since the last analysis and it is dropped: requests wait for a fresh one. */
-export const MAX_PENDING_EDITS = 64;
-
-/** The last analysis of a document and the edits made since. */
-export interface LastAnalysis {
-  analysis: Analysis;
-  edits: TextEdit[];
-}
+import type { Analysis, LastAnalysis, TextEdit, TurnDocument } from './document.js';
 
 /** Where the character at `offset` of the current text was in the old text, or undefined if an edit wrote it. */
 export function charToOld(edits: readonly TextEdit[], offset: number): number | undefined {

@@ -7,7 +7,8 @@ import { PassThrough } from 'node:stream';
 import { createConnection, createProtocolConnection, ProposedFeatures, StreamMessageReader, StreamMessageWriter } from 'vscode-languageserver/node';
 import type { CompletionItem, CompletionList, Hover, PublishDiagnosticsParams } from 'vscode-languageserver/node';
 import { startServer } from '../../language-server/server.js';
-import { charToOld, toCurrent, type TextEdit } from '../../language-server/stale.js';
+import { charToOld, toCurrent } from '../../language-server/stale.js';
+import type { TextEdit } from '../../language-server/document.js';
 
 /** A small deterministic generator (mulberry32), so the property test is the same on every run. */
 function random(seed: number): () => number {
