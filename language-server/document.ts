@@ -15,17 +15,23 @@ import { absorbSchemas, schemaKey, type AbsorbedSchemas, type SchemaFetching } f
 import { indexProgram, type SymbolIndex } from '../runtime/index.js';
 import type { ModuleContext, ModuleExports } from '../runtime/index.js';
 import { nestingBeyond, nestingMessage } from '../runtime/index.js';
+import { MAX_SOURCE_BYTES } from '../runtime/index.js';
 
-/** A parse (full or incremental) that takes longer than this is abandoned; the document reports it. */
+/**
+ * A parse (full or incremental) that takes longer than this, per started 512 KiB of text, is
+ * abandoned; the document reports it. Scaled by size so that a large file is not cut off by the
+ * cap meant to stop a pathological small one (a 2 MB file parses in about a second on a quiet machine).
+ */
 export const PARSE_TIME_CAP_MS = 2000;
+const PARSE_CAP_UNIT = 512 * 1024;
 
 /**
  * Documents larger than this (UTF-8 bytes) are not parsed or analysed in the editor: they get one
- * `too-large` diagnostic and every feature answers empty at once. Analysis is linear but re-runs on
- * every edit, and takes seconds per MiB; `turn check` reads files up to the runtime's
- * MAX_SOURCE_BYTES (4 MiB), which is more than is usable interactively.
+ * `too-large` diagnostic and every feature answers empty at once. The same bound as `turn check`'s
+ * (the runtime's MAX_SOURCE_BYTES, 4 MiB): a 2 MB file gets diagnostics, and a hostile 1 GB one is
+ * measured (its UTF-16 length first, no copy) and refused without being parsed.
  */
-export const MAX_ANALYSED_BYTES = 1024 * 1024;
+export const MAX_ANALYSED_BYTES = MAX_SOURCE_BYTES;
 
 /** The UTF-8 size of `text`, counted only when it could be near `limit`. */
 function overLimit(text: string, limit: number): number | undefined {
@@ -50,6 +56,23 @@ export interface Analysis {
   syntax: Diagnostic[];
   /** What the file exports to the files that use it. */
   exports?: ModuleExports;
+}
+
+// The last analysis and the edits since, from which completion and hover answer (stale.ts).
+/** One edit, in offsets of the text it was applied to: [start, oldEnd) became `length` characters. */
+export interface TextEdit {
+  start: number;
+  oldEnd: number;
+  length: number;
+}
+
+/** More edits than this since the last analysis and it is dropped: requests wait for a fresh one. */
+export const MAX_PENDING_EDITS = 64;
+
+/** The last analysis of a document and the edits made since. */
+export interface LastAnalysis {
+  analysis: Analysis;
+  edits: TextEdit[];
 }
 
 /** Parses `text`, reusing `oldTree` (already edited) when given; null when the time cap ran out. */
@@ -78,6 +101,8 @@ function pointAfter(start: Point, inserted: string): Point {
 export class TurnDocument {
   private fileCache: SourceFile | undefined;
   private analysisCache: Analysis | undefined;
+  /** The last analysis made from a tree and what changed since (stale.ts); completion and hover answer from it. */
+  private last: LastAnalysis | undefined;
   /** Set when the last parse ran past the time cap. */
   parseTimedOut = false;
   /** Where the text nests too deep to be parsed (runtime/syntax/nesting.ts); -1 when it does not. */
@@ -147,6 +172,7 @@ export class TurnDocument {
         this.currentText = change.text;
         this.fileCache = undefined;
         reuse = false;
+        this.last = undefined; // nothing of the old text is known to remain
         continue;
       }
       const file = this.file;
@@ -155,6 +181,10 @@ export class TurnDocument {
       const startPosition = pointAt(file, start);
       const oldEndPosition = pointAt(file, oldEnd);
       this.currentText = this.currentText.slice(0, start) + change.text + this.currentText.slice(oldEnd);
+      if (this.last) {
+        this.last.edits.push({ start, oldEnd, length: change.text.length });
+        if (this.last.edits.length > MAX_PENDING_EDITS) this.last = undefined;
+      }
       this.fileCache = undefined;
       if (reuse && this.currentTree) {
         this.currentTree.edit(
@@ -174,6 +204,11 @@ export class TurnDocument {
     this.reparse(reuse ? this.currentTree : null);
   }
 
+  /** The parse time cap for the current text: `capMs` per started PARSE_CAP_UNIT. */
+  private get parseCapMs(): number {
+    return this.capMs * Math.max(1, Math.ceil(this.currentText.length / PARSE_CAP_UNIT));
+  }
+
   private reparse(oldTree: Tree | null): void {
     const previous = this.currentTree;
     this.oversize = overLimit(this.currentText, this.maxBytes);
@@ -191,7 +226,7 @@ export class TurnDocument {
       this.parseTimedOut = false;
       return;
     }
-    const tree = parseWithCap(this.parser, this.currentText, oldTree, this.capMs);
+    const tree = parseWithCap(this.parser, this.currentText, oldTree, this.parseCapMs);
     previous?.delete(); // the old tree is freed whether or not it was reused
     this.currentTree = tree;
     this.parseTimedOut = tree === null;
@@ -227,12 +262,23 @@ export class TurnDocument {
           ? { severity: 'error', code: 'nesting', span: { start: this.tooDeepAt, end: this.tooDeepAt + 1 }, message: nestingMessage() }
           : this.oversize !== undefined
           ? { severity: 'warning', code: 'too-large', span: { start: 0, end: 0 }, message: `this file is too large to analyse in the editor (${mib(this.oversize)}; the limit is ${mib(this.maxBytes)}): no diagnostics, completion, hover or outline` }
-          : { severity: 'error', code: 'parse-timeout', span: { start: 0, end: 0 }, message: `parsing took longer than ${this.capMs} ms and was stopped` };
+          : { severity: 'error', code: 'parse-timeout', span: { start: 0, end: 0 }, message: `parsing took longer than ${this.parseCapMs} ms and was stopped` };
       this.analysisCache = { file, program, diagnostics: [diagnostic], index: indexProgram(program).index, uses: new Map(), schemaUses: [], syntax: [diagnostic] };
       return this.analysisCache;
     }
     this.analysisCache = analyzeTree(this.path, file, this.currentTree, this.schemas, this.lowering, this.moduleContext);
+    this.last = { analysis: this.analysisCache, edits: [] };
     return this.analysisCache;
+  }
+
+  /** Whether `analysis()` would answer at once (no analysis to compute first). */
+  get analysed(): boolean {
+    return this.analysisCache !== undefined;
+  }
+
+  /** The last analysis made from a tree, and the edits since; undefined: none, or the whole text was replaced. */
+  get lastAnalysis(): LastAnalysis | undefined {
+    return this.last;
   }
 
   /** What this document's modules export, as the server last prepared it (modules.ts); undefined: none yet. */

@@ -26,6 +26,8 @@ import type { CheckFn } from './validate.js';
 import { Workspace } from './workspace.js';
 import { dependentsOf, prepareModules } from './modules.js';
 import { PROJECT_FILE } from '../runtime/index.js';
+import { staleView } from './stale.js';
+import type { Position, Range } from 'vscode-languageserver';
 
 /** Delay between the last edit of a burst and the re-check. */
 export const CHECK_DEBOUNCE_MS = 150;
@@ -121,6 +123,29 @@ export function startServer(connection: Connection = createDefaultConnection(), 
         return doc && !doc.tooLarge ? handler(doc, params) : empty;
       }),
     );
+  /**
+   * Completion and hover: answered from the last analysis when the current one is not made yet
+   * (stale.ts), so they never wait for a re-check of a large file; else as `withDocument`.
+   * `splice`: completion, which may be answered at the cursor's edited line.
+   */
+  const fromLastAnalysis = <P extends { textDocument: { uri: string }; position: Position }, R>(
+    method: string,
+    check: Check<P>,
+    handler: (doc: TurnDocument, params: P) => R,
+    empty: R,
+    splice: boolean,
+    mapRanges: (result: R, toCurrent: (r: Range) => Range) => R,
+  ) =>
+    request(method, check, (params: P) =>
+      inOrder((ws) => {
+        const doc = ws.get(params.textDocument.uri);
+        if (!doc || doc.tooLarge) return empty;
+        const last = doc.analysed ? undefined : doc.lastAnalysis;
+        const view = last && staleView(doc, last, params.position, splice);
+        if (!view) return handler(doc, params);
+        return mapRanges(handler(view.doc, { ...params, position: view.position }), view.toCurrent);
+      }),
+    );
   const withWorkspace = <P extends { textDocument: { uri: string } }, R>(method: string, check: Check<P>, handler: (ws: Workspace, doc: TurnDocument, params: P) => R, empty: R) =>
     request(method, check, (params: P) =>
       inOrder((ws) => {
@@ -148,6 +173,11 @@ export function startServer(connection: Connection = createDefaultConnection(), 
     if (ws.get(uri)?.version !== version) return;
     await connection.sendDiagnostics({ uri, version, diagnostics });
     options.onPublished?.(uri, version);
+    // The symbol index (completion, hover) is built now, after the diagnostics are out, so that a
+    // request after the next edit, answered from this analysis, does not build it then.
+    setImmediate(() => {
+      if (ws.get(uri) === doc && doc.analysed && !doc.tooLarge) void doc.analysis().index;
+    });
   }
 
   /** Re-checks the open documents that read `file` when they were last checked (it changed). */
@@ -223,8 +253,9 @@ export function startServer(connection: Connection = createDefaultConnection(), 
     ),
   );
 
-  connection.onCompletion(withDocument('textDocument/completion', P.completionParams, onCompletion, null));
-  connection.onHover(withDocument('textDocument/hover', P.hoverParams, onHover, null));
+  // completion items carry no ranges (labels and snippets inserted at the cursor)
+  connection.onCompletion(fromLastAnalysis('textDocument/completion', P.completionParams, onCompletion, null, true, (items) => items));
+  connection.onHover(fromLastAnalysis('textDocument/hover', P.hoverParams, onHover, null, false, (h, toCurrent) => (h?.range ? { ...h, range: toCurrent(h.range) } : h)));
   connection.onDefinition(withWorkspace('textDocument/definition', P.definitionParams, onDefinition, null));
   connection.onReferences(withWorkspace('textDocument/references', P.referenceParams, onReferences, []));
   connection.onPrepareRename(withWorkspace('textDocument/prepareRename', P.prepareRenameParams, onPrepareRename, null));

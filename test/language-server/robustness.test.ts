@@ -239,13 +239,24 @@ describe('documents too large to analyse', () => {
     h.server.dispose();
   });
 
-  it('a 2 MB document gets one size diagnostic, its features answer empty, and the server keeps answering', async () => {
+  it('a 2 MB document gets its diagnostics; one over the size cap gets one size diagnostic, its features answer empty, and the server keeps answering', async () => {
     const uri = 'file:///tmp/huge.tn';
     let text = '';
     for (let i = 0; text.length < 2 * 1024 * 1024; i++) text += `let value_${i} = turn(a: Num) -> Num { return a + ${i}; };\n`;
-    assert.ok(Buffer.byteLength(text) > MAX_ANALYSED_BYTES);
+    const lines = text.split('\n').length - 1;
+    text += 'call("echo", missing);\n';
     let p = h.nextPublish(uri);
     await h.client.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'turn', version: 1, text } });
+    const big = await p;
+    assert.deepEqual(
+      big.diagnostics.map((d) => [d.code, d.range.start.line]),
+      [['undefined-name', lines]],
+    );
+    // Over the cap (the runtime's MAX_SOURCE_BYTES, what `turn check` reads): refused without parsing.
+    const over = Array.from({ length: Math.ceil((MAX_ANALYSED_BYTES + 1) / 11) }, (_, i) => `let v${i} = 1;\n`).join('');
+    assert.ok(Buffer.byteLength(over) > MAX_ANALYSED_BYTES);
+    p = h.nextPublish(uri);
+    await h.client.sendNotification('textDocument/didChange', { textDocument: { uri, version: 2 }, contentChanges: [{ text: over }] });
     const published = await p;
     assert.equal(published.diagnostics.length, 1);
     assert.equal(published.diagnostics[0].code, 'too-large');
@@ -253,11 +264,12 @@ describe('documents too large to analyse', () => {
     const position = { line: 5, character: 6 };
     assert.deepEqual(await h.client.sendRequest('textDocument/documentSymbol', { textDocument: { uri } }), []);
     assert.equal(await h.client.sendRequest('textDocument/hover', { textDocument: { uri }, position }), null);
+    assert.equal(await h.client.sendRequest('textDocument/completion', { textDocument: { uri }, position }), null);
     assert.deepEqual(await h.client.sendRequest('textDocument/semanticTokens/full', { textDocument: { uri } }), { data: [] });
     assert.deepEqual(await h.client.sendRequest('textDocument/foldingRange', { textDocument: { uri } }), []);
     // An edit that brings it under the limit: analysed again.
     p = h.nextPublish(uri);
-    await h.client.sendNotification('textDocument/didChange', { textDocument: { uri, version: 2 }, contentChanges: [{ range: { start: { line: 10, character: 0 }, end: { line: 1_000_000, character: 0 } }, text: 'call("echo", missing);\n' }] });
+    await h.client.sendNotification('textDocument/didChange', { textDocument: { uri, version: 3 }, contentChanges: [{ range: { start: { line: 10, character: 0 }, end: { line: 1_000_000, character: 0 } }, text: 'call("echo", missing);\n' }] });
     const small = await p;
     assert.ok(small.diagnostics.some((d) => d.code === 'undefined-name'), JSON.stringify(small.diagnostics));
     const symbols = await h.client.sendRequest<DocumentSymbol[]>('textDocument/documentSymbol', { textDocument: { uri } });
