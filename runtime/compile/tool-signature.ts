@@ -6,7 +6,6 @@ import type { Closure } from '../syntax/ast.js';
 import type { SourceFile } from '../syntax/source.js';
 import { docCommentBefore } from '../syntax/doc-comment.js';
 import { typeToSchema, SchemaError, SCHEMA_DIALECT, type JsonSchema, type TypeEnv } from '../infer/schema.js';
-import { PREDICATE_KEYWORD } from '../infer/checks.js';
 
 export interface ToolParam {
   name: string;
@@ -56,15 +55,3 @@ export function toolSignature(c: Closure, env: TypeEnv, file: SourceFile): ToolS
   return { ok: true, parameters, params, ...(description ? { description } : {}) };
 }
 
-/** `schema` without `@check` predicates (the validator runs them; a provider is never sent them). Iterative. */
-export function withoutPredicates(schema: JsonSchema): JsonSchema {
-  const copy = structuredClone(schema);
-  const work: unknown[] = [copy];
-  while (work.length > 0) {
-    const v = work.pop();
-    if (v === null || typeof v !== 'object') continue;
-    if (!Array.isArray(v)) delete (v as Record<string, unknown>)[PREDICATE_KEYWORD];
-    for (const x of Array.isArray(v) ? v : Object.values(v)) work.push(x);
-  }
-  return copy;
-}

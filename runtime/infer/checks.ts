@@ -67,6 +67,19 @@ export interface PredicateCheck {
 /** The schema keyword holding a field's predicate checks (never sent to a model). */
 export const PREDICATE_KEYWORD = 'x-turn-checks';
 
+/** `schema` without the keyword of `@check` predicates (the validator runs them; a provider or an MCP client is never sent them), by a walk with its own stack. */
+export function withoutPredicates<S extends object>(schema: S): S {
+  const copy = structuredClone(schema);
+  const work: unknown[] = [copy];
+  while (work.length > 0) {
+    const v = work.pop();
+    if (v === null || typeof v !== 'object') continue;
+    if (!Array.isArray(v)) delete (v as Record<string, unknown>)[PREDICATE_KEYWORD];
+    for (const x of Array.isArray(v) ? v : Object.values(v)) work.push(x);
+  }
+  return copy;
+}
+
 export type CheckResult =
   | { ok: true; keywords: Record<string, number | string> }
   | { ok: true; predicate: PredicateCheck }

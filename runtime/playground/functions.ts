@@ -4,7 +4,8 @@
 // type (the mapping `infer` and `turn mcp` use), which the input form is built from and the
 // arguments are checked against.
 import { typeToSchema, SchemaError, type JsonSchema } from '../infer/schema.js';
-import { typeEnv, withoutPredicates } from '../mcp/serve/discover.js';
+import { typeEnv } from '../mcp/serve/discover.js';
+import { withoutPredicates } from '../infer/checks.js';
 import type { Closure, Program } from '../syntax/ast.js';
 import type { SourceFile } from '../syntax/source.js';
 

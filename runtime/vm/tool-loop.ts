@@ -7,7 +7,7 @@
 // failed or was refused) is an error result the model sees, never a crash of the run.
 import type { Bundle } from '../compile/bundle.js';
 import type { ToolParam } from '../compile/tool-signature.js';
-import { withoutPredicates } from '../compile/tool-signature.js';
+import { withoutPredicates } from '../infer/checks.js';
 import type { EventLog } from '../events/index.js';
 import type { InferCall, InferToolsOutcome } from '../infer/driver.js';
 import { fromReply } from '../infer/reply-value.js';

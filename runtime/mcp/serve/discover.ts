@@ -19,7 +19,7 @@ import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { checkSource } from '../../check/index.js';
 import { formatDiagnostic } from '../../diagnostics.js';
 import { typeToSchema, SchemaError, SCHEMA_DIALECT, type JsonSchema, type StructInfo, type TypeEnv } from '../../infer/schema.js';
-import { PREDICATE_KEYWORD } from '../../infer/checks.js';
+import { withoutPredicates } from '../../infer/checks.js';
 import { readSourceText } from '../../load.js';
 import type { Closure, Expr, Program, TypeExpr } from '../../syntax/ast.js';
 import { annotationsOf } from './annotations.js';
@@ -93,18 +93,6 @@ export function typeEnv(program: Program): TypeEnv {
 
 export { docCommentBefore } from '../../syntax/doc-comment.js';
 
-/** `schema` without the keyword of `@check` predicates (run by the validator, never sent), by a walk with its own stack. */
-export function withoutPredicates(schema: JsonSchema): JsonSchema {
-  const copy = structuredClone(schema);
-  const work: unknown[] = [copy];
-  while (work.length > 0) {
-    const v = work.pop();
-    if (v === null || typeof v !== 'object') continue;
-    if (!Array.isArray(v)) delete (v as Record<string, unknown>)[PREDICATE_KEYWORD];
-    for (const x of Array.isArray(v) ? v : Object.values(v)) work.push(x);
-  }
-  return copy;
-}
 
 /** Splits a URI template into literals and `{name}` variables; undefined when it has none. Throws a message. */
 export function parseTemplate(uri: string): { literals: string[]; vars: string[] } | undefined {
