@@ -141,11 +141,17 @@ function replyFixture(exchanges: Exchange[]): string {
   return JSON.stringify({
     replies: exchanges.flatMap((e) => {
       const entry: Record<string, unknown> = { type: e.type, match: `^${escapeRegExp(e.request.prompt)}$` };
+      // an infer that offers tools: each recorded ask answers only its own round
+      if (e.request.tools) entry.round = e.request.tool_rounds?.length ?? 0;
       const r = e.reply;
       // a self-consistent call: each sample answered by its own recorded text, so the agreement replays
       if ('text' in r && r.samples) return r.samples.map((text, i) => ({ ...entry, sample: i + 1, text }));
       if ('error' in r) entry.error = r.error;
-      else {
+      else if (r.tool_calls) {
+        // the model's calls replay; the tools (program code) run again and their results must match the recording's
+        entry.tool_calls = r.tool_calls;
+        if (r.text) entry.text = r.text;
+      } else {
         entry.text = r.text;
         if (r.logprobs) entry.logprobs = r.logprobs;
         if (r.usage) entry.usage = r.usage;
