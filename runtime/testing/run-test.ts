@@ -139,6 +139,9 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\
 /** The script fixture (runtime/providers/script.ts) that gives the recorded replies, in recorded order. */
 function replyFixture(exchanges: Exchange[]): string {
   return JSON.stringify({
+    // a recording whose infers offered tools was made with a model that takes them natively: the
+    // replay says so too, so a program that asks (std/react: model_supports) takes the recorded path
+    native_tools: exchanges.some((e) => e.request.tools !== undefined),
     replies: exchanges.flatMap((e) => {
       const entry: Record<string, unknown> = { type: e.type, match: `^${escapeRegExp(e.request.prompt)}$` };
       // an infer that offers tools: each recorded ask answers only its own round

@@ -75,3 +75,26 @@ test('a recording whose tool calls were edited into a wrong shape is refused at 
   assert.match(r.stdout + r.stderr, /sum_test\.cassette\.json:\d+.*"reply\.tool_calls" must be a non-empty list/);
   assert.doesNotMatch(r.stdout + r.stderr, JS_STACK);
 });
+
+test('a std/react test recorded with a native-tools model replays offline on the same native path', async () => {
+  const dir = tempDir();
+  fs.writeFileSync(
+    path.join(dir, 'agent_test.tn'),
+    `return {
+    "react answers": turn() {
+        let react = use "std/react";
+        let out = react.run({"goal": "g", "tools": {"mock": turn(x: Str) -> Any { return "seen " + x; }}, "max_steps": 3});
+        call("assert_eq", out["answer"], "mock");
+        call("assert_eq", out["trace"][0]["observation"], "seen mock");
+    },
+};
+`,
+  );
+  const rec = await turnAsync(['test', '--record', '--model', 'mock'], { cwd: dir });
+  assert.equal(rec.code, 0, rec.stdout + rec.stderr);
+  const cassette = JSON.parse(fs.readFileSync(path.join(dir, 'agent_test.cassette.json'), 'utf8')) as Recorded;
+  assert.deepEqual(cassette.tests['react answers'].exchanges.map((e) => e.request.tools), [['use_tool'], ['use_tool']]);
+  const replay = await turnAsync(['test'], { cwd: dir, env: OFFLINE });
+  assert.equal(replay.code, 0, replay.stdout + replay.stderr);
+  assert.match(replay.stdout, /1 passed, 0 failed/);
+});
