@@ -5,7 +5,7 @@
 // read this one union.
 import { nowMs } from '../monotonic.js';
 import type { ConfidenceInfo } from '../infer/confidence.js';
-import type { HttpRetry, InferDelta, ValidationIssue } from '../infer/types.js';
+import type { HttpRetry, InferDelta, ToolRound, ValidationIssue } from '../infer/types.js';
 
 /** An `infer`'s prompt as the model sees it: the context tiers in render order, then the task. */
 export interface PromptView {
@@ -38,6 +38,9 @@ export type RunEventBody =
       schema: unknown;
       /** the infer's own `with { ... }` options as written (`max_tokens`, `seed`, ...), when it has any */
       options?: Record<string, number>;
+      /** native tool calls: the names of the tools offered and the rounds so far (as the journal hashes them; `turn test` records them) */
+      tools?: string[];
+      toolRounds?: ToolRound[];
     }
   | {
       kind: 'infer.reply';

@@ -223,6 +223,7 @@ export async function runInferStep(call: InferCall, ask: AskModel, options: Driv
       ...(call.media && call.media.length > 0 ? { media: call.media.map(String) } : {}),
       schema: wire,
       ...(written ? { options: written } : {}),
+      ...(call.tools && call.tools.length > 0 ? { tools: call.tools.map((t) => t.name), toolRounds: call.toolRounds ?? [] } : {}),
     });
     const started = performance.now();
     let reply: InferReply;

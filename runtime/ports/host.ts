@@ -45,6 +45,11 @@ export interface Host {
    * (runtime/infer/driver.ts). See docs/inference.md.
    */
   infer(request: InferRequest, io?: InferIO): Promise<InferReply>;
+  /**
+   * Whether the run's model offers an optional capability: `tools` — it sends an infer's tools
+   * through its API's own tool calls (the provider's `nativeTools`). `call("model_supports", f)`.
+   */
+  modelSupports?(feature: string): boolean;
   /** Receives every event of the run's event stream as it happens (the trace). */
   event?(event: RunEvent): void;
   /**

@@ -7,6 +7,7 @@ export function mockProvider(): LocalProvider {
   return {
     kind: 'local',
     name: 'mock',
+    nativeTools: true,
     // the run's --seed (or the infer's `with { seed }`) picks among the shapes a type leaves open; none: seed 0
     // an infer that offers tools: the first round calls each of them once, with arguments made from its schema
     answer: (request) =>

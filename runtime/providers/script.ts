@@ -83,7 +83,7 @@ const ENTRY_SCHEMA = {
 
 const FILE_SCHEMA = {
   type: 'object',
-  properties: { replies: { type: 'array', items: ENTRY_SCHEMA }, comment: { type: 'string' } },
+  properties: { replies: { type: 'array', items: ENTRY_SCHEMA }, comment: { type: 'string' }, native_tools: { type: 'boolean' } },
   required: ['replies'],
   additionalProperties: false,
 } as const;
@@ -111,6 +111,15 @@ function pointerToPath(pointer: string): string {
 
 /** Parses and checks a fixture. `file` names it in messages. Throws ModelConfigError. */
 export function parseScript(file: string, text: string): Entry[] {
+  return readScript(file, text).entries;
+}
+
+/**
+ * The fixture's entries, and whether it stands for a model that takes tools natively
+ * (`"native_tools": true`: the provider then sets `nativeTools`, so `call("model_supports", "tools")`
+ * is true — how a `turn test` replay of a recording made with such a model takes the same path).
+ */
+function readScript(file: string, text: string): { entries: Entry[]; nativeTools: boolean } {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -143,11 +152,11 @@ export function parseScript(file: string, text: string): Entry[] {
       }
     }
   });
-  return entries;
+  return { entries, nativeTools: (data as { native_tools?: boolean }).native_tools === true };
 }
 
 export function scriptProvider(file: string, text: string): LocalProvider {
-  const entries = parseScript(file, text);
+  const { entries, nativeTools } = readScript(file, text);
   // RE2 (../linear-regex.ts): a prompt carries outside data (tool output, earlier replies); the
   // patterns are the fixture's own (`turn test` records a whole prompt as one), so any length
   const patterns = entries.map((e) => (e.match === undefined ? null : compileLinear(e.match, Infinity)));
@@ -155,6 +164,7 @@ export function scriptProvider(file: string, text: string): LocalProvider {
   return {
     kind: 'local',
     name: `script:${file}`,
+    nativeTools,
     answer(request: InferRequest): InferReply {
       const i = entries.findIndex(
         (e, k) =>

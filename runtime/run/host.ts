@@ -538,6 +538,7 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
   }
   const host: Host = {
     output: (line) => options.onOutput?.(redactor.redact(line)),
+    modelSupports: (feature) => feature === 'tools' && model.provider.nativeTools === true,
     ...(options.flushOutput ? { flushOutput: options.flushOutput } : {}),
     infer: (request, io) =>
       guard(async () => {

@@ -9,6 +9,7 @@ import { sha256Hex } from '../hash.js';
 import { writeFileAtomic } from '../fs-atomic.js';
 import { diffLines, diffSize, formatDiff } from './diff.js';
 import { JsonSyntaxError, lineColumn, parseLocated } from './json-positions.js';
+import type { ToolRound } from '../infer/types.js';
 
 export const CASSETTE_VERSION = 1;
 
@@ -28,6 +29,18 @@ export interface RecordedRequest {
   feedback: Feedback[] | null;
   /** the infer's own `with { ... }` options (`max_tokens`, `seed`, ...), absent when it has none */
   options?: Record<string, number>;
+  /** native tool calls: the names of the tools the infer offers, absent when it offers none */
+  tools?: string[];
+  /** and the rounds before this ask: each reply's calls and the results the tools gave (program code: they run again on replay) */
+  tool_rounds?: ToolRound[];
+}
+
+/** A call a tool-calling reply made (the tool loop's ToolCallRequest, as recorded). */
+export interface RecordedToolCall {
+  id: string;
+  name: string;
+  arguments?: unknown;
+  arguments_text?: string;
 }
 
 export type RecordedReply =
@@ -38,6 +51,8 @@ export type RecordedReply =
       finish_reason?: string;
       /** a self-consistent call (`consistency`): each valid-or-not sample's text that came back, in order; `text` is the one chosen */
       samples?: string[];
+      /** a round of native tool calls: the calls the model made instead of answering (`text`: what it wrote beside them) */
+      tool_calls?: RecordedToolCall[];
     }
   | { error: string };
 
@@ -83,7 +98,17 @@ export function cassettePath(testFile: string): string {
  * An infer's own options are part of it (a recording made with other options is stale); without
  * options it is what it was before options existed, so older recordings still match.
  */
-export function fingerprint(input: { typeName: string; schema: unknown; prompt: string; context: string[]; attempt: number; feedback: Feedback[]; options?: Record<string, number> }): string {
+export function fingerprint(input: {
+  typeName: string;
+  schema: unknown;
+  prompt: string;
+  context: string[];
+  attempt: number;
+  feedback: Feedback[];
+  options?: Record<string, number>;
+  tools?: string[];
+  toolRounds?: unknown[];
+}): string {
   const ordered = {
     typeName: input.typeName,
     schema: input.schema,
@@ -92,6 +117,8 @@ export function fingerprint(input: { typeName: string; schema: unknown; prompt: 
     attempt: input.attempt,
     feedback: input.feedback,
     ...(input.options && Object.keys(input.options).length > 0 ? { options: input.options } : {}),
+    // an infer that offers tools: their names and the rounds so far, as the journal hashes them
+    ...(input.tools ? { tools: input.tools, toolRounds: input.toolRounds ?? [] } : {}),
   };
   return sha256Hex(JSON.stringify(ordered));
 }
@@ -100,7 +127,11 @@ export function fingerprint(input: { typeName: string; schema: unknown; prompt: 
 export function expectedFingerprint(e: Exchange): string | null {
   const r = e.request;
   if (r.system === null || r.context === null || r.feedback === null || e.schema === null) return null;
-  return fingerprint({ typeName: e.type, schema: e.schema, prompt: r.prompt, context: [...r.system, ...r.context], attempt: e.attempt, feedback: r.feedback, ...(r.options ? { options: r.options } : {}) });
+  return fingerprint({
+    typeName: e.type, schema: e.schema, prompt: r.prompt, context: [...r.system, ...r.context], attempt: e.attempt, feedback: r.feedback,
+    ...(r.options ? { options: r.options } : {}),
+    ...(r.tools ? { tools: r.tools, toolRounds: r.tool_rounds ?? [] } : {}),
+  });
 }
 
 // ---- reading
@@ -173,6 +204,15 @@ export function parseCassette(file: string, text: string): LoadedCassette {
       const reply = e.reply;
       if (!isObject(reply) || (typeof reply.text !== 'string') === (typeof reply.error !== 'string')) bad('"reply" needs exactly one of "text" or "error" (a string)', 'reply');
       if (reply.samples !== undefined && !isStrings(reply.samples)) bad('"reply.samples" must be a list of strings (the samples of a self-consistent call)', 'reply');
+      if (r.tools !== undefined && !isStrings(r.tools)) bad('"request.tools" must be a list of tool names', 'request');
+      if (r.tool_rounds !== undefined && (r.tools === undefined || !Array.isArray(r.tool_rounds))) bad('"request.tool_rounds" must be a list (with "request.tools")', 'request');
+      if (reply.tool_calls !== undefined) {
+        const calls = reply.tool_calls;
+        if (r.tools === undefined) bad('"reply.tool_calls" answers only a request that offers "tools"', 'reply');
+        if (!Array.isArray(calls) || calls.length === 0 || !calls.every((c) => isObject(c) && typeof c.name === 'string' && typeof c.id === 'string')) {
+          bad('"reply.tool_calls" must be a non-empty list of {"id", "name", "arguments"?}', 'reply');
+        }
+      }
       const expected = expectedFingerprint(e as unknown as Exchange);
       if (expected !== null && expected !== e.fingerprint) {
         bad('the fingerprint does not match the recorded request (was the request edited by hand?); re-record it with `turn test --update`', 'fingerprint');
@@ -217,6 +257,11 @@ export function requestLines(type: string, attempt: number, request: RecordedReq
   block('prompt', request.prompt);
   const options = Object.entries(request.options ?? {});
   if (options.length > 0) out.push(`options: ${options.map(([k, v]) => `${k}: ${v}`).join(', ')}`);
+  if (request.tools) out.push(`tools: ${request.tools.join(', ')}`);
+  (request.tool_rounds ?? []).forEach((round, k) => {
+    for (const c of round.calls ?? []) block(`round ${k + 1} call`, `${c.name} ${c.argumentsText ?? JSON.stringify(c.arguments ?? null)}`);
+    for (const r of round.results ?? []) block(`round ${k + 1} result`, `${r.name}${r.isError ? ' (error)' : ''}: ${r.content}`);
+  });
   if (request.feedback === null) out.push('feedback: (not recorded)');
   else request.feedback.forEach((f) => block('rejected reply', f.reply));
   if (schema === null) out.push('schema: (not recorded)');
@@ -249,12 +294,15 @@ export function closestExchange(exchanges: Exchange[], now: { type: string; atte
         prompt: now.request.prompt,
         feedback: e.request.feedback === null ? null : now.request.feedback,
         ...(now.request.options ? { options: now.request.options } : {}),
+        ...(now.request.tools ? { tools: now.request.tools, tool_rounds: now.request.tool_rounds ?? [] } : {}),
       },
       e.schema === null ? null : now.schema,
     );
   let best: { index: number; size: number } | undefined;
   exchanges.forEach((e, index) => {
-    const size = diffSize(requestLines(e.type, e.attempt, e.request, e.schema), nowAs(e)) + (e.type === now.type ? 0 : 1000);
+    // the same round of a tool loop first: its results are what a changed tool changes
+    const sameRound = (e.request.tool_rounds?.length ?? 0) === (now.request.tool_rounds?.length ?? 0);
+    const size = diffSize(requestLines(e.type, e.attempt, e.request, e.schema), nowAs(e)) + (e.type === now.type ? 0 : 1000) + (sameRound ? 0 : 100);
     if (!best || size < best.size) best = { index, size };
   });
   const e = exchanges[best!.index];

@@ -139,13 +139,22 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\
 /** The script fixture (runtime/providers/script.ts) that gives the recorded replies, in recorded order. */
 function replyFixture(exchanges: Exchange[]): string {
   return JSON.stringify({
+    // a recording whose infers offered tools was made with a model that takes them natively: the
+    // replay says so too, so a program that asks (std/react: model_supports) takes the recorded path
+    native_tools: exchanges.some((e) => e.request.tools !== undefined),
     replies: exchanges.flatMap((e) => {
       const entry: Record<string, unknown> = { type: e.type, match: `^${escapeRegExp(e.request.prompt)}$` };
+      // an infer that offers tools: each recorded ask answers only its own round
+      if (e.request.tools) entry.round = e.request.tool_rounds?.length ?? 0;
       const r = e.reply;
       // a self-consistent call: each sample answered by its own recorded text, so the agreement replays
       if ('text' in r && r.samples) return r.samples.map((text, i) => ({ ...entry, sample: i + 1, text }));
       if ('error' in r) entry.error = r.error;
-      else {
+      else if (r.tool_calls) {
+        // the model's calls replay; the tools (program code) run again and their results must match the recording's
+        entry.tool_calls = r.tool_calls;
+        if (r.text) entry.text = r.text;
+      } else {
         entry.text = r.text;
         if (r.logprobs) entry.logprobs = r.logprobs;
         if (r.usage) entry.usage = r.usage;

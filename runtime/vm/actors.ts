@@ -24,6 +24,8 @@ export interface ActorRuntime {
   now(): number;
   /** a deep copy of `v` for another process, charged to the run's allocation budget */
   copy(v: Value): Value;
+  /** whether the run's model offers a capability (`tools`: native tool calls; Host.modelSupports) */
+  modelSupports(feature: string): boolean;
 }
 
 const msg = (entries: [string, Value][]): Map<string, Value> => new Map(entries);
@@ -337,6 +339,17 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
     }
     p.label = name;
     return null;
+  },
+  /**
+   * `model_supports("tools")`: whether the run's model takes an infer's tools through its API's own
+   * tool calls (its provider's `nativeTools`), so std/react can offer its tools natively. Any other
+   * feature name is an error, so a misspelling never reads as "not supported".
+   */
+  model_supports(rt, _p, args) {
+    arity('model_supports', args, 1);
+    const feature = unwrap(args[0]);
+    if (feature !== 'tools') throw new VMError(`model_supports knows the feature "tools", got ${typeof feature === 'string' ? JSON.stringify(feature.slice(0, 40)) : typeName(feature)}`);
+    return rt.modelSupports(feature);
   },
   /** the caller's own pid */
   self(_rt, p, args) {

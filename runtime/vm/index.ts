@@ -534,6 +534,11 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     return [...this.procs.values()].map(inspect);
   }
 
+  /** Host.modelSupports: a host that does not say supports nothing optional */
+  modelSupports(feature: string): boolean {
+    return this.host.modelSupports?.(feature) === true;
+  }
+
   now(): number {
     return nowMs() - this.startedAt;
   }
