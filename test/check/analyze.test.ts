@@ -158,7 +158,7 @@ test('infer options: unknown names (with a suggestion), repeats and values that 
     'let b = infer Str with { timeout_ms: 1.5, max_tokens: 0, idle_timeout_ms: null } { "x"; };',
   ].join('\n');
   assert.deepEqual(await messages(src), [
-    'a.tn:2:26: unknown infer option `max_token` (did you mean `max_tokens`?); the options are max_tokens, temperature, seed, consistency, retries, timeout_ms, connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms',
+    'a.tn:2:26: unknown infer option `max_token` (did you mean `max_tokens`?); the options are max_tokens, temperature, seed, consistency, retries, timeout_ms, connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms, max_tool_rounds, max_tool_calls, tools',
     'a.tn:2:48: infer option seed needs a whole number >= 0, got -1',
     'a.tn:2:65: infer option consistency needs a whole number from 1 to 16, got 40',
     'a.tn:2:82: infer option temperature needs a number from 0 to 2, got the Str "hot"',
