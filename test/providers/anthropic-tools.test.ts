@@ -5,27 +5,19 @@
 // blocks, buffered and streamed (`input_json_delta` pieces), is read by both to the same calls.
 // Then the attacks: 100 MB of arguments, an unterminated tool block, an id twice, a tool name the
 // request did not offer, a program tool named like the answer tool.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import { createModel } from '../../runtime/run/model.js';
 import { chatTurns } from '../../runtime/providers/messages.js';
 import type { InferRequest } from '../../runtime/infer/types.js';
-import { sse, wireFake, type Answer, type Recorded, type WireFake } from './wire-fake.js';
+import { fakesForFile, sse, type WireFake } from './wire-fake.js';
 import { CALLS, HUNDRED_MB_PIECES, PIECE_64K, pieces, toolRequest, TOOLS } from './tool-fixtures.js';
 
 const KEY = 'sk-ant-tools-5d1e07';
 process.env.TURN_TEST_ANTHROPIC_TOOLS_KEY = KEY;
 
-const fakes: WireFake[] = [];
-after(async () => {
-  for (const f of fakes) await f.close();
-});
-async function fake(answer: (req: Recorded, n: number) => Answer): Promise<WireFake> {
-  const f = await wireFake(answer);
-  fakes.push(f);
-  return f;
-}
+const fake = fakesForFile();
 const model = (f: WireFake, more = '') => createModel(`anthropic:claude-test?base_url=${f.url}&api_key_env=TURN_TEST_ANTHROPIC_TOOLS_KEY&retries=0${more}`);
 const sdk = (f: WireFake) => new Anthropic({ apiKey: KEY, baseURL: f.url, maxRetries: 0 });
 

@@ -5,7 +5,7 @@
 // assistant message with `tool_calls` and `tool` messages, the key in `api-key`), and Azure's
 // documented replies with two parallel tool calls — buffered, and streamed after Azure's first chunk
 // without choices — are read by both to the same calls.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AzureOpenAI } from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
@@ -13,22 +13,14 @@ import { createModel } from '../../runtime/run/model.js';
 import { strictSchema } from '../../runtime/infer/provider-schema.js';
 import { chatTurns } from '../../runtime/providers/messages.js';
 import type { InferRequest } from '../../runtime/infer/types.js';
-import { sse, wireFake, type Answer, type Recorded, type WireFake } from './wire-fake.js';
+import { fakesForFile, sse, type WireFake } from './wire-fake.js';
 import { CALLS, pieces, toolRequest, TOOLS } from './tool-fixtures.js';
 
 const KEY = 'azure-tools-key-51e0';
 process.env.TURN_TEST_AZURE_TOOLS_KEY = KEY;
 const VERSION = '2024-10-21';
 
-const fakes: WireFake[] = [];
-after(async () => {
-  for (const f of fakes) await f.close();
-});
-async function fake(answer: (req: Recorded, n: number) => Answer): Promise<WireFake> {
-  const f = await wireFake(answer);
-  fakes.push(f);
-  return f;
-}
+const fake = fakesForFile();
 const model = (f: WireFake, more = '') => createModel(`azure:gpt4o-prod?endpoint=${f.url}&api_version=${VERSION}&api_key_env=TURN_TEST_AZURE_TOOLS_KEY&logprobs=0&retries=0${more}`);
 const client = (f: WireFake) => new AzureOpenAI({ endpoint: f.url, apiKey: KEY, apiVersion: VERSION, deployment: 'gpt4o-prod', maxRetries: 0 });
 

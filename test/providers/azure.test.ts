@@ -3,7 +3,7 @@
 // the same structured call, the key in `api-key` or an Entra token as a bearer; Azure's documented
 // replies (its content-filter results, its streamed first chunk without choices, its errors) are
 // read by both.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AzureOpenAI } from 'openai';
 import { createModel } from '../../runtime/run/model.js';
@@ -13,7 +13,7 @@ import { providerKeys } from '../../runtime/providers/index.js';
 import type { InferRequest } from '../../runtime/infer/types.js';
 import { MAX_JSON_DEPTH } from '../../runtime/values/index.js';
 import { okJson, runWith } from '../infer/helpers.js';
-import { sse, wireFake, type Answer, type Recorded, type WireFake } from './wire-fake.js';
+import { fakesForFile, sse, type WireFake } from './wire-fake.js';
 
 const KEY = 'azure-key-3f9d1c7a';
 const TOKEN = 'eyJ0eXAiOiJKV1Qi.entra-token-77a1';
@@ -34,15 +34,7 @@ try { return infer Review { "Review the change."; }; } catch (e) { return e.mess
 const GOOD = { ok: true, score: 0.5, tags: ['perf'] };
 const TEXT = JSON.stringify({ value: GOOD, confidence: 0.7 });
 
-const fakes: WireFake[] = [];
-after(async () => {
-  for (const f of fakes) await f.close();
-});
-async function fake(answer: (req: Recorded, n: number) => Answer): Promise<WireFake> {
-  const f = await wireFake(answer);
-  fakes.push(f);
-  return f;
-}
+const fake = fakesForFile();
 
 const spec = (f: WireFake, more = '') => `azure:gpt4o-prod?endpoint=${f.url}&api_version=${VERSION}&api_key_env=TURN_TEST_AZURE_KEY&logprobs=0${more}`;
 

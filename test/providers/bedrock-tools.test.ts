@@ -6,7 +6,7 @@
 // ConverseStream's binary events (`contentBlockStart` toolUse, `contentBlockDelta` input pieces), is
 // read by both to the same calls. Then the attacks: 100 MB of input, an unterminated tool block, an
 // id twice, a name not offered.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, type ConverseCommandInput, type ContentBlock } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -15,7 +15,7 @@ import { fromUtf8, toUtf8 } from '@smithy/core/serde';
 import { createModel } from '../../runtime/run/model.js';
 import { chatTurns } from '../../runtime/providers/messages.js';
 import type { InferRequest } from '../../runtime/infer/types.js';
-import { wireFake, type Answer, type Recorded, type WireFake } from './wire-fake.js';
+import { fakesForFile, type Recorded, type WireFake } from './wire-fake.js';
 import { CALLS, HUNDRED_MB_PIECES, PIECE_64K, pieces, toolRequest, TOOLS } from './tool-fixtures.js';
 
 const CREDS = { accessKeyId: 'AKIATESTBEDROCKTOOLS', secretAccessKey: 'bedrock/tools+secret/0a1b2c', sessionToken: 'IQoJb3JpZ2luX2VjToolsSessionToken' };
@@ -25,15 +25,7 @@ process.env.TURN_TEST_AWS_TOOLS_TOKEN = CREDS.sessionToken;
 const MODEL_ID = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
 const REGION = 'eu-west-3';
 
-const fakes: WireFake[] = [];
-after(async () => {
-  for (const f of fakes) await f.close();
-});
-async function fake(answer: (req: Recorded, n: number) => Answer): Promise<WireFake> {
-  const f = await wireFake(answer);
-  fakes.push(f);
-  return f;
-}
+const fake = fakesForFile();
 const model = (f: WireFake, more = '') =>
   createModel(`bedrock:${MODEL_ID}?region=${REGION}&base_url=${f.url}&access_key_env=TURN_TEST_AWS_TOOLS_ID&secret_key_env=TURN_TEST_AWS_TOOLS_SECRET&session_token_env=TURN_TEST_AWS_TOOLS_TOKEN&retries=0${more}`);
 // HTTP/1.1 (the fake's): the client's default handler speaks HTTP/2

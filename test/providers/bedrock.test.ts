@@ -6,7 +6,7 @@
 // event stream, an exception (as an HTTP error and as a stream event) — are read by both. Then the
 // attacks: too large, too deep, endless, and a malformed frame (a bad CRC, a short message) as a
 // located error.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
@@ -21,7 +21,7 @@ import { providerKeys } from '../../runtime/providers/index.js';
 import { MAX_JSON_DEPTH } from '../../runtime/values/index.js';
 import type { InferRequest } from '../../runtime/infer/types.js';
 import { okJson, runWith } from '../infer/helpers.js';
-import { wireFake, type Answer, type Recorded, type WireFake } from './wire-fake.js';
+import { fakesForFile, type Recorded, type WireFake } from './wire-fake.js';
 
 const CREDS = { accessKeyId: 'AKIATESTBEDROCK0001', secretAccessKey: 'bedrock/secret+key/9f8e7d6c5b4a', sessionToken: 'IQoJb3JpZ2luX2VjEBedrockSessionToken' };
 process.env.TURN_TEST_AWS_ID = CREDS.accessKeyId;
@@ -44,15 +44,7 @@ try { return infer Review { "Review the change."; }; } catch (e) { return e.mess
 const GOOD = { ok: true, score: 0.5, tags: [{ name: 'perf', weight: 2 }] };
 const ENVELOPE = { value: GOOD, confidence: 0.55 };
 
-const fakes: WireFake[] = [];
-after(async () => {
-  for (const f of fakes) await f.close();
-});
-async function fake(answer: (req: Recorded, n: number) => Answer): Promise<WireFake> {
-  const f = await wireFake(answer);
-  fakes.push(f);
-  return f;
-}
+const fake = fakesForFile();
 
 const spec = (f: WireFake, more = '') =>
   `bedrock:${MODEL_ID}?region=${REGION}&base_url=${f.url}&access_key_env=TURN_TEST_AWS_ID&secret_key_env=TURN_TEST_AWS_SECRET&session_token_env=TURN_TEST_AWS_TOKEN${more}`;

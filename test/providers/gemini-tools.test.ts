@@ -5,27 +5,19 @@
 // parts), and a reply with two parallel `functionCall` parts, buffered and streamed, is read by both
 // to the same calls. Then the attacks: 100 MB of arguments, a stream cut inside the calls, an id
 // twice, a name not offered, a program tool named like the answer function.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GoogleGenAI, FunctionCallingConfigMode, type GenerateContentParameters, type GenerateContentResponse } from '@google/genai';
 import { createModel } from '../../runtime/run/model.js';
 import { chatTurns } from '../../runtime/providers/messages.js';
 import type { InferRequest, ToolRound } from '../../runtime/infer/types.js';
-import { sse, wireFake, type Answer, type Recorded, type WireFake } from './wire-fake.js';
+import { fakesForFile, sse, type WireFake } from './wire-fake.js';
 import { CALLS, HUNDRED_MB_PIECES, PIECE_64K, toolRequest, TOOLS } from './tool-fixtures.js';
 
 const KEY = 'AIza-gemini-tools-key-77aa';
 process.env.TURN_TEST_GEMINI_TOOLS_KEY = KEY;
 
-const fakes: WireFake[] = [];
-after(async () => {
-  for (const f of fakes) await f.close();
-});
-async function fake(answer: (req: Recorded, n: number) => Answer): Promise<WireFake> {
-  const f = await wireFake(answer);
-  fakes.push(f);
-  return f;
-}
+const fake = fakesForFile();
 const model = (f: WireFake, more = '') => createModel(`gemini:gemini-test?base_url=${f.url}&api_key_env=TURN_TEST_GEMINI_TOOLS_KEY&retries=0${more}`);
 const sdk = (f: WireFake) => new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: f.url } });
 

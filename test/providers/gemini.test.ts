@@ -3,7 +3,7 @@
 // for the same structured call (contents, systemInstruction, generationConfig with
 // responseJsonSchema), the key in x-goog-api-key; the documented replies (a response with
 // usageMetadata, its SSE chunks, an error) read by both. Then the attacks.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GoogleGenAI } from '@google/genai';
 import { createModel } from '../../runtime/run/model.js';
@@ -11,7 +11,7 @@ import { chatTurns } from '../../runtime/providers/messages.js';
 import { MAX_JSON_DEPTH } from '../../runtime/values/index.js';
 import type { InferRequest } from '../../runtime/infer/types.js';
 import { okJson, runWith } from '../infer/helpers.js';
-import { sse, wireFake, type Answer, type Recorded, type WireFake } from './wire-fake.js';
+import { fakesForFile, sse, type WireFake } from './wire-fake.js';
 
 const KEY = 'AIza-gemini-test-key-19c3';
 process.env.TURN_TEST_GEMINI_KEY = KEY;
@@ -30,15 +30,7 @@ try { return infer Review { "Review the change."; }; } catch (e) { return e.mess
 const GOOD = { ok: true, score: 0.5, mood: 'sad', tags: [{ name: 'perf', weight: 2 }], note: null };
 const TEXT = JSON.stringify({ value: GOOD, confidence: 0.65 });
 
-const fakes: WireFake[] = [];
-after(async () => {
-  for (const f of fakes) await f.close();
-});
-async function fake(answer: (req: Recorded, n: number) => Answer): Promise<WireFake> {
-  const f = await wireFake(answer);
-  fakes.push(f);
-  return f;
-}
+const fake = fakesForFile();
 
 const spec = (f: WireFake, more = '') => `gemini:gemini-test?base_url=${f.url}&api_key_env=TURN_TEST_GEMINI_KEY${more}`;
 

@@ -4,23 +4,15 @@
 // messages, and a reply with two parallel calls in `message.tool_calls`, buffered and on a line of
 // an NDJSON stream. Then the attacks: 100 MB of arguments, a stream cut before its last line, an id
 // twice, a name not offered.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createModel } from '../../runtime/run/model.js';
 import { chatTurns } from '../../runtime/providers/messages.js';
 import type { ToolRound } from '../../runtime/infer/types.js';
-import { wireFake, type Answer, type Recorded, type WireFake } from './wire-fake.js';
+import { fakesForFile, type WireFake } from './wire-fake.js';
 import { CALLS, HUNDRED_MB_PIECES, PIECE_64K, toolRequest, TOOLS } from './tool-fixtures.js';
 
-const fakes: WireFake[] = [];
-after(async () => {
-  for (const f of fakes) await f.close();
-});
-async function fake(answer: (req: Recorded, n: number) => Answer): Promise<WireFake> {
-  const f = await wireFake(answer);
-  fakes.push(f);
-  return f;
-}
+const fake = fakesForFile();
 const model = (f: WireFake, more = '') => createModel(`ollama:llama3.2?api=native&base_url=${f.url}&retries=0${more}`);
 const NDJSON = { 'content-type': 'application/x-ndjson' };
 

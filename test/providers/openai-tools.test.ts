@@ -4,7 +4,7 @@
 // results of the rounds so far, `response_format` for the final typed value), and the vendor's
 // documented tool-call replies, whole and streamed (`delta.tool_calls` pieces joined by index),
 // are read alike by both.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { createModel } from '../../runtime/run/model.js';
@@ -12,7 +12,7 @@ import { strictSchema } from '../../runtime/infer/provider-schema.js';
 import { chatTurns } from '../../runtime/providers/messages.js';
 import type { InferRequest } from '../../runtime/infer/types.js';
 import { okJson, runWith } from '../infer/helpers.js';
-import { sse, wireFake, type Answer, type Recorded, type WireFake } from './wire-fake.js';
+import { fakesForFile, sse, type WireFake } from './wire-fake.js';
 
 const SECRET = 'sk-tools-secret-5a1f';
 process.env.TURN_TEST_TOOLS_KEY = SECRET;
@@ -29,15 +29,7 @@ return r.total;
 `;
 const FINAL = JSON.stringify({ value: { total: 5 }, confidence: 0.8 });
 
-const fakes: WireFake[] = [];
-after(async () => {
-  for (const f of fakes) await f.close();
-});
-async function fake(answer: (req: Recorded, n: number) => Answer): Promise<WireFake> {
-  const f = await wireFake(answer);
-  fakes.push(f);
-  return f;
-}
+const fake = fakesForFile();
 const spec = (f: WireFake, more = '') => `openai:gpt-test?base_url=${f.url}/v1&api_key_env=TURN_TEST_TOOLS_KEY&logprobs=0${more}`;
 
 const CALLS = [

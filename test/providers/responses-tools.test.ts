@@ -4,28 +4,20 @@
 // `function_call_output` items, the bearer key), and a response with two parallel `function_call`
 // items, buffered and streamed (`response.function_call_arguments.delta`), is read by both to the
 // same calls. Then the attacks: 100 MB of arguments, a call never finished, an id twice, a name not offered.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { createModel } from '../../runtime/run/model.js';
 import { strictSchema } from '../../runtime/infer/provider-schema.js';
 import { chatTurns } from '../../runtime/providers/messages.js';
 import type { InferRequest } from '../../runtime/infer/types.js';
-import { sse, wireFake, type Answer, type Recorded, type WireFake } from './wire-fake.js';
+import { fakesForFile, sse, type WireFake } from './wire-fake.js';
 import { CALLS, HUNDRED_MB_PIECES, PIECE_64K, pieces, toolRequest, TOOLS } from './tool-fixtures.js';
 
 const KEY = 'sk-resp-tools-0b7a21';
 process.env.TURN_TEST_RESPONSES_TOOLS_KEY = KEY;
 
-const fakes: WireFake[] = [];
-after(async () => {
-  for (const f of fakes) await f.close();
-});
-async function fake(answer: (req: Recorded, n: number) => Answer): Promise<WireFake> {
-  const f = await wireFake(answer);
-  fakes.push(f);
-  return f;
-}
+const fake = fakesForFile();
 const model = (f: WireFake, more = '') => createModel(`openai:gpt-test?api=responses&base_url=${f.url}/v1&api_key_env=TURN_TEST_RESPONSES_TOOLS_KEY&retries=0${more}`);
 const client = (f: WireFake) => new OpenAI({ apiKey: KEY, baseURL: `${f.url}/v1`, maxRetries: 0 });
 

@@ -3,7 +3,7 @@
 // (path, model, instructions, input, text.format, stream flag, the bearer key), and the documented
 // reply shapes (a response, its event stream, an error) are read by both. Then the attacks: a reply
 // too large, a stream without end, a malformed event.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { createModel } from '../../runtime/run/model.js';
@@ -12,7 +12,7 @@ import { chatTurns } from '../../runtime/providers/messages.js';
 import type { InferRequest } from '../../runtime/infer/types.js';
 import { MAX_JSON_DEPTH } from '../../runtime/values/index.js';
 import { okJson, runWith } from '../infer/helpers.js';
-import { sse, wireFake, type Answer, type Recorded, type WireFake } from './wire-fake.js';
+import { fakesForFile, sse, type WireFake } from './wire-fake.js';
 
 const SECRET = 'sk-resp-secret-81c4e2';
 process.env.TURN_TEST_RESPONSES_KEY = SECRET;
@@ -31,15 +31,7 @@ try { return infer Review { "Review the change."; }; } catch (e) { return e.mess
 const GOOD = { ok: true, score: 0.5, tags: [{ name: 'perf', weight: 2 }] };
 const TEXT = JSON.stringify({ value: GOOD, confidence: 0.75 });
 
-const fakes: WireFake[] = [];
-after(async () => {
-  for (const f of fakes) await f.close();
-});
-async function fake(answer: (req: Recorded, n: number) => Answer): Promise<WireFake> {
-  const f = await wireFake(answer);
-  fakes.push(f);
-  return f;
-}
+const fake = fakesForFile();
 
 const spec = (f: WireFake, more = '') => `openai:gpt-test?api=responses&base_url=${f.url}/v1&api_key_env=TURN_TEST_RESPONSES_KEY${more}`;
 

@@ -4,6 +4,7 @@
 // so a test can compare what each sent and check that both read the vendor's documented replies.
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after } from 'node:test';
 import { receive, type Received } from './fake-server.js';
 
 /** A request as the fake received it (method, path and query, headers, body, the body as JSON). */
@@ -67,4 +68,20 @@ export async function wireFake(answer: (req: Recorded, n: number) => Answer): Pr
 /** Server-sent events, one per `[event, data]` pair (data as JSON unless a string). */
 export function sse(events: [string | undefined, unknown][]): string {
   return events.map(([event, data]) => `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`).join('');
+}
+
+/**
+ * A maker of wire fakes for one test file: each call starts one, and all of them close when the
+ * file's tests end (the shape every provider test repeated).
+ */
+export function fakesForFile(): (answer: (req: Recorded, n: number) => Answer) => Promise<WireFake> {
+  const fakes: WireFake[] = [];
+  after(async () => {
+    for (const f of fakes) await f.close();
+  });
+  return async (answer) => {
+    const f = await wireFake(answer);
+    fakes.push(f);
+    return f;
+  };
 }
