@@ -3,13 +3,15 @@
 // in turn and resumed: a recorded round's reply and a recorded call's outcome are reused, so neither
 // tool call runs twice (each appends a line to a file: the count is the proof), and a call whose
 // outcome the kill left unknown is reported as unknown, never run again on its own. No sleeps: every
-// wait is on a child process's exit.
-import { test } from 'node:test';
+// wait is on a child process's exit. It runs twice: with a script fixture, and against a fake
+// server speaking OpenAI's tool-call wire (the request's `tool` messages say which round it is).
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runIdOf, turnAsync } from './helpers.js';
+import { fakeServer, openaiCompletion } from '../providers/fake-server.js';
 
 const PROGRAM = `struct Done { note: Str };
 let fs = use "std/fs";
@@ -37,10 +39,32 @@ function setUp(): string {
   return dir;
 }
 
-const args = (dir: string) => ['--model', 'script:s.json', '--allow-write', 'out', '--store', path.join(dir, 'st')];
+/** OpenAI's wire: a reply asking for one tool (`tool_calls`, no content), as its API documents it. */
+function toolCallReply(name: string, id: string) {
+  const body = openaiCompletion('', { finish: 'tool_calls' });
+  body.choices[0].message = { role: 'assistant', content: null, refusal: null, tool_calls: [{ id, type: 'function', function: { name, arguments: '{}' } }] } as never;
+  return body;
+}
+
+/** The fake server: the round is the number of `tool` results the request carries. */
+async function wireModel(): Promise<string> {
+  const server = await fakeServer((req) => {
+    const messages = (req.json.messages ?? []) as { role: string }[];
+    const round = messages.filter((m) => m.role === 'tool').length;
+    if (round === 0) return { status: 200, body: toolCallReply('first', 'call_first') };
+    if (round === 1) return { status: 200, body: toolCallReply('second', 'call_second') };
+    return { status: 200, body: openaiCompletion(JSON.stringify({ value: { note: 'both done' }, confidence: 0.9 })) };
+  });
+  after(() => server.close());
+  return `openai:gpt-test?base_url=${server.url}/v1&api_key_env=TURN_TEST_KEY&retries=0`;
+}
+
+let model = 'script:s.json';
+const args = (dir: string) => ['--model', model, '--allow-write', 'out', '--store', path.join(dir, 'st')];
 const logOf = (dir: string) => (fs.existsSync(path.join(dir, 'out', 'log.txt')) ? fs.readFileSync(path.join(dir, 'out', 'log.txt'), 'utf8') : '');
 
-test('a durable run killed between two tool calls resumes without repeating either, and its value binds', { timeout: 300_000 }, async () => {
+/** Kills the run after each journal write in turn and resumes it (the test below, per model). */
+async function killAtEveryWrite(): Promise<void> {
   const clean = setUp();
   const whole = await turnAsync(['run', 'p.tn', ...args(clean), '--json'], clean);
   assert.equal(whole.code, 0, whole.stderr);
@@ -72,4 +96,14 @@ test('a durable run killed between two tool calls resumes without repeating eith
   }
   assert.ok(between >= 1, 'at least one kill fell after the first call and before the second, and its resume finished');
   assert.ok(unknown >= 1, 'a kill inside a call left it unknown');
+}
+
+test('a durable run killed between two tool calls resumes without repeating either, and its value binds (script fixture)', { timeout: 300_000 }, async () => {
+  model = 'script:s.json';
+  await killAtEveryWrite();
+});
+
+test("the same against OpenAI's tool-call wire (a fake server): no tool call repeats across a kill and its resume", { timeout: 300_000 }, async () => {
+  model = await wireModel();
+  await killAtEveryWrite();
 });
