@@ -5,18 +5,6 @@
 import { settleUnknown, type Settled, type Settlement } from '../../runtime/index.js';
 import type { SharedStores } from './shared-store.js';
 
-/** A result typed by a person: JSON text, read as a value (a bare word is taken as a string). */
-export function parseResult(text: string): { ok: unknown } | { invalid: string } {
-  const t = text.trim();
-  if (t === '') return { invalid: 'give the effect\'s result as JSON (null, true, 42, "text", {"k": 1} ...)' };
-  try {
-    return { ok: JSON.parse(t) };
-  } catch (e) {
-    if (/^[\p{L}_][\p{L}\p{N}_ -]*$/u.test(t)) return { ok: t };
-    return { invalid: `not JSON: ${(e as Error).message}` };
-  }
-}
-
 /** Settles step `seq` of run `runId` in the store in `dir`; the Runs view hears of the change. */
 export function settle(stores: SharedStores, dir: string, runId: string, seq: number, settlement: Settlement): Settled {
   try {

@@ -10,7 +10,7 @@ import { MemoryVault, openStore, type RunOptions } from '../../runtime/index.js'
 import { Runner } from '../../extension/panel/runner.js';
 import { readRunSettings, runOptionsFromSettings, workspaceStoreDir } from '../../extension/settings.js';
 import { actionsOf, listRunItems } from '../../extension/runs/model.js';
-import { deleteStoredRun, parseResult, settle } from '../../extension/runs/actions.js';
+import { deleteStoredRun, settle } from '../../extension/runs/actions.js';
 import { SharedStores, sharedStores } from '../../extension/runs/shared-store.js';
 import type { RunView } from '../../extension/protocol/panel.js';
 import { lanesFromEvents } from '../../extension/panel/webview/lanes.js';
@@ -129,14 +129,6 @@ test('an interrupted effect shows as an unknown outcome with its request; settli
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-});
-
-test('a result typed for an unknown outcome is JSON (a bare word is a string); anything else says why', () => {
-  assert.deepEqual(parseResult(' {"ok": 1} '), { ok: { ok: 1 } });
-  assert.deepEqual(parseResult('null'), { ok: null });
-  assert.deepEqual(parseResult('paid'), { ok: 'paid' });
-  assert.match((parseResult('{oops') as { invalid: string }).invalid, /^not JSON: /);
-  assert.ok('invalid' in parseResult('  '));
 });
 
 test('the shared store: one open store per folder while anyone uses it, closed after the last', () => {
