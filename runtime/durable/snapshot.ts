@@ -83,6 +83,7 @@ export function processSnapshot(p: Process): ProcessSnapshot {
     cancelReason: p.cancelReason,
     detached: p.detached,
     ...(p.label !== null ? { label: p.label } : {}),
+    ...(p.after.length > 0 ? { after: [...p.after] } : {}),
     ...(p.grants ? { grants: { agent: p.grants.agent, categories: [...p.grants.categories] } } : {}),
     // a process's own limits go on from what it has left (its spending counters are not kept)
     ...(p.limits ? { limits: limitsJson(leftOf(p.limits, p)) } : {}),
@@ -222,6 +223,8 @@ function restoreProcess(ps: ProcessSnapshot, suspended: number): Process {
   p.detached = st.detached === true;
   // a name as process_name allows it (a store is outside data: anything else is no name)
   p.label = typeof st.label === 'string' && st.label.length > 0 && st.label.length <= 80 ? st.label : null;
+  // the pids it depends on (process_after), as many as process_after allows
+  p.after = st.after === undefined ? [] : nums(st.after, 'after').slice(0, 256);
   p.grants = grantsFrom(st.grants);
   p.limits = limitsFrom(st.limits);
   p.gatherCursor = num(st.gatherCursor, 'gatherCursor');

@@ -1829,7 +1829,11 @@ export class VM implements LifecycleRuntime, AgentRuntime {
               if (!(pid instanceof PidVal)) throw new VMError(`send expects a pid, got ${typeName(pid)}`);
               const to = this.procs.get(pid.id);
               if (to?.effect?.kind === 'tool' && to.effect.request.name === REMOTE_CHILD_TOOL) throw new VMError(`process #${to.id} runs on another worker (Restate placement): it has no mailbox here`);
-              if (to && !to.finished) this.deliver(to, this.copy(msg, undefined, to));
+              if (to && !to.finished) {
+                this.deliver(to, this.copy(msg, undefined, to));
+                // who sent to whom (the run panel's message edges): the pids only, never the message
+                if (this.events.active) this.events.emit({ kind: 'process.send', pid: p.id, to: to.id });
+              }
               stack[sp - 1] = null;
               break;
             }
