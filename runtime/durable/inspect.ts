@@ -3,6 +3,7 @@
 // journal. The text view and `--json` are both rendered from this one structure, so they cannot
 // disagree about what a run holds.
 import { decodeSnapshot } from '../store/serialize.js';
+import { spawnedAs } from './snapshot.js';
 import type { JournalEntry, RunRecord, RunStore } from '../store/types.js';
 import { render } from '../values/index.js';
 import { bytesJson } from './index.js';
@@ -168,7 +169,8 @@ export function inspectRun(store: RunStore, id: string, tail = 20): RunInspectio
         processes: data.processes.map((p) => {
           const st = p.state as Record<string, unknown>;
           const bottom = p.values.frame0 as { name?: unknown } | null | undefined;
-          const label = typeof st.label === 'string' ? st.label : typeof bottom?.name === 'string' ? bottom.name : null;
+          // its own name, else the function it runs, else (finished: no frames) the one it was spawned to run
+          const label = typeof st.label === 'string' ? st.label : typeof bottom?.name === 'string' ? bottom.name : spawnedAs(st.fn);
           return {
             pid: p.pid,
             name: label !== null && label.length <= 80 ? label : null,

@@ -33,7 +33,8 @@ export function processViews(vm: VM): ProcessView[] {
     return {
       ...info,
       // the name it gave itself (std/graph: its node), else the function it runs
-      name: p.label ?? (bottom ? bottom.closure.name ?? null : null),
+      // (or ran: a finished process has no frames, and is named by what it was spawned to run)
+      name: p.label ?? (bottom ? bottom.closure.name ?? null : null) ?? p.fn,
       after: [...p.after],
       site: p.frames.length > 0 ? userLocation(vm.bundle, vm.site(p), vm.stackTrace(p)).site : null,
       context: { P0: t.system, P1: t.working, P2: t.episodic, limits: { ...p.context.limits } },

@@ -615,6 +615,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     if (parent.limits !== null) child.limits = { ...leftOf(parent.limits, parent), allocFrom: child.spent };
     // a child starts from its parent's context as it is now, and owns its copy from then on
     if (parent.hasContext()) child.context = parent.context.snapshot();
+    child.fn = closure.name ?? null;
     child.stack.push(closure);
     for (let i = 0; i < args.length; i++) child.stack.push(args[i]);
     child.sp = this.enter(child, closure, args.length, 1, 0);

@@ -123,6 +123,12 @@ class ProcessRare {
 
 export class Process {
   status = READY;
+  /**
+   * the name of the function it was spawned to run (its closure's, runtime/compile/closure-names.ts),
+   * kept when its frames are gone: a finished worker is still `worker` in the editor and in a stored
+   * run's snapshot. One slot (the name is the bundle's string, shared).
+   */
+  fn: string | null = null;
   stack: Value[] = [];
   sp = 0;
   frames: Frame[] = [];
