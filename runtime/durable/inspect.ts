@@ -36,10 +36,18 @@ export interface JournalEntryView {
   confidence?: { value: number; source: string; raw?: number; calibration?: string };
 }
 
+/** A snapshot's `after` (process_after's pids): whole numbers only, at most 256, else none (a store is outside data). */
+function afterOf(x: unknown): { after?: number[] } {
+  if (!Array.isArray(x) || x.length === 0 || x.length > 256 || !x.every((n) => Number.isInteger(n) && n > 0)) return {};
+  return { after: x as number[] };
+}
+
 export interface ProcessInspection {
   pid: number;
   /** the name it gave itself (`process_name`), else the function at the bottom of its stack; null when it has none */
   name: string | null;
+  /** the pids it depends on (`process_after`: a std/graph node's dependencies), when it declared any */
+  after?: number[];
   status: string;
   waiting: string | null;
   effect: unknown;
@@ -174,6 +182,7 @@ export function inspectRun(store: RunStore, id: string, tail = 20): RunInspectio
           return {
             pid: p.pid,
             name: label !== null && label.length <= 80 ? label : null,
+            ...afterOf(st.after),
             status: String(st.status),
             waiting: typeof st.waiting === 'string' ? st.waiting : null,
             effect: st.effect ?? null,

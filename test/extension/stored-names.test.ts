@@ -60,3 +60,32 @@ test("a snapshot's function name is outside data: only a short one-line string i
   assert.equal(spawnedAs('worker'), 'worker');
   for (const bad of ['', 'a\nb', '\u001b[31mred', 'x'.repeat(201), 7, null, ['worker'], { name: 'worker' }]) assert.equal(spawnedAs(bad), null, JSON.stringify(bad));
 });
+
+test("a suspended std/graph run's stored view keeps which node depends on which", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'turn-stored-after-'));
+  try {
+    const file = path.join(dir, 'p.tn');
+    fs.writeFileSync(file, `
+let graph = use "std/graph";
+let g = graph.define({"name": "g", "version": "1", "nodes": {
+  "gather": {"after": [], "run": turn(ctx: Map) -> Any { return 1; }},
+  "check": {"after": ["gather"], "run": turn(ctx: Map) -> Any { send ctx["input"], "started"; let m = receive; return 2; }}
+}});
+let r = graph.start(g, call("self"));
+let started = receive;
+suspend;
+return started;
+`);
+    const options = runOptionsFromSettings(readRunSettings(<T>(_k: string, d: T) => d), dir, { vault: new MemoryVault({}) });
+    const live = await new Runner({ file, options, publish: () => {} }).start();
+    assert.equal(live.status, 'suspended', live.error?.message);
+    const stored = await new Runner({ file, options, publish: () => {}, request: { kind: 'show', runId: live.stored!.runId, storeDir: live.stored!.storeDir } }).start();
+    const gather = stored.actors.find((a) => a.name === 'gather');
+    const check = stored.actors.find((a) => a.name === 'check');
+    assert.ok(gather && check, JSON.stringify(stored.actors.map((a) => a.name)));
+    assert.deepEqual(check.after, [gather.pid]);
+    assert.equal(gather.after, undefined);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
