@@ -37,7 +37,7 @@ export class GraphView {
   }
 
   private draw(g: GraphLayout, selected: number | null): SVGSVGElement {
-    const root = svg('svg', { class: 'graph-chart', width: g.width, height: g.height, viewBox: `0 0 ${g.width} ${g.height}`, role: 'group', 'aria-label': 'Processes and who spawned whom' });
+    const root = svg('svg', { class: 'graph-chart', width: g.width, height: g.height, viewBox: `0 0 ${g.width} ${g.height}`, role: 'group', 'aria-label': 'Processes, who spawned whom, who sent messages to whom, and what depends on what' });
     const marker = (id: string, cls: string) => svg('marker', { id, viewBox: '0 0 8 8', refX: 8, refY: 4, markerWidth: 6, markerHeight: 6, orient: 'auto' }, svg('path', { d: 'M0,0 L8,4 L0,8 z', class: cls }));
     root.append(svg('defs', {}, marker('graph-arrow', 'graph-arrow'), marker('graph-arrow-message', 'graph-arrow message'), marker('graph-arrow-dep', 'graph-arrow dep')));
     const at = new Map(g.nodes.map((n) => [n.key, n]));
