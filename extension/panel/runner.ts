@@ -14,7 +14,7 @@ import {
   type PriceTable, type ProcessView, type Run, type RunEvent, type RunOptions, type RunResult, type RunStore,
 } from '../../runtime/index.js';
 import type { ActorView, CallPhasesView, ContextView, InferAttemptView, InferView, RunView, SiteView, TimelineItem } from '../protocol/panel.js';
-import { emptyRun } from '../protocol/panel.js';
+import { emptyRun, MAX_MESSAGE_PAIRS } from '../protocol/panel.js';
 import { WaitTracker } from './waits.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
 import { sharedStores } from '../runs/shared-store.js';
@@ -76,6 +76,8 @@ export class Runner {
   /** waits on messages, gathers, joins and sleeps, for the timeline (the event stream records only effects) */
   private readonly waits = new WaitTracker();
   private readonly failedChildren = new Map<number, number>();
+  /** who sent to whom, one row per (from, to) pair (`process.send` events), at most MAX_MESSAGE_PAIRS */
+  private readonly messages = new Map<string, { from: number; to: number; count: number }>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private done: Promise<RunView> | undefined;
@@ -265,6 +267,11 @@ export class Runner {
       }
       return;
     }
+    if (ev.kind === 'process.send') {
+      // counted per pair, not one timeline item per message (a 1,000-worker run sends thousands)
+      this.countMessage(ev.pid, ev.to);
+      return;
+    }
     const e = ev;
     const pid = 'pid' in e ? e.pid : null;
     if (pid !== null && !this.names.has(pid)) this.nameOf(pid, this.run?.processName(pid) ?? null);
@@ -370,6 +377,15 @@ export class Runner {
     this.publishSoon();
   }
 
+  private countMessage(from: number, to: number): void {
+    const key = `${from}>${to}`;
+    const row = this.messages.get(key);
+    if (row) row.count++;
+    else if (this.messages.size < MAX_MESSAGE_PAIRS) this.messages.set(key, { from, to, count: 1 });
+    else return;
+    this.publishSoon();
+  }
+
   private resolvePending(match: (t: TimelineItem) => boolean): void {
     for (let i = this.timeline.length - 1; i >= 0; i--) {
       const t = this.timeline[i];
@@ -406,6 +422,7 @@ export class Runner {
       pid: p.pid,
       parent: p.parent,
       name: this.nameOf(p.pid, p.name),
+      ...(p.after.length > 0 ? { after: p.after.slice() } : {}),
       status: p.status,
       waitingOn: p.waitingOn,
       linked: p.linked,
@@ -437,6 +454,8 @@ export class Runner {
     this.partialDue.clear();
     this.view.actors = this.actors();
     this.view.infers = [...this.infers.values()];
+    // copies: the delta producer compares this with what it last sent
+    this.view.messages = this.messages.size > 0 ? [...this.messages.values()].map((m) => ({ ...m })) : null;
     // every event: the webview draws the part in view, and the panel sends only what is new (run-delta.ts)
     this.view.timeline = this.timeline;
     return this.view;

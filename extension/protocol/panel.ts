@@ -39,6 +39,8 @@ export interface ActorView {
   parent: number;
   /** the function it runs (main for #1), when known */
   name?: string | null;
+  /** the pids it depends on (`process_after`: a std/graph node's dependencies' processes) */
+  after?: number[];
   status: ActorStatus;
   waitingOn: string | null;
   linked: boolean;
@@ -193,9 +195,21 @@ export interface RunView {
   timeline: TimelineItem[];
   /** a durable run: its id and store */
   stored?: StoredRunView | null;
+  /** who sent to whom: one row per (from, to) pair with its count, at most MAX_MESSAGE_PAIRS (run events `process.send`) */
+  messages?: MessageEdgeView[] | null;
   /** the run's model requests and tokens when it asked a real model, priced with `turn.pricesFile` (docs/observability.md, *Costs*) */
   tokens?: TokensView | null;
 }
+
+/** Messages sent from one process to another: how many, never what. */
+export interface MessageEdgeView {
+  from: number;
+  to: number;
+  count: number;
+}
+
+/** the most (from, to) pairs a view carries: sends between pairs past it are not shown (the graph's note says so) */
+export const MAX_MESSAGE_PAIRS = 500;
 
 /** The token summary of a run (runtime/telemetry/costs.ts's TokenSummary). */
 export interface TokensView {
@@ -216,7 +230,7 @@ export interface RunDelta {
   runId: number;
   n: number;
   /** the view's own fields that changed (status, result, error, tokens, …) */
-  set?: Partial<Pick<RunView, 'file' | 'status' | 'model' | 'result' | 'error' | 'stored' | 'tokens'>>;
+  set?: Partial<Pick<RunView, 'file' | 'status' | 'model' | 'result' | 'error' | 'stored' | 'tokens' | 'messages'>>;
   /** lines printed since: `from` is the output's length before them */
   output?: { from: number; lines: string[] };
   /** actors new (whole) or changed (their pid and the fields that changed); new ones go after the others */
@@ -358,6 +372,7 @@ const actorFields: Record<string, Check> = {
   pid: num,
   parent: num,
   name: optional(nullable(str)),
+  after: optional(arr(num)),
   status: oneOf('ready', 'waiting', 'done', 'failed'),
   waitingOn: nullable(str),
   linked: bool,
@@ -412,6 +427,7 @@ const run = obj({
   infers: arr(infer),
   timeline: arr(timeline),
   stored: optional(nullable(obj({ runId: str, storeDir: str }))),
+  messages: optional(nullable(arr(obj({ from: num, to: num, count: num })))),
 });
 const partialValue = obj({ value: str, writing: nullable(obj({ path: str, text: str })) });
 const runError = obj({ message: str, site: nullable(site) });
@@ -426,6 +442,7 @@ const setFields: Record<string, Check> = {
   error: nullable(runError),
   stored: nullable(storedView),
   tokens: nullable(tokensView),
+  messages: nullable(arr(obj({ from: num, to: num, count: num }))),
 };
 const index: Check = (v) => num(v) && Number.isInteger(v) && (v as number) >= 0;
 const streamedPatch = nullable((v) => isObj(v) && num(v.tokens) && num(v.elapsedMs) && optional(str)(v.append) && optional(str)(v.text) && optional(nullable(partialValue))(v.partial));

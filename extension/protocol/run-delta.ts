@@ -12,7 +12,8 @@
 import type { ActorPatch, AttemptPatch, HostMessage, InferAttemptView, InferPatch, InferView, RunDelta, RunView, StreamedPatch, TimelineItem } from './panel.js';
 import { isActorView, PROTOCOL_VERSION } from './panel.js';
 
-const SCALARS = ['file', 'status', 'model', 'result', 'error', 'stored', 'tokens'] as const;
+// `messages` (the message edges, at most MAX_MESSAGE_PAIRS rows) goes whole when a count changes: small, and bounded
+const SCALARS = ['file', 'status', 'model', 'result', 'error', 'stored', 'tokens', 'messages'] as const;
 type Scalar = (typeof SCALARS)[number];
 
 /** A row's fields as last sent, each as its JSON. */

@@ -39,7 +39,7 @@ export const HOST_TOOL_RESULTS: Readonly<Record<string, StaticType>> = {
   // absorbed OpenAPI operations' requests and replies (runtime/absorb/openapi-wire.ts)
   openapi_request: ANY, openapi_reply: ANY,
   // a process's own tools (runtime/vm/actors.ts) and agents (runtime/vm/agents.ts)
-  context_clear: ANY, context_budget: ANY, process_name: NULL, self: PID, monitor: ANY, demonitor: ANY, cancel: ANY, wait: ANY, events: ANY, emit: ANY,
+  context_clear: ANY, context_budget: ANY, process_name: NULL, process_after: NULL, self: PID, monitor: ANY, demonitor: ANY, cancel: ANY, wait: ANY, events: ANY, emit: ANY,
   processes: ANY, sleep: ANY, budget: ANY, task_budget: ANY, now: NUM, model_supports: BOOL,
   agent: ANY, agent_spawn: ANY, agent_policy: ANY, agent_info: ANY,
   // the VM's own first-ready choice (runtime/vm/select.ts)

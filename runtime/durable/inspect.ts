@@ -3,6 +3,7 @@
 // journal. The text view and `--json` are both rendered from this one structure, so they cannot
 // disagree about what a run holds.
 import { decodeSnapshot } from '../store/serialize.js';
+import { spawnedAs } from './snapshot.js';
 import type { JournalEntry, RunRecord, RunStore } from '../store/types.js';
 import { render } from '../values/index.js';
 import { bytesJson } from './index.js';
@@ -35,10 +36,18 @@ export interface JournalEntryView {
   confidence?: { value: number; source: string; raw?: number; calibration?: string };
 }
 
+/** A snapshot's `after` (process_after's pids): whole numbers only, at most 256, else none (a store is outside data). */
+function afterOf(x: unknown): { after?: number[] } {
+  if (!Array.isArray(x) || x.length === 0 || x.length > 256 || !x.every((n) => Number.isInteger(n) && n > 0)) return {};
+  return { after: x as number[] };
+}
+
 export interface ProcessInspection {
   pid: number;
   /** the name it gave itself (`process_name`), else the function at the bottom of its stack; null when it has none */
   name: string | null;
+  /** the pids it depends on (`process_after`: a std/graph node's dependencies), when it declared any */
+  after?: number[];
   status: string;
   waiting: string | null;
   effect: unknown;
@@ -168,10 +177,12 @@ export function inspectRun(store: RunStore, id: string, tail = 20): RunInspectio
         processes: data.processes.map((p) => {
           const st = p.state as Record<string, unknown>;
           const bottom = p.values.frame0 as { name?: unknown } | null | undefined;
-          const label = typeof st.label === 'string' ? st.label : typeof bottom?.name === 'string' ? bottom.name : null;
+          // its own name, else the function it runs, else (finished: no frames) the one it was spawned to run
+          const label = typeof st.label === 'string' ? st.label : typeof bottom?.name === 'string' ? bottom.name : spawnedAs(st.fn);
           return {
             pid: p.pid,
             name: label !== null && label.length <= 80 ? label : null,
+            ...afterOf(st.after),
             status: String(st.status),
             waiting: typeof st.waiting === 'string' ? st.waiting : null,
             effect: st.effect ?? null,

@@ -83,6 +83,8 @@ export function processSnapshot(p: Process): ProcessSnapshot {
     cancelReason: p.cancelReason,
     detached: p.detached,
     ...(p.label !== null ? { label: p.label } : {}),
+    ...(p.fn !== null ? { fn: p.fn } : {}),
+    ...(p.after.length > 0 ? { after: [...p.after] } : {}),
     ...(p.grants ? { grants: { agent: p.grants.agent, categories: [...p.grants.categories] } } : {}),
     // a process's own limits go on from what it has left (its spending counters are not kept)
     ...(p.limits ? { limits: limitsJson(leftOf(p.limits, p)) } : {}),
@@ -178,6 +180,13 @@ function need<T>(ok: boolean, what: string, v: T): T {
 const num = (v: unknown, what: string): number => need(typeof v === 'number', what, v as number);
 const nums = (v: unknown, what: string): number[] => need(Array.isArray(v) && v.every((x) => typeof x === 'number'), what, v as number[]);
 
+/** the longest function name kept from a snapshot (a store is outside data) */
+const MAX_FN_NAME = 200;
+/** The function a process was spawned to run, as a snapshot holds it: a short one-line string, else none. */
+export function spawnedAs(x: unknown): string | null {
+  return typeof x === 'string' && x.length > 0 && x.length <= MAX_FN_NAME && !/[\u0000-\u001f\u007f]/.test(x) ? x : null;
+}
+
 /** An agent's grants as a snapshot holds them (absent: none, and in snapshots older than agents' capabilities). */
 function grantsFrom(x: unknown): AgentGrants | null {
   if (!x || typeof x !== 'object') return null;
@@ -222,6 +231,9 @@ function restoreProcess(ps: ProcessSnapshot, suspended: number): Process {
   p.detached = st.detached === true;
   // a name as process_name allows it (a store is outside data: anything else is no name)
   p.label = typeof st.label === 'string' && st.label.length > 0 && st.label.length <= 80 ? st.label : null;
+  p.fn = spawnedAs(st.fn);
+  // the pids it depends on (process_after), as many as process_after allows
+  p.after = st.after === undefined ? [] : nums(st.after, 'after').slice(0, 256);
   p.grants = grantsFrom(st.grants);
   p.limits = limitsFrom(st.limits);
   p.gatherCursor = num(st.gatherCursor, 'gatherCursor');

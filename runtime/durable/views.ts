@@ -11,6 +11,8 @@ import type { VM } from '../vm/index.js';
 export interface ProcessView extends ProcessInfo {
   /** the function it runs (its bottom frame), when it still has frames */
   name: string | null;
+  /** the pids it depends on (`process_after`: std/graph's dependencies), drawn as edges by the graph view */
+  after: number[];
   /** where it stands, when it still has frames */
   site: { path: string; line: number; column: number } | null;
   context: { P0: string[]; P1: string[]; P2: string[]; limits: ContextLimits };
@@ -31,7 +33,9 @@ export function processViews(vm: VM): ProcessView[] {
     return {
       ...info,
       // the name it gave itself (std/graph: its node), else the function it runs
-      name: p.label ?? (bottom ? bottom.closure.name ?? null : null),
+      // (or ran: a finished process has no frames, and is named by what it was spawned to run)
+      name: p.label ?? (bottom ? bottom.closure.name ?? null : null) ?? p.fn,
+      after: [...p.after],
       site: p.frames.length > 0 ? userLocation(vm.bundle, vm.site(p), vm.stackTrace(p)).site : null,
       context: { P0: t.system, P1: t.working, P2: t.episodic, limits: { ...p.context.limits } },
       memory: [...p.memory],

@@ -19,6 +19,8 @@ export interface PromptView {
 export type RunEventBody =
   | { kind: 'process.spawn'; pid: number; parent: number }
   | { kind: 'process.exit'; pid: number; status: 'done' | 'failed' }
+  /** `send`: who sent to whom (pid the sender, to the receiver), never the message */
+  | { kind: 'process.send'; pid: number; to: number }
   | { kind: 'tool.request'; pid: number; tool: string }
   | { kind: 'tool.reply'; pid: number; tool: string; ok: boolean }
   | { kind: 'invoke.enter'; pid: number; depth: number }

@@ -226,9 +226,10 @@ export class Run {
     return this.vm?.inspectProcesses() ?? [];
   }
 
-  /** The function process `pid` runs (its bottom frame), while it has frames: how the editor names an actor. */
+  /** The function process `pid` runs (its bottom frame), or was spawned to run once it has none: how the editor names an actor. */
   processName(pid: number): string | null {
-    return this.vm?.process(pid)?.frames[0]?.closure.name ?? null;
+    const p = this.vm?.process(pid);
+    return p?.frames[0]?.closure.name ?? p?.fn ?? null;
   }
 
   /** Where process `pid` stands now (null when it has ended or does not exist). */

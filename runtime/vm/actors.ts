@@ -294,6 +294,8 @@ export function timedWait(rt: ActorRuntime, p: Process, ms: number): boolean {
 
 /** the longest name a process may give itself (`process_name`) */
 const MAX_PROCESS_NAME = 80;
+/** the most dependencies a process may declare (`process_after`) */
+const MAX_AFTER = 256;
 
 export const PROCESS_TOOLS: Record<string, ProcessTool> = {
   /**
@@ -338,6 +340,24 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
       throw new VMError(`process_name expects a name of 1 to ${MAX_PROCESS_NAME} characters on one line, got ${typeof name === 'string' ? `${name.length} characters` : typeName(name)}`);
     }
     p.label = name;
+    return null;
+  },
+  /**
+   * `process_after([pid, ...])`: the processes the caller depends on (their results are its input),
+   * which the editor's graph view draws as edges; std/graph's coordinator gives each node's process
+   * its dependencies' pids. Only a description: it changes no scheduling. At most MAX_AFTER pids.
+   */
+  process_after(_rt, p, args) {
+    arity('process_after', args, 1);
+    const list = unwrap(args[0]);
+    if (!Array.isArray(list) || list.length > MAX_AFTER) throw new VMError(`process_after expects a list of at most ${MAX_AFTER} pids, got ${Array.isArray(list) ? `${list.length} items` : typeName(list)}`);
+    const pids: number[] = [];
+    for (const x of list) {
+      const v = unwrap(x);
+      if (!(v instanceof PidVal)) throw new VMError(`process_after expects pids, got ${typeName(v)}`);
+      if (!pids.includes(v.id)) pids.push(v.id);
+    }
+    p.after = pids;
     return null;
   },
   /**

@@ -615,6 +615,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     if (parent.limits !== null) child.limits = { ...leftOf(parent.limits, parent), allocFrom: child.spent };
     // a child starts from its parent's context as it is now, and owns its copy from then on
     if (parent.hasContext()) child.context = parent.context.snapshot();
+    child.fn = closure.name ?? null;
     child.stack.push(closure);
     for (let i = 0; i < args.length; i++) child.stack.push(args[i]);
     child.sp = this.enter(child, closure, args.length, 1, 0);
@@ -1829,7 +1830,11 @@ export class VM implements LifecycleRuntime, AgentRuntime {
               if (!(pid instanceof PidVal)) throw new VMError(`send expects a pid, got ${typeName(pid)}`);
               const to = this.procs.get(pid.id);
               if (to?.effect?.kind === 'tool' && to.effect.request.name === REMOTE_CHILD_TOOL) throw new VMError(`process #${to.id} runs on another worker (Restate placement): it has no mailbox here`);
-              if (to && !to.finished) this.deliver(to, this.copy(msg, undefined, to));
+              if (to && !to.finished) {
+                this.deliver(to, this.copy(msg, undefined, to));
+                // who sent to whom (the run panel's message edges): the pids only, never the message
+                if (this.events.active) this.events.emit({ kind: 'process.send', pid: p.id, to: to.id });
+              }
               stack[sp - 1] = null;
               break;
             }

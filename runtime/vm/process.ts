@@ -93,6 +93,8 @@ export type RareList = 'invokes' | 'watchers' | 'loading' | 'monitors' | 'waiter
 const NONE: readonly never[] = Object.freeze([]);
 
 /** A process's rarely used fields (see `Process.rare`). */
+const NO_PIDS: readonly number[] = Object.freeze([]);
+
 class ProcessRare {
   invokes: InvokeRecord[] | undefined = undefined;
   watchers: number[] | undefined = undefined;
@@ -107,6 +109,8 @@ class ProcessRare {
   detached = false;
   /** the name the process gave itself (`call("process_name", ...)`), shown in place of its function's */
   label: string | null = null;
+  /** the processes whose results it waits on (`call("process_after", pids)`: std/graph's dependencies) */
+  after: number[] | null = null;
   cancelReason = '';
   deadline: number | null = null;
   timedOut = false;
@@ -119,6 +123,12 @@ class ProcessRare {
 
 export class Process {
   status = READY;
+  /**
+   * the name of the function it was spawned to run (its closure's, runtime/compile/closure-names.ts),
+   * kept when its frames are gone: a finished worker is still `worker` in the editor and in a stored
+   * run's snapshot. One slot (the name is the bundle's string, shared).
+   */
+  fn: string | null = null;
   stack: Value[] = [];
   sp = 0;
   frames: Frame[] = [];
@@ -272,6 +282,13 @@ export class Process {
   }
   set label(v: string | null) {
     if (v !== null || this.rare) this.more.label = v;
+  }
+  /** the pids it said it depends on (`call("process_after", [...])`), shown as edges in the editor's graph */
+  get after(): readonly number[] {
+    return this.rare?.after ?? NO_PIDS;
+  }
+  set after(v: readonly number[]) {
+    if (v.length > 0 || this.rare) this.more.after = v.slice();
   }
   get cancelReason(): string {
     return this.rare?.cancelReason ?? '';

@@ -1,11 +1,13 @@
 // The graph view's layout (issue 44), plain data with no DOM (tested in test/extension/graph-layout.test.ts):
 // a run's processes, agents and std/graph node processes as nodes, who spawned whom as edges (solid
-// when linked), laid out in layers by spawn depth, each layer ordered under its parents.
+// when linked), laid out in layers by spawn depth, each layer ordered under its parents. Two more
+// kinds of edge, which do not move a box: who sent messages to whom (one per pair of boxes, with the
+// count), and a std/graph node's dependencies (`process_after`: from each dependency to its dependent).
 //
 // Bounded: past MAX_NODES actors, the children of one parent that run the same function are drawn
 // as one node with a count (`worker ×998`, its state the most telling of theirs: failed, then
 // waiting, then running, then done), so a 1,000-worker run draws a handful of boxes.
-import type { ActorStatus, ActorView } from '../../protocol/panel.js';
+import type { ActorStatus, ActorView, MessageEdgeView } from '../../protocol/panel.js';
 import { actorLabel } from './lanes.js';
 
 export interface GraphNode {
@@ -31,9 +33,24 @@ export interface GraphEdge {
   linked: boolean;
 }
 
+/** Messages between two boxes (a group's summed), never one edge per message. */
+export interface MessageEdge {
+  from: string;
+  to: string;
+  count: number;
+}
+
+/** `to` depends on `from` (a std/graph node on the node whose result it takes). */
+export interface DependencyEdge {
+  from: string;
+  to: string;
+}
+
 export interface GraphLayout {
   nodes: GraphNode[];
   edges: GraphEdge[];
+  messages: MessageEdge[];
+  dependencies: DependencyEdge[];
   width: number;
   height: number;
   /** processes drawn inside groups (0: every process is its own node) */
@@ -61,13 +78,13 @@ const RANK: Record<ActorStatus, number> = { failed: 0, waiting: 1, ready: 2, don
 const nameOf = (a: ActorView): string => (a.name ? a.name.replace(/^<(.*)>$/, '$1') : a.pid === 1 ? 'main' : `#${a.pid}`);
 
 /** The graph of `actors`: nodes (grouped past MAX_NODES), spawn edges, and positions in layers. */
-export function layoutGraph(actors: readonly ActorView[], maxNodes = MAX_NODES): GraphLayout {
-  if (actors.length <= maxNodes) return build(actors, 'none');
-  const byFunction = build(actors, 'function');
-  return byFunction.nodes.length <= maxNodes ? byFunction : build(actors, 'parent');
+export function layoutGraph(actors: readonly ActorView[], maxNodes = MAX_NODES, messages: readonly MessageEdgeView[] = []): GraphLayout {
+  if (actors.length <= maxNodes) return build(actors, 'none', messages);
+  const byFunction = build(actors, 'function', messages);
+  return byFunction.nodes.length <= maxNodes ? byFunction : build(actors, 'parent', messages);
 }
 
-function build(actors: readonly ActorView[], grouping: Grouping): GraphLayout {
+function build(actors: readonly ActorView[], grouping: Grouping, messages: readonly MessageEdgeView[]): GraphLayout {
   const byPid = new Map(actors.map((a) => [a.pid, a]));
   const keyOf = new Map<number, string>();
   const nodes = new Map<string, GraphNode>();
@@ -119,9 +136,33 @@ function build(actors: readonly ActorView[], grouping: Grouping): GraphLayout {
     });
     widest = Math.max(widest, layer.length);
   });
+  // the boxes a message or a dependency joins: between two drawn boxes, one edge per pair, none to itself
+  const pair = (from: number, to: number): [string, string] | null => {
+    const a = keyOf.get(from);
+    const b = keyOf.get(to);
+    return a !== undefined && b !== undefined && a !== b && drawn.has(a) && drawn.has(b) ? [a, b] : null;
+  };
+  const sent = new Map<string, MessageEdge>();
+  for (const m of messages) {
+    const ends = pair(m.from, m.to);
+    if (!ends) continue;
+    const k = `${ends[0]}>${ends[1]}`;
+    const had = sent.get(k);
+    if (had) had.count += m.count;
+    else sent.set(k, { from: ends[0], to: ends[1], count: m.count });
+  }
+  const dependencies = new Map<string, DependencyEdge>();
+  for (const a of ordered) {
+    for (const dep of a.after ?? []) {
+      const ends = pair(dep, a.pid);
+      if (ends) dependencies.set(`${ends[0]}>${ends[1]}`, { from: ends[0], to: ends[1] });
+    }
+  }
   return {
     nodes: [...nodes.values()].filter((n) => drawn.has(n.key)),
     edges: edges.filter((e) => drawn.has(e.from) && drawn.has(e.to)),
+    messages: [...sent.values()],
+    dependencies: [...dependencies.values()],
     hidden,
     width: PAD * 2 + Math.max(1, widest) * (NODE_W + GAP_X) - GAP_X,
     height: PAD * 2 + Math.max(1, layers.length) * (NODE_H + GAP_Y) - GAP_Y,

@@ -174,7 +174,7 @@ function update(): void {
   }
   scrubber.el.hidden = !scrubber.update();
   actors.update(run.actors);
-  graph.update(run.actors);
+  graph.update(run.actors, run.messages ?? []);
   details.update(run.actors);
   infers.update(run.infers);
   journal.el.hidden = !journal.update();
