@@ -3,14 +3,16 @@
 //   node scripts/e2e.mjs               always runs (fails when code-server is not provisioned)
 //   node scripts/e2e.mjs --if-enabled  runs only when TURN_E2E=1 (how `npm test` calls it; CI sets it)
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 if (process.argv.includes('--if-enabled') && process.env.TURN_E2E !== '1') {
   console.log('e2e: skipped (set TURN_E2E=1 to run the code-server suite; provision with scripts/provision-e2e.sh)');
   process.exit(0);
 }
-if (!existsSync('.e2e/code-server/node_modules/.bin/code-server')) {
-  console.error('e2e: code-server is not provisioned; run `bash scripts/provision-e2e.sh` first');
+// the version test/e2e/harness.ts runs (TURN_CODE_SERVER_VERSION, else the pinned one), in its own folder
+const codeServer = process.env.TURN_CODE_SERVER_VERSION ?? readFileSync('test/e2e/code-server-version.txt', 'utf8').trim();
+if (!existsSync(`.e2e/code-server-${codeServer}/node_modules/.bin/code-server`)) {
+  console.error(`e2e: code-server ${codeServer} is not provisioned; run \`bash scripts/provision-e2e.sh\` first`);
   process.exit(1);
 }
 const started = Date.now();
