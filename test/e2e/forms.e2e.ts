@@ -72,7 +72,7 @@ describe('typed forms in code-server: what-if and a waiting run', { timeout: 600
     const panel = await panelFrame(page);
     await panel.locator('#status', { hasText: 'done' }).waitFor({ timeout: 60_000 });
     assert.match(await panel.locator('#result').innerText(), /spam/);
-    const reply = panel.locator('#journal .step.forkable', { hasText: 'infer Triage' }).first();
+    const reply = panel.locator('#journal .step.forkable', { hasText: 'model reply (Triage)' }).first();
     await reply.waitFor({ timeout: 30_000 });
     await reply.locator('button.what-if').click();
     const form = panel.locator('#journal .typed-form');
