@@ -86,15 +86,21 @@ else
   done
   rm -rf "$work"
   # npm, code-server's postinstall and its native modules' builds run on the Node the version
-  # declares (engines.node "22" from 4.104 on), so the modules' ABI is the one it runs on
+  # declares, so the modules' ABI is the one it runs on
+  # (engines.node "22" from 4.104 on; decided from the version number, without a registry call).
   cs_node=$(command -v node)
-  if [ "$(npm view "code-server@$CS_VERSION" engines.node 2>/dev/null)" = "22" ]; then
+  if [ "$(printf '%s\n%s\n' 4.104.0 "$CS_VERSION" | sort -V | head -1)" = "4.104.0" ]; then
     [ -x "$N22_BIN" ] || { log "code-server $CS_VERSION needs Node 22, which is not installed here"; exit 1; }
     cs_node="$N22_BIN"
   fi
+  log "code-server's install runs on Node $("$cs_node" --version)"
   npm_cli="$(dirname "$(readlink -f "$(command -v npm)")")/npm-cli.js"
   (
     cd "$CS_DIR"
+    # Under `npm run test:all` the outer npm (on Node 20) exports npm_config_user_agent, which the
+    # inner npm takes as its own config; code-server's postinstall reads the Node version from it
+    # and refuses "node/v20". Clear what the outer npm exported so the inner one speaks for itself.
+    while IFS= read -r var; do unset "$var"; done < <(compgen -e | grep '^npm_')
     PATH="$(dirname "$cs_node"):$PATH" npm_config_yes=true npm_config_unsafe_perm=true "$cs_node" "$npm_cli" install \
       --no-audit --no-fund --no-save --loglevel=error "code-server@$CS_VERSION"
   )

@@ -38,6 +38,8 @@ install_into() {
   [ -f "$dir/package.json" ] || echo "{ \"private\": true, \"description\": \"$description\" }" > "$dir/package.json"
   (
     cd "$dir"
+    # the outer npm's exported npm_* settings (user agent: node/v20) must not become the inner one's
+    while IFS= read -r var; do unset "$var"; done < <(compgen -e | grep '^npm_')
     PATH="$(dirname "$N22"):$PATH" npm_config_yes=true "$N22" "$NPM_CLI" install --no-audit --no-fund --no-save --loglevel=error "$@"
   )
 }
