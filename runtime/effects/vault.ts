@@ -495,7 +495,7 @@ export class Redactor {
     this.pieces = [];
     for (const [secret, name] of secrets) {
       const chars = [...secret];
-      const half = Math.max(MIN_ENCODED, Math.ceil(chars.length / 2));
+      const half = Math.max(MIN_PIECE, Math.ceil(chars.length / 2));
       if (half >= chars.length) continue;
       this.pieces.push({ head: chars.slice(0, half).join(''), tail: chars.slice(chars.length - half).join(''), secret, name });
     }
@@ -662,6 +662,14 @@ export const MIN_KNOWN_SECRET = 8;
 
 /** Encoded forms shorter than this are not redacted (a secret itself always is). */
 export const MIN_ENCODED = 6;
+
+/**
+ * A piece of a secret (half of it, from its start or to its end) shorter than this is not redacted:
+ * the piece of a short secret is ordinary text. A 10-character test token, `test-token`, made every
+ * `test-tool` the MCP conformance suite's server listed into «redacted»ol, and the tool was then
+ * not found. Secrets of 16 characters or more (real tokens and keys) lose any half, as before.
+ */
+export const MIN_PIECE = 8;
 
 /**
  * The literal forms of a secret the Redactor looks for (each is also matched escaped, see

@@ -61,3 +61,11 @@ test('text around a secret and innocent text are kept', () => {
   assert.equal(r.redact('ghp_ and Value42 and S3cr are short enough to be ordinary text'), 'ghp_ and Value42 and S3cr are short enough to be ordinary text');
   assert.equal(r.redact('lists ["a", "b"] and %41%42 stay'), 'lists ["a", "b"] and %41%42 stay');
 });
+
+test('half of a short secret is ordinary text: a 10-character token does not mangle a tool name sharing its first 7', () => {
+  const r = new Redactor();
+  r.add('conformance', 'test-token');
+  assert.equal(r.redact('tools: test-tool, test-tokens'), 'tools: test-tool, «redacted:conformance»s');
+  // a piece of 8 characters or more is still redacted
+  assert.match(r.redact('first: test-tok.'), /«redacted:conformance»/);
+});
