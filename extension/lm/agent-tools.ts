@@ -63,6 +63,7 @@ const MAX_DESCRIPTION = 2_000;
  * What VS Code is offered of a served file: its tools only (a prompt or resource would run outside
  * the panel), each described with where it runs, the grants and model its run has, and what it
  * returns — VS Code's confirmation of a tool call shows this description, so it names the grants.
+ * No tool is read-only to VS Code, so each call is confirmed (offeredTools' body says why).
  * Each input schema loses its `$schema` (draft 2020-12): VS Code 1.104 checks tool schemas against
  * draft-07 and leaves out every tool whose schema names another draft. No output schema is
  * offered: the result is `{value, confidence}` (callResult), not the closure's bare value.
@@ -77,7 +78,11 @@ export function offeredTools(served: Served, grants: string, model: string): Ser
       'Returns {"value": ..., "confidence": 0..1}: confidence is how likely the value is right (1: no model was involved).',
     ].filter((x) => x !== '').join('\n\n');
     const { outputSchema: _out, ...rest } = t;
-    return { ...rest, description, inputSchema: inputSchema as ServedTool['inputSchema'] };
+    // never read-only to VS Code, which asks to confirm only the calls of tools that are not: every
+    // call runs with the workspace's grants and spends its model budget, so the confirmation that
+    // names them is shown each time (until the user allows the tool for good there)
+    const annotations = { ...t.annotations, readOnlyHint: false };
+    return { ...rest, description, annotations, inputSchema: inputSchema as ServedTool['inputSchema'] };
   });
   return { ...served, tools, prompts: [], resources: [] };
 }

@@ -70,7 +70,9 @@ test('the tools as offered: no $schema (VS Code 1.104 drops a tool whose schema 
   assert.match(rate.description, /^Rates the mood of a sentence\.\n\n/);
   assert.match(rate.description, /with: net api\.example\.com; read data; model openai:gpt-4o-mini\./);
   assert.match(rate.description, /"confidence": 0\.\.1/);
-  assert.deepEqual(rate.annotations, discovered.tools[0].annotations);
+  // read only as turn mcp sees it, never to VS Code: it asks to confirm (naming the grants) only a tool that is not
+  assert.equal(discovered.tools[0].annotations.readOnlyHint, true);
+  assert.deepEqual(rate.annotations, { ...discovered.tools[0].annotations, readOnlyHint: false });
   // a description cannot push the grants out of what the confirmation shows
   const long = offeredTools({ ...discovered, tools: [{ ...discovered.tools[1], description: 'x'.repeat(50_000) }] }, 'no grants', 'mock');
   assert.ok(long.tools[0].description.length < 2_400);
