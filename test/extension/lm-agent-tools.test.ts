@@ -179,6 +179,34 @@ test('the editor serves a file over Streamable HTTP on 127.0.0.1: the tools as o
   }
 });
 
+test("VS Code cancelling a call aborts the signal that stops its run in the panel", async () => {
+  let entered!: () => void;
+  const inside = new Promise<void>((r) => (entered = r));
+  let stopped!: () => void;
+  const stop = new Promise<void>((r) => (stopped = r));
+  const server = await serveAgent(spec(served), async (call) => {
+    entered();
+    await new Promise<void>((r) => call.signal.addEventListener('abort', () => r(), { once: true }));
+    stopped();
+    return { ok: false, message: 'the run was stopped' };
+  });
+  try {
+    const client = await connect(server.url, server.headers);
+    try {
+      const cancel = new AbortController();
+      const call = client.callTool({ name: 'count', arguments: { n: 1 } }, undefined, { signal: cancel.signal });
+      await inside;
+      cancel.abort();
+      await assert.rejects(call);
+      await stop; // the editor saw the cancellation (never resolves if it did not: the test times out)
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await server.close();
+  }
+});
+
 test("the servers follow the workspace: an unchanged file keeps its server, an edited one is served afresh, a file that serves nothing is left out, a removed one's server closes", async () => {
   const never: RunInEditor = async () => ({ ok: false, message: 'not called' });
   const notServed = path.join(dir, 'plain.tn');
