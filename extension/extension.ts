@@ -55,7 +55,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(...registerVaultCommands(vault), ...registerRunPanel(context, vault), ...registerDebugger(vault));
   context.subscriptions.push(...registerPlayground(context, vault));
   context.subscriptions.push(...registerTestController());
-  context.subscriptions.push(...registerLanguageModels(context));
+  context.subscriptions.push(...registerLanguageModels(() => RunPanel.show(context, vault)));
   context.subscriptions.push(...registerRunsView(sharedStores, () => RunPanel.show(context, vault)), { dispose: () => sharedStores.closeAll() });
 
   // Do not block activation on the server: commands and CodeLens work without it.

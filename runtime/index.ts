@@ -79,7 +79,7 @@ export { SEMANTICS_VERSION } from './durable/index.js';
 export { nowMs } from './monotonic.js';
 
 // ---- MCP (docs/mcp.md): serving a program's closures as MCP tools (`turn mcp`)
-export { serveMcp, discoverServed, ServeError, type Served, type ServedTool, type ServeOptions, type Serving } from './mcp/serve.js';
+export { serveMcp, discoverServed, callProgram, ServeError, type Served, type ServedTool, type ServeOptions, type Serving, type CallRequest, type PerformCall } from './mcp/serve.js';
 export { serveMcpNext, type ServeNextOptions } from './mcp/serve-next/index.js';
 
 // ---- files: a write a reader never sees half of (the extension's kept panel view)

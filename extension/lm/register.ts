@@ -5,9 +5,12 @@ import * as vscode from 'vscode';
 import { describeModel, specOf, vscodeHostModels, type LmChatModel } from './models.js';
 import { setHostModels } from './host-models.js';
 import { vscodeLm } from './vscode-lm.js';
-import { agentServer, mayServe } from './agent-tools.js';
-import { discoverServed } from '../../runtime/index.js';
-import { readRunSettings } from '../settings.js';
+import * as path from 'node:path';
+import { argumentValues, callEntryName, editorOutcome, grantsText, mayServe, serverLabel } from './agent-tools.js';
+import { AgentServers, oneAtATime, type AgentServerSpec, type RunInEditor } from './agent-server.js';
+import { callProgram } from '../../runtime/index.js';
+import { readRunSettings, runOptionsFromSettings } from '../settings.js';
+import type { RunPanel } from '../panel/panel.js';
 import { EXAMPLE } from './walkthrough.js';
 
 export const PICK_MODEL_COMMAND = 'turn.lm.pickModel';
@@ -19,14 +22,15 @@ export const NO_MODELS =
 
 export const AGENTS_PROVIDER = 'turn.agents';
 
-export function registerLanguageModels(context: vscode.ExtensionContext): vscode.Disposable[] {
+/** `openPanel`: the run panel (shown), where agent mode's calls of Turn tools run. */
+export function registerLanguageModels(openPanel: () => RunPanel): vscode.Disposable[] {
   if (!('lm' in vscode) || typeof vscode.lm?.selectChatModels !== 'function') return []; // a VS Code before the Language Model API
   setHostModels(vscodeHostModels(vscodeLm));
   return [
     { dispose: () => setHostModels(undefined) },
     vscode.commands.registerCommand(PICK_MODEL_COMMAND, pickModel),
     vscode.commands.registerCommand('turn.walkthrough.openExample', openExample),
-    ...registerAgents(context),
+    ...registerAgents(openPanel),
   ];
 }
 
@@ -50,16 +54,16 @@ async function openExample(): Promise<void> {
 interface McpApi {
   registerMcpServerDefinitionProvider(id: string, provider: { onDidChangeMcpServerDefinitions?: vscode.Event<void>; provideMcpServerDefinitions(token: vscode.CancellationToken): Promise<unknown[]> }): vscode.Disposable;
 }
-type StdioDefinition = new (label: string, command: string, args?: string[], env?: Record<string, string>) => { cwd?: vscode.Uri };
+type HttpDefinition = new (label: string, uri: vscode.Uri, headers?: Record<string, string>, version?: string) => unknown;
 
 /**
- * Offers each workspace file that returns a map of closures to agent mode as a `turn mcp` server
- * (extension/lm/agent-tools.ts says why an MCP server definition provider); the list follows the
- * workspace's .tn files.
+ * Offers each workspace file that returns a map of closures to agent mode as an MCP server the
+ * extension serves itself (extension/lm/agent-tools.ts says why); each tool call runs in the run
+ * panel. The list follows the workspace's .tn files and the settings.
  */
-function registerAgents(context: vscode.ExtensionContext): vscode.Disposable[] {
+function registerAgents(openPanel: () => RunPanel): vscode.Disposable[] {
   const lm = vscode.lm as unknown as Partial<McpApi>;
-  const Definition = (vscode as unknown as { McpStdioServerDefinition?: StdioDefinition }).McpStdioServerDefinition;
+  const Definition = (vscode as unknown as { McpHttpServerDefinition?: HttpDefinition }).McpHttpServerDefinition;
   if (typeof lm.registerMcpServerDefinitionProvider !== 'function' || !Definition) return []; // before VS Code 1.101
   const changed = new vscode.EventEmitter<void>();
   const watcher = vscode.workspace.createFileSystemWatcher('**/*.tn');
@@ -67,32 +71,41 @@ function registerAgents(context: vscode.ExtensionContext): vscode.Disposable[] {
   watcher.onDidCreate(fire);
   watcher.onDidChange(fire);
   watcher.onDidDelete(fire);
-  const rt = { execPath: process.execPath, electron: Boolean(process.versions.electron), cliPath: context.asAbsolutePath('dist/cli.js') };
+  const settings = vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration('turn')) fire();
+  });
+  const servers = new AgentServers(oneAtATime(runInPanel(openPanel)));
   const provider = lm.registerMcpServerDefinitionProvider(AGENTS_PROVIDER, {
     onDidChangeMcpServerDefinitions: changed.event,
     async provideMcpServerDefinitions() {
       const files = await vscode.workspace.findFiles('**/*.tn', '**/{node_modules,.turn,.git}/**', 200);
-      const out: unknown[] = [];
+      const specs: AgentServerSpec[] = [];
       for (const uri of files) {
         if (!mayServe(uri.fsPath)) continue;
-        try {
-          const served = await discoverServed(uri.fsPath);
-          if (served.tools.length === 0) continue;
-        } catch {
-          continue; // not a served file (no map of closures at its top level), or it does not compile yet
-        }
         const folder = vscode.workspace.getWorkspaceFolder(uri);
-        const cwd = folder?.uri.fsPath ?? uri.fsPath.replace(/[\\/][^\\/]*$/, '');
-        const settings = readRunSettings((key, dflt) => vscode.workspace.getConfiguration('turn', uri).get(key, dflt));
-        const s = agentServer(rt, uri.fsPath, settings, cwd);
-        const d = new Definition(s.label, s.command, s.args, s.env);
-        d.cwd = vscode.Uri.file(cwd);
-        out.push(d);
+        const cwd = folder?.uri.fsPath ?? path.dirname(uri.fsPath);
+        const s = readRunSettings((key, dflt) => vscode.workspace.getConfiguration('turn', uri).get(key, dflt));
+        let version: string;
+        try {
+          version = String((await vscode.workspace.fs.stat(uri)).mtime);
+        } catch {
+          continue; // gone meanwhile
+        }
+        specs.push({ file: uri.fsPath, label: serverLabel(uri.fsPath, cwd, s), grants: grantsText(s), model: s.model, run: runOptionsFromSettings(s, cwd), version });
       }
-      return out;
+      // a file that serves nothing (no map of closures at its top level, or it does not compile yet) is left out
+      return (await servers.update(specs)).map((a) => new Definition(a.label, vscode.Uri.parse(a.url), a.headers));
     },
   });
-  return [provider, watcher, changed];
+  return [provider, watcher, settings, changed, { dispose: () => void servers.closeAll() }];
+}
+
+/** One call, run in the run panel (shown beside the editor) as the entry `FILE#TOOL`: its outcome for agent mode. */
+function runInPanel(openPanel: () => RunPanel): RunInEditor {
+  return async ({ file, tool, args, signal }) => {
+    const { view, settled } = await openPanel().runCall(callEntryName(file, tool.name), callProgram(file, tool.key, argumentValues(tool, args)), signal);
+    return editorOutcome({ status: view.status, ...(view.error ? { error: view.error.message } : {}), ...(settled ? { settled } : {}) });
+  };
 }
 
 /** Lists VS Code's chat models; the one picked becomes `turn.model` (workspace setting). Returns its spec. */

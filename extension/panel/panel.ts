@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { isWebviewMessage, missingCredential, PROTOCOL_VERSION, type HostMessage, type RunView, type StoredRunView } from '../protocol/panel.js';
 import { Runner } from './runner.js';
 import { priceTableFromSettings, readRunSettings, runOptionsFromSettings } from '../settings.js';
-import type { PriceTable } from '../../runtime/index.js';
+import type { PriceTable, Run, RunResult } from '../../runtime/index.js';
 import { nonce, panelHtml } from './html.js';
 import type { TurnVault } from '../vault/vault.js';
 import { journalForm, runWhatIf, withStore } from './whatif.js';
@@ -271,12 +271,24 @@ export class RunPanel {
     this.observe(shown);
   }
 
-  private launch(file: string, request?: PanelRequest): Promise<RunView> {
+  /**
+   * Runs one call of a served closure for agent mode (extension/lm/register.ts): `entryText` is the
+   * entry, named `name` (the served file and the tool), shown here like any run; stopped when
+   * `signal` aborts. Resolves with the final view, and the run's result when it started.
+   */
+  async runCall(name: string, entryText: string, signal: AbortSignal): Promise<{ view: RunView; settled?: { result: RunResult; run: Run } }> {
+    let settled: { result: RunResult; run: Run } | undefined;
+    const view = await this.launch(name, undefined, { entryText, signal, onSettled: (result, run) => void (settled = { result, run }) });
+    return settled ? { view, settled } : { view };
+  }
+
+  private launch(file: string, request?: PanelRequest, call?: { entryText: string; signal: AbortSignal; onSettled: (result: RunResult, run: Run) => void }): Promise<RunView> {
     this.runner?.stop();
     this.media.clear();
     const runner = new Runner({
       file,
-      options: { ...this.optionsFor(file), onMedia: (media) => this.media.keep(media) },
+      options: { ...this.optionsFor(file), onMedia: (media) => this.media.keep(media), ...(call ? { entryText: call.entryText } : {}) },
+      ...(call ? { onSettled: call.onSettled } : {}),
       runId: ++this.runId,
       ...(() => {
         const prices = this.pricesFor(file);
@@ -296,6 +308,7 @@ export class RunPanel {
     this.runner = runner;
     this.names.clear();
     this.journalOf = undefined;
+    call?.signal.addEventListener('abort', () => runner.stop(), { once: true });
     return runner.start();
   }
 

@@ -35,6 +35,8 @@ export interface RunnerOptions {
   prices?: PriceTable;
   /** sees every event of the run as it comes (the panel's bench measures the run's own event bytes) */
   tap?: (e: RunEvent) => void;
+  /** told how the run ended, with the run (an agent mode call takes its value and confidence: extension/lm/) */
+  onSettled?: (result: RunResult, run: Run) => void;
 }
 
 const MAX_TEXT = 4_000;
@@ -138,7 +140,9 @@ export class Runner {
         sharedStores.changed(storeDir);
       }
       if (this.stopped) this.run.stop('the run was stopped');
-      this.settle(await this.run.start());
+      const result = await this.run.start();
+      this.settle(result);
+      this.options.onSettled?.(result, this.run);
     } catch (e) {
       this.view.status = 'failed';
       if (e instanceof RunSetupError && e.diagnostics.length > 0) {

@@ -22,12 +22,15 @@ import type { ServeOptions, Serving } from './serve/options.js';
 
 export { ServeError, type Served, type ServedTool };
 export { discoverServed } from './serve/discover.js';
+export { callProgram } from './serve/call.js';
+export type { CallRequest, PerformCall } from './serve/handlers.js';
 export { MIN_TOKEN_LENGTH } from './serve/http.js';
 export type { ModernHandler, ServeOptions, Serving } from './serve/options.js';
 
 /** Serves `file` over MCP. Throws ServeError or InputError before serving. */
 export async function serveMcp(file: string, options: ServeOptions): Promise<Serving> {
-  const served = await discoverServed(file);
+  const discovered = await discoverServed(file);
+  const served = options.offered ? options.offered(discovered) : discovered;
   let redactor: Redactor;
   try {
     redactor = await knownSecretsRedactor(options.run);

@@ -7,7 +7,6 @@
 // reason, only when the model file is absent (the model tier's provisioning, test/model/install.mjs,
 // installs it).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { describe } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { codeServerSuite, openFile, panelFrame, ROOT, runCommand, screenshot, startCodeServer, vscodeVersion, waitFor, type Session } from './harness.js';
 import { cacheDir, MODEL_FILE } from '../model/install.mjs';
+import { packTestExtension } from './test-extension.js';
 
 const GGUF = process.env.TURN_E2E_GGUF ?? join(cacheDir(), MODEL_FILE);
 const LLAMA = join(ROOT, 'node_modules/node-llama-cpp/dist/index.js');
@@ -27,36 +27,6 @@ turn {
     call("echo", "mood: " + m.label);
 }
 `;
-
-/**
- * The test extension as a .vsix: a zip of the manifest, the content types and extension/..., made
- * with Python's zipfile (python3 is among what scripts/provision-e2e.sh installs).
- */
-function packTestExtension(dir: string): string {
-  const src = join(__dirname, 'lm-provider-extension');
-  const pkg = JSON.parse(readFileSync(join(src, 'package.json'), 'utf8')) as { name: string; publisher: string; version: string; engines: { vscode: string } };
-  const manifest = `<?xml version="1.0" encoding="utf-8"?>
-<PackageManifest Version="2.0.0" xmlns="http://schemas.microsoft.com/developer/vsx-schema/2011">
-  <Metadata>
-    <Identity Language="en-US" Id="${pkg.name}" Version="${pkg.version}" Publisher="${pkg.publisher}" />
-    <DisplayName>${pkg.name}</DisplayName>
-    <Description xml:space="preserve">test extension</Description>
-    <Properties><Property Id="Microsoft.VisualStudio.Code.Engine" Value="${pkg.engines.vscode}" /></Properties>
-  </Metadata>
-  <Installation><InstallationTarget Id="Microsoft.VisualStudio.Code"/></Installation>
-  <Dependencies/>
-  <Assets><Asset Type="Microsoft.VisualStudio.Code.Manifest" Path="extension/package.json" Addressable="true" /></Assets>
-</PackageManifest>
-`;
-  const types = '<?xml version="1.0" encoding="utf-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension=".json" ContentType="application/json"/><Default Extension=".js" ContentType="application/javascript"/><Default Extension=".vsixmanifest" ContentType="text/xml"/></Types>';
-  writeFileSync(join(dir, 'extension.vsixmanifest'), manifest);
-  writeFileSync(join(dir, '[Content_Types].xml'), types);
-  const out = join(dir, `${pkg.publisher}.${pkg.name}-${pkg.version}.vsix`);
-  const script = 'import sys, zipfile\nout, d, src = sys.argv[1:4]\nwith zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:\n  z.write(d + "/extension.vsixmanifest", "extension.vsixmanifest")\n  z.write(d + "/[Content_Types].xml", "[Content_Types].xml")\n  for f in ("package.json", "extension.js"): z.write(src + "/" + f, "extension/" + f)\n';
-  const r = spawnSync('python3', ['-c', script, out, dir, src], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`packing the test extension failed: ${r.stderr}`);
-  return out;
-}
 
 /** VS Code asks once whether Turn may use another extension's models: allowed, as the user would. */
 async function allowModelAccess(page: Page): Promise<boolean> {
@@ -83,7 +53,7 @@ describe("VS Code's own models in code-server: a vscode: model from another exte
       process.env.TURN_E2E_GGUF = GGUF;
       process.env.TURN_E2E_LLAMA = LLAMA;
       process.env.TURN_E2E_LM_LOG = log();
-      const vsix = packTestExtension(work);
+      const vsix = packTestExtension(join(__dirname, 'lm-provider-extension'), work);
       s = await startCodeServer({ extensions: [vsix], files: { 'mood.tn': PROGRAM }, settings: { 'turn.model': SPEC } });
       console.log(`lm.e2e: VS Code ${vscodeVersion()}`);
       return s;

@@ -144,13 +144,22 @@ async function finish(start: () => Promise<Run>, setup: CallSetup, printed: stri
   }
 }
 
+/**
+ * The two-line program of one call: `use`s the served file and calls entry `key` with `values`
+ * (JSON, in parameter order; each passed as a JSON string the program parses, never as source).
+ * `turn mcp` writes it to a scratch file; the editor runs it as the entry text of its run panel.
+ */
+export function callProgram(file: string, key: string, values: unknown[]): string {
+  const args = values.map((v) => `call("json_parse", ${turnString(JSON.stringify(v ?? null))})`);
+  return `let served = use ${turnString(path.resolve(file))};\nreturn served[${turnString(key)}](${args.join(', ')});\n`;
+}
+
 /** Runs entry `key` of `file` with `values` (JSON, in parameter order). Everything returned is redacted by the run. */
 export async function callEntry(file: string, key: string, values: unknown[], setup: CallSetup): Promise<CallOutcome> {
   const program = path.join(scratchDir(), `call-${++counter}.tn`);
-  const args = values.map((v) => `call("json_parse", ${turnString(JSON.stringify(v ?? null))})`);
   const printed: string[] = [];
   try {
-    fs.writeFileSync(program, `let served = use ${turnString(path.resolve(file))};\nreturn served[${turnString(key)}](${args.join(', ')});\n`, { mode: 0o600 });
+    fs.writeFileSync(program, callProgram(file, key, values), { mode: 0o600 });
     // a durable run keeps its compiled program in the store: the file is not needed to resume it
     return await finish(() => startRun({ ...servedOptions(setup, printed), file: program, ...(setup.durable?.meta ? { meta: setup.durable.meta } : {}) }), setup, printed);
   } finally {

@@ -20,6 +20,11 @@ export interface ServeOptions {
   /** the most one message from the client may be (default 16 MiB); a longer one is answered with a protocol error */
   maxMessageBytes?: number;
   version?: string;
+  /**
+   * What clients are offered of the served file (default: all of it): the editor offers only its
+   * tools, described with the grants their runs have (extension/lm/agent-tools.ts)
+   */
+  offered?: (served: Served) => Served;
   /** `turn mcp --store`: performs each validated `tools/call` in place of a plain run (serve-next/durable-calls.ts) */
   perform?: PerformCall;
   /**
