@@ -102,8 +102,36 @@ export function nodeSqlite3WasmConnection(file: string): SqlConnection {
     }
     return s;
   };
+  // A failed COMMIT may still have left a valid commit frame in the WAL: without "powersafe
+  // overwrite" SQLite pads a commit to the sector with copies of its last frame, and when that
+  // padding hits the full disk the commit is reported failed though the frame before it is whole
+  // (a reopen would find the "failed" step committed). The WAL is cut back to where the
+  // transaction began, so that a failed commit is one: nothing of it stands.
+  const wal = file + '-wal';
+  let walAtBegin = -1;
+  const walSize = () => {
+    try {
+      return fs.statSync(wal).size;
+    } catch {
+      return 0;
+    }
+  };
   return {
-    exec: (sql) => full(() => db.exec(sql)),
+    exec(sql) {
+      if (sql === 'BEGIN IMMEDIATE') walAtBegin = walSize();
+      try {
+        full(() => db.exec(sql));
+      } catch (e) {
+        if (sql === 'COMMIT' && walAtBegin >= 0 && walSize() > walAtBegin) {
+          try {
+            fs.truncateSync(wal, walAtBegin);
+          } catch {
+            // the error below still says the step failed
+          }
+        }
+        throw e;
+      }
+    },
     prepare,
     close() {
       for (const s of statements.values()) s.finalize();
