@@ -90,12 +90,27 @@ export function nodeSqlite3WasmConnection(file: string): SqlConnection {
   const prepare = (sql: string) => {
     let s = statements.get(sql);
     if (!s) {
-      const st = db.prepare(sql);
+      let st = db.prepare(sql);
+      // A statement whose step failed (a constraint, a full disk) cannot be bound again by the
+      // module (its reset reports the old error): it is finalized and prepared anew.
+      const guarded = <T>(fn: () => T): T => {
+        try {
+          return full(fn);
+        } catch (e) {
+          try {
+            st.finalize();
+          } catch {
+            // finalize reports the step's error again; the statement is gone all the same
+          }
+          st = db.prepare(sql);
+          throw e;
+        }
+      };
       s = {
-        run: (...p: SqlParam[]) => full(() => st.run(p)),
+        run: (...p: SqlParam[]) => guarded(() => st.run(p)),
         // the module's own get() leaves the statement mid-step, which blocks COMMIT: run it to its end
-        get: (...p: SqlParam[]) => full(() => st.all(p)[0]),
-        all: (...p: SqlParam[]) => full(() => st.all(p)),
+        get: (...p: SqlParam[]) => guarded(() => st.all(p)[0]),
+        all: (...p: SqlParam[]) => guarded(() => st.all(p)),
         finalize: () => st.finalize(),
       };
       statements.set(sql, s);
