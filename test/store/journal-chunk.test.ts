@@ -220,6 +220,14 @@ test('a store written with schema version 1 opens, is migrated in place, and rea
   } finally {
     s.close();
   }
+  const after = betterSqlite3Connection(file);
+  try {
+    assert.equal(after.prepare('PRAGMA user_version').get()!.user_version, 2, 'migrated to version 2');
+    assert.equal(after.prepare('SELECT COUNT(*) AS n FROM journal').get()!.n, rows.length, 'the old rows stay rows');
+    assert.equal(after.prepare('SELECT COUNT(*) AS n FROM journal_chunks').get()!.n, 1, 'the new entry is packed');
+  } finally {
+    after.close();
+  }
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
