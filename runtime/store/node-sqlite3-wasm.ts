@@ -90,20 +90,63 @@ export function nodeSqlite3WasmConnection(file: string): SqlConnection {
   const prepare = (sql: string) => {
     let s = statements.get(sql);
     if (!s) {
-      const st = db.prepare(sql);
+      let st = db.prepare(sql);
+      // A statement whose step failed (a constraint, a full disk) cannot be bound again by the
+      // module (its reset reports the old error): it is finalized and prepared anew.
+      const guarded = <T>(fn: () => T): T => {
+        try {
+          return full(fn);
+        } catch (e) {
+          try {
+            st.finalize();
+          } catch {
+            // finalize reports the step's error again; the statement is gone all the same
+          }
+          st = db.prepare(sql);
+          throw e;
+        }
+      };
       s = {
-        run: (...p: SqlParam[]) => full(() => st.run(p)),
+        run: (...p: SqlParam[]) => guarded(() => st.run(p)),
         // the module's own get() leaves the statement mid-step, which blocks COMMIT: run it to its end
-        get: (...p: SqlParam[]) => full(() => st.all(p)[0]),
-        all: (...p: SqlParam[]) => full(() => st.all(p)),
+        get: (...p: SqlParam[]) => guarded(() => st.all(p)[0]),
+        all: (...p: SqlParam[]) => guarded(() => st.all(p)),
         finalize: () => st.finalize(),
       };
       statements.set(sql, s);
     }
     return s;
   };
+  // A failed COMMIT may still have left a valid commit frame in the WAL: without "powersafe
+  // overwrite" SQLite pads a commit to the sector with copies of its last frame, and when that
+  // padding hits the full disk the commit is reported failed though the frame before it is whole
+  // (a reopen would find the "failed" step committed). The WAL is cut back to where the
+  // transaction began, so that a failed commit is one: nothing of it stands.
+  const wal = file + '-wal';
+  let walAtBegin = -1;
+  const walSize = () => {
+    try {
+      return fs.statSync(wal).size;
+    } catch {
+      return 0;
+    }
+  };
   return {
-    exec: (sql) => full(() => db.exec(sql)),
+    exec(sql) {
+      if (sql === 'BEGIN IMMEDIATE') walAtBegin = walSize();
+      try {
+        full(() => db.exec(sql));
+      } catch (e) {
+        if (sql === 'COMMIT' && walAtBegin >= 0 && walSize() > walAtBegin) {
+          try {
+            fs.truncateSync(wal, walAtBegin);
+          } catch {
+            // the error below still says the step failed
+          }
+        }
+        throw e;
+      }
+    },
     prepare,
     close() {
       for (const s of statements.values()) s.finalize();

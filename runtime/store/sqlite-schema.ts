@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { randomHex } from '../hash.js';
+import { ChunkBuilder, ChunkError, decodeChunk } from './journal-chunk.js';
 import {
   RUN_STATUSES, StoreError, defaultIdempotencyKey,
   type JournalAppend, type JournalEntry, type JournalStatus, type NewRun, type RunRecord, type RunStatus, type RunStore,
@@ -11,7 +12,7 @@ import {
 } from './types.js';
 
 /** The schema this code writes and reads. A store with a higher version is refused. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 /** `PRAGMA application_id` of a Turn store: 'TRN1'. Marks the file as ours. */
 export const APPLICATION_ID = 0x54524e31;
 
@@ -84,8 +85,45 @@ CREATE TABLE bundles (
 );
 `;
 
+/**
+ * Version 2 (issue 45): settled entries (journaled `ok` / `error` at once, never updated) are
+ * packed into chunks (journal-chunk.ts), one row per chunk instead of one per entry; entries
+ * journaled as an `intent` stay rows of `journal` (their outcome is written later). Every
+ * idempotency key, of a row or of a chunk's entry, is in `journal_keys`, which keeps keys unique
+ * in a run across both. A version 1 store is migrated in place: its rows stay as they are, their
+ * keys are copied into `journal_keys`.
+ */
+export const SCHEMA_V2 = `
+-- Settled journal entries, packed in seq order: entries first_seq..last_seq of the run that are
+-- not rows of journal (the rows in between are its intents).
+CREATE TABLE journal_chunks (
+  run_id    TEXT    NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  first_seq INTEGER NOT NULL CHECK (first_seq >= 1),
+  last_seq  INTEGER NOT NULL CHECK (last_seq >= first_seq),
+  bytes     BLOB    NOT NULL,                         -- journal-chunk.ts, with its format version
+  PRIMARY KEY (run_id, first_seq)
+) WITHOUT ROWID;
+
+-- Every idempotency key of the run and the entry (row or chunk) holding it. A key of the run's
+-- own ('turn:<run>:<step>') is kept as ':<step>', any other as '=<key>'.
+CREATE TABLE journal_keys (
+  run_id TEXT    NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  key    TEXT    NOT NULL,
+  seq    INTEGER NOT NULL,
+  PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+INSERT INTO journal_keys (run_id, key, seq)
+  SELECT run_id,
+         CASE WHEN substr(idempotency_key, 1, length(run_id) + 6) = 'turn:' || run_id || ':'
+              THEN ':' || substr(idempotency_key, length(run_id) + 7)
+              ELSE '=' || idempotency_key END,
+         seq
+  FROM journal WHERE idempotency_key IS NOT NULL;
+DROP INDEX journal_by_key;
+`;
+
 /** Migrations from version N-1 to N, by N. Version 1 is the creation itself. */
-const MIGRATIONS: Record<number, string> = { 1: SCHEMA_V1 };
+const MIGRATIONS: Record<number, string> = { 1: SCHEMA_V1, 2: SCHEMA_V2 };
 
 // ---------------------------------------------------------------------------------------------
 // The connection both drivers provide
@@ -246,12 +284,18 @@ interface Statements {
   listRunsByStatus: SqlStatement;
   setStatus: SqlStatement;
   nextSeq: SqlStatement;
+  lastChunk: SqlStatement;
   insertEntry: SqlStatement;
+  insertChunk: SqlStatement;
+  readChunks: SqlStatement;
+  chunksBefore: SqlStatement;
+  chunkAt: SqlStatement;
+  insertKey: SqlStatement;
+  keySeq: SqlStatement;
   getEntry: SqlStatement;
   complete: SqlStatement;
   readJournal: SqlStatement;
   readTail: SqlStatement;
-  byKey: SqlStatement;
   openEntries: SqlStatement;
   markUnknown: SqlStatement;
   putSnapshot: SqlStatement;
@@ -355,13 +399,20 @@ export class SqliteRunStore implements RunStore {
       listRunsByStatus: p('SELECT * FROM runs WHERE status = ? ORDER BY created_at DESC, id DESC'),
       setStatus: p('UPDATE runs SET status = ?, result = ?, updated_at = ? WHERE id = ?'),
       nextSeq: p('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM journal WHERE run_id = ?'),
+      lastChunk: p('SELECT COALESCE(MAX(last_seq), 0) + 1 AS next FROM journal_chunks WHERE run_id = ?'),
       insertEntry: p(`INSERT INTO journal (${ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      insertChunk: p('INSERT INTO journal_chunks (run_id, first_seq, last_seq, bytes) VALUES (?, ?, ?, ?)'),
+      readChunks: p('SELECT first_seq, bytes FROM journal_chunks WHERE run_id = ? AND last_seq >= ? ORDER BY first_seq'),
+      // newest first, a few at a time: the tail reads only the chunks it needs
+      chunksBefore: p('SELECT first_seq, bytes FROM journal_chunks WHERE run_id = ? AND first_seq < ? ORDER BY first_seq DESC LIMIT 4'),
+      chunkAt: p('SELECT first_seq, bytes FROM journal_chunks WHERE run_id = ? AND first_seq <= ? AND last_seq >= ? ORDER BY first_seq DESC LIMIT 1'),
+      insertKey: p('INSERT INTO journal_keys (run_id, key, seq) VALUES (?, ?, ?)'),
+      keySeq: p('SELECT seq FROM journal_keys WHERE run_id = ? AND key = ?'),
       getEntry: p(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND seq = ?`),
       complete: p('UPDATE journal SET status = ?, payload = ?, completed_at = ? WHERE run_id = ? AND seq = ?'),
       readJournal: p(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND seq >= ? ORDER BY seq`),
       // newest first by the primary key, stopping after `limit` rows: the whole journal is never read
       readTail: p(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND kind != ? ORDER BY seq DESC LIMIT ?`),
-      byKey: p(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND idempotency_key = ?`),
       openEntries: p(`SELECT ${ENTRY_COLUMNS} FROM journal WHERE run_id = ? AND status IN ('intent', 'unknown') ORDER BY seq`),
       markUnknown: p(`UPDATE journal SET status = 'unknown' WHERE run_id = ? AND status = 'intent'`),
       putSnapshot: p('INSERT OR REPLACE INTO snapshots (run_id, seq, bytes, created_at) VALUES (?, ?, ?, ?)'),
@@ -399,8 +450,10 @@ export class SqliteRunStore implements RunStore {
     if (!this.grouped) return;
     this.grouped = false;
     try {
+      this.writeChunks();
       this.db.exec('COMMIT');
     } catch (e) {
+      this.forget();
       try {
         this.db.exec('ROLLBACK');
       } catch {
@@ -414,6 +467,7 @@ export class SqliteRunStore implements RunStore {
   rollbackGroup(): void {
     if (!this.grouped) return;
     this.grouped = false;
+    this.forget();
     try {
       this.db.exec('ROLLBACK');
     } catch {
@@ -434,6 +488,7 @@ export class SqliteRunStore implements RunStore {
         return fn();
       } catch (e) {
         this.grouped = false;
+        this.forget();
         try {
           this.db.exec('ROLLBACK');
         } catch {
@@ -450,9 +505,11 @@ export class SqliteRunStore implements RunStore {
     }
     try {
       const out = fn();
+      this.writeChunks();
       this.db.exec('COMMIT');
       return out;
     } catch (e) {
+      this.forget();
       try {
         this.db.exec('ROLLBACK');
       } catch {
@@ -468,6 +525,93 @@ export class SqliteRunStore implements RunStore {
       return fn();
     } catch (e) {
       throw this.fail(e, doing);
+    }
+  }
+
+  // ---- the journal's settled entries, packed in chunks (journal-chunk.ts) ----
+
+  /** the chunk being filled, by run: written (one row) at the commit, or once full */
+  private pending = new Map<string, ChunkBuilder>();
+  /** the next seq of each run seen, so an append asks SQLite nothing before it writes */
+  private nextSeqs = new Map<string, number>();
+  /** runs known to exist, so an append does not look its run up each time */
+  private knownRuns = new Set<string>();
+
+  /** Writes the chunks being filled, in the open transaction. */
+  private writeChunks(): void {
+    if (this.pending.size === 0) return;
+    const pending = [...this.pending];
+    this.pending.clear();
+    for (const [runId, chunk] of pending) this.st.insertChunk.run(runId, chunk.firstSeq, chunk.lastSeq, chunk.finish());
+  }
+
+  /** A transaction failed or was rolled back: what was remembered of it may not stand. */
+  private forget(): void {
+    this.pending.clear();
+    this.nextSeqs.clear();
+    this.knownRuns.clear();
+  }
+
+  private nextSeq(runId: string): number {
+    let next = this.nextSeqs.get(runId);
+    if (next === undefined) {
+      next = Math.max(num(this.st.nextSeq.get(runId)!.next), num(this.st.lastChunk.get(runId)!.next));
+      this.nextSeqs.set(runId, next);
+    }
+    return next;
+  }
+
+  private runExists(runId: string): boolean {
+    if (this.knownRuns.has(runId)) return true;
+    if (!this.st.getRun.get(runId)) return false;
+    this.knownRuns.add(runId);
+    return true;
+  }
+
+  /** The settled entries of the open transaction not written yet (a read sees them, as SQLite shows a connection its own writes). */
+  private pendingEntries(runId: string, fromSeq = 1): JournalEntry[] {
+    const chunk = this.pending.get(runId);
+    return chunk ? decodeChunk(chunk.finish(), runId, fromSeq) : [];
+  }
+
+  /** The entries of a chunk row, or a StoreError naming the store, the run and what is wrong. */
+  private chunk(runId: string, r: Record<string, unknown>, fromSeq = 1): JournalEntry[] {
+    try {
+      if (!(r.bytes instanceof Uint8Array)) throw new ChunkError('corrupt', 'it is not a BLOB');
+      return decodeChunk(bytes(r.bytes)!, runId, fromSeq);
+    } catch (e) {
+      if (!(e instanceof ChunkError)) throw e;
+      const where = `the journal chunk of run ${runId} from step ${num(r.first_seq)}`;
+      if (e.kind === 'newer') {
+        throw new StoreError('schema', `${where} in the Turn store ${this.file} cannot be read: ${e.message} — upgrade Turn to read it (the store was left untouched)`, this.file);
+      }
+      throw new StoreError(
+        'corrupt',
+        `${where} in the Turn store ${this.file} is damaged: ${e.message}; it was left untouched — restore the store from a backup`,
+        this.file,
+      );
+    }
+  }
+
+  /** The entry at seq, whether a row or in a chunk. */
+  private entryAt(runId: string, seq: number): JournalEntry | null {
+    const r = this.st.getEntry.get(runId, seq);
+    if (r) return this.entry(r);
+    const c = this.st.chunkAt.get(runId, seq, seq);
+    const entries = c ? this.chunk(runId, c, seq) : this.pendingEntries(runId, seq);
+    return entries.find((e) => e.seq === seq) ?? null;
+  }
+
+  /**
+   * Records an idempotency key of the run: 'conflict' when the run already has it (the primary key
+   * refuses it: one statement, no look-up before it).
+   */
+  private claimKey(runId: string, key: string, seq: number): void {
+    try {
+      this.st.insertKey.run(runId, storedKey(runId, key), seq);
+    } catch (e) {
+      if (!isConstraint(e)) throw e;
+      throw new StoreError('conflict', `idempotency key '${key}' is already used in run ${runId} (store ${this.file})`, this.file);
     }
   }
 
@@ -577,19 +721,26 @@ export class SqliteRunStore implements RunStore {
       throw new StoreError('invalid', `a journal entry is appended as intent, ok or error, not '${String(e.status)}'`, this.file);
     }
     return this.tx('append to the journal', () => {
-      if (!this.st.getRun.get(runId)) throw this.notFound(`run ${runId}`);
-      const seq = num(this.st.nextSeq.get(runId)!.next);
+      if (!this.runExists(runId)) throw this.notFound(`run ${runId}`);
+      const seq = this.nextSeq(runId);
       const key = e.idempotencyKey !== undefined ? e.idempotencyKey : e.status === 'intent' ? defaultIdempotencyKey(runId, seq) : null;
-      if (key !== null && this.st.byKey.get(runId, key)) {
-        throw new StoreError('conflict', `idempotency key '${key}' is already used in run ${runId} (store ${this.file})`, this.file);
-      }
+      if (key !== null) this.claimKey(runId, key, seq);
       const now = Date.now();
-      const intent = e.status === 'intent';
-      this.st.insertEntry.run(
-        runId, seq, e.kind, e.name, e.pid ?? -1, e.inputHash ?? null, e.status, key, e.idempotent ? 1 : 0,
-        intent ? (e.payload ?? null) : null, intent ? null : (e.payload ?? null), now, intent ? null : now,
-      );
+      if (e.status === 'intent') {
+        // a row: its outcome is written later (completeJournal)
+        this.st.insertEntry.run(runId, seq, e.kind, e.name, e.pid ?? -1, e.inputHash ?? null, 'intent', key, e.idempotent ? 1 : 0, e.payload ?? null, null, now, null);
+      } else {
+        // settled at once: packed into the run's chunk, written at the commit
+        let chunk = this.pending.get(runId);
+        if (!chunk) this.pending.set(runId, (chunk = new ChunkBuilder(seq, `turn:${runId}:`)));
+        chunk.add({
+          seq, kind: e.kind, name: e.name, pid: e.pid ?? -1, inputHash: e.inputHash ?? null, status: e.status,
+          idempotencyKey: key, idempotent: e.idempotent === true, payload: e.payload ?? null, createdAt: now,
+        });
+        if (chunk.full) this.writeChunks();
+      }
       if (e.snapshot) this.st.putSnapshot.run(runId, seq - 1, e.snapshot, now);
+      this.nextSeqs.set(runId, seq + 1);
       return seq;
     }, true);
   }
@@ -598,7 +749,12 @@ export class SqliteRunStore implements RunStore {
     if (status !== 'ok' && status !== 'error') throw new StoreError('invalid', `a journal entry completes as ok or error, not '${String(status)}'`, this.file);
     this.tx('record an effect result', () => {
       const r = this.st.getEntry.get(runId, seq);
-      if (!r) throw this.notFound(`journal entry ${seq} of run ${runId}`);
+      if (!r) {
+        // a settled entry (in a chunk) already has its outcome
+        const settled = seq < this.nextSeq(runId) ? this.entryAt(runId, seq) : null;
+        if (settled) throw new StoreError('conflict', `journal entry ${seq} of run ${runId} already has its outcome (${settled.status})`, this.file);
+        throw this.notFound(`journal entry ${seq} of run ${runId}`);
+      }
       const cur = r.status as JournalStatus;
       if (cur !== 'intent' && cur !== 'unknown') {
         throw new StoreError('conflict', `journal entry ${seq} of run ${runId} already has its outcome (${cur})`, this.file);
@@ -608,12 +764,35 @@ export class SqliteRunStore implements RunStore {
   }
 
   readJournal(runId: string, fromSeq = 1): JournalEntry[] {
-    return this.read('read the journal', () => this.st.readJournal.all(runId, fromSeq).map((r) => this.entry(r)));
+    return this.read('read the journal', () => {
+      const rows = this.st.readJournal.all(runId, fromSeq).map((r) => this.entry(r));
+      const chunks = this.st.readChunks.all(runId, fromSeq);
+      const settled: JournalEntry[] = [];
+      for (const c of chunks) for (const e of this.chunk(runId, c, fromSeq)) settled.push(e);
+      for (const e of this.pendingEntries(runId, fromSeq)) settled.push(e);
+      return mergeBySeq(rows, settled);
+    });
   }
 
   readJournalTail(runId: string, limit: number, skipKind = ''): JournalEntry[] {
     if (!Number.isSafeInteger(limit) || limit < 0) throw new StoreError('invalid', `a journal tail of ${String(limit)} entries`, this.file);
-    return this.read('read the journal', () => this.st.readTail.all(runId, skipKind, limit).map((r) => this.entry(r)).reverse());
+    return this.read('read the journal', () => {
+      const rows = this.st.readTail.all(runId, skipKind, limit).map((r) => this.entry(r)).reverse();
+      // the newest chunks, a few at a time, until they hold `limit` entries of the kinds asked for
+      const settled = this.pendingEntries(runId).filter((e) => e.kind !== skipKind);
+      let before = Number.MAX_SAFE_INTEGER;
+      while (settled.length < limit) {
+        const chunks = this.st.chunksBefore.all(runId, before);
+        if (chunks.length === 0) break;
+        for (const c of chunks) {
+          const kept = this.chunk(runId, c).filter((e) => e.kind !== skipKind);
+          settled.unshift(...kept);
+          before = num(c.first_seq);
+        }
+      }
+      const merged = mergeBySeq(rows, settled);
+      return merged.slice(Math.max(0, merged.length - limit));
+    });
   }
 
   openJournal(runId: string): JournalEntry[] {
@@ -621,13 +800,13 @@ export class SqliteRunStore implements RunStore {
   }
 
   journalLength(runId: string): number {
-    return this.read('read the journal', () => num(this.st.nextSeq.get(runId)!.next) - 1);
+    return this.read('read the journal', () => this.nextSeq(runId) - 1);
   }
 
   findByIdempotencyKey(runId: string, key: string): JournalEntry | null {
     return this.read('read the journal', () => {
-      const r = this.st.byKey.get(runId, key);
-      return r ? this.entry(r) : null;
+      const r = this.st.keySeq.get(runId, storedKey(runId, key));
+      return r ? this.entryAt(runId, num(r.seq)) : null;
     });
   }
 
@@ -677,6 +856,8 @@ export class SqliteRunStore implements RunStore {
       if (!this.st.getRun.get(id)) throw this.notFound(`run ${id}`);
       // its journal and snapshots go with it (ON DELETE CASCADE); bundles are shared by content
       this.db.prepare('DELETE FROM runs WHERE id = ?').run(id);
+      this.knownRuns.delete(id);
+      this.nextSeqs.delete(id);
     });
   }
 
@@ -703,6 +884,35 @@ export class SqliteRunStore implements RunStore {
       throw toStoreError(e, this.file, 'close the store');
     }
   }
+}
+
+/**
+ * A key as `journal_keys` holds it: a key of the run's own (`turn:<run>:<step>`, every key the VM
+ * makes) as ':' + its step, any other as '=' + itself: shorter, and never two keys the same.
+ */
+function storedKey(runId: string, key: string): string {
+  const prefix = `turn:${runId}:`;
+  return key.startsWith(prefix) ? ':' + key.slice(prefix.length) : '=' + key;
+}
+
+/** A driver's "UNIQUE / PRIMARY KEY constraint failed" (SQLITE_CONSTRAINT, 19). */
+function isConstraint(e: unknown): boolean {
+  const err = e as { code?: unknown; errcode?: unknown; message?: unknown };
+  if (typeof err?.errcode === 'number') return (err.errcode & 0xff) === 19;
+  if (typeof err?.code === 'string' && err.code.startsWith('SQLITE_CONSTRAINT')) return true;
+  return typeof err?.message === 'string' && /constraint failed/i.test(err.message);
+}
+
+/** Two lists of entries, each in seq order, as one in seq order. */
+function mergeBySeq(a: JournalEntry[], b: JournalEntry[]): JournalEntry[] {
+  if (a.length === 0) return b;
+  if (b.length === 0) return a;
+  const out: JournalEntry[] = new Array<JournalEntry>(a.length + b.length);
+  let i = 0, j = 0, k = 0;
+  while (i < a.length && j < b.length) out[k++] = a[i].seq < b[j].seq ? a[i++] : b[j++];
+  while (i < a.length) out[k++] = a[i++];
+  while (j < b.length) out[k++] = b[j++];
+  return out;
 }
 
 /**

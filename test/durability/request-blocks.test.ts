@@ -15,6 +15,7 @@ import { earlierModelCalls } from '../../runtime/durable/runs.js';
 import { exchangesOfRun } from '../../runtime/testing/from-journal.js';
 import { BlockWriter, MAX_REQUEST_BLOCKS, RequestBlocksError, blockText, pieces, reassembleRequest, toRanges } from '../../runtime/durable/request-blocks.js';
 import type { JournalAppend } from '../../runtime/store/types.js';
+import { ChunkBuilder, decodeChunk } from '../../runtime/store/journal-chunk.js';
 
 /** An agent loop: each step's prompt holds the whole conversation so far, and its context one more entry. */
 const loop = (steps: number, suspendAt = -1) => `
@@ -183,8 +184,19 @@ test('a damaged block is named when the request is shown, and never shown as a w
   const { dir, id } = await runLoop(4);
   const file = path.join(dir, 'st', fs.readdirSync(path.join(dir, 'st')).find((f) => f.endsWith('.db'))!);
   const db = new Database(file);
-  db.prepare(`UPDATE journal SET payload = CAST('"turn 0: forged"' AS BLOB) WHERE idempotency_key LIKE '%:b1'`).run();
+  // the block is a settled entry, packed in a chunk (schema 2): forge its payload there
+  const forged = new TextEncoder().encode('"turn 0: forged"');
+  let hit = 0;
+  for (const c of db.prepare('SELECT first_seq, bytes FROM journal_chunks WHERE run_id = ?').all(id) as { first_seq: number; bytes: Buffer }[]) {
+    const entries = decodeChunk(new Uint8Array(c.bytes), id);
+    if (!entries.some((e) => e.idempotencyKey?.endsWith(':b1'))) continue;
+    const chunk = new ChunkBuilder(entries[0].seq, `turn:${id}:`);
+    for (const e of entries) chunk.add({ ...e, status: e.status as 'ok' | 'error', payload: e.idempotencyKey?.endsWith(':b1') ? forged : e.payload });
+    db.prepare('UPDATE journal_chunks SET bytes = ? WHERE run_id = ? AND first_seq = ?').run(Buffer.from(chunk.finish()), id, c.first_seq);
+    hit++;
+  }
   db.close();
+  assert.equal(hit, 1, 'the block was forged');
   const store = openStore(path.join(dir, 'st'));
   try {
     const infers = inspectRun(store, id, 100).journal.filter((e) => e.kind === 'infer');

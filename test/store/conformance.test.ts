@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { betterSqlite3Connection, betterSqlite3Available, openBetterSqlite3Store } from '../../runtime/store/better-sqlite3.js';
 import { nodeSqliteAvailable, nodeSqliteConnection, openNodeSqliteStore } from '../../runtime/store/node-sqlite.js';
 import { nodeSqlite3WasmConnection, openNodeSqlite3WasmStore } from '../../runtime/store/node-sqlite3-wasm.js';
-import { SqliteRunStore, type SqlConnection, type SqliteOptions } from '../../runtime/store/sqlite-schema.js';
+import { SCHEMA_VERSION, SqliteRunStore, type SqlConnection, type SqliteOptions } from '../../runtime/store/sqlite-schema.js';
 import { StoreError, type RunStore } from '../../runtime/store/types.js';
 
 export interface Driver {
@@ -80,7 +80,7 @@ export function conformance(driver: Driver): void {
         assert.equal(info.driver, driver.name);
         assert.equal(info.journalMode, 'wal');
         assert.equal(info.synchronous, 'full');
-        assert.equal(info.schemaVersion, 1);
+        assert.equal(info.schemaVersion, SCHEMA_VERSION);
         const run = s.createRun(RUN);
         s.appendJournal(run.id, { kind: 'clock', name: 'now', status: 'ok', payload: bytes(1) });
         assert.ok(fs.existsSync(info.file + '-wal'), 'a commit goes to the write-ahead log');
@@ -384,7 +384,7 @@ export function conformance(driver: Driver): void {
       raw.exec('PRAGMA user_version = 7');
       raw.close();
       const before = fs.readFileSync(file);
-      const err = expectStoreError(() => open(file), 'schema', /schema version 7, newer than this Turn understands \(1\)/);
+      const err = expectStoreError(() => open(file), 'schema', new RegExp(`schema version 7, newer than this Turn understands \\(${SCHEMA_VERSION}\\)`));
       assert.match(err.message, new RegExp(file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
       assert.deepEqual(fs.readFileSync(file), before);
     });
