@@ -276,6 +276,7 @@ export class TurnDocument {
       this.analysisCache = { file, program, diagnostics: [diagnostic], index: indexProgram(program).index, indexed: true, uses: new Map(), schemaUses: [], syntax: [diagnostic] };
       return this.analysisCache;
     }
+    this.promoteIndexed(); // the analysis replaced below may be the last one with an index
     this.analysisCache = analyzeTree(this.path, file, this.currentTree, this.schemas, this.lowering, this.moduleContext);
     this.last = { analysis: this.analysisCache, edits: [] };
     return this.analysisCache;

@@ -66,13 +66,24 @@ describe('the symbol index of a published analysis', () => {
       await s.open();
       await s.published(1);
       const doc = (await s.running.workspace).get(s.uri)!;
-      const v2 = await s.insert(0, 'let extra = 1;\n');
+      // `origin.` typed on a new line under `origin`'s declaration: this first request builds an index
+      const v2 = await s.insert(2, 'origin.\n');
+      assert.deepEqual(await s.labels(2, 7), ['x', 'y']);
       await s.published(v2);
-      const published = doc.analysis(); // the analysis of version 2, as published
-      // `origin.` typed on a new line under `origin`'s declaration (line 2 since the insert)
-      await s.insert(3, 'origin.\n');
-      assert.deepEqual(await s.labels(3, 7), ['x', 'y']);
-      assert.equal(published.indexed, false, 'the completion built the index of the newest analysis');
+      const indexed = doc.lastAnalysis?.analysis;
+      assert.equal(indexed?.indexed, true);
+      // two more edits, each re-checked and published before the request that follows it
+      const v3 = await s.insert(0, 'let extra = 1;\n');
+      await s.published(v3);
+      const checked = doc.analysis(); // the analysis of version 3, as published
+      const v4 = await s.insert(0, 'let more = 2;\n');
+      await s.published(v4);
+      const newest = doc.analysis();
+      assert.deepEqual(await s.labels(4, 7), ['x', 'y']);
+      assert.equal(checked.indexed, false, 'a request built the index of a newer analysis');
+      assert.equal(newest.indexed, false, 'a request built the index of the newest analysis');
+      assert.equal(doc.lastAnalysis?.analysis, indexed, 'requests no longer answer from the indexed analysis');
+      assert.equal(doc.lastAnalysis?.edits.length, 2);
     } finally {
       await s.close();
     }
