@@ -170,7 +170,19 @@ export function startServer(connection: Connection = createDefaultConnection(), 
     publish(uri).catch((err: unknown) => log(`publishing diagnostics for ${uri} failed: ${err instanceof Error ? err.message : String(err)}`));
   });
 
+  /**
+   * Waits until the requests received so far are answered and their answers written: a check is
+   * synchronous for seconds on a large file, and it must not hold back an answer already computed.
+   * (The connection writes each answer from a `setImmediate`; a debounce timer that expired while a
+   * request was being handled would otherwise run the check first.)
+   */
+  const afterPendingRequests = async (): Promise<void> => {
+    await inOrder(() => undefined);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  };
+
   async function publish(uri: string): Promise<void> {
+    await afterPendingRequests();
     const ws = await workspace;
     const doc = ws.get(uri);
     if (!doc) return;
@@ -199,8 +211,9 @@ export function startServer(connection: Connection = createDefaultConnection(), 
   function indexWhenIdle(ws: Workspace, doc: TurnDocument): void {
     cancelIndex(doc.uri);
     const version = doc.version;
-    const timer = setTimeout(() => {
+    const timer = setTimeout(async () => {
       indexTimers.delete(doc.uri);
+      await afterPendingRequests();
       if (ws.get(doc.uri) !== doc || doc.version !== version || !doc.analysed || doc.tooLarge) return;
       void doc.analysis().index;
       options.onIndexed?.(doc.uri, version);
