@@ -17,6 +17,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { quantity, row, summarize, type Row } from './harness.js';
 
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'turn.js');
@@ -211,11 +212,36 @@ export async function measureServer(command: string, args: string[], text: strin
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** The server of this checkout, as `turn lsp` runs it (needs dist/: npm run build). */
+function oursCommand(profileDir?: string): [string, string[]] {
+  return [process.execPath, [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), BIN, 'lsp', '--stdio']];
+}
+
+/** The bench's rows (bench/run.ts): ours and Turn v1's server on the same v1-syntax file, in the same run; none without TURN_V1_BIN. */
+export async function lspPeerBenchmarks(lines = 45_000): Promise<Row[]> {
+  const v1Bin = process.env.TURN_V1_BIN;
+  if (!v1Bin || !fs.existsSync(v1Bin)) return [];
+  const text = generateV1Program(lines);
+  const ours = await measureServer(...oursCommand(), text);
+  const v1 = await measureServer(v1Bin, ['lsp'], text);
+  if (ours.firstDiagnostics.count > 0 || v1.firstDiagnostics.count > 0) {
+    throw new Error(`the LSP peer file is not read whole by both servers: ours ${ours.firstDiagnostics.first.join(' | ')}; Turn v1 ${v1.firstDiagnostics.first.join(' | ')}`);
+  }
+  const size = `${lines.toLocaleString('en')}-line v1-syntax file`;
+  const note = 'both servers over stdio on the same file, each with no diagnostics on it (read whole)';
+  return [
+    row(`LSP peer: first diagnostics, ${size} (ms)`, summarize([ours.firstDiagnosticsMs]), 'Turn v1 `turn lsp`, same file', summarize([v1.firstDiagnosticsMs]), note),
+    row(`LSP peer: completion right after an edit, ${size} (ms)`, summarize(ours.completionAfterEditMs), 'Turn v1 `turn lsp`, same edits', summarize(v1.completionAfterEditMs), note),
+    row(`LSP peer: edit → diagnostics, ${size} (ms)`, summarize(ours.editToDiagnosticsMs), 'Turn v1 `turn lsp`, same edits', summarize(v1.editToDiagnosticsMs), note),
+    row(`LSP peer: peak RSS, ${size}`, quantity(ours.peakRssMb ?? NaN, 'MB'), 'Turn v1 `turn lsp`, same session', quantity(v1.peakRssMb ?? NaN, 'MB'), 'VmHWM of each server process at the end of the session'),
+  ];
+}
+
 async function main(): Promise<void> {
   const lines = Number(process.argv[2] ?? 45_000);
   const text = generateV1Program(lines);
   const profile = process.env.TURN_LSP_PROFILE;
-  const ours = await measureServer(process.execPath, [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), BIN, 'lsp', '--stdio'], text);
+  const ours = await measureServer(...oursCommand(profile), text);
   const v1Bin = process.env.TURN_V1_BIN;
   const v1 = v1Bin ? await measureServer(v1Bin, ['lsp'], text) : undefined;
   const f = (x: number | undefined) => (x === undefined ? '—' : x.toFixed(0).padStart(7));
