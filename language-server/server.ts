@@ -211,12 +211,15 @@ export function startServer(connection: Connection = createDefaultConnection(), 
   function indexWhenIdle(ws: Workspace, doc: TurnDocument): void {
     cancelIndex(doc.uri);
     const version = doc.version;
-    const timer = setTimeout(async () => {
+    const build = async (): Promise<void> => {
       indexTimers.delete(doc.uri);
       await afterPendingRequests();
       if (ws.get(doc.uri) !== doc || doc.version !== version || !doc.analysed || doc.tooLarge) return;
       void doc.analysis().index;
       options.onIndexed?.(doc.uri, version);
+    };
+    const timer = setTimeout(() => {
+      build().catch((err: unknown) => log(`indexing ${doc.uri} failed: ${err instanceof Error ? err.message : String(err)}`));
     }, options.indexIdleMs ?? INDEX_IDLE_MS);
     indexTimers.set(doc.uri, timer);
   }
