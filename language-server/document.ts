@@ -310,9 +310,13 @@ export class TurnDocument {
 
   /** Analyses from now on type this document's `use`s by `context` (the server's `prepareModules`). */
   setModules(context: ModuleContext, paths: ReadonlySet<string>): void {
+    // A file that uses no module is analysed the same with or without a context: its analysis stands
+    // (re-made, it was a second whole check of each publish, since the server sets the context each time).
+    const none = (c: ModuleContext | undefined) => c === undefined || c.modules.size === 0;
+    const same = none(this.moduleContext) && none(context);
     this.moduleContext = context;
     this.modulePaths = paths;
-    this.analysisCache = undefined;
+    if (!same) this.analysisCache = undefined;
   }
 
   get modules(): ModuleContext | undefined {
