@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   inSection('Store, durability and editor (anchors measured in the same run)', rows);
   // Turn v1 as a peer: only with TURN_V1_BIN (bench/turn-v1.ts), else one line saying it was skipped
   const v1 = turnV1Benchmarks();
-  rows.push(...inSection('Turn v1, side by side (TURN_V1_BIN; whole processes, alternated)', v1.rows));
+  rows.push(...inSection('Turn v1, side by side (TURN_V1_BIN; whole processes, alternated)', [...v1.rows, ...(await (await import('./lsp-peer.js')).lspPeerBenchmarks())]));
   const seconds = (Date.now() - started) / 1000;
   const table = markdownTable(rows);
   const date = new Date().toISOString();

@@ -48,6 +48,8 @@ export interface Analysis {
   diagnostics: Diagnostic[];
   /** The symbol index, built on first use (publishing diagnostics does not need it). */
   readonly index: SymbolIndex;
+  /** Whether `index` is built (reading it would not cost a pass over the program). */
+  readonly indexed: boolean;
   /** Resolved absolute path of each `use "..."` whose file exists. */
   uses: Map<UseExpr | UseSchemaExpr, string>;
   /** The program's `use schema` expressions (found by the analysis' walk, so not walked again). */
@@ -69,7 +71,7 @@ export interface TextEdit {
 /** More edits than this since the last analysis and it is dropped: requests wait for a fresh one. */
 export const MAX_PENDING_EDITS = 64;
 
-/** The last analysis of a document and the edits made since. */
+/** An analysis of a document and the edits made since. */
 export interface LastAnalysis {
   analysis: Analysis;
   edits: TextEdit[];
@@ -101,8 +103,14 @@ function pointAfter(start: Point, inserted: string): Point {
 export class TurnDocument {
   private fileCache: SourceFile | undefined;
   private analysisCache: Analysis | undefined;
-  /** The last analysis made from a tree and what changed since (stale.ts); completion and hover answer from it. */
+  /** The last analysis made from a tree and what changed since (stale.ts). */
   private last: LastAnalysis | undefined;
+  /**
+   * The last analysis whose symbol index is built, and what changed since: completion and hover
+   * answer from it (stale.ts), so that a request never waits for the index of a newer analysis.
+   * The same object as `last` once that one's index is built.
+   */
+  private lastIndexed: LastAnalysis | undefined;
   /** Set when the last parse ran past the time cap. */
   parseTimedOut = false;
   /** Where the text nests too deep to be parsed (runtime/syntax/nesting.ts); -1 when it does not. */
@@ -172,19 +180,21 @@ export class TurnDocument {
         this.currentText = change.text;
         this.fileCache = undefined;
         reuse = false;
-        this.last = undefined; // nothing of the old text is known to remain
+        this.last = this.lastIndexed = undefined; // nothing of the old text is known to remain
         continue;
       }
+      this.promoteIndexed();
       const file = this.file;
       const start = file.offsetAt(change.range.start.line, change.range.start.character);
       const oldEnd = Math.max(start, file.offsetAt(change.range.end.line, change.range.end.character));
       const startPosition = pointAt(file, start);
       const oldEndPosition = pointAt(file, oldEnd);
       this.currentText = this.currentText.slice(0, start) + change.text + this.currentText.slice(oldEnd);
-      if (this.last) {
-        this.last.edits.push({ start, oldEnd, length: change.text.length });
-        if (this.last.edits.length > MAX_PENDING_EDITS) this.last = undefined;
-      }
+      const edit = { start, oldEnd, length: change.text.length };
+      if (this.last) this.last.edits.push(edit);
+      if (this.lastIndexed && this.lastIndexed !== this.last) this.lastIndexed.edits.push(edit);
+      if (this.last && this.last.edits.length > MAX_PENDING_EDITS) this.last = undefined;
+      if (this.lastIndexed && this.lastIndexed.edits.length > MAX_PENDING_EDITS) this.lastIndexed = undefined;
       this.fileCache = undefined;
       if (reuse && this.currentTree) {
         this.currentTree.edit(
@@ -263,9 +273,10 @@ export class TurnDocument {
           : this.oversize !== undefined
           ? { severity: 'warning', code: 'too-large', span: { start: 0, end: 0 }, message: `this file is too large to analyse in the editor (${mib(this.oversize)}; the limit is ${mib(this.maxBytes)}): no diagnostics, completion, hover or outline` }
           : { severity: 'error', code: 'parse-timeout', span: { start: 0, end: 0 }, message: `parsing took longer than ${this.parseCapMs} ms and was stopped` };
-      this.analysisCache = { file, program, diagnostics: [diagnostic], index: indexProgram(program).index, uses: new Map(), schemaUses: [], syntax: [diagnostic] };
+      this.analysisCache = { file, program, diagnostics: [diagnostic], index: indexProgram(program).index, indexed: true, uses: new Map(), schemaUses: [], syntax: [diagnostic] };
       return this.analysisCache;
     }
+    this.promoteIndexed(); // the analysis replaced below may be the last one with an index
     this.analysisCache = analyzeTree(this.path, file, this.currentTree, this.schemas, this.lowering, this.moduleContext);
     this.last = { analysis: this.analysisCache, edits: [] };
     return this.analysisCache;
@@ -276,9 +287,20 @@ export class TurnDocument {
     return this.analysisCache !== undefined;
   }
 
-  /** The last analysis made from a tree, and the edits since; undefined: none, or the whole text was replaced. */
+  /**
+   * The analysis a request answers from when the current one is not made or not indexed (stale.ts):
+   * the last one with its symbol index built, else the last one (its index is then built for the
+   * request, which costs one pass, not a re-check), with the edits since; undefined: none, or the
+   * whole text was replaced.
+   */
   get lastAnalysis(): LastAnalysis | undefined {
-    return this.last;
+    this.promoteIndexed();
+    return this.lastIndexed ?? this.last;
+  }
+
+  /** The last analysis becomes the one requests answer from once its index is built (by whoever read it). */
+  private promoteIndexed(): void {
+    if (this.last && this.last !== this.lastIndexed && this.last.analysis.indexed) this.lastIndexed = this.last;
   }
 
   /** What this document's modules export, as the server last prepared it (modules.ts); undefined: none yet. */
@@ -288,9 +310,13 @@ export class TurnDocument {
 
   /** Analyses from now on type this document's `use`s by `context` (the server's `prepareModules`). */
   setModules(context: ModuleContext, paths: ReadonlySet<string>): void {
+    // A file that uses no module is analysed the same with or without a context: its analysis stands
+    // (re-made, it was a second whole check of each publish, since the server sets the context each time).
+    const none = (c: ModuleContext | undefined) => c === undefined || c.modules.size === 0;
+    const same = none(this.moduleContext) && none(context);
     this.moduleContext = context;
     this.modulePaths = paths;
-    this.analysisCache = undefined;
+    if (!same) this.analysisCache = undefined;
   }
 
   get modules(): ModuleContext | undefined {
@@ -325,6 +351,9 @@ export function analyzeTree(filePath: string, file: SourceFile, tree: Tree, sche
       // Past the nesting limit the analyzer is not run (as in checkSource); the index is then empty.
       index ??= indexProgram(tooDeep ? { kind: 'Program', body: [], span: program.span } : program, modules ? imports : undefined).index;
       return index;
+    },
+    get indexed() {
+      return index !== undefined;
     },
   };
 }

@@ -28,15 +28,23 @@ function calledName(n: A.Node): A.Identifier | undefined {
   return undefined;
 }
 
-export function contextClosureWarnings(program: A.Program): Diagnostic[] {
+/** Every `let` statement of the program, at any depth. */
+function letsOf(program: A.Program): A.LetStmt[] {
+  const lets: A.LetStmt[] = [];
+  walk(program, (n) => {
+    if (n.kind === 'Let') lets.push(n);
+  });
+  return lets;
+}
+
+export function contextClosureWarnings(program: A.Program, lets: readonly A.LetStmt[] = letsOf(program)): Diagnostic[] {
   // names bound once, to a closure that appends to context
   const bindings = new Map<string, number>();
   const appending = new Set<string>();
-  walk(program, (n) => {
-    if (n.kind !== 'Let') return;
+  for (const n of lets) {
     bindings.set(n.name.name, (bindings.get(n.name.name) ?? 0) + 1);
     if (n.value.kind === 'Closure' && appendsToContext(n.value)) appending.add(n.name.name);
-  });
+  }
   for (const [name, count] of bindings) if (count > 1) appending.delete(name);
   if (appending.size === 0) return [];
 

@@ -3,7 +3,7 @@
 // server all call this, so they report the same diagnostics for the same text.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Program, UseExpr, UseSchemaExpr } from '../syntax/ast.js';
+import type { LetStmt, Program, UseExpr, UseSchemaExpr } from '../syntax/ast.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { cachedParse } from '../syntax/parse-cache.js';
 import type { SourceFile } from '../syntax/source.js';
@@ -45,19 +45,14 @@ export async function checkSource(filePath: string, text: string, schemaFetching
  * `context`: what the file's modules export (modules.ts); without it, each `use` is Any.
  */
 export function checkParsed(filePath: string, file: SourceFile, program: Program, syntax: Diagnostic[], schemas?: AbsorbedSchemas, context?: ModuleContext): CheckResult {
-  const moduleUses = resolveUses(filePath, program);
+  // one walk finds what the passes below look for (each used to walk the whole program itself)
+  const { modules, schemaUses, lets } = collectNodes(program);
+  const moduleUses = resolveUses(filePath, program, modules);
   const imported = importModules(program, moduleUses.resolved, context);
   const collector = exportCollector(program);
   const analyzed = !syntax.some((d) => d.code === 'nesting');
-  const semantic = analyzed ? [...analyze(program, collector.observer, [...(schemas?.structs ?? []), ...imported.types], schemas?.apis, imported.values).diagnostics, ...contextClosureWarnings(program)] : [];
+  const semantic = analyzed ? [...analyze(program, collector.observer, [...(schemas?.structs ?? []), ...imported.types], schemas?.apis, imported.values).diagnostics, ...contextClosureWarnings(program, lets)] : [];
   const exports: ModuleExports = { value: analyzed ? collector.value() : ANY, types: exportedTypes(filePath, program, context) };
-  // both kinds of `use`, in source order (where the module ones lead, resolveUses found above)
-  const modules: UseExpr[] = [];
-  const schemaUses: UseSchemaExpr[] = [];
-  walk(program, (node) => {
-    if (node.kind === 'Use') modules.push(node);
-    else if (node.kind === 'UseSchema') schemaUses.push(node);
-  });
   const bound = bindSchemas(program, schemas, schemaUses);
   const uses = new Map<UseExpr | UseSchemaExpr, string>(bound.uses);
   const useDiagnostics: Diagnostic[] = [];
@@ -81,16 +76,28 @@ export function typedModuleUses(filePath: string, program: Program): Map<UseExpr
   return out;
 }
 
-/** Where each `use "..."` of `program` leads, or why it leads nowhere. */
-export function resolveUses(filePath: string, program: Program): { resolved: Map<UseExpr, string>; failed: Map<UseExpr, string> } {
+/** The program's `use` and `use schema` expressions and its `let` statements, in source order, found in one walk. */
+export function collectNodes(program: Program): { modules: UseExpr[]; schemaUses: UseSchemaExpr[]; lets: LetStmt[] } {
+  const modules: UseExpr[] = [];
+  const schemaUses: UseSchemaExpr[] = [];
+  const lets: LetStmt[] = [];
+  walk(program, (node) => {
+    if (node.kind === 'Let') lets.push(node);
+    else if (node.kind === 'Use') modules.push(node);
+    else if (node.kind === 'UseSchema') schemaUses.push(node);
+  });
+  return { modules, schemaUses, lets };
+}
+
+/** Where each `use "..."` of `program` leads, or why it leads nowhere (`nodes`: its `use`s, when already found). */
+export function resolveUses(filePath: string, program: Program, nodes: readonly UseExpr[] = collectNodes(program).modules): { resolved: Map<UseExpr, string>; failed: Map<UseExpr, string> } {
   const resolved = new Map<UseExpr, string>();
   const failed = new Map<UseExpr, string>();
-  walk(program, (node) => {
-    if (node.kind !== 'Use') return;
+  for (const node of nodes) {
     const r = resolveModule(filePath, node.path.value);
     if (r.ok) resolved.set(node, r.path);
     else failed.set(node, r.message);
-  });
+  }
   return { resolved, failed };
 }
 
