@@ -29,7 +29,7 @@ export function askQuestionView(v: AskView): QuestionView {
   const refused = (v.errors ?? []).slice(0, 5).map((e) => `the last answer was refused: ${e.path || '/'} ${e.message}`);
   return {
     title: `The program asks (ask ${v.typeName})`,
-    facts: [...prompt.split('\n'), `asked at ${v.where}; the answer must be a ${v.typeName}, and is journaled`, ...refused],
+    facts: [...prompt.split('\n'), `asked at ${v.where}; the answer must be of type ${v.typeName}, and is journaled`, ...refused],
     request: null,
     choices: [{ id: 'answer', label: 'Answer', detail: `give the program this ${v.typeName}`, takes: 'value' }],
     schema: v.schema,

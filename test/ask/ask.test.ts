@@ -52,14 +52,17 @@ test('`ask` is a contextual keyword: programs that use it as a name still check 
     const { diagnostics } = await checkSource(file, fs.readFileSync(file, 'utf8'));
     assert.deepEqual(diagnostics.filter((d) => d.severity === 'error').map((d) => d.message), [], rel);
   }
+  // the name and the keyword side by side
+  const { port } = scripted(10);
   const { out } = await run(`let ask = 2;
 let twice = turn(x: Num) -> Num { return x * 2; };
 let r = {"ask": ask};
+let n = ask Num { "How many? (ask = " + ask + ")"; };
 let ask = ask + call(twice, r["ask"]) - ask;
-return [ask, r["ask"]];
-`);
-  assert.equal(out.kind, 'done');
-  assert.deepEqual(out.kind === 'done' ? out.json : null, [4, 2]);
+return [ask, r["ask"], n];
+`, { ask: port });
+  assert.equal(out.kind, 'done', JSON.stringify(out));
+  assert.deepEqual(out.kind === 'done' ? out.json : null, [4, 2, 10]);
 });
 
 test('an answer of T is bound with its struct type; the checker types the expression as T', async () => {

@@ -22,7 +22,7 @@ const answer = (choice: string, value?: unknown) => ({ type: 'answer' as const, 
 test('an ask is the typed form of T: a wrong value is refused at its field, a forged choice too, a T is taken', () => {
   const view = askQuestionView(askView({ typeName: 'Decision', schema: DECISION, prompt: 'Approve the trade?\nIt is large.', pid: 1, location: { path: '/w/p.tn', line: 7, column: 9 }, attempt: 1 }));
   assert.ok(isQuestionView(view));
-  assert.deepEqual(view.facts.slice(0, 3), ['Approve the trade?', 'It is large.', 'asked at p.tn:7; the answer must be a Decision, and is journaled']);
+  assert.deepEqual(view.facts.slice(0, 3), ['Approve the trade?', 'It is large.', 'asked at p.tn:7; the answer must be of type Decision, and is journaled']);
   assert.deepEqual(view.schema, DECISION);
   const wrong = readAnswer(view, answer('answer', { verdict: 'maybe' }));
   assert.equal(wrong.ok, false);
