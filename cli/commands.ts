@@ -139,6 +139,11 @@ export const COMMANDS = {
     summary: 'settle an effect whose outcome is unknown: its result (--ok JSON), its error (--error MESSAGE), or run it again with the same idempotency key (--retry)',
     sections: [['', { store: STORE, ok: { type: 'string', arg: 'JSON', help: 'the effect succeeded with this result' }, error: { type: 'string', arg: 'MESSAGE', help: 'the effect failed with this message' }, retry: { type: 'boolean', help: 'run it again' }, ...RESTATE }]],
   }),
+  answer: command({
+    name: 'answer', args: 'RUN',
+    summary: 'answer the question (`ask T`) a waiting run asks: the answer is checked against T and journaled; `turn resume RUN` continues with it',
+    sections: [['', { store: STORE, value: { type: 'string', arg: 'JSON', help: 'the answer, as JSON (a text in quotes: \'"yes"\')' }, step: { type: 'string', arg: 'N', help: 'which question, when the run waits on several (its journal step)' } }]],
+  }),
   fmt: command({
     name: 'fmt', args: 'PATH...',
     summary: 'format files (or the .tn files under a folder) in place; `turn fmt -` formats standard input to standard output',

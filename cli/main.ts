@@ -56,6 +56,8 @@ export async function main(argv: string[]): Promise<number> {
     case 'inspect':
     case 'resolve':
       return (await import('./runs.js')).durableCommand(command, rest);
+    case 'answer':
+      return (await import('./runs.js')).answerCommand(rest);
     case 'serve':
       return (await import('./serve.js')).serveCommand(rest);
     case 'mcp':

@@ -4,6 +4,7 @@ import { formatDiagnostic } from '../runtime/diagnostics.js';
 import type { FileDiagnostic } from '../runtime/load.js';
 import { RunSetupError, type Run, type RunResult } from '../runtime/run/index.js';
 import type { JournalEntry } from '../runtime/store/types.js';
+import { ASK_TOOL } from '../runtime/index.js';
 import type { StdoutLines } from './output.js';
 import * as path from 'node:path';
 import { EXIT, UsageError, err } from './usage.js';
@@ -53,6 +54,13 @@ export function reportWaiting(runId: string, entries: JournalEntry[]): void {
 /** A step the host refused before sending it: nothing was sent, and a resume with what was missing runs it. */
 export function reportRefused(runId: string, entries: JournalEntry[], message: string): void {
   const step = entries[0] ? `step ${entries[0].seq} (${entries[0].kind} \`${entries[0].name}\`)` : 'a step';
+  if (entries[0]?.kind === 'tool' && entries[0].name === ASK_TOOL) {
+    // `ask T` with nobody to ask (runtime/ask/): the run waits for `turn answer`
+    err(`question: step ${entries[0].seq}: ${message.replace(/ \(a durable run waits for `turn answer`\)$/, '')}`);
+    err(`see it with: turn answer ${runId}; answer it with: turn answer ${runId} --value JSON, then continue with: turn resume ${runId}`);
+    err(`waiting: ${runId}`);
+    return;
+  }
   if (message.startsWith('waiting for an answer: ')) {
     // an MCP server asked the operator (runtime/mcp/elicitation.ts): the step runs again with the answer
     err(`question: ${step}: ${message.slice('waiting for an answer: '.length).replaceAll('turn resume RUN ', `turn resume ${runId} `)}`);

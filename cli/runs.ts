@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  bytesJson, defaultStoreDir, describeGrant, inferOptionsText, inspectRun, knownSecretsRedactor, storeMessage, openStore, STORE_FILE, resumeRun, RunSetupError, settleUnknown, ResumeRefused, StoreError,
+  bytesJson, defaultStoreDir, describeGrant, inferOptionsText, inspectRun, knownSecretsRedactor, storeMessage, openStore, STORE_FILE, resumeRun, RunSetupError, settleUnknown, ResumeRefused, StoreError, answerQuestion, openQuestions, checkAskAnswerText, describeAskType,
   type RunInspection, type RunStatus, type RunStore,
 } from '../runtime/index.js';
 import { reportInterrupted, withInterrupts } from './interrupt.js';
@@ -208,6 +208,33 @@ async function resolve(args: string[]): Promise<number> {
     const { stillUnknown } = settleUnknown(store, id, seq, settlement);
     err(`resolved: step ${seq} of run ${id} (${how})`);
     err(stillUnknown.length === 0 ? `continue it with: turn resume ${id}` : `still unknown: steps ${stillUnknown.join(', ')}`);
+    return EXIT.ok;
+  });
+}
+
+/**
+ * `turn answer RUN --value JSON [--step N]` (issue 43): answers the `ask T` a waiting run stopped at.
+ * Without --value it lists the open questions. The value is checked against T before anything is
+ * written; `turn resume RUN` then continues with it.
+ */
+export async function answerCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, COMMANDS.answer.options, 'answer');
+  const [id] = runArg(positionals, 'answer');
+  const step = values.step === undefined ? undefined : numberOption(values.step, 'step');
+  return withStore(values.store, async (store) => {
+    if (values.value === undefined) {
+      const open = await openQuestions(store, id);
+      if (open.length === 0) err(`run ${id} waits on no question`);
+      for (const q of open) err(`question: step ${q.seq} (ask ${q.typeName}): ${q.prompt}\n  expected: ${q.schema ? describeAskType(q.schema) : q.typeName}`);
+      if (open.length > 0) err(`answer with: turn answer ${id} --value JSON${open.length > 1 ? ' --step N' : ''}`);
+      return open.length > 0 ? EXIT.ok : EXIT.runtimeError;
+    }
+    // parsed within the answer's bounds (a huge or deep --value is refused before it is read)
+    const parsed = checkAskAnswerText({}, values.value);
+    if (!parsed.ok) throw new UsageError(`--value ${parsed.message}`);
+    const { question, stillUnknown } = await answerQuestion(store, id, parsed.value, step);
+    err(`answered: step ${question.seq} of run ${id} (ask ${question.typeName})`);
+    err(stillUnknown.length === 0 ? `continue it with: turn resume ${id}` : `still waiting on: steps ${stillUnknown.join(', ')}`);
     return EXIT.ok;
   });
 }

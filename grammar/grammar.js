@@ -39,6 +39,8 @@ module.exports = grammar({
     [$._expression, $.struct_literal],
     // `turn {` at the start of a statement: the entry block, or a closure expression (`turn { ... }(...);`).
     [$.entry_block, $.closure],
+    // `ask` is a keyword only before a type: `ask T { ... }` asks a person, `ask(x)` / `ask + y` use a name `ask`.
+    [$._expression, $.ask_expression],
   ],
 
   rules: {
@@ -164,6 +166,8 @@ module.exports = grammar({
     _expression: ($) =>
       choice(
         $.identifier,
+        // `ask` stays usable as a name (Turn v1 programs use it): a contextual keyword (ask_expression)
+        alias('ask', $.identifier),
         $.number,
         $.string,
         $.true,
@@ -187,6 +191,7 @@ module.exports = grammar({
         $.use_schema,
         $.grant_expression,
         $.infer_expression,
+        $.ask_expression,
         $.confidence_expression,
         $.spawn_expression,
         $.spawn_each,
@@ -290,6 +295,10 @@ module.exports = grammar({
     // of this one model call, over the run's (`--max-tokens`, `--seed`, ...); names are checked by the analyzer.
     infer_expression: ($) =>
       seq('infer', field('type', $._type), optional(seq('with', field('options', $.infer_options))), field('body', $.block)),
+
+    // `ask T { prompt; }`: the same block and types as `infer`, answered by a person (docs/language.md).
+    ask_expression: ($) =>
+      seq('ask', field('type', $._type), optional(seq('with', field('options', $.infer_options))), field('body', $.block)),
 
     infer_options: ($) => seq('{', commaSep(field('option', $.infer_option)), '}'),
 

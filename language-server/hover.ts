@@ -68,10 +68,11 @@ export const inferSchemaHover: HoverProvider = (doc, analysis, offset) => {
   const typeText = doc.text.slice(infer.type.span.start, infer.type.span.end);
   let body: string;
   try {
-    body = `The model receives this JSON Schema for \`${typeText}\`; a reply binds only if it conforms.\n\n` + code('json', JSON.stringify(typeToSchema(infer.type, schemaEnv(analysis.program)), showPredicates, 2));
+    const who = infer.person ? 'A person answers through a form generated from this JSON Schema for' : 'The model receives this JSON Schema for';
+    body = `${who} \`${typeText}\`; ${infer.person ? 'an answer' : 'a reply'} binds only if it conforms.\n\n` + code('json', JSON.stringify(typeToSchema(infer.type, schemaEnv(analysis.program)), showPredicates, 2));
   } catch (e) {
     if (!(e instanceof SchemaError)) throw e;
-    body = `\`infer ${typeText}\`: no schema (${e.message}).`;
+    body = `\`${infer.person ? 'ask' : 'infer'} ${typeText}\`: no schema (${e.message}).`;
   }
   return { contents: { kind: MarkupKind.Markdown, value: body }, range: spanToRange(analysis.file, infer.span.start, infer.body.span.start) };
 };

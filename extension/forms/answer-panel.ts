@@ -8,6 +8,8 @@ import { nonce, panelHtml } from '../panel/html.js';
 import { readAnswer, type Answer } from './answer.js';
 import { elicitationAnswer, elicitationQuestion, type ElicitationAnswer, type ElicitationQuestion } from './elicitation.js';
 import { ANSWER_PROTOCOL, isAnswerWebviewMessage, type AnswerHostMessage, type QuestionView } from './protocol.js';
+import { askQuestionView, askView } from './ask.js';
+import type { AskPort } from '../../runtime/index.js';
 
 export const ANSWER_VIEW_TYPE = 'turn.answer';
 const EXTENSION_ID = 'turn-lang.turn-vscode';
@@ -22,6 +24,17 @@ export async function answerElicitation(q: ElicitationQuestion, signal?: AbortSi
   const a = await askInForm(view, signal);
   return a ? elicitationAnswer(a) : { action: 'cancel' };
 }
+
+/**
+ * `ask T { prompt }` in a run the editor runs (`RunOptions.ask`): the form generated from T. The
+ * answer is checked here and again by the run (runtime/ask/); Cancel or closing the panel is the
+ * program's AskError.
+ */
+export const answerAsk: AskPort = async (q) => {
+  const a = await askInForm(askQuestionView(askView(q)), q.signal);
+  if (!a) throw new Error(`the question at ${askView(q).where} was cancelled in the editor`);
+  return a.value;
+};
 
 /** Asks `question` in a webview beside the editor; resolves with the checked answer, or undefined when the panel is closed (or `signal` aborts). */
 export function askInForm(question: QuestionView, signal?: AbortSignal): Promise<Answer | undefined> {

@@ -29,6 +29,8 @@ export interface QuestionView {
   message?: string;
   /** the answer can also resume the run ("Settle and resume"; else settle only) */
   resumable: boolean;
+  /** the go button's words when the answer does not resume (default "Settle"): "Answer", "Decide" */
+  action?: string;
 }
 
 export type AnswerHostMessage =
@@ -53,7 +55,7 @@ export function isQuestionView(q: unknown): q is QuestionView {
   return isObj(q) && str(q.title) && strs(q.facts)
     && (q.request === null || (isObj(q.request) && str(q.request.headline) && Array.isArray(q.request.parts) && q.request.parts.every(part)))
     && Array.isArray(q.choices) && q.choices.length > 0 && q.choices.every(choice)
-    && (q.schema === null || isObj(q.schema)) && (q.message === undefined || str(q.message)) && typeof q.resumable === 'boolean';
+    && (q.schema === null || isObj(q.schema)) && (q.message === undefined || str(q.message)) && typeof q.resumable === 'boolean' && (q.action === undefined || str(q.action));
 }
 
 export function isAnswerHostMessage(m: unknown): m is AnswerHostMessage {

@@ -14,7 +14,7 @@ import type { PriceTable, Run, RunResult } from '../../runtime/index.js';
 import { nonce, panelHtml } from './html.js';
 import type { TurnVault } from '../vault/vault.js';
 import { journalForm, runWhatIf, withStore } from './whatif.js';
-import { answerElicitation } from '../forms/answer-panel.js';
+import { answerElicitation, answerAsk } from '../forms/answer-panel.js';
 import { scrubAt } from './scrub.js';
 import { KeptView } from './kept-view.js';
 import { RunDeltaProducer } from '../protocol/run-delta.js';
@@ -162,7 +162,7 @@ export class RunPanel {
     // an MCP server's OAuth sign-in opens in the user's browser through VS Code (runtime/mcp/oauth)
     const openUrl = async (url: string): Promise<void> => void (await vscode.env.openExternal(vscode.Uri.parse(url, true)));
     // an MCP server's question (elicitation) is answered in the typed form (extension/forms/)
-    return { ...runOptionsFromSettings(settings, cwd, { vault: this.vault, approve: (request) => this.vault.approve(request), oauth: { openUrl } }), elicit: answerElicitation };
+    return { ...runOptionsFromSettings(settings, cwd, { vault: this.vault, approve: (request) => this.vault.approve(request), oauth: { openUrl } }), elicit: answerElicitation, ask: answerAsk };
   }
 
   /** The price table of `turn.pricesFile` for the file's workspace; one that cannot be read is a notice, and the run goes unpriced. */

@@ -7,7 +7,7 @@
 // that started and have no recorded outcome are unknown, and the run waits on a decision about
 // those that may not simply be run again (as `turn resume` would find).
 import * as path from 'node:path';
-import { blockingUnknowns, bytesJson, type JournalEntry, type RunRecord, type RunStore } from '../../runtime/index.js';
+import { ASK_TOOL, blockingUnknowns, bytesJson, type JournalEntry, type RunRecord, type RunStore } from '../../runtime/index.js';
 
 export type RunState = 'running' | 'interrupted' | 'suspended' | 'waiting' | 'done' | 'failed' | 'cancelled';
 
@@ -41,6 +41,8 @@ export interface RunItem {
   /** a finished run's result or error, as one line */
   outcome: string | null;
   unknown: UnknownStep[];
+  /** the steps of the questions (`ask T`) it waits on, unanswered (issue 43: "Answer…") */
+  questions?: number[];
 }
 
 const MAX = 400;
@@ -96,9 +98,12 @@ export function listRunItems(store: RunStore, live: ReadonlySet<string> = new Se
     const cwd = typeof run.meta.cwd === 'string' ? run.meta.cwd : '';
     let state: RunState = run.status;
     let unknown: UnknownStep[] = [];
+    let questions: number[] = [];
     if ((run.status === 'running' && !live.has(run.id)) || run.status === 'waiting') {
-      unknown = unknownSteps(run.id, store.readJournal(run.id));
+      const entries = store.readJournal(run.id);
+      unknown = unknownSteps(run.id, entries);
       state = unknown.length > 0 ? 'waiting' : run.status === 'waiting' ? 'suspended' : 'interrupted';
+      questions = entries.filter((e) => e.kind === 'tool' && e.name === ASK_TOOL && (e.status === 'intent' || e.status === 'unknown')).map((e) => e.seq);
     }
     return {
       id: run.id,
@@ -109,6 +114,7 @@ export function listRunItems(store: RunStore, live: ReadonlySet<string> = new Se
       updatedAt: run.updatedAt,
       outcome: outcome(run),
       unknown,
+      ...(questions.length > 0 ? { questions } : {}),
     };
   });
 }
@@ -128,10 +134,12 @@ export function stateText(state: RunState): string {
 }
 
 /** What a run may do next: the Runs view's actions follow this (its `contextValue`). */
-export function actionsOf(item: RunItem): { resume: boolean; settle: boolean; migrate: boolean; delete: boolean } {
+export function actionsOf(item: RunItem): { resume: boolean; settle: boolean; migrate: boolean; delete: boolean; answer: boolean } {
   const open = item.state === 'suspended' || item.state === 'interrupted';
   return {
     resume: open,
+    // a question nobody could answer when the run asked it: answered in the typed form, then resumed
+    answer: open && (item.questions?.length ?? 0) > 0,
     settle: item.state === 'waiting',
     // a run moves to new code at a wait point, once nothing blocks it (prepareResume)
     migrate: item.state === 'suspended',

@@ -11,7 +11,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { STORE_FILE, storeMessage, type PriceTable, type RunSummary, type Settlement } from '../../runtime/index.js';
-import { deleteStoredRun, settle } from './actions.js';
+import { answer, deleteStoredRun, questionsOf, settle } from './actions.js';
+import { askQuestionView } from '../forms/ask.js';
 import { askInForm } from '../forms/answer-panel.js';
 import { actionsOf, ago, stateText, tooltipHeading, type RunItem, type UnknownStep } from './model.js';
 import { FactsCache, SORT_KEYS, columnsText, consoleRows, countRows, durationMs, durationText, listConsoleRuns, parseFilter, type ConsoleRow, type ConsoleRun, type SortKey } from './console.js';
@@ -246,7 +247,7 @@ export class RunsView implements vscode.TreeDataProvider<Node> {
     t.tooltip = md;
     t.iconPath = new vscode.ThemeIcon(ICONS[r.state]);
     const a = actionsOf(r);
-    t.contextValue = ['turnRun', a.resume && 'resume', a.settle && 'settle', a.migrate && 'migrate', a.delete && 'delete'].filter(Boolean).join(':');
+    t.contextValue = ['turnRun', a.resume && 'resume', a.settle && 'settle', a.answer && 'answer', a.migrate && 'migrate', a.delete && 'delete'].filter(Boolean).join(':');
     t.accessibilityInformation = { label: `${path.basename(r.entry)} ${stateText(r.state)} run ${r.id}` };
     return t;
   }
@@ -438,6 +439,22 @@ export function registerRunsView(stores: SharedStores, panel: () => PanelHost): 
       if (asked.resume && stillUnknown.length === 0) return void (await inPanel(panel, n, { kind: 'resume', runId: n.item.id, storeDir: n.dir }));
       const next = stillUnknown.length > 0 ? `steps ${stillUnknown.join(', ')} are still unknown` : 'the run is suspended: resume it to go on';
       void vscode.window.showInformationMessage(`Turn: step ${step.seq} of run ${n.item.id} settled; ${next}.`);
+    }),
+    // issue 43: a question (`ask T`) nobody could answer when the run asked it, answered in the typed form;
+    // the answer is checked and journaled by the runtime (answerQuestion), then the run resumes in the panel
+    vscode.commands.registerCommand('turn.runs.answer', async (node?: Node) => {
+      const n = await pickRun(view, node, (r) => actionsOf(r).answer, 'answer');
+      if (!n) return;
+      try {
+        const [q] = await questionsOf(stores, n.dir, n.item.id);
+        if (!q) return void vscode.window.showInformationMessage(`Turn: run ${n.item.id} waits on no question.`);
+        const given = await askInForm(askQuestionView({ typeName: q.typeName, prompt: q.prompt, schema: q.schema, where: `step ${q.seq} of run ${n.item.id}` }));
+        if (!given) return;
+        await answer(stores, n.dir, n.item.id, q.seq, given.value);
+      } catch (e) {
+        return fail(e);
+      }
+      await inPanel(panel, n, { kind: 'resume', runId: n.item.id, storeDir: n.dir });
     }),
     vscode.commands.registerCommand('turn.runs.delete', async (node?: Node) => {
       const n = await pickRun(view, node, (r) => actionsOf(r).delete, 'delete');

@@ -6,6 +6,8 @@
 import * as vscode from 'vscode';
 import { SECRET_STORAGE_PREFIX, SecretStorageVault, type ApprovalDecision, type ApprovalRequest, type Vault, type VaultEntry } from '../../runtime/index.js';
 import { checkCredentialName, keyringErrorMessage } from './names.js';
+import { askInForm } from '../forms/answer-panel.js';
+import { approvalDecision, approvalQuestionView } from '../forms/approval.js';
 
 const KNOWN_KEY = 'turn.vault.names';
 
@@ -57,14 +59,12 @@ export class TurnVault implements Vault {
   }
 
   /** The approval prompt for an effect that needs it (modal; never shows a secret). */
+  /** An approval, in the typed answer form (issue 43): the effect, its request, the grant, allow once or deny. */
   async approve(request: ApprovalRequest): Promise<ApprovalDecision> {
-    const allow = 'Allow';
-    const answer = await vscode.window.showWarningMessage(
-      `Turn: allow ${request.effect} effect${request.pid ? ` from process #${request.pid}` : ''}?`,
-      { modal: true, detail: request.summary },
-      allow,
-    );
-    return answer === allow ? 'approve' : 'deny';
+    const answer = await askInForm(approvalQuestionView(request), request.signal);
+    // an interruption while the question was open is no decision: the run's stop says why
+    if (request.signal?.aborted) throw request.signal.reason instanceof Error ? request.signal.reason : new Error('the approval was cancelled');
+    return approvalDecision(answer);
   }
 }
 

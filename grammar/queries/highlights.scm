@@ -66,6 +66,9 @@
 
 ; ---------------------------------------------------------------- keywords
 
+; `ask` is a keyword only in `ask T { ... }` (elsewhere a name)
+(ask_expression "ask" @keyword)
+
 [
   "let"
   "infer"

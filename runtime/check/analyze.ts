@@ -799,12 +799,20 @@ class Analyzer implements TypeResolver {
     return { kind: 'Identity' };
   }
 
+  /** `infer T { ... }`, and `ask T { ... }` (e.person): the expression has type T either way. */
   private infer(e: A.InferExpr, scope: FunctionScope): StaticType {
-    this.inferOptions(e, scope);
+    const keyword = e.person ? 'ask' : 'infer';
+    if (e.person) {
+      // a person's answer has no model options; their values are still checked as expressions
+      for (const o of e.options ?? []) {
+        this.report(o.name.span, `\`ask\` takes no options (\`${o.name.name}\`): a person answers it, not a model`, 'ask-option');
+        this.expr(o.value, scope);
+      }
+    } else this.inferOptions(e, scope);
     this.checkTypeExpr(e.type);
     const t = resolveType(e.type, this);
     const bad = unsupportedInferType(t, this.structs);
-    if (bad) this.report(e.type.span, `\`infer\` cannot produce ${bad}: use a struct, Num, Str, Bool, a string enum or a List of them`, 'infer-type');
+    if (bad) this.report(e.type.span, `\`${keyword}\` cannot produce ${bad}: use a struct, Num, Str, Bool, a string enum or a List of them`, 'infer-type');
     const body = e.body.body;
     const last = body[body.length - 1];
     const prompt = last?.kind === 'ExprStmt' ? last : undefined;
@@ -817,7 +825,7 @@ class Analyzer implements TypeResolver {
     if (prompt && this.expr(prompt.expr, inner).kind === 'Identity') {
       this.report(prompt.expr.span, 'an identity handle cannot be sent in a prompt', 'identity-leak');
     }
-    if (!prompt) this.report(e.body.span, '`infer` needs a prompt: end its block with an expression such as "Summarise this";', 'infer-prompt');
+    if (!prompt) this.report(e.body.span, `\`${keyword}\` needs a prompt: end its block with an expression such as "Summarise this";`, 'infer-prompt');
     return t;
   }
 

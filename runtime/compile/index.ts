@@ -813,10 +813,11 @@ class Compiler {
     this.inferOp(e);
   }
 
-  /** INFER on the prompt at the top of the stack. */
+  /** INFER (ASK for `ask T`) on the prompt at the top of the stack. */
   private inferOp(e: InferExpr): void {
     const fs = this.fs;
     const at = e.span.start;
+    const keyword = e.person ? 'ask' : 'infer';
     let schema: object | undefined;
     const typeName = typeText(e.type);
     try {
@@ -831,7 +832,18 @@ class Compiler {
     } catch (err) {
       if (!(err instanceof SchemaError)) throw err;
       this.emit(at, Op.POP);
-      this.emit(at, Op.ERROR, fs.constant(`infer ${typeName}: ${err.message}`));
+      this.emit(at, Op.ERROR, fs.constant(`${keyword} ${typeName}: ${err.message}`));
+      return;
+    }
+    if (e.person) {
+      // the analyzer refuses an ask's options; a program compiled without it fails here
+      if ((e.options ?? []).length > 0) {
+        for (let i = 0; i < (e.options ?? []).length; i++) this.emit(at, Op.POP);
+        this.emit(at, Op.POP);
+        this.emit(at, Op.ERROR, fs.constant('`ask` takes no options: a person answers it, not a model'));
+        return;
+      }
+      this.emit(at, Op.ASK, fs.descriptor({ typeName, schema: schema as InferDesc['schema'] } satisfies InferDesc));
       return;
     }
     const options = (e.options ?? []).map((o) => o.name.name);

@@ -87,6 +87,8 @@ export const Op = {
   DETACH: 94, // pop closure: start it as a process owned by the runtime; push its pid
   // issue 17: the counted loop's back edge, fused (docs/performance.md)
   ADD_LC_LOOP: 95, // dst a k: ADD_LC_ST, then the LOOP_CMP_LC that always follows it, in one dispatch
+  // issue 43: `ask T { prompt }`, a typed question to a person (runtime/ask/)
+  ASK: 96, // k(InferDesc) — the prompt is on the stack
 } as const;
 
 export type OpCode = (typeof Op)[keyof typeof Op];
@@ -97,7 +99,7 @@ for (const v of Object.values(Op)) OPERANDS[v] = 0;
 for (const op of [
   Op.CONST, Op.LOAD_LOCAL, Op.STORE_LOCAL, Op.LOAD_CELL, Op.STORE_CELL, Op.LOAD_UPVAL, Op.NEW_CELL, Op.BOX,
   Op.AND_JUMP, Op.OR_JUMP, Op.JUMP, Op.JUMP_IF_FALSE, Op.LOOP, Op.MAKE_LIST, Op.MAKE_VEC, Op.GET_FIELD,
-  Op.CLOSURE, Op.CALL, Op.CALL_BUILTIN, Op.TRY, Op.ITER_CHECK, Op.APPEND_LOCAL, Op.USE, Op.INFER, Op.SPAWN,
+  Op.CLOSURE, Op.CALL, Op.CALL_BUILTIN, Op.TRY, Op.ITER_CHECK, Op.APPEND_LOCAL, Op.USE, Op.INFER, Op.ASK, Op.SPAWN,
   Op.GRANT, Op.ERROR, Op.UNDEFINED, Op.LOOP_IF_TRUE, Op.SCOPE_ENTER,
 ]) OPERANDS[op] = 1;
 for (const op of [Op.MAKE_MAP, Op.MAKE_STRUCT, Op.METHOD_CALL, Op.IMPL]) OPERANDS[op] = 2;

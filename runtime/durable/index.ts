@@ -24,6 +24,7 @@ import { GRANT_KEY, REPLAYED_KEY, approvalStep, journalKey, logicalKey, refusalK
 import type { ApprovalAnswer, ApprovalAsked, JournaledApprovals } from '../ports/approval.js';
 import { MCP_CALL_TOOL, MCP_READ_ONLY_TOOLS, mcpCallIsIdempotent } from '../ports/mcp-calls.js';
 import { CALLER_QUESTION_TOOLS } from '../ports/mcp-caller.js';
+import { ASK_TOOL } from '../ports/ask.js';
 
 /**
  * The VM's semantics version: what a journal means (the keys above, what each step records, the
@@ -63,6 +64,8 @@ async function rereadMedia(seq: number, journaled: unknown, run: () => Promise<u
 }
 
 export function toolIsIdempotent(request: { name: string; args: unknown[] }): boolean {
+  // a question to a person that was open when the run stopped is simply asked again (runtime/ask/)
+  if (request.name === ASK_TOOL) return true;
   if (IDEMPOTENT_TOOLS.has(request.name) || request.name === REMOTE_CHILD_TOOL) return true; // a placed child: asked again under its key, Restate answers once
   // an MCP tool is called again only when its annotations say readOnlyHint or idempotentHint
   if (request.name === MCP_CALL_TOOL) return mcpCallIsIdempotent(request.args);

@@ -12,6 +12,7 @@ import { decodeSnapshot } from '../store/serialize.js';
 import { bytesJson, jsonBytes, SEMANTICS_VERSION } from './index.js';
 import { decisionKey, journalKey, migrationKey, stoppedAtApproval } from './keys.js';
 import { restorePoint, type RestorePoint } from './snapshot.js';
+import { ASK_TOOL } from '../ports/ask.js';
 import { blocksOfEntries, reassembledOrNote } from './request-blocks.js';
 
 /**
@@ -300,7 +301,7 @@ export interface Settled {
  * Settles the unknown step `seq` of run `id`: its result, its error, or run it again with the same
  * idempotency key (a journaled decision the replay honours).
  */
-export function settleUnknown(store: RunStore, id: string, seq: number, settlement: Settlement): Settled {
+export function settleUnknown(store: RunStore, id: string, seq: number, settlement: Settlement, answering = false): Settled {
   getRun(store, id);
   store.markUnknownOnRecovery(id); // the store is ours, so no process runs this run: its intents are unknown
   const entry = store.readJournal(id, seq)[0];
@@ -311,6 +312,10 @@ export function settleUnknown(store: RunStore, id: string, seq: number, settleme
     throw new ResumeRefused(`step ${seq} of run ${id} is already settled: ${how}`);
   }
   if (entry.status !== 'unknown') throw new ResumeRefused(`step ${seq} of run ${id} is ${entry.status}, not unknown: nothing to resolve`);
+  // a question's answer is checked against its type first (answers.ts): `turn resolve --ok` would skip that
+  if (!answering && entry.kind === 'tool' && entry.name === ASK_TOOL && !('retry' in settlement)) {
+    throw new ResumeRefused(`step ${seq} of run ${id} is a question (ask): answer it with \`turn answer ${id} --value JSON\`, which checks the answer's type`);
+  }
   const decision: Decision = 'retry' in settlement ? 'retry' : 'error' in settlement ? 'error' : 'ok';
   if ('error' in settlement) store.completeJournal(id, seq, 'error', jsonBytes(settlement.error));
   else if ('ok' in settlement) store.completeJournal(id, seq, 'ok', jsonBytes(entry.kind === 'infer' ? { value: settlement.ok } : settlement.ok));

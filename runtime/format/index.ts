@@ -101,7 +101,7 @@ export function formatTree(root: CstNode, text: string): string {
   /** the statements of a block kept on one line: one space between them */
   const inlineStatements = new Set<number>();
   const visit = (node: CstNode) => {
-    if (node.type === 'block' && node.parent?.type === 'infer_expression' && writtenShort(node, text)) {
+    if (node.type === 'block' && (node.parent?.type === 'infer_expression' || node.parent?.type === 'ask_expression') && writtenShort(node, text)) {
       modes.set(node.id, 'inline');
       for (const c of node.namedChildren) if (c) inlineStatements.add(c.startIndex);
     } else if (BLOCK_CONTAINERS.has(node.type)) modes.set(node.id, 'block');

@@ -30,6 +30,9 @@ import { createModel, inferRetriesFromEnv, ModelInputError, resolveModelSpec, Un
 import { RunSetupError } from './errors.js';
 import type { AuthorityOptions, RunOptions } from './options.js';
 import type { JournaledApprovals } from '../ports/approval.js';
+import { ASK_TOOL, type AskPort } from '../ports/ask.js';
+import { askPerson } from '../ask/host.js';
+import { terminalAsk } from '../ask/terminal.js';
 import { openTelemetry, telemetryConfig, TelemetryConfigError, type RunTelemetry } from '../telemetry/index.js';
 import { TokenTally } from '../telemetry/tokens.js';
 import { calibrationFor, type CalibrationSetup } from '../calibration/apply.js';
@@ -492,6 +495,13 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
     if (options.askOnTerminal ?? process.stdin.isTTY === true) return { answer: await askOnTerminal(q, process.stdin, process.stderr, signal), by: 'the terminal' };
     return undefined;
   }
+  let terminal: AskPort | undefined;
+  /** Who answers an `ask`: the host's port, else the terminal when there is one (process.stdin is read only when asked). */
+  function askPort(): AskPort | undefined {
+    if (options.ask) return options.ask;
+    if (!(options.askOnTerminal ?? process.stdin.isTTY === true)) return undefined;
+    return (terminal ??= terminalAsk(process.stdin, process.stderr));
+  }
   let samples = 0;
   /** A server's sampling request as a model call of the run: budgeted, approved and redacted like an `infer` of a Str. */
   async function sampleWithModel(a: SamplingAsk, signal?: AbortSignal): Promise<SamplingReply> {
@@ -576,6 +586,8 @@ export async function buildHost(options: RunOptions, knowledgeRunId?: () => stri
       }),
     tool: (request: ToolRequest) =>
       guard(async () => {
+        // `ask T`: a person answers, in their own time (no tool time limit), through the run's ask port
+        if (request.name === ASK_TOOL) return askPerson(askPort(), request);
         if (hold) await hold({ kind: 'effect', pid: request.pid, description: `waiting on an effect (${request.name})` });
         telemetry?.describeTool(request);
         const traceparent = telemetry?.traceparent(request.pid);

@@ -9,6 +9,7 @@ import type { RunStore } from '../store/types.js';
 import type { ChildPlacement } from '../ports/placement.js';
 import type { ToolRequest } from '../ports/host.js';
 import type { ElicitationAnswer, ElicitationQuestion } from '../mcp/elicitation.js';
+import type { AskPort } from '../ports/ask.js';
 import type { TelemetryOptions } from '../telemetry/config.js';
 import type { InferReply, InferRequest } from '../infer/types.js';
 import type { MediaVal } from '../values/index.js';
@@ -143,6 +144,12 @@ export interface RunOptions {
   elicit?(question: ElicitationQuestion, signal?: AbortSignal): Promise<ElicitationAnswer | undefined>;
   /** ask an MCP server's question on the terminal (default: when standard input is a TTY) */
   askOnTerminal?: boolean;
+  /**
+   * Who answers `ask T { prompt }` (issue 43, runtime/ask/): the editor's typed form, a test. Without
+   * it the terminal asks when standard input is one (`askOnTerminal`); else nobody can answer, and a
+   * durable run stops, waiting for `turn answer`.
+   */
+  ask?: AskPort;
   /** Restate runs (runtime/restate/placement.ts): places spawned children on other workers, and performs their effect */
   placement?: ChildPlacement & { perform(request: ToolRequest): Promise<unknown> };
   /** a run `turn mcp` serves: its MCP client, which progress, elicitation and sampling reach (runtime/mcp/serve/) */

@@ -366,9 +366,13 @@ export interface GrantExpr extends NodeBase {
 /**
  * `infer T { prompt; }` — the value of the block's last expression statement is the prompt.
  * `infer T with { max_tokens: 200, seed: 7 } { ... }`: options of this model call (runtime/infer/options.ts).
+ * `ask T { prompt; }` is the same node with `person`: the same type, block and scope, answered by a
+ * person instead of a model (runtime/ask/), so everything that reads an infer's block reads an ask's.
  */
 export interface InferExpr extends NodeBase {
   kind: 'Infer';
+  /** `ask T { ... }`: a person answers (the run's ask port), not a model */
+  person?: true;
   type: TypeExpr;
   /** the `with { ... }` options in source order (absent without `with`) */
   options?: InferOption[];

@@ -30,7 +30,7 @@ const EXPRESSION_TYPES = new Set<string>([
   'identifier', 'number', 'string', 'true', 'false', 'null', 'list', 'map', 'struct_literal', 'vec_literal',
   'closure', 'parenthesized_expression', 'binary_expression', 'unary_expression', 'index_expression',
   'member_expression', 'method_call', 'call_expression', 'builtin_call', 'list_operation', 'use_expression',
-  'use_schema', 'grant_expression', 'infer_expression', 'confidence_expression', 'spawn_expression', 'spawn_each',
+  'use_schema', 'grant_expression', 'infer_expression', 'ask_expression', 'confidence_expression', 'spawn_expression', 'spawn_each',
   'gather_expression', 'receive', 'send_expression', 'remember_expression', 'recall_expression', 'context_call',
   'invoke_expression', 'scope_expression', 'task_expression', 'detach_expression',
 ]);
@@ -702,10 +702,12 @@ class Lowerer {
           name: this.expr(node.childForFieldName('name'), node),
           span: s,
         };
-      case 'infer_expression': {
+      case 'infer_expression':
+      case 'ask_expression': {
         const opts = node.childForFieldName('options');
         return {
           kind: 'Infer',
+          ...(node.type === 'ask_expression' ? { person: true as const } : {}),
           type: this.type(node.childForFieldName('type'), node),
           ...(opts
             ? {

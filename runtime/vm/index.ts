@@ -33,6 +33,9 @@ import {
   withConfidence, type Value,
 } from '../values/index.js';
 import { SUSPEND_TOOL, type DurableHooks } from '../ports/durable.js';
+import { ASK_TOOL, askArgs, type AskRequest } from '../ports/ask.js';
+import { checkAnswer } from '../ask/answer.js';
+import { fromReply } from '../infer/reply-value.js';
 import { REMOTE_CHILD_TOOL, type ChildPlacement } from '../ports/placement.js';
 import { checkParam, countArguments, describeMismatch, singleArgument } from './calling.js';
 import { EffectWaits, type EffectResult, type EffectWait } from './effect-waits.js';
@@ -723,7 +726,18 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     } else {
       const tool = (w.effect as Extract<PendingEffect, { kind: 'tool' }>).request.name;
       this.events.emit({ kind: 'tool.reply',  pid: p.id, tool, ok: result.ok });
-      if (result.ok) {
+      if (tool === ASK_TOOL) {
+        // checked again here, against T from the bytecode: a journal's recorded answer is outside data too
+        const asked = askArgs((w.effect as Extract<PendingEffect, { kind: 'tool' }>).request.args);
+        const checked = result.ok ? checkAnswer(asked.schema, result.value) : undefined;
+        if (checked?.ok) {
+          this.charge(plainCost(checked.value));
+          p.stack[p.sp++] = this.allocLeft < 0 ? null : fromReply(checked.value, asked.schema);
+        } else {
+          const message = checked ? `the answer to \`ask ${asked.typeName}\` is not a ${asked.typeName}: ${checked.message}` : (result as { message: string }).message;
+          failure = new Map<string, Value>([['type', 'AskError'], ['message', message], ['line', this.site(p).line], ['ask', asked.typeName]]);
+        }
+      } else if (result.ok) {
         if (tool !== SUSPEND_TOOL) {
           // `suspend;` pushes nothing; a reply past the allocation budget is not converted (the run ends)
           this.charge(plainCost(result.value));
@@ -1695,6 +1709,20 @@ export class VM implements LifecycleRuntime, AgentRuntime {
               p.effect = effect;
               frame.ip = ip;
               p.sp = sp;
+              this.left = budget;
+              return EFFECT;
+            }
+            case 96 /* ASK */: {
+              // `ask T { prompt }` (issue 43): a typed question to a person, yielded as the ASK_TOOL
+              // effect so a durable run journals it (runtime/ask/, ports/ask.ts)
+              const desc = consts[code[ip++]] as InferDesc;
+              const prompt = stack[--sp];
+              if (prompt instanceof IdentityVal) throw new VMError('an identity handle cannot be sent in a question');
+              frame.ip = ip;
+              p.sp = sp;
+              const at = this.site(p);
+              const request: AskRequest = { name: ASK_TOOL, args: [desc.typeName, desc.schema, promptText(prompt)], pid: p.id, at };
+              p.effect = { kind: 'tool', request };
               this.left = budget;
               return EFFECT;
             }

@@ -82,6 +82,13 @@ describe('Turn TextMate grammar', () => {
     assert.ok(named.length === 1 && !named[0].scopes.some((s) => s.startsWith('keyword')), JSON.stringify(named));
   });
 
+  it('scopes `ask` before a type as a keyword (issue 43), and a variable named ask as no keyword', () => {
+    const tokens = tokenize('let d = ask Decision { "x"; };\nlet ask = 1;\nask + ask(2);');
+    assert.equal(scopeOf(tokens.filter((t) => t.line === 0), 'ask'), 'keyword.other.agent.turn');
+    const named = tokens.filter((t) => t.line > 0 && t.text.includes('ask'));
+    assert.ok(named.length === 3 && named.every((t) => !t.scopes.some((s) => s.startsWith('keyword'))), JSON.stringify(named));
+  });
+
   it('has the scope name package.json registers', () => {
     assert.equal(JSON.parse(grammarText).scopeName, 'source.turn');
   });

@@ -34,7 +34,7 @@ function show(q: QuestionView): void {
   const resume = el('input', { type: 'checkbox', class: 'answer-resume', 'aria-label': 'resume the run after' });
   resume.checked = q.resumable;
   const go = el('button', { class: 'answer-go' });
-  const label = () => (go.textContent = q.resumable && resume.checked ? 'Settle and resume' : 'Settle');
+  const label = () => (go.textContent = q.resumable && resume.checked ? 'Settle and resume' : (q.action ?? 'Settle'));
   resume.addEventListener('change', label);
   label();
   const choices = el('div', { class: 'answer-choices', role: 'radiogroup', 'aria-label': 'what happened' });
