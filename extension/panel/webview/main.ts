@@ -99,7 +99,15 @@ let shownVault: unknown = null;
 const startButton = h('button', { id: 'start' }, 'Run');
 startButton.addEventListener('click', () => post({ type: 'start', v: PROTOCOL_VERSION, file: state.run?.file ?? null }));
 const stopButton = h('button', { id: 'stop' }, 'Stop');
-stopButton.addEventListener('click', () => post({ type: 'stop', v: PROTOCOL_VERSION }));
+/** the run whose Stop was clicked: shown `stopping` at once, until the host's view says how it ended */
+let stoppingRun: number | null = null;
+stopButton.addEventListener('click', () => {
+  if (state.run?.status === 'running') {
+    stoppingRun = state.run.runId;
+    renderHeader(state.run);
+  }
+  post({ type: 'stop', v: PROTOCOL_VERSION });
+});
 const fileName = h('strong', {}, 'Turn');
 const statusBadge = h('span', { id: 'status', class: 'status-idle' }, 'idle');
 const modelName = h('span', { class: 'muted model' });
@@ -112,7 +120,7 @@ function setText(el: HTMLElement, text: string): void {
 }
 
 function renderHeader(run: RunView | null): void {
-  const status = run?.status ?? 'idle';
+  const status = run?.status === 'running' && run.runId === stoppingRun ? 'stopping' : run?.status ?? 'idle';
   setText(fileName, run?.file ? run.file.split(/[\\/]/).pop()! : 'Turn');
   setText(statusBadge, status);
   if (statusBadge.className !== `status-${status}`) statusBadge.className = `status-${status}`;
