@@ -26,10 +26,13 @@ export function hostLoadProbe(file = process.env.TURN_PANEL_PROFILE): HostLoad {
   let publishMs = 0;
   let publishMaxMs = 0;
   let publishes = 0;
+  /** from the run asked (the panel's launch) to its first view published: what Stop's showing waits on in the host */
+  let firstPublishMs: number | null = null;
   const ms = (ns: number) => Math.round(ns / 1e6);
   return {
     publishing(f) {
       const s = performance.now();
+      firstPublishMs ??= Math.round(s - t0);
       try {
         return f();
       } finally {
@@ -47,6 +50,7 @@ export function hostLoadProbe(file = process.env.TURN_PANEL_PROFILE): HostLoad {
         wallMs: Math.round(performance.now() - t0),
         cpuMs: Math.round((cpu.user + cpu.system) / 1000),
         loopDelayMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) },
+        firstPublishMs,
         publishes,
         publishMs: Math.round(publishMs),
         publishMaxMs: Math.round(publishMaxMs),

@@ -189,6 +189,31 @@ function update(): void {
   events.update(run.timeline);
 }
 
+/**
+ * The run's updates are drawn at most once per RENDER_SPACING times the last drawing's own duration
+ * while the run runs (and at once otherwise): in code-server the webview shares the workbench's
+ * thread, so a webview that drew each update of a 1,000-worker run as it came held the editor (a
+ * hover waited behind it; issue 44). Updates that arrive meanwhile are applied to the state and
+ * drawn together. The header (status, Stop) is drawn at once: it costs nothing.
+ */
+const RENDER_SPACING = 5;
+let drawDue: ReturnType<typeof setTimeout> | undefined;
+let drawnAt = 0;
+let drawMs = 0;
+function updateSoon(): void {
+  renderHeader(state.run);
+  if (drawDue !== undefined) return;
+  const running = state.run?.status === 'running';
+  const wait = running ? Math.max(0, drawnAt + RENDER_SPACING * drawMs - performance.now()) : 0;
+  drawDue = setTimeout(() => {
+    drawDue = undefined;
+    const t = performance.now();
+    update();
+    drawnAt = performance.now();
+    drawMs = drawnAt - t;
+  }, wait);
+}
+
 window.addEventListener('message', (event: MessageEvent) => {
   const m: unknown = event.data;
   if (!isHostMessage(m)) return; // validated: anything else is ignored
@@ -243,7 +268,8 @@ window.addEventListener('message', (event: MessageEvent) => {
       receiveMedia(m);
       return;
   }
-  update();
+  if (m.type === 'run' || m.type === 'runDelta') updateSoon();
+  else update();
 });
 
 let resizing = false;
