@@ -20,6 +20,7 @@ import { KeptView } from './kept-view.js';
 import { RunDeltaProducer } from '../protocol/run-delta.js';
 import { calibrationMapView } from './calibration.js';
 import { KeptMedia } from './media.js';
+import { hostLoadProbe } from './host-load.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
 
 export const PANEL_VIEW_TYPE = 'turn.runPanel';
@@ -285,6 +286,7 @@ export class RunPanel {
   private launch(file: string, request?: PanelRequest, call?: { entryText: string; signal: AbortSignal; onSettled: (result: RunResult, run: Run) => void }): Promise<RunView> {
     this.runner?.stop();
     this.media.clear();
+    const load = hostLoadProbe();
     const runner = new Runner({
       file,
       options: { ...this.optionsFor(file), onMedia: (media) => this.media.keep(media), ...(call ? { entryText: call.entryText } : {}) },
@@ -295,7 +297,7 @@ export class RunPanel {
         return prices ? { prices } : {};
       })(),
       ...(request ? { request } : {}),
-      publish: (view) => {
+      publish: (view) => load.publishing(() => {
         if (view.runId !== this.runId) return;
         this.lastView = view;
         this.kept.keep(view);
@@ -303,13 +305,16 @@ export class RunPanel {
         const message = this.deltas.next(view);
         if (message) this.post(message);
         this.observe(view);
-      },
+      }),
     });
     this.runner = runner;
     this.names.clear();
     this.journalOf = undefined;
     call?.signal.addEventListener('abort', () => runner.stop(), { once: true });
-    return runner.start();
+    return runner.start().then((view) => {
+      load.end({ runId: view.runId, file: path.basename(file), status: view.status, actors: view.actors.length, events: view.timeline.length });
+      return view;
+    });
   }
 
   dispose(): void {

@@ -11,7 +11,7 @@
 // stored run, or shows it as stored, instead of starting the file afresh.
 import {
   blocksOfStore, countTokens, DEFAULT_MODEL, formatDiagnostic, inferOptionsText, isRealModel, renderValue, resumeRun, RunSetupError, startRun, summaryLines, tokenSummary,
-  type PriceTable, type ProcessView, type Run, type RunEvent, type RunOptions, type RunResult, type RunStore,
+  type PriceTable, type ProcessInfo, type ProcessView, type Run, type RunEvent, type RunOptions, type RunResult, type RunStore,
 } from '../../runtime/index.js';
 import type { ActorView, CallPhasesView, ContextView, InferAttemptView, InferView, RunView, SiteView, TimelineItem } from '../protocol/panel.js';
 import { emptyRun, MAX_MESSAGE_PAIRS } from '../protocol/panel.js';
@@ -45,6 +45,30 @@ const clip = (s: string): string => (s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) 
 const MAX_STREAMED = 4_000;
 /** how much of a streaming reply is read for its partial value (past it, the value shown stays as it was) */
 const MAX_PARTIAL_SOURCE = 1_000_000;
+/**
+ * Actors read again at each publish besides the ones that changed (an event of theirs, a new status
+ * or mailbox count), in turn: a process that changes its memory or context without an event (a
+ * computation between two effects) is seen within (actors ÷ this) publishes, and the work of a
+ * publish stays proportional to the change, not to the number of actors (issue 44).
+ */
+const ACTORS_REREAD_PER_PUBLISH = 64;
+/**
+ * Rows (re)built in one publish at most: 1,000 workers spawned at once appear over a few publishes
+ * (a tenth of a second apart) instead of one publish holding the thread for all of them.
+ */
+const MAX_ROWS_PER_PUBLISH = 200;
+
+/**
+ * The wait tracker looks at every process's status; with many processes it looks at one event in
+ * (processes ÷ this), so its work per event stays about this many process reads (at 1,000 workers,
+ * every 15th event: a wait is placed within 15 events of where it began or ended).
+ */
+const WAIT_LOOK_PROCESSES = 64;
+/** context entries whose token count is remembered (1,000 workers share their system prompt) */
+const MAX_COUNTED = 10_000;
+
+/** What of a process's status changes its row without an event of its own (woken, a message received, cancelled). */
+const statusSig = (i: ProcessInfo): string => `${i.status}|${i.waitingOn}|${i.mailbox}|${i.cancel}|${i.linked}|${i.detached}|${i.scopes}|${i.monitors.length}|${i.parent}`;
 
 /** A reply's phases as the transport measured them (reply.meta.phases), if they are there and are numbers. */
 function callPhases(v: unknown): CallPhasesView | null {
@@ -80,6 +104,16 @@ export class Runner {
   private readonly failedChildren = new Map<number, number>();
   /** who sent to whom, one row per (from, to) pair (`process.send` events), at most MAX_MESSAGE_PAIRS */
   private readonly messages = new Map<string, { from: number; to: number; count: number }>();
+  /** each actor's row as last built (a new object when rebuilt: the delta producer skips a row it has sent), its status signature, and the pids changed since */
+  private readonly actorRows = new Map<number, ActorView>();
+  private readonly actorSigs = new Map<number, string>();
+  private readonly actorsDue = new Set<number>();
+  /** where the next publish goes on re-reading unchanged actors (ACTORS_REREAD_PER_PUBLISH) */
+  private rereadFrom = 0;
+  /** events since the wait tracker last looked, and how many processes it saw then */
+  private eventsSinceWaitLook = 0;
+  private processCount = 1;
+  private readonly counted = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private done: Promise<RunView> | undefined;
@@ -115,8 +149,9 @@ export class Runner {
         this.options.publish(this.view);
         return this.view;
       }
+      // shown at once (Stop enabled): the program's compile and the store come after
       this.view.status = 'running';
-      this.publishSoon();
+      this.flush();
       const watch = {
         onOutput: (line: string) => {
           this.view.output.push(clip(line));
@@ -221,7 +256,7 @@ export class Runner {
     if (last) this.timeline.push(...this.waits.observe(last.seq, last.ms, this.run?.statuses() ?? []));
     for (const t of this.timeline) if (t.state === 'pending') t.state = 'unknown';
     for (const i of this.infers.values()) if (i.state === 'pending') i.state = 'failed';
-    this.flush();
+    this.flush(true);
     return this.view;
   }
 
@@ -278,7 +313,10 @@ export class Runner {
     }
     const e = ev;
     const pid = 'pid' in e ? e.pid : null;
-    if (pid !== null && !this.names.has(pid)) this.nameOf(pid, this.run?.processName(pid) ?? null);
+    if (pid !== null) {
+      this.actorsDue.add(pid);
+      if (!this.names.has(pid)) this.nameOf(pid, this.run?.processName(pid) ?? null);
+    }
     let summary: string = e.kind;
     let state: TimelineItem['state'] = 'done';
     switch (e.kind) {
@@ -345,6 +383,7 @@ export class Runner {
         break;
       case 'process.spawn': {
         this.parentOf.set(e.pid, e.parent);
+        this.actorsDue.add(e.parent);
         // a spawn after one of this parent's children failed: the parent (a supervisor) restarted it
         const failed = this.failedChildren.get(e.parent) ?? 0;
         if (failed > 0) {
@@ -356,6 +395,7 @@ export class Runner {
       }
       case 'process.exit': {
         const parent = this.parentOf.get(e.pid);
+        if (parent !== undefined) this.actorsDue.add(parent);
         if (e.status === 'failed' && parent !== undefined) this.failedChildren.set(parent, (this.failedChildren.get(parent) ?? 0) + 1);
         summary = `#${e.pid} ${e.status}`;
         break;
@@ -375,10 +415,28 @@ export class Runner {
         break;
     }
     const ms = e.ms + this.offsetMs;
-    this.timeline.push(...this.waits.observe(e.seq, ms, this.run?.statuses() ?? [], (p) => this.siteOf(p)));
+    if (++this.eventsSinceWaitLook >= Math.max(1, Math.floor(this.processCount / WAIT_LOOK_PROCESSES))) this.lookAtWaits(e.seq, ms);
     const phases = e.kind === 'infer.reply' ? callPhases(e.meta?.phases) : null;
     this.timeline.push({ seq: e.seq, ms, kind: e.kind, pid, summary: clip(summary), state, site: this.siteOf(pid), ...(phases ? { phases } : {}) });
     this.publishSoon();
+  }
+
+  private lookAtWaits(seq: number, ms: number): void {
+    this.eventsSinceWaitLook = 0;
+    const statuses = this.run?.statuses() ?? [];
+    this.processCount = statuses.length;
+    this.timeline.push(...this.waits.observe(seq, ms, statuses, (p) => this.siteOf(p)));
+  }
+
+  /** A context entry's tokens, remembered (bounded) for the texts that recur across actors and publishes. */
+  private tokensOf(text: string): number {
+    let n = this.counted.get(text);
+    if (n === undefined) {
+      n = countTokens(text);
+      if (this.counted.size >= MAX_COUNTED) this.counted.clear();
+      this.counted.set(text, n);
+    }
+    return n;
   }
 
   private countMessage(from: number, to: number): void {
@@ -403,7 +461,7 @@ export class Runner {
   // ---- views
 
   private contextOf(p: ProcessView): ContextView {
-    const entries = (xs: string[]) => xs.map((text) => ({ text: clip(text), tokens: countTokens(text) }));
+    const entries = (xs: string[]) => xs.map((text) => ({ text: clip(text), tokens: this.tokensOf(text) }));
     const P0 = entries(p.context.P0);
     const P1 = entries(p.context.P1);
     const P2 = entries(p.context.P2);
@@ -418,11 +476,10 @@ export class Runner {
     };
   }
 
-  private actors(): ActorView[] {
-    const run = this.run;
-    if (!run) return [];
+  private actorRow(p: ProcessView): ActorView {
+    const run = this.run!;
     const r = (v: unknown) => clip(run.redact(renderValue(v as never)));
-    return run.processes().map((p) => ({
+    return {
       pid: p.pid,
       parent: p.parent,
       name: this.nameOf(p.pid, p.name),
@@ -438,7 +495,48 @@ export class Runner {
       mailbox: p.messages.map(r),
       result: p.status === 'done' ? r(p.result) : null,
       error: p.failure !== null ? r(p.failure) : null,
-    }));
+    };
+  }
+
+  /**
+   * The actor rows: rebuilt only for the processes that changed since the last publish (an event of
+   * theirs, a new status signature), a few others in turn, or all of them (`all`: the run's end).
+   */
+  private actors(all = false): ActorView[] {
+    const run = this.run;
+    if (!run) return [];
+    const infos = run.statuses();
+    const due: ProcessInfo[] = [];
+    const reread = all ? infos.length : Math.min(ACTORS_REREAD_PER_PUBLISH, infos.length);
+    const from = infos.length > 0 ? this.rereadFrom % infos.length : 0;
+    const later = new Set<number>();
+    infos.forEach((info, k) => {
+      const sig = statusSig(info);
+      const inTurn = (k - from + infos.length) % infos.length < reread;
+      if (inTurn || this.actorsDue.has(info.pid) || this.actorSigs.get(info.pid) !== sig || !this.actorRows.has(info.pid)) {
+        if (!all && due.length >= MAX_ROWS_PER_PUBLISH) {
+          later.add(info.pid);
+          return;
+        }
+        this.actorSigs.set(info.pid, sig);
+        due.push(info);
+      }
+    });
+    this.rereadFrom = from + reread;
+    this.actorsDue.clear();
+    for (const pid of later) this.actorsDue.add(pid);
+    if (later.size > 0) this.publishSoon();
+    for (const p of run.processesOf(due)) this.actorRows.set(p.pid, this.actorRow(p));
+    if (this.actorRows.size > infos.length) {
+      // processes that left the table
+      const live = new Set(infos.map((i) => i.pid));
+      for (const pid of [...this.actorRows.keys()]) {
+        if (live.has(pid)) continue;
+        this.actorRows.delete(pid);
+        this.actorSigs.delete(pid);
+      }
+    }
+    return infos.flatMap((i) => this.actorRows.get(i.pid) ?? []);
   }
 
   /** Notes the function `pid` runs (when known now) and returns the last one noted. */
@@ -447,7 +545,7 @@ export class Runner {
     return this.names.get(pid) ?? null;
   }
 
-  private snapshot(): RunView {
+  private snapshot(all = false): RunView {
     // the partial values of the replies streamed since the last publish (read once per publish, not per chunk)
     for (const a of this.partialDue) {
       const p = a.streamed ? partialReplyValue(this.streamedText.get(a) ?? '') : null;
@@ -456,7 +554,10 @@ export class Runner {
       }
     }
     this.partialDue.clear();
-    this.view.actors = this.actors();
+    // the waits since the tracker last looked (it looks at one event in several with many processes)
+    const last = this.timeline[this.timeline.length - 1];
+    if (this.eventsSinceWaitLook > 0 && last) this.lookAtWaits(last.seq, last.ms);
+    this.view.actors = this.actors(all);
     this.view.infers = [...this.infers.values()];
     // copies: the delta producer compares this with what it last sent
     this.view.messages = this.messages.size > 0 ? [...this.messages.values()].map((m) => ({ ...m })) : null;
@@ -473,9 +574,10 @@ export class Runner {
     }, this.options.throttleMs ?? 100);
   }
 
-  private flush(): void {
+  /** Publishes now; `all` reads every actor again (the run's end), else only the ones that changed. */
+  private flush(all = false): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.options.publish(this.snapshot());
+    this.options.publish(this.snapshot(all));
   }
 }

@@ -9,7 +9,7 @@
 // message's size follows the change, while the producer's work per update is one pass over the rows.
 //
 // No `vscode` import and no DOM: both sides bundle this file, and test/extension/ runs it in Node.
-import type { ActorPatch, AttemptPatch, HostMessage, InferAttemptView, InferPatch, InferView, RunDelta, RunView, StreamedPatch, TimelineItem } from './panel.js';
+import type { ActorPatch, ActorView, AttemptPatch, HostMessage, InferAttemptView, InferPatch, InferView, RunDelta, RunView, StreamedPatch, TimelineItem } from './panel.js';
 import { isActorView, PROTOCOL_VERSION } from './panel.js';
 
 // `messages` (the message edges, at most MAX_MESSAGE_PAIRS rows) goes whole when a count changes: small, and bounded
@@ -77,6 +77,12 @@ export class RunDeltaProducer {
   private actorSent = new Map<number, Sigs>();
   /** each actor's whole JSON as last sent: an unchanged actor costs one comparison, not one per field */
   private actorWhole = new Map<number, string>();
+  /**
+   * each actor's row object as last compared: the runner builds a new row when an actor changes
+   * (runner.ts), so the same object is the same row and costs no serializing (at 1,000 actors, most
+   * rows of an update are unchanged). Rows are never mutated once published.
+   */
+  private actorSeen = new Map<number, ActorView>();
   private actorOrder: number[] = [];
   private inferSent = new Map<string, SentInfer>();
   private inferOrder: string[] = [];
@@ -90,6 +96,7 @@ export class RunDeltaProducer {
     this.outputLength = view.output.length;
     this.actorSent = new Map(view.actors.map((a) => [a.pid, sigsOf(a)]));
     this.actorWhole = new Map(view.actors.map((a) => [a.pid, JSON.stringify(a)]));
+    this.actorSeen = new Map(view.actors.map((a) => [a.pid, a]));
     this.actorOrder = view.actors.map((a) => a.pid);
     this.inferSent = new Map(view.infers.map((i) => [i.id, { head: inferHead(i), attempts: i.attempts.map(sentAttempt) }]));
     this.inferOrder = view.infers.map((i) => i.id);
@@ -122,6 +129,8 @@ export class RunDeltaProducer {
 
     const actors: ActorPatch[] = [];
     for (const a of view.actors) {
+      if (this.actorSeen.get(a.pid) === a) continue;
+      this.actorSeen.set(a.pid, a);
       const whole = JSON.stringify(a);
       if (this.actorWhole.get(a.pid) === whole) continue;
       this.actorWhole.set(a.pid, whole);
@@ -141,6 +150,7 @@ export class RunDeltaProducer {
       if (pids.has(pid)) continue;
       this.actorSent.delete(pid);
       this.actorWhole.delete(pid);
+      this.actorSeen.delete(pid);
     }
     if (!appendedOrder(this.actorOrder, actorOrder)) d.actorOrder = actorOrder;
     this.actorOrder = actorOrder;

@@ -26,22 +26,25 @@ export interface ProcessView extends ProcessInfo {
 
 /** Every process of a VM, as the editor shows it (a run's `processes()`, a replayed step's state). */
 export function processViews(vm: VM): ProcessView[] {
-  return vm.inspectProcesses().map((info) => {
-    const p = vm.process(info.pid)!;
-    const t = p.context.tiers();
-    const bottom = p.frames[0];
-    return {
-      ...info,
-      // the name it gave itself (std/graph: its node), else the function it runs
-      // (or ran: a finished process has no frames, and is named by what it was spawned to run)
-      name: p.label ?? (bottom ? bottom.closure.name ?? null : null) ?? p.fn,
-      after: [...p.after],
-      site: p.frames.length > 0 ? userLocation(vm.bundle, vm.site(p), vm.stackTrace(p)).site : null,
-      context: { P0: t.system, P1: t.working, P2: t.episodic, limits: { ...p.context.limits } },
-      memory: [...p.memory],
-      messages: p.mailbox.slice(),
-      result: info.status === 'done' ? p.result : null,
-      failure: info.status === 'failed' && p.failure ? p.failure.value : null,
-    };
-  });
+  return vm.inspectProcesses().map((info) => processView(vm, info));
+}
+
+/** One process as the editor shows it, from its status (`inspect`): what a view that updates only the processes that changed reads. */
+export function processView(vm: VM, info: ProcessInfo): ProcessView {
+  const p = vm.process(info.pid)!;
+  const t = p.context.tiers();
+  const bottom = p.frames[0];
+  return {
+    ...info,
+    // the name it gave itself (std/graph: its node), else the function it runs
+    // (or ran: a finished process has no frames, and is named by what it was spawned to run)
+    name: p.label ?? (bottom ? bottom.closure.name ?? null : null) ?? p.fn,
+    after: [...p.after],
+    site: p.frames.length > 0 ? userLocation(vm.bundle, vm.site(p), vm.stackTrace(p)).site : null,
+    context: { P0: t.system, P1: t.working, P2: t.episodic, limits: { ...p.context.limits } },
+    memory: [...p.memory],
+    messages: p.mailbox.slice(),
+    result: info.status === 'done' ? p.result : null,
+    failure: info.status === 'failed' && p.failure ? p.failure.value : null,
+  };
 }

@@ -1,6 +1,7 @@
 // The run API: one way to run a Turn program (docs/architecture.md).
 export { startRun, resumeRun, compileProgram, Run, type RunResult, type ProgramError, type RunMeta, type CompiledProgram } from './run.js';
 export type { ProcessView } from '../durable/views.js';
+export type { ProcessInfo } from '../vm/actors.js';
 export { buildHost, knownSecretsRedactor, type RunHost } from './host.js';
 export { RunSetupError, type SetupErrorKind } from './errors.js';
 export type { RunOptions, AuthorityOptions, EffectWait, HostModels } from './options.js';

@@ -23,7 +23,7 @@ import { RunSetupError } from './errors.js';
 import type { AuthorityOptions, RunOptions } from './options.js';
 import { resolveModelSpec } from './model.js';
 import { originNote, userLocation } from '../locate.js';
-import { processViews, type ProcessView } from '../durable/views.js';
+import { processView, processViews, type ProcessView } from '../durable/views.js';
 import type { ProcessInfo } from '../vm/actors.js';
 import { walk } from '../syntax/walk.js';
 import type { ModelTokens } from '../telemetry/tokens.js';
@@ -219,6 +219,15 @@ export class Run {
   /** Every process of the run, as the editor's actor tree shows it. */
   processes(): ProcessView[] {
     return this.vm ? processViews(this.vm) : [];
+  }
+
+  /**
+   * The processes of `statuses` (or a part of them) as the editor's actor tree shows them: a view
+   * that updates only the actors that changed reads those, not all of `processes()`.
+   */
+  processesOf(infos: readonly ProcessInfo[]): ProcessView[] {
+    const vm = this.vm;
+    return vm ? infos.filter((i) => vm.process(i.pid) !== undefined).map((i) => processView(vm, i)) : [];
   }
 
   /** Every process's status and what it waits on: cheap (no tiers or values), for a view that updates at each event. */

