@@ -256,6 +256,7 @@ interface Statements {
   markUnknown: SqlStatement;
   putSnapshot: SqlStatement;
   latestSnapshot: SqlStatement;
+  snapshotBefore: SqlStatement;
   pruneSnapshots: SqlStatement;
   putBundle: SqlStatement;
   getBundle: SqlStatement;
@@ -366,6 +367,7 @@ export class SqliteRunStore implements RunStore {
       markUnknown: p(`UPDATE journal SET status = 'unknown' WHERE run_id = ? AND status = 'intent'`),
       putSnapshot: p('INSERT OR REPLACE INTO snapshots (run_id, seq, bytes, created_at) VALUES (?, ?, ?, ?)'),
       latestSnapshot: p('SELECT run_id, seq, bytes, created_at FROM snapshots WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
+      snapshotBefore: p('SELECT run_id, seq, bytes, created_at FROM snapshots WHERE run_id = ? AND seq < ? ORDER BY seq DESC LIMIT 1'),
       pruneSnapshots: p(
         'DELETE FROM snapshots WHERE run_id = ? AND seq NOT IN (SELECT seq FROM snapshots WHERE run_id = ? ORDER BY seq DESC LIMIT ?)',
       ),
@@ -652,6 +654,13 @@ export class SqliteRunStore implements RunStore {
   latestSnapshot(runId: string): Snapshot | null {
     return this.read('read a snapshot', () => {
       const r = this.st.latestSnapshot.get(runId);
+      return r ? { runId: r.run_id as string, seq: num(r.seq), bytes: bytes(r.bytes)!, createdAt: num(r.created_at) } : null;
+    });
+  }
+
+  snapshotBefore(runId: string, seq: number): Snapshot | null {
+    return this.read('read a snapshot', () => {
+      const r = this.st.snapshotBefore.get(runId, seq);
       return r ? { runId: r.run_id as string, seq: num(r.seq), bytes: bytes(r.bytes)!, createdAt: num(r.created_at) } : null;
     });
   }

@@ -174,6 +174,8 @@ export interface RunStore {
   /** Stores a snapshot reflecting journal entries <= seq (replacing one at the same seq). */
   putSnapshot(runId: string, seq: number, bytes: Uint8Array): void;
   latestSnapshot(runId: string): Snapshot | null;
+  /** The latest snapshot older than `seq` (issue 45: a resume whose latest snapshot cannot be used tries the one before). Optional: without it, such a resume re-executes. */
+  snapshotBefore?(runId: string, seq: number): Snapshot | null;
   /** Drops snapshots older than the latest `keep` (default 1). */
   pruneSnapshots(runId: string, keep?: number): void;
 
