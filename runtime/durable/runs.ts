@@ -302,7 +302,6 @@ function restorable(store: RunStore, id: string, snap: Snapshot): { restore: Sna
   if (data.semanticsVersion !== SEMANTICS_VERSION) return `${at} was taken by a VM with semantics ${data.semanticsVersion}`;
   const point = restorePoint(data);
   if (typeof point === 'string') return `${at} cannot be restored: ${point}`;
-  if (point.seq !== snap.seq) return `${at} does not match the journal`;
   let tail: JournalEntry[];
   if (point.suspended !== null) {
     // committed with its suspend entry: the journal's tail starts with that entry
@@ -312,7 +311,7 @@ function restorable(store: RunStore, id: string, snap: Snapshot): { restore: Sna
     // a checkpoint (issue 45) reflects every entry up to its last, which the journal must still hold there
     const from = store.readJournal(id, snap.seq);
     const last = from[0];
-    if (!point.last || last?.seq !== snap.seq || last.kind !== point.last.kind || last.idempotencyKey !== point.last.key) return `${at} does not match the journal`;
+    if (!point.last || point.last.seq !== snap.seq || last?.seq !== snap.seq || last.kind !== point.last.kind || last.idempotencyKey !== point.last.key) return `${at} does not match the journal`;
     tail = from.slice(1);
   }
   return { restore: { ...point, seq: snap.seq, bytecodeHash: data.bytecodeHash, bytes: snap.bytes.length }, tail };
