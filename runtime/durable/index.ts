@@ -307,19 +307,20 @@ export class JournalWriter {
   }
 
   /**
-   * Stores a checkpoint reflecting entries <= `seq` (issue 45): the open group is committed first,
-   * so a snapshot is never on disk ahead of the journal it reflects; then the snapshot (one commit,
-   * a journal write for the crash harness), then the older ones are dropped but the last
-   * `SNAPSHOTS_KEPT` (a damaged latest one falls back to the one before it).
+   * Stores a checkpoint reflecting entries <= `seq` (issue 45), with the older ones dropped but the
+   * last `SNAPSHOTS_KEPT` (a damaged latest one falls back to the one before it). Both join the open
+   * group commit, so the snapshot commits with the entries it reflects — never on disk ahead of
+   * them, and at no fsync of its own; it is a journal write for the crash harness.
    */
   snapshot(seq: number, bytes: Uint8Array): void {
-    this.flush();
     this.writes++;
     this.point('before');
-    this.store.putSnapshot(this.runId, seq, bytes);
-    this.commits++;
+    this.join();
+    this.grouped(() => {
+      this.store.putSnapshot(this.runId, seq, bytes);
+      this.store.pruneSnapshots(this.runId, SNAPSHOTS_KEPT);
+    });
     this.point('after');
-    this.store.pruneSnapshots(this.runId, SNAPSHOTS_KEPT);
     this.growth.entries = 0;
     this.growth.bytes = 0;
   }

@@ -645,10 +645,11 @@ export class SqliteRunStore implements RunStore {
 
   putSnapshot(runId: string, seq: number, data: Uint8Array): void {
     if (!Number.isInteger(seq) || seq < 0) throw new StoreError('invalid', `a snapshot seq must be an integer >= 0, got ${seq}`, this.file);
+    // joins an open group commit (issue 45: a run's automatic snapshot commits with the entries it reflects)
     this.tx('save a snapshot', () => {
       if (!this.st.getRun.get(runId)) throw this.notFound(`run ${runId}`);
       this.st.putSnapshot.run(runId, seq, data, Date.now());
-    });
+    }, true);
   }
 
   latestSnapshot(runId: string): Snapshot | null {
@@ -668,7 +669,7 @@ export class SqliteRunStore implements RunStore {
   pruneSnapshots(runId: string, keep = 1): void {
     this.tx('prune snapshots', () => {
       this.st.pruneSnapshots.run(runId, runId, Math.max(0, Math.floor(keep)));
-    });
+    }, true);
   }
 
   putBundle(hash: string, data: Uint8Array): void {

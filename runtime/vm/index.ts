@@ -399,11 +399,17 @@ export class VM implements LifecycleRuntime, AgentRuntime {
       }
       // the part's budget is spent, the slice's is not: a safe point, with `p` running
       if (durable.snapshotDue === true && this.effects.count === 0) {
+        // the snapshot counts the steps this slice has spent so far, as the scheduler counts them once it ends
+        const spent = slice - left;
         this.running = { p, left };
+        this.used += spent;
+        if (p.limits !== null) p.steps += spent;
         try {
           durable.safePoint?.();
         } finally {
           this.running = undefined;
+          this.used -= spent;
+          if (p.limits !== null) p.steps -= spent;
         }
       }
     }
