@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { openStoreFile } from '../runtime/store/index.js';
 import { Durable, JournalWriter, POLICY_VERSIONS, SEMANTICS_VERSION, restoreRun } from '../runtime/durable/index.js';
 import { restorePoint } from '../runtime/durable/snapshot.js';
+import { DEFAULT_SNAPSHOT_POLICY } from '../runtime/durable/checkpoints.js';
 import { decodeSnapshot } from '../runtime/store/serialize.js';
 import type { RunStore } from '../runtime/store/types.js';
 import { VM, runBundle } from '../runtime/vm/index.js';
@@ -109,7 +110,7 @@ export async function durabilityBenchmarks(): Promise<Row[]> {
  * grew (runtime/durable/checkpoints.ts), and the journal after it. Also the recording's cost:
  * the run with automatic snapshots beside the same run with none (`snapshotEvery = null`).
  */
-async function resumeFromCheckpoint(dir: string): Promise<Row> {
+export async function resumeFromCheckpoint(dir: string): Promise<Row> {
   const bundle = await compileOnce;
   const file = path.join(dir, 'checkpoints.db');
   const store = openStoreFile(file);
@@ -153,7 +154,7 @@ async function resumeFromCheckpoint(dir: string): Promise<Row> {
       m.ours,
       'the same program without a store',
       m.anchor,
-      `the run snapshotted itself ${checkpoints} times (every 1,000 entries); the resume read the snapshot (${store.latestSnapshot(run.id)!.bytes.length} bytes) and ${tailRead} journal entries; ` +
+      `the run snapshotted itself ${checkpoints} times (every ${DEFAULT_SNAPSHOT_POLICY.entries.toLocaleString('en')} entries); the resume read the snapshot (${store.latestSnapshot(run.id)!.bytes.length} bytes) and ${tailRead} journal entries; ` +
         `recording with automatic snapshots ${rec.ours.medianMs.toFixed(1)} ms against ${rec.anchor.medianMs.toFixed(1)} ms without (${((rec.ours.medianMs / rec.anchor.medianMs - 1) * 100).toFixed(1)}%)`,
     );
   } finally {
