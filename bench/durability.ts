@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { openStoreFile } from '../runtime/store/index.js';
 import { Durable, JournalWriter, POLICY_VERSIONS, SEMANTICS_VERSION, restoreRun } from '../runtime/durable/index.js';
 import { restorePoint } from '../runtime/durable/snapshot.js';
+import { DEFAULT_SNAPSHOT_POLICY } from '../runtime/durable/checkpoints.js';
 import { decodeSnapshot } from '../runtime/store/serialize.js';
 import type { RunStore } from '../runtime/store/types.js';
 import { VM, runBundle } from '../runtime/vm/index.js';
@@ -94,11 +95,70 @@ export async function durabilityBenchmarks(): Promise<Row[]> {
         `the snapshot committed with the suspend is restored (${store.latestSnapshot(run.id)!.bytes.length} bytes) and the journal after it (the suspend entry) replayed; the program's loop is not re-run`,
       ),
     ];
+    rows.push(await resumeFromCheckpoint(dir));
     rows.push(...(await throughput(dir)));
     return rows;
   } finally {
     store.close();
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Issue 45: the same loop without `suspend;` (a run that never suspends, killed at its end before
+ * its status was written), resumed from the latest snapshot the run took by itself as its journal
+ * grew (runtime/durable/checkpoints.ts), and the journal after it. Also the recording's cost:
+ * the run with automatic snapshots beside the same run with none (`snapshotEvery = null`).
+ */
+export async function resumeFromCheckpoint(dir: string): Promise<Row> {
+  const bundle = await compileOnce;
+  const file = path.join(dir, 'checkpoints.db');
+  const store = openStoreFile(file);
+  try {
+    const record = async (snapshots: boolean) => {
+      const run = store.createRun({ entry: 'bench.tn', bytecodeHash: bundle.version, semanticsVersion: SEMANTICS_VERSION, policies: POLICY_VERSIONS });
+      const vm = new VM(bundle, host, { maxSteps: 0 });
+      const durable = new Durable(vm, run, new JournalWriter(store, run.id, undefined), []);
+      if (!snapshots) durable.snapshotEvery = null;
+      vm.durable = durable;
+      const out = await Promise.race([vm.run(), durable.stopped]);
+      if (!('ok' in out) || !out.ok) throw new Error('the recorded run did not end');
+      return { run, checkpoints: durable.checkpoints };
+    };
+    const rec = await measurePair(() => record(true), () => record(false), { warmup: 1, samples: 5 });
+    const { run, checkpoints } = await record(true);
+    let tailRead = 0;
+    const restore = async () => {
+      const snap = store.latestSnapshot(run.id)!;
+      const point = restorePoint(decodeSnapshot(snap.bytes));
+      if (typeof point === 'string' || point.suspended !== null) throw new Error(`the snapshot is not a checkpoint: ${String(point)}`);
+      const from = store.readJournal(run.id, snap.seq);
+      if (from[0]?.seq !== snap.seq || from[0].idempotencyKey !== point.last?.key) throw new Error('the checkpoint does not match the journal');
+      const tail = from.slice(1);
+      tailRead = from.length;
+      const vm2 = new VM(bundle, host, { maxSteps: 0 });
+      const d = new Durable(vm2, run, new JournalWriter(store, run.id, undefined), tail);
+      vm2.durable = d;
+      restoreRun(vm2, d, point, snap.bytes.length);
+      const out = await Promise.race([vm2.run(), d.stopped]);
+      if (!('ok' in out) || !out.ok || d.leftover().length > 0) throw new Error('the resume from the checkpoint did not run to the end');
+    };
+    const plain = async () => {
+      const out = await runBundle(bundle, { ...host }, { maxSteps: 0 });
+      if (!out.ok) throw new Error(out.error.message);
+    };
+    const m = await measurePair(restore, plain, { warmup: 2, samples: 10 });
+    const entries = store.readJournal(run.id).length;
+    return row(
+      `resume a ${entries.toLocaleString('en')}-entry run that never suspended, from its latest automatic snapshot (restore + replay the tail)`,
+      m.ours,
+      'the same program without a store',
+      m.anchor,
+      `the run snapshotted itself ${checkpoints} times (every ${DEFAULT_SNAPSHOT_POLICY.entries.toLocaleString('en')} entries); the resume read the snapshot (${store.latestSnapshot(run.id)!.bytes.length} bytes) and ${tailRead} journal entries; ` +
+        `recording with automatic snapshots ${rec.ours.medianMs.toFixed(1)} ms against ${rec.anchor.medianMs.toFixed(1)} ms without (${((rec.ours.medianMs / rec.anchor.medianMs - 1) * 100).toFixed(1)}%)`,
+    );
+  } finally {
+    store.close();
   }
 }
 

@@ -18,7 +18,8 @@ import { optionsRecord } from '../infer/options.js';
 import { defersCommits, SUSPEND_TOOL, whenDurable, type DurableHooks } from '../ports/durable.js';
 import { REMOTE_CHILD_TOOL } from '../ports/placement.js';
 import { isRefusedBeforeSending } from '../ports/refusal.js';
-import { vmSnapshot, type Counters, type RestorePoint } from './snapshot.js';
+import { checkpointSnapshot, vmSnapshot, type Counters, type LastEntry, type RestorePoint } from './snapshot.js';
+import { ENTRY_BYTES, PART_STEPS, SNAPSHOTS_KEPT, checkpointDue, snapshotPolicyFromEnv, type SnapshotPolicy } from './checkpoints.js';
 import { BLOCK_KIND, BlockWriter, blockText } from './request-blocks.js';
 import { GRANT_KEY, REPLAYED_KEY, approvalStep, journalKey, logicalKey, refusalKey, stoppedAtApproval } from './keys.js';
 import type { ApprovalAnswer, ApprovalAsked, JournaledApprovals } from '../ports/approval.js';
@@ -282,12 +283,20 @@ export class JournalWriter {
     if (this.crash?.when === 'done') process.kill(process.pid, 'SIGKILL');
   }
 
+  /** the last entry this writer appended (undefined before its first): what a checkpoint reflects */
+  last: LastEntry | undefined;
+  /** the journal's growth since the last snapshot (checkpoints.ts): entries appended, and bytes written */
+  readonly growth = { entries: 0, bytes: 0 };
+
   append(entry: JournalAppend): number {
     this.writes++;
     this.point('before');
     this.join();
     const seq = this.grouped(() => this.store.appendJournal(this.runId, entry));
     this.point('after');
+    this.last = { seq, kind: entry.kind, key: entry.idempotencyKey ?? null };
+    this.growth.entries++;
+    this.growth.bytes += ENTRY_BYTES + (entry.payload?.length ?? 0);
     return seq;
   }
 
@@ -297,6 +306,26 @@ export class JournalWriter {
     this.join();
     this.grouped(() => this.store.completeJournal(this.runId, seq, status, payload));
     this.point('after');
+    this.growth.bytes += payload?.length ?? 0;
+  }
+
+  /**
+   * Stores a checkpoint reflecting entries <= `seq` (issue 45), with the older ones dropped but the
+   * last `SNAPSHOTS_KEPT` (a damaged latest one falls back to the one before it). Both join the open
+   * group commit, so the snapshot commits with the entries it reflects — never on disk ahead of
+   * them, and at no fsync of its own; it is a journal write for the crash harness.
+   */
+  snapshot(seq: number, bytes: Uint8Array): void {
+    this.writes++;
+    this.point('before');
+    this.join();
+    this.grouped(() => {
+      this.store.putSnapshot(this.runId, seq, bytes);
+      this.store.pruneSnapshots(this.runId, SNAPSHOTS_KEPT);
+    });
+    this.point('after');
+    this.growth.entries = 0;
+    this.growth.bytes = 0;
   }
 }
 
@@ -364,6 +393,16 @@ export class Durable implements DurableHooks {
    * (`inline`: the bench's anchor, the same loop journaling full requests; readers take both).
    */
   requestJournal: 'blocks' | 'inline' = 'blocks';
+  /**
+   * When the run snapshots itself at a safe point (checkpoints.ts; null: never, as in a debug
+   * session's in-memory journal or on a store that commits elsewhere). `TURN_SNAPSHOT_EVERY`
+   * sets it; a library caller may set it before the run starts.
+   */
+  snapshotEvery: SnapshotPolicy | null;
+  /** the size of the last snapshot written or restored: the next waits for at least as much journal */
+  private lastSnapshotBytes = 0;
+  /** checkpoints this run took in this OS process (for tests and the bench) */
+  checkpoints = 0;
 
   constructor(
     readonly vm: VM,
@@ -376,6 +415,7 @@ export class Durable implements DurableHooks {
     this.journalsGrants = run.policies?.grants === 'v1';
     this.unapproved = stoppedAtApproval(entries);
     this.blocks = new BlockWriter(run.id);
+    this.snapshotEvery = this.refusalsWait && !defersCommits(journal.store) ? snapshotPolicyFromEnv() : null;
     for (const e of entries) {
       const key = this.logical(e.idempotencyKey);
       if (key === null) continue;
@@ -416,7 +456,8 @@ export class Durable implements DurableHooks {
    * A resume from a snapshot (issue 17): the run stands where the snapshot was taken, so the steps
    * it had taken are consumed already; only the journal's tail after it is replayed.
    */
-  restoredFrom(c: Counters): void {
+  restoredFrom(c: Counters, snapshotBytes = 0): void {
+    this.lastSnapshotBytes = snapshotBytes;
     this.effects = c.effects;
     this.clocks = c.clocks;
     this.checks = c.checks;
@@ -438,6 +479,75 @@ export class Durable implements DurableHooks {
 
   get replaying(): boolean {
     return this.remaining > 0;
+  }
+
+  /** The journal keys consumed so far: what a snapshot records, so a resume from it consumes them too. */
+  private counters(): Counters {
+    return { effects: this.effects, clocks: this.clocks, checks: this.checks, waits: this.waits, suspends: this.suspends, outputs: this.outputs, grants: this.grants, blocks: this.blocks.entries.count, pieces: this.blocks.pieces.count };
+  }
+
+  /**
+   * Whether the next safe point should snapshot the VM: the journal grew past the policy's threshold
+   * since the last snapshot, live (a replay's state is the journal's, which holds it already).
+   */
+  get snapshotDue(): boolean {
+    return (
+      this.snapshotEvery !== null &&
+      !this.halted &&
+      !this.interrupted &&
+      this.remaining === 0 &&
+      this.journal.growth.entries >= this.deferredTo &&
+      checkpointDue(this.snapshotEvery, this.journal.growth, this.lastSnapshotBytes)
+    );
+  }
+
+  /** a safe point found the VM unrestorable: the next try waits for this many entries of growth */
+  private deferredTo = 0;
+
+  /**
+   * Steps a slice may run before its next safe point (the VM runs a slice in parts of at most
+   * this): roughly the entries still to go before a snapshot is due (a step journals about one
+   * entry at most), and few once it is due, so a snapshot is taken soon after; whole slices while
+   * none can come due (a replay, no policy).
+   */
+  stepsToSafePoint(): number {
+    const every = this.snapshotEvery;
+    if (every === null || this.remaining > 0 || this.halted) return Infinity;
+    if (this.snapshotDue) return PART_STEPS;
+    const short = Math.max(every.entries - this.journal.growth.entries, this.deferredTo - this.journal.growth.entries);
+    return short > 0 ? Math.max(PART_STEPS, short) : every.entries;
+  }
+
+  /**
+   * A safe point of the scheduler (issue 45; runtime/vm calls it between slices with no effect in
+   * flight when \`snapshotDue\`): snapshots the VM as a checkpoint reflecting every entry written so
+   * far. Where the VM cannot be restored (a process waits on a tool loop, a seeded scheduler) it
+   * writes nothing and the next safe point tries again; a value the format cannot hold skips this
+   * checkpoint (the journal alone is the truth).
+   */
+  safePoint(): void {
+    const last = this.journal.last;
+    if (!this.snapshotDue || last === undefined) return;
+    let bytes: Uint8Array;
+    try {
+      const data = checkpointSnapshot(this.vm, last, SEMANTICS_VERSION, this.counters());
+      if (typeof data === 'string') {
+        // not restorable here (a process waits on its tool calls...): try again a little later
+        this.deferredTo = this.journal.growth.entries + Math.max(1, Math.ceil((this.snapshotEvery?.entries ?? 0) / 8));
+        return;
+      }
+      bytes = encodeSnapshot(data);
+    } catch {
+      // a value the format cannot hold: this checkpoint is skipped, the next one waits for a whole threshold
+      this.journal.growth.entries = 0;
+      this.journal.growth.bytes = 0;
+      return;
+    }
+    this.write(() => this.journal.snapshot(last.seq, bytes));
+    if (this.dead) return;
+    this.deferredTo = 0;
+    this.lastSnapshotBytes = bytes.length;
+    this.checkpoints++;
   }
 
   /** Unconsumed journal steps after the program ended: a divergence (the program now does less). */
@@ -865,7 +975,7 @@ export class Durable implements DurableHooks {
     if (e === null || this.halted) return this.never();
     let snapshot: Uint8Array | undefined;
     try {
-      snapshot = encodeSnapshot(vmSnapshot(this.vm, 0, SEMANTICS_VERSION, { effects: this.effects, clocks: this.clocks, checks: this.checks, waits: this.waits, suspends: this.suspends, outputs: this.outputs, grants: this.grants, blocks: this.blocks.entries.count, pieces: this.blocks.pieces.count }, p.id));
+      snapshot = encodeSnapshot(vmSnapshot(this.vm, 0, SEMANTICS_VERSION, this.counters(), p.id));
     } catch {
       snapshot = undefined; // a value the format cannot hold: the journal alone is the truth
     }
@@ -888,12 +998,13 @@ export function storeMessage(e: unknown): string {
 }
 
 /**
- * Puts a resumed run's VM where its snapshot was taken (before `vm.run()`): the process that
- * suspended resumes first, as a full replay would resume it, and only the journal's tail is
- * replayed (issue 17; the one resume still goes through runtime/run's resumeRun).
+ * Puts a resumed run's VM where its snapshot was taken (before `vm.run()`): at a `suspend;`, the
+ * process that suspended resumes first, as a full replay would resume it; at a checkpoint, the
+ * ready processes run in the order the scheduler held them. Only the journal's tail is replayed
+ * (issue 17; the one resume still goes through runtime/run's resumeRun).
  */
-export function restoreRun(vm: VM, durable: Durable, point: RestorePoint): void {
-  vm.restoreState(point.state, [{ pid: point.suspended, result: { kind: 'tool', ok: true, value: null } }]);
+export function restoreRun(vm: VM, durable: Durable, point: RestorePoint, snapshotBytes = 0): void {
+  vm.restoreState(point.state, point.suspended === null ? [] : [{ pid: point.suspended, result: { kind: 'tool', ok: true, value: null } }]);
   vm.reserveScopeIds(point.maxScope);
-  durable.restoredFrom(point.counters);
+  durable.restoredFrom(point.counters, snapshotBytes);
 }

@@ -6,7 +6,7 @@ import { checkSource } from '../check/index.js';
 import type { Bundle } from '../compile/bundle.js';
 import { compileBundle, localPath, portablePath, type SourceUnit } from '../compile/index.js';
 import { formatDiagnostic } from '../diagnostics.js';
-import { StoreError, type JournalEntry, type RunRecord, type RunStore } from '../store/types.js';
+import { StoreError, type JournalEntry, type RunRecord, type RunStore, type Snapshot } from '../store/types.js';
 import type { InferReply } from '../infer/types.js';
 import { decodeSnapshot } from '../store/serialize.js';
 import { bytesJson, jsonBytes, SEMANTICS_VERSION } from './index.js';
@@ -255,38 +255,67 @@ export async function prepareResume(store: RunStore, id: string, migrate?: () =>
   return { kind: 'resume', run, bundle, entries, ...(migratedFrom ? { migratedFrom } : {}), ...(restore ? { restore } : {}), ...(note ? { note } : {}) };
 }
 
-/** A restore point with the code its snapshot holds. */
-export type SnapshotStart = RestorePoint & { bytecodeHash: string };
+/** A restore point with the code its snapshot holds, and the snapshot's size in bytes. */
+export type SnapshotStart = RestorePoint & { bytecodeHash: string; bytes: number };
+
+/** How many snapshots a resume tries, newest first, before it re-executes from the start. */
+const SNAPSHOTS_TRIED = 3;
 
 /**
- * Where a resume starts (issue 17): the latest snapshot, with the journal after it, when it can be
- * restored; else a note saying why not (damaged, taken where a restore is not possible, not
- * matching the journal). The journal alone is the truth, so a snapshot that does not fit is never
- * an error: the resume replays from the start.
+ * Where a resume starts (issue 17, issue 45): the latest snapshot, with the journal after it, when
+ * it can be restored; else the one before it (a run keeps two), and so on; else a note saying why
+ * none could (damaged, taken where a restore is not possible, not matching the journal). The
+ * journal alone is the truth, so a snapshot that does not fit is never an error: the resume starts
+ * from an older one or replays from the start, and says so.
  */
-function snapshotStart(store: RunStore, id: string): { restore: SnapshotStart; tail: JournalEntry[]; note?: undefined } | { restore?: undefined; note: string | undefined } {
-  const fallback = (why: string) => ({ note: `${why}; replaying run ${id}'s journal from the start` });
-  let snap;
+function snapshotStart(store: RunStore, id: string): { restore: SnapshotStart; tail: JournalEntry[]; note?: string } | { restore?: undefined; note: string | undefined } {
+  const why: string[] = [];
+  const unread = (e: unknown) => `the snapshot of run ${id} cannot be read (${e instanceof Error ? e.message : String(e)})`;
+  let snap: Snapshot | null;
   try {
     snap = store.latestSnapshot(id);
   } catch (e) {
-    return fallback(`the snapshot of run ${id} cannot be read (${e instanceof Error ? e.message : String(e)})`);
+    return { note: `${unread(e)}; replaying run ${id}'s journal from the start` };
   }
-  if (!snap) return { note: undefined };
+  for (let tried = 0; snap !== null && tried < SNAPSHOTS_TRIED; tried++) {
+    const start = restorable(store, id, snap);
+    if (typeof start !== 'string') return { ...start, ...(why.length > 0 ? { note: `${why.join('; ')}; resuming run ${id} from its snapshot at step ${snap.seq + 1}` } : {}) };
+    why.push(start);
+    try {
+      snap = store.snapshotBefore?.(id, snap.seq) ?? null;
+    } catch (e) {
+      why.push(unread(e));
+      break;
+    }
+  }
+  return { note: why.length > 0 ? `${why.join('; ')}; replaying run ${id}'s journal from the start` : undefined };
+}
+
+/** The restore point snapshot `snap` gives with the journal after it, or why it cannot be used. */
+function restorable(store: RunStore, id: string, snap: Snapshot): { restore: SnapshotStart; tail: JournalEntry[] } | string {
   const at = `the snapshot of run ${id} at step ${snap.seq + 1}`;
   let data;
   try {
     data = decodeSnapshot(snap.bytes);
   } catch (e) {
-    return fallback(`${at} is damaged (${e instanceof Error ? e.message : String(e)})`);
+    return `${at} is damaged (${e instanceof Error ? e.message : String(e)})`;
   }
-  if (data.semanticsVersion !== SEMANTICS_VERSION) return fallback(`${at} was taken by a VM with semantics ${data.semanticsVersion}`);
+  if (data.semanticsVersion !== SEMANTICS_VERSION) return `${at} was taken by a VM with semantics ${data.semanticsVersion}`;
   const point = restorePoint(data);
-  if (typeof point === 'string') return fallback(`${at} cannot be restored: ${point}`);
-  // the snapshot is committed with its suspend entry: the journal's tail starts with that entry
-  const tail = store.readJournal(id, snap.seq + 1);
-  if (tail[0]?.idempotencyKey !== journalKey(id, `s${point.counters.suspends}`) || tail[0].seq !== snap.seq + 1) return fallback(`${at} does not match the journal`);
-  return { restore: { ...point, seq: snap.seq, bytecodeHash: data.bytecodeHash }, tail };
+  if (typeof point === 'string') return `${at} cannot be restored: ${point}`;
+  let tail: JournalEntry[];
+  if (point.suspended !== null) {
+    // committed with its suspend entry: the journal's tail starts with that entry
+    tail = store.readJournal(id, snap.seq + 1);
+    if (tail[0]?.idempotencyKey !== journalKey(id, `s${point.counters.suspends}`) || tail[0].seq !== snap.seq + 1) return `${at} does not match the journal`;
+  } else {
+    // a checkpoint (issue 45) reflects every entry up to its last, which the journal must still hold there
+    const from = store.readJournal(id, snap.seq);
+    const last = from[0];
+    if (!point.last || point.last.seq !== snap.seq || last?.seq !== snap.seq || last.kind !== point.last.kind || last.idempotencyKey !== point.last.key) return `${at} does not match the journal`;
+    tail = from.slice(1);
+  }
+  return { restore: { ...point, seq: snap.seq, bytecodeHash: data.bytecodeHash, bytes: snap.bytes.length }, tail };
 }
 
 /** How a person settles an effect whose outcome is unknown. */

@@ -1,13 +1,15 @@
-// Process ↔ SnapshotData (runtime/store/serialize.ts): the whole VM at a safe point, committed with
-// `suspend;`, shown by `turn inspect`, and restored by a resume, which then replays only the
-// journal's tail after it (issue 17). See docs/durability.md ("Snapshots").
+// Process ↔ SnapshotData (runtime/store/serialize.ts): the whole VM at a safe point — committed with
+// `suspend;` (issue 17), or taken automatically between the scheduler's slices once the journal has
+// grown enough (a *checkpoint*, issue 45; the policy is in checkpoints.ts) — shown by `turn
+// inspect`, and restored by a resume, which then replays only the journal's tail after it. See
+// docs/durability.md ("Snapshots").
 import { Context } from '../context/index.js';
 import { SUSPEND_TOOL } from '../ports/durable.js';
 import type { ContextSnapshot, Json, ProcessSnapshot, SnapshotData, Slot } from '../store/serialize.js';
 import type { ClosureVal, Value } from '../values/index.js';
 import type { VM } from '../vm/index.js';
 import { leftOf, type Limits } from '../vm/budgets.js';
-import { EFFECT, Process, type AgentGrants, type Failure, type Frame, type SchedulerState, type SchedulerWaits, type ScopeRecord, type Site, type StackEntry, type Waiting } from '../vm/process.js';
+import { EFFECT, Process, READY, type AgentGrants, type Failure, type Frame, type SchedulerState, type SchedulerWaits, type ScopeRecord, type Site, type StackEntry, type Waiting } from '../vm/process.js';
 
 const STATUS = ['ready', 'blocked', 'effect', 'done', 'failed'];
 
@@ -116,19 +118,46 @@ export function processSnapshot(p: Process): ProcessSnapshot {
  * that suspended with every other process where it stood; an effect in flight or a process queued
  * to run would need the scheduler's promises and queue, which a snapshot does not hold.
  */
-function notRestorable(s: SchedulerState & SchedulerWaits, suspender: number): string | null {
+function notRestorable(s: SchedulerState & SchedulerWaits, suspender: number | null): string | null {
   if (s.seeded) return 'the run draws its scheduling order from a seed';
+  if (suspender === null) {
+    // a checkpoint: the ready queue is kept (its order is the scheduler's next slices); nothing may be in flight
+    if (s.pending.length > 0) return 'effects were in flight';
+    for (const p of s.processes) if (p.effect !== null || p.status === EFFECT) return `process #${p.id} waited on an effect`;
+    // a process cut inside its slice goes on first without the checks a slice starts with: none may be owed
+    const front = (s.carried ?? 0) > 0 ? s.processes.find((p) => p.id === s.ready[0]) : undefined;
+    if (front && (front.cancel === 'requested' || front.joining.length > 0)) return `process #${front.id} had a cancellation or a join to take`;
+    return null;
+  }
   if (s.ready.length > 0) return 'other processes were ready to run';
   if (s.pending.length !== 1 || s.pending[0] !== suspender) return 'other effects were in flight';
   for (const p of s.processes) if (p.id !== suspender && (p.effect !== null || p.status === EFFECT)) return `process #${p.id} waited on an effect`;
   return null;
 }
 
+/** The journal entry a checkpoint was taken after: a resume checks that the journal still holds it. */
+export interface LastEntry {
+  seq: number;
+  kind: string;
+  key: string | null;
+}
+
+/**
+ * A checkpoint (issue 45): the whole VM between two slices of the scheduler, reflecting journal
+ * entries <= `last.seq`; or why the VM cannot be snapshotted here (an effect in flight, a seeded
+ * scheduler), in which case nothing is encoded and the caller tries again at a later safe point.
+ */
+export function checkpointSnapshot(vm: VM, last: LastEntry, semanticsVersion: string, counters: Counters): SnapshotData | string {
+  const why = notRestorable(vm.durableState(), null);
+  return why ?? vmSnapshot(vm, last.seq, semanticsVersion, counters, null, last);
+}
+
 /**
  * The whole VM (every process, finished ones too, for their results) at the `suspend;` of process
- * `suspender`, reflecting journal entries <= `seq`.
+ * `suspender` (null: at a checkpoint between slices, with its ready queue), reflecting journal
+ * entries <= `seq`.
  */
-export function vmSnapshot(vm: VM, seq: number, semanticsVersion: string, counters: Counters, suspender: number): SnapshotData {
+export function vmSnapshot(vm: VM, seq: number, semanticsVersion: string, counters: Counters, suspender: number | null, last?: LastEntry): SnapshotData {
   const s = vm.durableState();
   const why = notRestorable(s, suspender);
   const processes = s.processes.map(processSnapshot);
@@ -142,6 +171,7 @@ export function vmSnapshot(vm: VM, seq: number, semanticsVersion: string, counte
   const scheduler: Json = {
     ...counters,
     restorable: why ?? true,
+    ...(last ? { last: { seq: last.seq, kind: last.kind, key: last.key } } : {}),
     vm: {
       main: s.main,
       nextPid: s.nextPid,
@@ -151,6 +181,7 @@ export function vmSnapshot(vm: VM, seq: number, semanticsVersion: string, counte
       now: s.now,
       sleeping: s.sleeping,
       suspended: suspender,
+      ...(suspender === null ? { ready: s.ready, carried: s.carried ?? 0 } : {}),
       modules,
       resultSite: (s.resultSite ?? null) as unknown as Json,
     },
@@ -164,8 +195,10 @@ export interface RestorePoint {
   seq: number;
   state: SchedulerState;
   counters: Counters;
-  /** the process whose `suspend;` the run resumes from */
-  suspended: number;
+  /** the process whose `suspend;` the run resumes from (null: a checkpoint, which resumes its ready queue) */
+  suspended: number | null;
+  /** a checkpoint's last journal entry, which the journal must still hold at that seq */
+  last?: LastEntry;
   /** the highest scope id the snapshot holds */
   maxScope: number;
 }
@@ -182,6 +215,12 @@ const nums = (v: unknown, what: string): number[] => need(Array.isArray(v) && v.
 
 /** the longest function name kept from a snapshot (a store is outside data) */
 const MAX_FN_NAME = 200;
+function lastEntryFrom(x: unknown): LastEntry {
+  const l = need(x !== null && typeof x === 'object', 'last journal entry', x as Record<string, unknown>);
+  need(typeof l.kind === 'string' && (l.key === null || typeof l.key === 'string'), 'last journal entry', 0);
+  return { seq: num(l.seq, 'last journal entry'), kind: l.kind as string, key: l.key as string | null };
+}
+
 /** The function a process was spawned to run, as a snapshot holds it: a short one-line string, else none. */
 export function spawnedAs(x: unknown): string | null {
   return typeof x === 'string' && x.length > 0 && x.length <= MAX_FN_NAME && !/[\u0000-\u001f\u007f]/.test(x) ? x : null;
@@ -208,7 +247,7 @@ function limitsFrom(x: unknown): Limits | null {
   return { alloc: alloc as number, steps: steps as number, timeMs: timeMs as number, allocFrom: 0 };
 }
 
-function restoreProcess(ps: ProcessSnapshot, suspended: number): Process {
+function restoreProcess(ps: ProcessSnapshot, suspended: number | null): Process {
   const st = ps.state as Record<string, unknown>;
   need(st !== null && typeof st === 'object', 'process state', st);
   const p = new Process(ps.pid, num(st.parent, 'parent'), st.linked === true);
@@ -257,7 +296,7 @@ function restoreProcess(ps: ProcessSnapshot, suspended: number): Process {
   if (st.failureSite) {
     p.failure = { value: (ps.values.failure ?? null) as Value, site: st.failureSite as Site, stack: (st.failureStack ?? []) as StackEntry[] } satisfies Failure;
   }
-  if (ps.pid === suspended) {
+  if (suspended !== null && ps.pid === suspended) {
     need(p.status === EFFECT, 'the suspended process waits on its suspend', 0);
     p.effect = { kind: 'tool', request: { name: SUSPEND_TOOL, args: [], pid: p.id } };
   } else need(st.effect === null, `process #${p.id} waited on an effect`, 0);
@@ -275,12 +314,18 @@ export function restorePoint(data: SnapshotData): RestorePoint | string {
   try {
     const v = sch.vm as Record<string, unknown>;
     need(v !== null && typeof v === 'object', 'scheduler state', 0);
-    const suspended = num(v.suspended, 'suspended');
+    const suspended = v.suspended === null ? null : num(v.suspended, 'suspended');
     const processes = data.processes.map((ps) => restoreProcess(ps, suspended));
     const byId = new Map(processes.map((p) => [p.id, p]));
     const mainId = num(v.main, 'main');
     const main = need(byId.has(mainId), 'main process', data.processes.find((p) => p.pid === mainId)!);
-    need(byId.has(suspended), 'suspended process', 0);
+    if (suspended !== null) need(byId.has(suspended), 'suspended process', 0);
+    // a checkpoint's ready queue: distinct processes that are ready to run, and its last journal entry
+    const ready = suspended === null ? nums(v.ready, 'ready') : undefined;
+    if (ready) need(new Set(ready).size === ready.length && ready.every((id) => byId.get(id)?.status === READY), 'ready queue', 0);
+    const carried = ready && v.carried !== undefined ? num(v.carried, 'carried slice') : 0;
+    need(Number.isSafeInteger(carried) && carried >= 0 && (carried === 0 || (ready?.length ?? 0) > 0), 'carried slice', 0);
+    const last = suspended === null ? lastEntryFrom(sch.last) : undefined;
     const methods = main.values['vm.methods'];
     need(methods instanceof Map, 'method tables', 0);
     const moduleIds = nums(v.modules, 'modules');
@@ -300,6 +345,7 @@ export function restorePoint(data: SnapshotData): RestorePoint | string {
       methods: new Map([...(methods as Map<string, Map<string, ClosureVal>>)].map(([k, t]) => [k, new Map(t)])),
       moduleCache: new Map(moduleIds.map((m, i) => [m, (moduleValues as Value[])[i]])),
       resultSite: (v.resultSite ?? undefined) as Site | undefined,
+      ...(ready ? { ready, carried } : {}),
     };
     const counters: Counters = {
       effects: num(sch.effects, 'effects'),
@@ -314,7 +360,8 @@ export function restorePoint(data: SnapshotData): RestorePoint | string {
     };
     let maxScope = 0;
     for (const p of processes) for (const s of p.scopes) maxScope = Math.max(maxScope, s.id);
-    return { seq: data.seq, state, counters, suspended, maxScope };
+    if (last) need(last.seq === data.seq, 'last journal entry', 0);
+    return { seq: data.seq, state, counters, suspended, maxScope, ...(last ? { last } : {}) };
   } catch (e) {
     if (e instanceof Unrestorable) return `its ${e.message} does not fit this VM`;
     throw e;

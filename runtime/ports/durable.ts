@@ -36,6 +36,18 @@ export interface DurableHooks {
    * stops the run as a divergence. A narrowing is fine.
    */
   agentGranted(p: ProcessRef, agent: string, capabilities: readonly string[]): void;
+  /** true when the journal has grown enough since the last snapshot that the next safe point should take one */
+  readonly snapshotDue?: boolean;
+  /**
+   * A safe point (issue 45): the scheduler is between slices and no effect is in flight, so the
+   * VM's state is all in its processes and run queue; the durable layer may snapshot it here.
+   */
+  safePoint?(): void;
+  /**
+   * How many steps a slice may run before its next safe point (issue 45): a slice is run in parts
+   * of at most this many steps while a snapshot may come due (Infinity: whole).
+   */
+  stepsToSafePoint?(): number;
 }
 
 /**

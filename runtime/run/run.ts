@@ -55,7 +55,8 @@ interface Durability {
   record: RunRecord;
   entries: JournalEntry[];
   /** a resume from the latest snapshot (issue 17): only the journal after it is replayed */
-  restore?: RestorePoint;
+  /** a snapshot to start from, with its size in bytes (the next checkpoint waits for at least as much journal) */
+  restore?: RestorePoint & { bytes?: number };
 }
 
 export class Run {
@@ -268,7 +269,7 @@ export class Run {
     }
     const durable = this.durable;
     const { store, record } = this.durability;
-    if (this.durability.restore && !this.debugging) restoreRun(vm, durable, this.durability.restore);
+    if (this.durability.restore && !this.debugging) restoreRun(vm, durable, this.durability.restore, this.durability.restore.bytes);
     // a new run is created `running`: its start costs no commit of its own (one fsync fewer, issue 29)
     if (record.status !== 'running') store.setRunStatus(record.id, 'running');
     const first = await Promise.race([vm.run().then((outcome) => ({ kind: 'ended' as const, outcome })), durable.stopped]);

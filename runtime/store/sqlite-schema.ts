@@ -300,6 +300,7 @@ interface Statements {
   markUnknown: SqlStatement;
   putSnapshot: SqlStatement;
   latestSnapshot: SqlStatement;
+  snapshotBefore: SqlStatement;
   pruneSnapshots: SqlStatement;
   putBundle: SqlStatement;
   getBundle: SqlStatement;
@@ -417,6 +418,7 @@ export class SqliteRunStore implements RunStore {
       markUnknown: p(`UPDATE journal SET status = 'unknown' WHERE run_id = ? AND status = 'intent'`),
       putSnapshot: p('INSERT OR REPLACE INTO snapshots (run_id, seq, bytes, created_at) VALUES (?, ?, ?, ?)'),
       latestSnapshot: p('SELECT run_id, seq, bytes, created_at FROM snapshots WHERE run_id = ? ORDER BY seq DESC LIMIT 1'),
+      snapshotBefore: p('SELECT run_id, seq, bytes, created_at FROM snapshots WHERE run_id = ? AND seq < ? ORDER BY seq DESC LIMIT 1'),
       pruneSnapshots: p(
         'DELETE FROM snapshots WHERE run_id = ? AND seq NOT IN (SELECT seq FROM snapshots WHERE run_id = ? ORDER BY seq DESC LIMIT ?)',
       ),
@@ -822,10 +824,11 @@ export class SqliteRunStore implements RunStore {
 
   putSnapshot(runId: string, seq: number, data: Uint8Array): void {
     if (!Number.isInteger(seq) || seq < 0) throw new StoreError('invalid', `a snapshot seq must be an integer >= 0, got ${seq}`, this.file);
+    // joins an open group commit (issue 45: a run's automatic snapshot commits with the entries it reflects)
     this.tx('save a snapshot', () => {
       if (!this.st.getRun.get(runId)) throw this.notFound(`run ${runId}`);
       this.st.putSnapshot.run(runId, seq, data, Date.now());
-    });
+    }, true);
   }
 
   latestSnapshot(runId: string): Snapshot | null {
@@ -835,10 +838,17 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
+  snapshotBefore(runId: string, seq: number): Snapshot | null {
+    return this.read('read a snapshot', () => {
+      const r = this.st.snapshotBefore.get(runId, seq);
+      return r ? { runId: r.run_id as string, seq: num(r.seq), bytes: bytes(r.bytes)!, createdAt: num(r.created_at) } : null;
+    });
+  }
+
   pruneSnapshots(runId: string, keep = 1): void {
     this.tx('prune snapshots', () => {
       this.st.pruneSnapshots.run(runId, runId, Math.max(0, Math.floor(keep)));
-    });
+    }, true);
   }
 
   putBundle(hash: string, data: Uint8Array): void {

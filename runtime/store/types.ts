@@ -171,9 +171,11 @@ export interface RunStore {
    */
   markUnknownOnRecovery(runId: string): JournalEntry[];
 
-  /** Stores a snapshot reflecting journal entries <= seq (replacing one at the same seq). */
+  /** Stores a snapshot reflecting journal entries <= seq (replacing one at the same seq); like a journal write, it joins an open group commit. */
   putSnapshot(runId: string, seq: number, bytes: Uint8Array): void;
   latestSnapshot(runId: string): Snapshot | null;
+  /** The latest snapshot older than `seq` (issue 45: a resume whose latest snapshot cannot be used tries the one before). Optional: without it, such a resume re-executes. */
+  snapshotBefore?(runId: string, seq: number): Snapshot | null;
   /** Drops snapshots older than the latest `keep` (default 1). */
   pruneSnapshots(runId: string, keep?: number): void;
 

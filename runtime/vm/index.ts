@@ -157,7 +157,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
   main!: Process;
   // debugger hook (runtime/vm/debug.ts): set only while a debugger is attached
   debug: DebugHook | undefined = undefined;
-  /** debugger hook: the budget left in the slice a debugger stop cut short (that process goes on with it next) */
+  /** the budget left in the slice a debugger stop cut short, or a restored safe point inside a slice (issue 45): that process goes on with it next */
   private debugSlice = 0;
   /** set by `halt`: the run ends at the next safe point */
   private haltReason: string | null = null;
@@ -308,6 +308,9 @@ export class VM implements LifecycleRuntime, AgentRuntime {
           if (end) return end;
         }
         // debugger hook: a slice a debugger stop cut short goes on first, as if it had not stopped
+        // a durable run's safe point (issue 45): between slices, with no effect in flight, the
+        // durable layer may snapshot the VM when its journal has grown enough (one property test)
+        if (this.durable?.snapshotDue === true && this.debugSlice === 0 && this.effects.count === 0 && this.debug === undefined) this.durable.safePoint?.();
         const carried = this.debugSlice;
         this.debugSlice = 0;
         if (this.timers.size > 0 && carried === 0) this.fireTimers();
@@ -329,7 +332,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
         const started = limits !== null && limits.timeMs > 0 ? nowMs() : 0;
         this.current = p;
         this.inExec = true;
-        const st = this.exec(p, slice);
+        const st = this.durable === undefined ? this.exec(p, slice) : this.execInParts(p, slice);
         this.inExec = false;
         this.used += slice - this.left;
         if (limits !== null) this.spendOwn(p, limits, slice - this.left, started, st);
@@ -373,6 +376,44 @@ export class VM implements LifecycleRuntime, AgentRuntime {
         // Nothing can ever run again. Detached processes that wait forever end with the run.
         if (main.finished) return this.outcome(main);
         return this.failRun(main, 'deadlock: every process is waiting', true);
+      }
+    }
+  }
+
+  /**
+   * A durable run's slice (issue 45), run in parts as long as the durable layer asks for (as many
+   * steps as its journal may grow before a snapshot is due), with a safe point between two parts:
+   * nothing else happens there — no timer check, no other process, no cancellation — so the slice
+   * runs exactly as if it were whole, and a snapshot taken there holds `p` at the front of the run
+   * queue with the rest of its slice (`carried`), which a restore gives back. A long loop of one
+   * process that journals as it goes (a clock reading, a local read) is so snapshotted within the
+   * slice, not only once it ends. `this.left` is then the whole slice's.
+   */
+  private execInParts(p: Process, slice: number): number {
+    const durable = this.durable!;
+    let left = slice;
+    for (;;) {
+      const part = this.debug === undefined && this.effects.count === 0 ? Math.min(left, durable.stepsToSafePoint?.() ?? left) : left;
+      const st = this.exec(p, part);
+      left -= part - this.left;
+      if (st !== YIELD || this.left > 0 || left <= 0) {
+        this.left = left;
+        return st;
+      }
+      // the part's budget is spent, the slice's is not: a safe point, with `p` running
+      if (durable.snapshotDue === true && this.effects.count === 0) {
+        // the snapshot counts the steps this slice has spent so far, as the scheduler counts them once it ends
+        const spent = slice - left;
+        this.running = { p, left };
+        this.used += spent;
+        if (p.limits !== null) p.steps += spent;
+        try {
+          durable.safePoint?.();
+        } finally {
+          this.running = undefined;
+          this.used -= spent;
+          if (p.limits !== null) p.steps -= spent;
+        }
       }
     }
   }
@@ -548,6 +589,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
 
   // ---- durable restore (issue 17; runtime/durable/snapshot.ts): the scheduler's state at a safe point
   private restored = false;
+  /** at a safe point inside a slice (`execInParts`): the process running, and the steps its slice has left */
+  private running: { p: Process; left: number } | undefined;
 
   durableState(): SchedulerState & SchedulerWaits {
     return {
@@ -562,7 +605,9 @@ export class VM implements LifecycleRuntime, AgentRuntime {
       methods: this.methods,
       moduleCache: this.moduleCache,
       resultSite: this.resultSite,
-      ready: this.queue.ids(),
+      // the process running at a safe point inside its slice goes on first, with the rest of its slice
+      ready: this.running ? [this.running.p.id, ...this.queue.ids()] : this.queue.ids(),
+      carried: this.running?.left ?? 0,
       pending: this.effects.ids(),
       seeded: this.queue.seeded,
     };
@@ -587,6 +632,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     for (const [k, v] of s.moduleCache) this.moduleCache.set(k, v);
     this.resultSite = s.resultSite;
     for (const r of resumed) this.effects.restore(this.procs.get(r.pid)!, r.result);
+    for (const id of s.ready ?? []) this.queue.push(this.procs.get(id)!);
+    this.debugSlice = s.carried ?? 0; // the front process goes on with the rest of its slice
     this.restored = true;
   }
 

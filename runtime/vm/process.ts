@@ -384,6 +384,13 @@ export interface SchedulerState {
   methods: Map<string, Map<string, ClosureVal>>;
   moduleCache: Map<number, Value>;
   resultSite: Site | undefined;
+  /**
+   * ready processes, in the order they run next: set by a snapshot taken between slices (an
+   * automatic one, runtime/durable), absent in one taken at `suspend;` (none is ready there)
+   */
+  ready?: number[];
+  /** the steps left of the front ready process's slice, cut at the safe point (0: none) */
+  carried?: number;
 }
 
 /** What the scheduler holds besides its processes, to tell whether a safe point can be restored. */
