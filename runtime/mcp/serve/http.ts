@@ -99,8 +99,11 @@ export async function serveHttp(sdk: ServerSdk, ctx: ServedContext, options: Ser
         length += (c as Buffer).length;
         if (length > maxBytes) {
           // nothing more is read: the answer, then the connection is dropped (as for a refused request)
+          // the socket is taken now: once the answer is written Node detaches it (req.socket is
+          // then null), and the timer ran into that on a loaded machine
+          const socket = req.socket;
           res.writeHead(413, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: `the message is over ${maxBytes.toLocaleString('en-US')} bytes, the most one message to this server may be` }, id: null }));
-          setTimeout(() => req.socket.destroy(), REFUSED_LINGER_MS).unref();
+          setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
           return;
         }
         chunks.push(c as Buffer);
