@@ -36,6 +36,13 @@ export interface DurableHooks {
    * stops the run as a divergence. A narrowing is fine.
    */
   agentGranted(p: ProcessRef, agent: string, capabilities: readonly string[]): void;
+  /**
+   * Process `pid` started (child of `parent`), spawned to run the function `fn` (null: anonymous):
+   * journaled live so a stored run names its processes; a replayed spawn writes nothing again.
+   */
+  processSpawned(pid: number, parent: number, fn: string | null): void;
+  /** Process `p` named itself (`process_name`): journaled live, as processSpawned. */
+  processNamed(p: ProcessRef, name: string): void;
 }
 
 /**
