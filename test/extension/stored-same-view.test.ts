@@ -113,7 +113,7 @@ test('a stored run, a resumed run and the live run of one program show the same 
 
 test("a stored run's processes read from its journal have no recorded budgets: their token rows say so, not NaN%", async () => {
   const { countText } = await import('../../extension/panel/webview/token-bars.js');
-  assert.equal(countText(0, 0), '0 (budget not recorded)');
+  assert.equal(countText(0, 0), '0 (budget unknown)');
   assert.equal(countText(120, 8000), '120 / 8000 (2%)');
   assert.equal(countText(5, null), '5 (no budget)');
 });

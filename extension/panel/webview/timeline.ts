@@ -71,11 +71,17 @@ function scale(lanes: Lanes, W: number): (ms: number) => number {
   return (ms: number) => label + (Math.min(ms, lanes.end) / lanes.end) * span;
 }
 
+/** the least room a tick's label takes ("1.50 s", "500 ms"): in a narrow panel only every k-th tick is labelled */
+const TICK_LABEL_W = 52;
+
 function axis(root: SVGSVGElement, lanes: Lanes, x: (ms: number) => number, top: number, bottom: number, labels: boolean): void {
-  for (const t of ticks(lanes.end)) {
+  const all = ticks(lanes.end);
+  const apart = all.length > 1 ? x(all[1]) - x(all[0]) : TICK_LABEL_W;
+  const every = Math.max(1, Math.ceil(TICK_LABEL_W / Math.max(1, apart)));
+  all.forEach((t, i) => {
     root.append(svg('line', { class: 'grid', x1: x(t), x2: x(t), y1: top, y2: bottom }));
-    if (labels) root.append(svg('text', { class: 'tick', x: x(t), y: AXIS_H - 8, 'text-anchor': 'middle' }, duration(t)));
-  }
+    if (labels && i % every === 0) root.append(svg('text', { class: 'tick', x: x(t), y: AXIS_H - 8, 'text-anchor': 'middle' }, duration(t)));
+  });
 }
 
 /** The lanes as an SVG `width` pixels wide (all of them: for a few lanes, as in a what-if side). */

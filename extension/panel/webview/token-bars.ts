@@ -37,5 +37,5 @@ const percent = (used: number, budget: number) => {
 /** A tier's count: against its budget; a budget of 0 is one the view does not know (a stored run's processes read from its journal). */
 export function countText(used: number, budget: number | null): string {
   if (budget === null) return `${used} (no budget)`;
-  return budget > 0 ? `${used} / ${budget} (${percent(used, budget)})` : `${used} (budget not recorded)`;
+  return budget > 0 ? `${used} / ${budget} (${percent(used, budget)})` : `${used} (budget unknown)`;
 }
