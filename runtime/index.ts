@@ -60,6 +60,7 @@ export { openStore, defaultStoreDir, DEFAULT_STORE_DIR, STORE_FILE, StoreError, 
 export { settleUnknown, blockingUnknowns, currentHash, getRun, ResumeRefused, type Settlement, type Settled } from './durable/runs.js';
 export { inspectRun, journalGrant, type RunInspection } from './durable/inspect.js';
 export { blocksOfStore, reassembledOrNote } from './durable/request-blocks.js';
+export { journalProcesses, SPAWN_KIND, type JournaledProcess } from './durable/process-names.js';
 export { bytesJson, storeMessage } from './durable/index.js';
 export { stateAtStep, MemoryRunStore, type StepState } from './durable/travel.js';
 export { inferSchemas } from './durable/step-schemas.js';

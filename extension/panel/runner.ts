@@ -18,7 +18,7 @@ import { emptyRun, MAX_MESSAGE_PAIRS } from '../protocol/panel.js';
 import { WaitTracker } from './waits.js';
 import type { PanelRequest } from '../runs/panel-requests.js';
 import { sharedStores } from '../runs/shared-store.js';
-import { journalInfers, journalTimeline, storedRunView } from '../runs/stored-view.js';
+import { journalBeforeResume, journalInfers, journalTimeline, storedRunView } from '../runs/stored-view.js';
 import { partialReplyValue } from './partial-json.js';
 
 export interface RunnerOptions {
@@ -160,9 +160,9 @@ export class Runner {
         onEvent: (e: RunEvent) => this.onEvent(e),
       };
       if (request) {
-        // the part before the resume: replayed steps emit no events, so they come from the journal,
-        // and the resumed part's events follow them on the journal's clock
-        const journal = held!.store.readJournal(request.runId);
+        // the part before the resume that the resume does not run again (up to its snapshot) emits
+        // no events, so it comes from the journal, and the resumed part's events follow it on the journal's clock
+        const journal = journalBeforeResume(held!.store, request.runId);
         for (const t of journalTimeline(journal)) this.timeline.push(t);
         // and its model calls (a resumed run lists the calls made before the resume, as a live one does)
         for (const i of journalInfers(journal, blocksOfStore(held!.store, request.runId))) this.infers.set(i.id, i);

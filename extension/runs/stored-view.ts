@@ -3,7 +3,7 @@
 // the journal's steps, its model calls (prompt, reply) and what it printed from the journal, and its
 // journal as the timeline. No `vscode` import.
 import * as path from 'node:path';
-import { blocksOfStore, bytesJson, inspectRun, reassembledOrNote, type JournalEntry, type RunStore } from '../../runtime/index.js';
+import { blocksOfStore, bytesJson, inspectRun, journalProcesses, reassembledOrNote, SPAWN_KIND, type JournalEntry, type RunStore } from '../../runtime/index.js';
 import { actorView, clip, json } from '../panel/actor-view.js';
 import type { ActorStatus, ActorView, InferAttemptView, InferView, RunStatus, RunView, TimelineItem } from '../protocol/panel.js';
 import { emptyRun } from '../protocol/panel.js';
@@ -70,6 +70,24 @@ export function storedRunView(store: RunStore, runId: string, storeDir: string, 
   return view;
 }
 
+/**
+ * The part of stored run `runId`'s journal that resuming it does not run again: the steps up to its
+ * latest snapshot and the suspend it was taken at (the resume restores the run there). Without a
+ * snapshot, none: the resume replays the journal from its start, and the replay's events show
+ * every step again (a model call, a spawn), so taking them from the journal too would show them twice.
+ */
+export function journalBeforeResume(store: RunStore, runId: string): JournalEntry[] {
+  let snapshot;
+  try {
+    snapshot = store.latestSnapshot(runId);
+  } catch {
+    return []; // a snapshot that cannot be read is not restored: the resume replays from the start
+  }
+  if (!snapshot) return [];
+  const upTo = snapshot.seq + 1;
+  return store.readJournal(runId).filter((e) => e.seq <= upTo);
+}
+
 /** What the run printed: its journaled `output` steps (a run from before they were journaled printed nothing here). */
 export function journalOutput(journal: JournalEntry[]): string[] {
   const lines: string[] = [];
@@ -82,16 +100,16 @@ export function journalOutput(journal: JournalEntry[]): string[] {
 }
 
 /**
- * The processes of a run stored without a snapshot (one that ran to its end): each process that
- * took a journaled step, as far as the journal tells (its pid; main is #1, the others its children).
+ * The processes of a run stored without a snapshot (one that ran to its end), from its journal
+ * (runtime/durable/process-names.ts): every process it spawned, with its parent and name; from a
+ * journal written before spawns were recorded, each process that took a step (main is #1, the
+ * others its children, unnamed).
  */
 export function journalActors(journal: JournalEntry[], runStatus: string): ActorView[] {
-  const pids = [...new Set(journal.filter((e) => e.pid >= 1).map((e) => e.pid))].sort((a, b) => a - b);
-  if (pids.length > 0 && pids[0] !== 1) pids.unshift(1);
   const status: ActorStatus = runStatus === 'done' ? 'done' : runStatus === 'failed' || runStatus === 'cancelled' ? 'failed' : 'waiting';
   const empty = { P0: [], P1: [], P2: [], limits: { working: 0, episodic: 0 } };
-  return pids.map((pid) => actorView({
-    pid, parent: pid === 1 ? 0 : 1, name: pid === 1 ? 'main' : null, status, waitingOn: null, linked: false, detached: false, site: null,
+  return journalProcesses(journal).map((p) => actorView({
+    pid: p.pid, parent: p.parent ?? (p.pid === 1 ? 0 : 1), name: p.name, status, waitingOn: null, linked: false, detached: false, site: null,
     context: empty, memory: [], mailbox: [], result: null, error: null,
   }));
 }
@@ -146,7 +164,13 @@ export function journalInfers(journal: JournalEntry[], blocks: ReturnType<typeof
 export function journalTimeline(journal: JournalEntry[]): TimelineItem[] {
   const origin = journal[0]?.createdAt ?? 0;
   const out: TimelineItem[] = [];
+  const spawns = new Map(journalProcesses(journal).map((p) => [p.pid, p.parent] as const));
   for (const e of journal) {
+    if (e.kind === SPAWN_KIND && e.idempotencyKey === null && e.pid > 1) {
+      // a spawn as the live run's `process.spawn` event: the process's lane starts here, as it did live
+      out.push({ seq: e.seq, pid: e.pid, site: null, ms: Math.max(0, e.createdAt - origin), kind: 'process.spawn', summary: `spawn #${e.pid} (parent #${spawns.get(e.pid) ?? '?'})`, state: 'done' });
+      continue;
+    }
     if (e.pid < 0 || (e.kind !== 'infer' && e.kind !== 'tool' && e.kind !== 'suspend')) continue;
     const at = Math.max(0, e.createdAt - origin);
     const done = e.completedAt === null ? null : Math.max(0, e.completedAt - origin);

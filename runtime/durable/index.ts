@@ -21,6 +21,7 @@ import { isRefusedBeforeSending } from '../ports/refusal.js';
 import { checkpointSnapshot, vmSnapshot, type Counters, type LastEntry, type RestorePoint } from './snapshot.js';
 import { ENTRY_BYTES, PART_STEPS, SNAPSHOTS_KEPT, checkpointDue, snapshotPolicyFromEnv, type SnapshotPolicy } from './checkpoints.js';
 import { BLOCK_KIND, BlockWriter, blockText } from './request-blocks.js';
+import { journalName, NAME_KIND, SPAWN_KIND } from './process-names.js';
 import { GRANT_KEY, REPLAYED_KEY, approvalStep, journalKey, logicalKey, refusalKey, stoppedAtApproval } from './keys.js';
 import type { ApprovalAnswer, ApprovalAsked, JournaledApprovals } from '../ports/approval.js';
 import { MCP_CALL_TOOL, MCP_READ_ONLY_TOOLS, mcpCallIsIdempotent } from '../ports/mcp-calls.js';
@@ -417,6 +418,10 @@ export class Durable implements DurableHooks {
     this.blocks = new BlockWriter(run.id);
     this.snapshotEvery = this.refusalsWait && !defersCommits(journal.store) ? snapshotPolicyFromEnv() : null;
     for (const e of entries) {
+      if (e.idempotencyKey === null && (e.kind === SPAWN_KIND || e.kind === NAME_KIND)) {
+        this.recordedName(e.pid, e.kind, e.name);
+        continue;
+      }
       const key = this.logical(e.idempotencyKey);
       if (key === null) continue;
       if (e.kind === BLOCK_KIND) {
@@ -442,6 +447,33 @@ export class Durable implements DurableHooks {
       this.byKey.set(key, e);
       this.remaining++;
     }
+  }
+
+  /**
+   * The spawns and names the journal held when this OS process took the run up (process-names.ts),
+   * by pid: a replay, which spawns and names the same processes again, writes none of them twice. Not replayed steps: a journal
+   * without them (from an older Turn) replays as before.
+   */
+  private readonly names = new Map<number, Set<string>>();
+
+  private recordedName(pid: number, kind: string, name: string): void {
+    let had = this.names.get(pid);
+    if (!had) this.names.set(pid, (had = new Set()));
+    had.add(`${kind}\u0000${name}`);
+  }
+
+  processSpawned(pid: number, parent: number, fn: string | null): void {
+    this.journalName(SPAWN_KIND, pid, journalName(fn), jsonBytes({ parent }));
+  }
+
+  processNamed(p: ProcessRef, name: string): void {
+    this.journalName(NAME_KIND, p.id, journalName(name), null);
+  }
+
+  private journalName(kind: string, pid: number, name: string, payload: Uint8Array | null): void {
+    // only what the journal held when the run started is remembered: a live run writes each as it comes
+    if (this.halted || this.names.get(pid)?.has(`${kind}\u0000${name}`)) return;
+    this.write(() => this.journal.append({ kind, name, pid, status: 'ok', idempotencyKey: null, payload }));
   }
 
   private logical(idempotencyKey: string | null): string | null {

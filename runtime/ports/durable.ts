@@ -48,6 +48,13 @@ export interface DurableHooks {
    * of at most this many steps while a snapshot may come due (Infinity: whole).
    */
   stepsToSafePoint?(): number;
+  /**
+   * Process `pid` started (child of `parent`), spawned to run the function `fn` (null: anonymous):
+   * journaled live so a stored run names its processes; a replayed spawn writes nothing again.
+   */
+  processSpawned(pid: number, parent: number, fn: string | null): void;
+  /** Process `p` named itself (`process_name`): journaled live, as processSpawned. */
+  processNamed(p: ProcessRef, name: string): void;
 }
 
 /**

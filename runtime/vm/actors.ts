@@ -26,6 +26,8 @@ export interface ActorRuntime {
   copy(v: Value): Value;
   /** whether the run's model offers a capability (`tools`: native tool calls; Host.modelSupports) */
   modelSupports(feature: string): boolean;
+  /** process `p` named itself (`process_name`): a durable run journals it */
+  processNamed(p: Process, name: string): void;
 }
 
 const msg = (entries: [string, Value][]): Map<string, Value> => new Map(entries);
@@ -333,13 +335,14 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
    * function's), e.g. std/graph's node processes by their node. A short single line: control
    * characters and anything past 80 characters are refused.
    */
-  process_name(_rt, p, args) {
+  process_name(rt, p, args) {
     arity('process_name', args, 1);
     const name = unwrap(args[0]);
     if (typeof name !== 'string' || name.length === 0 || name.length > MAX_PROCESS_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
       throw new VMError(`process_name expects a name of 1 to ${MAX_PROCESS_NAME} characters on one line, got ${typeof name === 'string' ? `${name.length} characters` : typeName(name)}`);
     }
     p.label = name;
+    rt.processNamed(p, name);
     return null;
   },
   /**

@@ -286,6 +286,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     if (!this.restored) {
       this.main = main;
       const entry = this.entryClosure ?? { closure: new ClosureVal(this.bundle.units[this.bundle.entry].main, [], 'main'), args: [] };
+      main.fn = entry.closure.name ?? null; // named after it returns too, as a spawned process is
       main.stack[0] = entry.closure;
       entry.args.forEach((a, i) => (main.stack[1 + i] = a));
       main.sp = this.enter(main, entry.closure, entry.args.length, 1, 0);
@@ -587,6 +588,11 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     return nowMs() - this.startedAt;
   }
 
+  /** `process_name`: a durable run journals the name, so a stored run shows it (runtime/durable/process-names.ts) */
+  processNamed(p: Process, name: string): void {
+    this.durable?.processNamed(p, name);
+  }
+
   // ---- durable restore (issue 17; runtime/durable/snapshot.ts): the scheduler's state at a safe point
   private restored = false;
   /** at a safe point inside a slice (`execInParts`): the process running, and the steps its slice has left */
@@ -654,6 +660,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     const placed = this.placement && !parent.hasContext() && parent.grants === null && parent.limits === null ? this.placement.place(closure, args, this.procs.nextPid) : null;
     if (placed) {
       const proxy = this.newProcess(parent.id, linked);
+      this.durable?.processSpawned(proxy.id, parent.id, closure.name ?? null);
       proxy.effect = { kind: 'tool', request: { ...placed, pid: proxy.id } };
       proxy.status = EFFECT;
       this.startEffect(proxy);
@@ -670,6 +677,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     for (let i = 0; i < args.length; i++) child.stack.push(args[i]);
     child.sp = this.enter(child, closure, args.length, 1, 0);
     this.queue.push(child);
+    this.durable?.processSpawned(child.id, parent.id, child.fn);
     return child;
   }
 

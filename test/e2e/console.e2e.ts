@@ -2,14 +2,15 @@
 // and the missing-credential flow of investment_committee.tn's door (an absorbed OpenAPI client),
 // in the packaged .vsix on code-server. Runs made by the `turn` CLI (and a what-if fork made with
 // the runtime's forkRun) are in the workspace store before the editor opens. Screenshots:
-// test/e2e/artifacts/20-runs-console.png, 21-graph-view.png, 22-missing-credential.png.
+// test/e2e/artifacts/20-runs-console.png, 21-graph-view.png, 22-missing-credential.png (also in
+// docs/images/ as runs-console, graph-view, missing-credential).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'node:test';
 import { forkRun, openStore } from '../../runtime/index.js';
-import { ROOT, answerInput, codeServerSuite, openFile, panelFrame, row, runCommand, screenshot, showRuns, startCodeServer, waitFor, type Session } from './harness.js';
+import { ROOT, answerInput, codeServerSuite, openFile, panelFrame, row, runCommand, screenshot, showRuns, startCodeServer, toDocs, waitFor, type Session } from './harness.js';
 
 const ASK = 'let x = infer Str { "Say hi."; };\ncall("echo", "asked");\nreturn x;\n';
 const OTHER = 'call("echo", "nothing to ask");\nreturn 41 + 1;\n';
@@ -78,7 +79,7 @@ describe('The Runs view as a console, the graph view and a missing credential in
     assert.match(await origin.innerText(), /done · started \d+ \w+ ago · [\d.]+ (ms|s) · 1 model call · → mock$/, "status, started, duration, model calls and result (the rendered value)");
     const done = row(page, `other.tn done run ${other}`);
     assert.match(await done.innerText(), /→ 42/);
-    await screenshot(page, '20-runs-console');
+    toDocs(await screenshot(page, '20-runs-console'), 'runs-console');
   });
 
   step('the filter keeps the runs that match (a fork keeps its origin shown) and Clear brings every run back', async () => {
@@ -105,7 +106,7 @@ describe('The Runs view as a console, the graph view and a missing credential in
     assert.ok((await panel.locator('#graph .graph-edge').count()) >= 4, 'spawn edges');
     await panel.locator('#graph .graph-node', { hasText: 'check' }).first().click();
     await panel.locator('.details h2', { hasText: /Context of check #\d+/ }).waitFor({ timeout: 15_000 });
-    await screenshot(page, '21-graph-view');
+    toDocs(await screenshot(page, '21-graph-view'), 'graph-view');
   });
 
   step('investment_committee.tn\'s door: a missing credential is said plainly, offered (button and notification), and linked to the call', async () => {
@@ -120,6 +121,6 @@ describe('The Runs view as a console, the graph view and a missing credential in
     assert.match(await box.innerText(), /The run needs the credential "market", which is not in the Turn vault/);
     assert.equal(await box.locator('a.site').first().innerText(), 'line 4', 'the link is the call, not the use schema line');
     await page.locator('.notifications-toasts', { hasText: 'needs the credential "market"' }).first().waitFor({ timeout: 15_000 });
-    await screenshot(page, '22-missing-credential');
+    toDocs(await screenshot(page, '22-missing-credential'), 'missing-credential');
   });
 });

@@ -2,7 +2,7 @@
 // packaged .vsix installed into a fresh extensions folder, and drives it with Debian's chromium
 // through playwright-core. Everything lives in a temp folder that is removed afterwards.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -196,6 +196,12 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path: file });
   return file;
+}
+
+/** A screenshot a docs page shows: copied to docs/images/`docsName`.png (the e2e that takes it regenerates it). */
+export function toDocs(file: string, docsName: string): void {
+  mkdirSync(join(ROOT, 'docs', 'images'), { recursive: true });
+  copyFileSync(file, join(ROOT, 'docs', 'images', `${docsName}.png`));
 }
 
 /** Opens a workspace file as a user would: through the Explorer when it shows it, else Quick Open. */

@@ -6,7 +6,8 @@
 // resumes the run, which appends exactly once. A run the CLI writes while the view shows appears
 // without a refresh (the store is watched). With turn.restate.ingressUrl set, the view lists a real
 // restate-server's runs under a second root and resumes one there (an unreachable server first shows
-// as one row). Screenshots: test/e2e/artifacts/07-runs-view.png, 09-runs-view-restate.png.
+// as one row). Screenshots: test/e2e/artifacts/07-runs-view.png, 09-runs-view-restate.png (also in docs/images/
+// as runs-view, runs-view-restate).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ import { listVsix } from '../../scripts/vsix.mjs';
 import { waitForRun } from '../../runtime/index.js';
 import { NO_SERVER, freePort, startRestateServer, startWorkerProcess, turn, type RestateServer, type WorkerProcess } from '../restate/harness.js';
 import { answerFrame } from './answer-frame.js';
-import { ROOT, VSIX, codeServerSuite, inlineAction, openFile, panelFrame, reloadWindow, row, screenshot, showRuns, startCodeServer, waitFor, type Session } from './harness.js';
+import { ROOT, VSIX, codeServerSuite, inlineAction, openFile, panelFrame, reloadWindow, row, screenshot, showRuns, startCodeServer, toDocs, waitFor, type Session } from './harness.js';
 
 /**
  * Runs a Restate row's inline action until `done()`. While the view re-lists the Restate server (a
@@ -93,7 +94,7 @@ describe('Durable runs and the Runs view in code-server', { timeout: 600_000 }, 
       await page.mouse.move(bar.x + bar.width + 240, bar.y + 300, { steps: 8 });
       await page.mouse.up();
     }
-    await screenshot(page, '07-runs-view');
+    toDocs(await screenshot(page, '07-runs-view'), 'runs-view');
   });
 
   step('after a window reload, the Runs view resumes the suspended run in the panel', async () => {
@@ -162,7 +163,7 @@ describe('Durable runs and the Runs view in code-server', { timeout: 600_000 }, 
       writeFileSync(join(s.workspace, '.vscode', 'settings.json'), JSON.stringify({ 'turn.restate.ingressUrl': restate.ingress, 'turn.restate.adminUrl': restate.admin }));
       await row(page, `Restate server ${restate.ingress}`).waitFor({ timeout: 30_000 });
       await row(page, `suspend_me.tn suspended on Restate run ${id}`).waitFor({ timeout: 30_000 });
-      await screenshot(page, '09-runs-view-restate');
+      toDocs(await screenshot(page, '09-runs-view-restate'), 'runs-view-restate');
       await restateAction(page, `suspend_me.tn suspended on Restate run ${id}`, 'Resume Run', () => page.locator('.notifications-toasts', { hasText: `run ${id} is done` }).first().isVisible());
       await row(page, `suspend_me.tn done on Restate run ${id}`).waitFor({ timeout: 30_000 });
       // Open in Panel: the run as the server has it, with what it printed there

@@ -15,6 +15,9 @@ test('journal kinds and host tools read as phrases; an unknown kind keeps its ki
   assert.equal(said('decision', 'retry'), 'a person said: run it again');
   assert.equal(said('migrate', 'bytecode'), 'moved to the current code');
   assert.equal(said('output', 'echo'), 'printed a line');
+  assert.equal(said('spawn', 'judge'), 'started a process (judge)');
+  assert.equal(said('spawn', ''), 'started a process', 'an anonymous closure');
+  assert.equal(said('name', 'gather'), 'a process named itself gather');
   assert.equal(said('brand-new', 'thing'), 'brand-new thing');
   assert.equal(said('constructor', 'x'), 'constructor x', 'an inherited property name is no phrase');
 });

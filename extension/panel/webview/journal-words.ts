@@ -31,6 +31,8 @@ const KINDS: Readonly<Record<string, (name: string) => string>> = {
   decision: (name) => (name === 'retry' ? 'a person said: run it again' : name === 'ok' ? 'a person gave the result' : name === 'error' ? 'a person gave the error' : `a person decided: ${name}`),
   approval: (name) => `asked for approval (${name})`,
   grant: (name) => `agent ${name} was granted its capabilities`,
+  spawn: (name) => (name ? `started a process (${name})` : 'started a process'),
+  name: (name) => `a process named itself ${name}`,
   output: () => 'printed a line',
   note: (name) => (name === 'reprint' ? 'printed again on resume' : `note: ${name}`),
   refusal: () => 'an effect was refused',

@@ -22,6 +22,7 @@ import { lanesFromEvents, type Lanes } from './lanes.js';
 import { Scrubber } from './scrubber.js';
 import { restore, type State } from './state.js';
 import { LaneList, legend } from './timeline.js';
+import { drawWidth } from './narrow.js';
 import { TokenList } from './tokens.js';
 import { valueTree } from './valuetree.js';
 import { JournalPicker, whatIfResult } from './whatif.js';
@@ -46,7 +47,7 @@ const ui: ActorUi = {
 };
 
 function width(): number {
-  return Math.max(360, (document.getElementById('turn-panel')?.clientWidth ?? 800) - 4);
+  return drawWidth((document.getElementById('turn-panel')?.clientWidth ?? 800) - 4);
 }
 
 // Saving the state serializes the whole run: at most once per half second, not on every update.

@@ -5,8 +5,8 @@
 import { h, reveal, svg } from './dom.js';
 import { duration, ticks, type Bar, type Lane, type Lanes, type Mark } from './lanes.js';
 import { VirtualList } from './virtual.js';
+import { drawWidth, fitLabel, labelWidth } from './narrow.js';
 
-const LABEL_W = 150;
 const LANE_H = 30;
 const BAR_H = 18;
 const AXIS_H = 24;
@@ -58,7 +58,7 @@ function mark(m: Mark, x: (ms: number) => number, y: number): SVGElement {
 function laneGroup(lane: Lane, i: number, y: number, W: number, x: (ms: number) => number): SVGGElement {
   const g = svg('g', { class: `lane${i % 2 ? ' odd' : ''}`, 'data-pid': lane.pid });
   g.append(svg('rect', { class: 'lane-bg', x: 0, y, width: W, height: LANE_H }));
-  g.append(svg('text', { class: 'lane-label', x: 8, y: y + LANE_H / 2 + 4 }, lane.label.length > 22 ? `${lane.label.slice(0, 21)}…` : lane.label));
+  g.append(svg('text', { class: 'lane-label', x: 8, y: y + LANE_H / 2 + 4 }, fitLabel(lane.label, labelWidth(W))));
   g.append(svg('line', { class: 'lifeline', x1: x(lane.start), x2: x(lane.end), y1: y + LANE_H / 2, y2: y + LANE_H / 2 }));
   for (const b of lane.bars) g.append(bar(b, x, y));
   for (const m of lane.marks) g.append(mark(m, x, y));
@@ -66,20 +66,27 @@ function laneGroup(lane: Lane, i: number, y: number, W: number, x: (ms: number) 
 }
 
 function scale(lanes: Lanes, W: number): (ms: number) => number {
-  const span = W - LABEL_W - PAD_R;
-  return (ms: number) => LABEL_W + (Math.min(ms, lanes.end) / lanes.end) * span;
+  const label = labelWidth(W);
+  const span = W - label - PAD_R;
+  return (ms: number) => label + (Math.min(ms, lanes.end) / lanes.end) * span;
 }
 
+/** the least room a tick's label takes ("1.50 s", "500 ms"): in a narrow panel only every k-th tick is labelled */
+const TICK_LABEL_W = 52;
+
 function axis(root: SVGSVGElement, lanes: Lanes, x: (ms: number) => number, top: number, bottom: number, labels: boolean): void {
-  for (const t of ticks(lanes.end)) {
+  const all = ticks(lanes.end);
+  const apart = all.length > 1 ? x(all[1]) - x(all[0]) : TICK_LABEL_W;
+  const every = Math.max(1, Math.ceil(TICK_LABEL_W / Math.max(1, apart)));
+  all.forEach((t, i) => {
     root.append(svg('line', { class: 'grid', x1: x(t), x2: x(t), y1: top, y2: bottom }));
-    if (labels) root.append(svg('text', { class: 'tick', x: x(t), y: AXIS_H - 8, 'text-anchor': 'middle' }, duration(t)));
-  }
+    if (labels && i % every === 0) root.append(svg('text', { class: 'tick', x: x(t), y: AXIS_H - 8, 'text-anchor': 'middle' }, duration(t)));
+  });
 }
 
 /** The lanes as an SVG `width` pixels wide (all of them: for a few lanes, as in a what-if side). */
 export function timelineSvg(lanes: Lanes, width: number, label = 'Timeline'): SVGSVGElement {
-  const W = Math.max(360, width);
+  const W = drawWidth(width);
   const H = AXIS_H + Math.max(1, lanes.lanes.length) * LANE_H + 6;
   const x = scale(lanes, W);
   const root = svg('svg', { class: 'timeline', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': label });
@@ -109,7 +116,7 @@ export class LaneList {
       key: (r) => String(r.lane.pid),
       signature: (r) => r.sig,
       render: (r) => {
-        const W = Math.max(360, this.width);
+        const W = drawWidth(this.width);
         const x = scale(this.lanes, W);
         const root = svg('svg', { class: 'timeline lane-row', width: W, height: LANE_H, viewBox: `0 ${r.i * LANE_H} ${W} ${LANE_H}`, role: 'img', 'aria-label': r.lane.label });
         axis(root, this.lanes, x, r.i * LANE_H, (r.i + 1) * LANE_H, false);
@@ -123,7 +130,7 @@ export class LaneList {
   update(lanes: Lanes, width: number): void {
     this.width = width;
     this.lanes = lanes;
-    const W = Math.max(360, width);
+    const W = drawWidth(width);
     const head = svg('svg', { class: 'timeline-axis-svg', width: W, height: AXIS_H, viewBox: `0 0 ${W} ${AXIS_H}`, 'aria-hidden': 'true' });
     axis(head, lanes, scale(lanes, W), AXIS_H - 4, AXIS_H, true);
     this.axisBox.replaceChildren(head);

@@ -28,3 +28,14 @@ export function trackWidths(a: ActorView, tier: Tier, full: number): { track: nu
   const u = budget <= 0 ? 0 : Math.max(used > 0 ? 2 : 0, Math.round(Math.min(1, used / budget) * track));
   return { track, used: u };
 }
+
+const percent = (used: number, budget: number) => {
+  const p = (used / budget) * 100;
+  return p === 0 ? '0%' : p < 1 ? '<1%' : `${Math.round(p)}%`;
+};
+
+/** A tier's count: against its budget; a budget of 0 is one the view does not know (a stored run's processes read from its journal). */
+export function countText(used: number, budget: number | null): string {
+  if (budget === null) return `${used} (no budget)`;
+  return budget > 0 ? `${used} / ${budget} (${percent(used, budget)})` : `${used} (budget unknown)`;
+}

@@ -3,30 +3,29 @@
 // budget, for every actor. P0 has no budget: its bar is drawn to the scale of the largest budget.
 import type { ActorView } from '../../protocol/panel.js';
 import { svg } from './dom.js';
-import { budgetOf, fill, trackWidths, type Tier } from './token-bars.js';
+import { budgetOf, countText, fill, trackWidths, type Tier } from './token-bars.js';
 import { VirtualList } from './virtual.js';
 import { actorLabel } from './lanes.js';
+import { drawWidth, fitLabel, labelWidth } from './narrow.js';
 
-const LABEL_W = 150;
 const TIER_W = 74;
 const ROW_H = 15;
 const GAP = 8;
 
 const TIERS: [Tier, string][] = [['P0', 'system'], ['P1', 'working'], ['P2', 'episodic']];
 
-const percent = (used: number, budget: number) => {
-  const p = (used / budget) * 100;
-  return p === 0 ? '0%' : p < 1 ? '<1%' : `${Math.round(p)}%`;
-};
 
 /** One actor's three tiers as a small SVG row. */
 export function tokensRow(a: ActorView, width: number, i = 0): SVGSVGElement {
-  const W = Math.max(360, width);
-  const full = W - LABEL_W - TIER_W - 170;
+  const W = drawWidth(width);
+  const LABEL_W = labelWidth(W);
+  // the count after the bar ("1200 / 8000 (15%)") takes up to 170 px; narrow, the bar shrinks first, down to 24 px
+  const full = Math.max(24, W - LABEL_W - TIER_W - Math.min(170, Math.max(110, W * 0.3)));
   const H = 3 * ROW_H + GAP;
   const root = svg('svg', { class: 'tokens-chart', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Token use of ${actorLabel(a.pid, a.name)}`, 'data-pid': a.pid, 'data-row': i });
   const y0 = 2;
-  root.append(svg('text', { class: 'lane-label', x: 8, y: y0 + ROW_H + 4 }, actorLabel(a.pid, a.name)));
+  const label = actorLabel(a.pid, a.name);
+  root.append(svg('text', { class: 'lane-label', x: 8, y: y0 + ROW_H + 4 }, fitLabel(label, LABEL_W)));
   TIERS.forEach(([tier, name], k) => {
     const y = y0 + k * ROW_H;
     const used = a.context.tokens[tier];
@@ -38,7 +37,7 @@ export function tokensRow(a: ActorView, width: number, i = 0): SVGSVGElement {
     root.append(svg('rect', { class: 'track', x: LABEL_W + TIER_W, y: y + 3, width: track, height: ROW_H - 6, rx: 2 }));
     root.append(svg('rect', { class: `used tier-${tier}${level}`, x: LABEL_W + TIER_W, y: y + 3, width: u, height: ROW_H - 6, rx: 2 },
       svg('title', {}, `${tier} ${name}: ${used} tokens${budget !== null ? ` of ${budget}` : ' (no budget)'}`)));
-    root.append(svg('text', { class: 'tier-count', x: LABEL_W + TIER_W + track + 8, y: y + ROW_H - 4 }, budget !== null ? `${used} / ${budget} (${percent(used, budget)})` : `${used} (no budget)`));
+    root.append(svg('text', { class: 'tier-count', x: LABEL_W + TIER_W + track + 8, y: y + ROW_H - 4 }, countText(used, budget)));
   });
   return root;
 }
