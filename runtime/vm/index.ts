@@ -37,6 +37,7 @@ import { REMOTE_CHILD_TOOL, type ChildPlacement } from '../ports/placement.js';
 import { checkParam, countArguments, describeMismatch, singleArgument } from './calling.js';
 import { EffectWaits, type EffectResult, type EffectWait } from './effect-waits.js';
 import { ProcessTable, finishProcess, type LifecycleRuntime } from './lifecycle.js';
+import { SWEEP_MIN, heldPids, nextSweepAfter } from './sweep.js';
 import { RunQueue, seededRandom } from './run-queue.js';
 import { failureMessage, processSite, runtimeErrorValue, siteOf, stackTrace } from './sites.js';
 import { Timers } from './timers.js';
@@ -81,6 +82,12 @@ export interface RunOptions {
   compileLoops?: boolean;
   /** times a loop head is reached by a back edge before its loop is compiled (default 50) */
   hotLoopAfter?: number;
+  /**
+   * keep every finished process in the table, as a view that lists them all needs; by default a
+   * finished process nobody can ask about leaves it (sweep.ts), unless events, a durable store, a
+   * debugger or placement are attached
+   */
+  keepFinished?: boolean;
 }
 
 export type RunOutcome =
@@ -129,6 +136,11 @@ export class VM implements LifecycleRuntime, AgentRuntime {
   private readonly moduleCache = new Map<number, Value>();
   private readonly maxSteps: number;
   private used = 0;
+  /** never let finished processes go (RunOptions.keepFinished) */
+  private readonly keepFinished: boolean;
+  /** processes ended since the last sweep of the table, and how many make the next one due (sweep.ts) */
+  private endedSinceSweep = 0;
+  private sweepAfter = SWEEP_MIN;
   private readonly maxAlloc: number;
   private readonly maxTimeMs: number;
   /** allocation budget left (cells); below 0, the run ends at the next safe point */
@@ -181,6 +193,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     this.fns = bundle.functions;
     this.compiledLoops = (options.compileLoops ?? compileLoopsByDefault()) ? new CompiledLoops(this.fns, options.hotLoopAfter) : null;
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+    this.keepFinished = options.keepFinished === true;
     this.maxAlloc = options.maxAlloc ?? DEFAULT_MAX_ALLOC;
     this.allocStart = this.allocLeft = this.maxAlloc > 0 ? this.maxAlloc : Number.MAX_SAFE_INTEGER;
     this.maxTimeMs = options.maxTimeMs ?? 0;
@@ -354,6 +367,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
           if (end) return end;
         }
         if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
+        if (this.endedSinceSweep >= this.sweepAfter) this.sweepFinished();
       }
       if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
       if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
@@ -529,6 +543,37 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     return this.procs.linkedChildren(pid);
   }
 
+  /** How many processes the table holds: the live ones, and the finished ones not let go (sweep.ts). */
+  get processCount(): number {
+    return this.procs.size;
+  }
+
+  /**
+   * Whether finished processes may leave the table: not when a view of the run can ask about any
+   * of them by pid — the events' sink (the panel, a trace), a durable run's journal and snapshots,
+   * a debugger, a placed child's proxy — nor when the host asked to keep them.
+   */
+  private sweepAllowed(): boolean {
+    return !this.keepFinished && !this.events.active && this.durable === undefined && this.debug === undefined && this.placement === undefined && this.entryClosure === undefined;
+  }
+
+  /** Lets go of the finished processes nothing can ask about (sweep.ts); called between slices. */
+  private sweepFinished(): void {
+    this.endedSinceSweep = 0;
+    if (!this.sweepAllowed()) {
+      this.sweepAfter = Number.MAX_SAFE_INTEGER;
+      return;
+    }
+    const procs = this.procs;
+    const held = heldPids({
+      processes: procs.values(),
+      get: (pid) => procs.get(pid),
+      vmValues: [this.moduleCache, this.methods],
+      main: this.main.id,
+    });
+    this.sweepAfter = nextSweepAfter(procs.sweep(held.pids), held.walked);
+  }
+
   /** Every process with its state, parent, links and mailbox size: the editor's actor tree. */
   inspectProcesses(): ProcessInfo[] {
     return [...this.procs.values()].map(inspect);
@@ -663,6 +708,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
 
   private finish(p: Process, st: number): void {
     finishProcess(this, p, st);
+    this.endedSinceSweep++;
     if (this.toolLoops.runsCall(p)) this.toolLoops.callEnded(p, (pid) => this.procs.get(pid));
     this.abandonToolCalls(p);
   }

@@ -1,0 +1,195 @@
+// Finished processes leave the process table once nothing can ask for them (issue 45,
+// runtime/vm/sweep.ts). Each test runs enough processes to trigger sweeps (one is due after
+// SWEEP_MIN processes have ended), counts the table at the end, and asks about the processes whose
+// pids were still held in each place a pid can be: their answers must be what they always were.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { VM, type RunOptions } from '../../runtime/vm/index.js';
+import { SWEEP_MIN } from '../../runtime/vm/sweep.js';
+import { mockReply } from '../../runtime/infer/mock.js';
+import type { Value } from '../../runtime/values/index.js';
+import { compileFiles } from './harness.js';
+
+/** Runs `source`; its value, printed lines and the table's size once the run is over. */
+async function runCounting(source: string, options: RunOptions = {}, withEvents = false): Promise<{ value: Value; lines: string[]; count: number }> {
+  const bundle = await compileFiles({ 'main.tn': source });
+  const lines: string[] = [];
+  const vm = new VM(
+    bundle,
+    { output: (line) => lines.push(line), infer: async (r) => mockReply(r.schema), ...(withEvents ? { event: () => {} } : {}) },
+    { maxSteps: 0, ...options },
+  );
+  const outcome = await vm.run();
+  assert.ok(outcome.ok, outcome.ok ? '' : `${outcome.error.message} (line ${outcome.error.line})`);
+  return { value: outcome.value, lines, count: vm.processCount };
+}
+
+// N workers whose pids nobody keeps (each tells main it ran, with a number: no pid in the message)
+const N = 3000;
+const UNHELD = `let me = call("self");
+let i = 0;
+while i < ${N} { spawn turn() { send me, 1; return 1; }; let i = i + 1; }
+let j = 0;
+while j < ${N} { let m = receive; let j = j + 1; }
+`;
+
+/** what the table can still hold of N unheld workers: those ended since the last sweep */
+const AT_MOST_UNSWEPT = SWEEP_MIN + 64;
+
+test('finished processes nobody can ask about leave the table', async () => {
+  const r = await runCounting(UNHELD + 'return j;');
+  assert.equal(r.value, N);
+  assert.ok(r.count < AT_MOST_UNSWEPT, `the table holds ${r.count} processes after ${N} unheld workers ended`);
+});
+
+test('a pid held in a list, a closure and memory is answered after its process ended and the sweeps ran', async () => {
+  const r = await runCounting(`let me = call("self");
+let listed = [];
+let i = 0;
+while i < 300 {
+  let c = spawn turn() { send me, 0; return i * 2; };
+  let listed = call("list_push", listed, c);
+  let i = i + 1;
+}
+let d = spawn turn() { send me, 0; return 7; };
+let captured = turn() { return d; };
+let e = spawn turn() { send me, 0; return 11; };
+remember("e", e);
+let e = null;
+let j = 0;
+while j < 302 { let m = receive; let j = j + 1; }
+${UNHELD}
+let total = 0;
+let k = 0;
+while k < 300 { let total = total + call("wait", listed[k]); let k = k + 1; }
+call("echo", total);
+call("echo", call("wait", captured()));
+call("echo", call("wait", recall("e")));
+return 0;`);
+  // 0 + 2 + ... + 598
+  assert.deepEqual(r.lines, [String(299 * 300), '7', '11']);
+  assert.ok(r.count < 303 + AT_MOST_UNSWEPT, `the table holds ${r.count}`);
+  assert.ok(r.count >= 303, 'the held processes are still in the table');
+});
+
+test('a pid held only in an unread message, or in a finished process\'s result, is answered', async () => {
+  const r = await runCounting(`let noise = spawn turn() {
+${UNHELD}
+  return 0;
+};
+let holder = spawn turn() {
+  call("wait", noise);
+  let held = receive;
+  return call("wait", held);
+};
+let c = spawn turn() { return "from the message"; };
+send holder, c;
+let c = null;
+let parent = spawn turn() {
+  let grandchild = spawn turn() { return "from a result"; };
+  return grandchild;
+};
+call("wait", noise);
+call("echo", call("wait", holder));
+call("echo", call("wait", call("wait", parent)));
+return 0;`);
+  assert.deepEqual(r.lines, ['from the message', 'from a result']);
+  assert.ok(r.count < AT_MOST_UNSWEPT + 6, `the table holds ${r.count}`);
+});
+
+test('a pid nested deep in data (maps, lists, a closure over a map) keeps its process; a copy sent away does too', async () => {
+  const r = await runCounting(`let me = call("self");
+let a = spawn turn() { send me, 0; return "deep"; };
+let b = spawn turn() { send me, 0; return "captured"; };
+let c = spawn turn() { send me, 0; return "sent"; };
+let nested = {"x": [1, [{"y": [a]}]]};
+let make = turn(p: Any) -> Any { let box = {"pid": p}; return turn() -> Any { return box["pid"]; }; };
+let get = make(b);
+let keeper = spawn turn() {
+  let got = receive;
+  let wait_for_go = receive;
+  return call("wait", got["z"][0]);
+};
+send keeper, {"z": [c]};
+let a = null;
+let b = null;
+let c = null;
+let j = 0;
+while j < 3 { let m = receive; let j = j + 1; }
+${UNHELD}
+send keeper, "go";
+call("echo", call("wait", nested["x"][1][0]["y"][0]));
+call("echo", call("wait", get()));
+call("echo", call("wait", keeper));
+return 0;`);
+  assert.deepEqual(r.lines, ['deep', 'captured', 'sent']);
+  assert.ok(r.count < AT_MOST_UNSWEPT + 5, `the table holds ${r.count}`);
+});
+
+test('a monitor of a finished process still gets its Down, with the result of a held pid', async () => {
+  const r = await runCounting(`let me = call("self");
+let c = spawn turn() { send me, 0; return 5; };
+let m = receive;
+${UNHELD}
+call("monitor", c);
+let down = receive;
+call("echo", down["type"]);
+call("echo", down["pid"] == c);
+return 0;`);
+  assert.deepEqual(r.lines, ['Down', 'true']);
+  assert.ok(r.count < AT_MOST_UNSWEPT + 2, `the table holds ${r.count}`);
+});
+
+test('a scope\'s tasks stay in the table while the scope is open, whatever ends around them', async () => {
+  const r = await runCounting(`let results = scope wait_all {
+  let i = 0;
+  while i < 50 { task turn() { return i; }; let i = i + 1; }
+${UNHELD}
+};
+let s = 0;
+let k = 0;
+while k < 50 { let s = s + results[k]; let k = k + 1; }
+call("echo", s);
+return 0;`);
+  assert.deepEqual(r.lines, [String((49 * 50) / 2)]);
+  assert.ok(r.count < AT_MOST_UNSWEPT + 51, `the table holds ${r.count}`);
+});
+
+test('a view of the run (an event sink, keepFinished) keeps every finished process', async () => {
+  const program = UNHELD + 'return j;';
+  assert.ok((await runCounting(program)).count < AT_MOST_UNSWEPT, 'without a view, the unheld workers leave');
+  assert.equal((await runCounting(program, {}, true)).count, N + 1, 'with an event sink attached');
+  assert.equal((await runCounting(program, { keepFinished: true })).count, N + 1, 'with keepFinished');
+});
+
+test('a linked parent that fails after its children were swept still takes its running children down', async () => {
+  const r = await runCounting(`let me = call("self");
+let boss = spawn turn() {
+  let k = 0;
+  while k < ${N} { spawn_link turn() { return 1; }; let k = k + 1; }
+  let k = 0;
+  while k < ${N} { let m = receive; let k = k + 1; }
+  let sleeper = spawn_link turn() { let never = receive; return 0; };
+  send me, sleeper;
+  let go = receive;
+  throw "boss failed";
+};
+call("monitor", boss);
+let sleeper = receive;
+call("monitor", sleeper);
+${UNHELD}
+send boss, 0;
+let a = receive;
+let b = receive;
+let downs = [a, b];
+let i = 0;
+while i < 2 {
+  if downs[i]["pid"] == sleeper { call("echo", "sleeper: " + downs[i]["reason"]["message"]); }
+  if downs[i]["pid"] == boss { call("echo", "boss: " + downs[i]["reason"]); }
+  let i = i + 1;
+}
+return 0;`);
+  assert.equal(r.lines.length, 2, r.lines.join('\n'));
+  assert.ok(r.lines.some((l) => /^sleeper: cancelled: its linked parent #\d+ failed/.test(l)), r.lines.join('\n'));
+  assert.ok(r.count < AT_MOST_UNSWEPT + 4, `the table holds ${r.count}`);
+});
