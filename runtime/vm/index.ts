@@ -88,6 +88,8 @@ export interface RunOptions {
    * debugger or placement are attached
    */
   keepFinished?: boolean;
+  /** finished processes between two sweeps of the table, at least (default SWEEP_MIN; sweep.ts) */
+  sweepMin?: number;
 }
 
 export type RunOutcome =
@@ -140,7 +142,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
   private readonly keepFinished: boolean;
   /** processes ended since the last sweep of the table, and how many make the next one due (sweep.ts) */
   private endedSinceSweep = 0;
-  private sweepAfter = SWEEP_MIN;
+  private sweepAfter: number;
+  private readonly sweepMin: number;
   private readonly maxAlloc: number;
   private readonly maxTimeMs: number;
   /** allocation budget left (cells); below 0, the run ends at the next safe point */
@@ -194,6 +197,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     this.compiledLoops = (options.compileLoops ?? compileLoopsByDefault()) ? new CompiledLoops(this.fns, options.hotLoopAfter) : null;
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     this.keepFinished = options.keepFinished === true;
+    this.sweepAfter = this.sweepMin = Math.max(1, options.sweepMin ?? SWEEP_MIN);
     this.maxAlloc = options.maxAlloc ?? DEFAULT_MAX_ALLOC;
     this.allocStart = this.allocLeft = this.maxAlloc > 0 ? this.maxAlloc : Number.MAX_SAFE_INTEGER;
     this.maxTimeMs = options.maxTimeMs ?? 0;
@@ -311,63 +315,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
           await new Promise((resolve) => setImmediate(resolve));
           lastYield = nowMs();
         }
-        if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
-        if (this.exhausted !== null) return this.failRun(this.exhausted.p, this.exhausted.message, false);
-        if (this.allocLeft < 0 || this.overBudget.length > 0) {
-          const end = this.settleBudgets();
-          if (end) return end;
-        }
-        // debugger hook: a slice a debugger stop cut short goes on first, as if it had not stopped
-        const carried = this.debugSlice;
-        this.debugSlice = 0;
-        if (this.timers.size > 0 && carried === 0) this.fireTimers();
-        const p = carried > 0 ? this.queue.front() : this.queue.next();
-        if (p.status !== READY) continue;
-        if (p.cancel === 'requested') {
-          this.deliverCancel(p);
-          if (p.finished) {
-            if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
-            continue;
-          }
-        }
-        if (p.peek('joining').length > 0 && this.mustJoin(p)) continue;
-        let slice = carried > 0 ? carried : this.queue.slice(SLICE, SEEDED_SLICE);
-        if (this.maxSteps > 0) slice = Math.min(slice, this.maxSteps - this.used);
-        if (slice <= 0) return this.budgetExhausted(p);
-        const limits = p.limits;
-        if (limits !== null && limits.steps > 0) slice = Math.min(slice, Math.max(1, limits.steps - p.steps));
-        const started = limits !== null && limits.timeMs > 0 ? nowMs() : 0;
-        this.current = p;
-        this.inExec = true;
-        const st = this.exec(p, slice);
-        this.inExec = false;
-        this.used += slice - this.left;
-        if (limits !== null) this.spendOwn(p, limits, slice - this.left, started, st);
-        switch (st) {
-          case YIELD:
-            if (this.maxSteps > 0 && this.used >= this.maxSteps) return this.budgetExhausted(p);
-            if (this.debugSlice > 0) this.queue.pushFront(p); // debugger hook
-            else this.queue.push(p);
-            break;
-          case DONE:
-          case FAILED:
-            this.finish(p, st);
-            break;
-          case BLOCKED:
-            p.status = BLOCKED;
-            if (p.deadline !== null) this.timers.add(p);
-            break;
-          case EFFECT:
-            p.status = EFFECT;
-            this.startEffect(p);
-            break;
-        }
-        if (this.allocLeft < 0 || this.overBudget.length > 0) {
-          const end = this.settleBudgets();
-          if (end) return end;
-        }
-        if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
-        if (this.endedSinceSweep >= this.sweepAfter) this.sweepFinished();
+        const end = this.runSlice(main);
+        if (end !== undefined) return end;
       }
       if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
       if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
@@ -386,6 +335,74 @@ export class VM implements LifecycleRuntime, AgentRuntime {
         return this.failRun(main, 'deadlock: every process is waiting', true);
       }
     }
+  }
+
+
+  /**
+   * One turn of the scheduler: the next ready process runs a slice, and what it ended in is
+   * handled. The run's outcome when it is over, else undefined. A plain method apart from the
+   * async `schedule` (issue 45): small and called once per slice, V8 compiles it early, where the
+   * loop of an async function waits for on-stack replacement.
+   */
+  private runSlice(main: Process): RunOutcome | undefined {
+    if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
+    if (this.exhausted !== null) return this.failRun(this.exhausted.p, this.exhausted.message, false);
+    if (this.allocLeft < 0 || this.overBudget.length > 0) {
+      const end = this.settleBudgets();
+      if (end) return end;
+    }
+    // debugger hook: a slice a debugger stop cut short goes on first, as if it had not stopped
+    const carried = this.debugSlice;
+    this.debugSlice = 0;
+    if (this.timers.size > 0 && carried === 0) this.fireTimers();
+    const p = carried > 0 ? this.queue.front() : this.queue.next();
+    if (p.status !== READY) return undefined;
+    if (p.cancel === 'requested') {
+      this.deliverCancel(p);
+      if (p.finished) {
+        if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
+        return undefined;
+      }
+    }
+    if (p.peek('joining').length > 0 && this.mustJoin(p)) return undefined;
+    let slice = carried > 0 ? carried : this.queue.slice(SLICE, SEEDED_SLICE);
+    if (this.maxSteps > 0) slice = Math.min(slice, this.maxSteps - this.used);
+    if (slice <= 0) return this.budgetExhausted(p);
+    const limits = p.limits;
+    if (limits !== null && limits.steps > 0) slice = Math.min(slice, Math.max(1, limits.steps - p.steps));
+    const started = limits !== null && limits.timeMs > 0 ? nowMs() : 0;
+    this.current = p;
+    this.inExec = true;
+    const st = this.exec(p, slice);
+    this.inExec = false;
+    this.used += slice - this.left;
+    if (limits !== null) this.spendOwn(p, limits, slice - this.left, started, st);
+    switch (st) {
+      case YIELD:
+        if (this.maxSteps > 0 && this.used >= this.maxSteps) return this.budgetExhausted(p);
+        if (this.debugSlice > 0) this.queue.pushFront(p); // debugger hook
+        else this.queue.push(p);
+        break;
+      case DONE:
+      case FAILED:
+        this.finish(p, st);
+        break;
+      case BLOCKED:
+        p.status = BLOCKED;
+        if (p.deadline !== null) this.timers.add(p);
+        break;
+      case EFFECT:
+        p.status = EFFECT;
+        this.startEffect(p);
+        break;
+    }
+    if (this.allocLeft < 0 || this.overBudget.length > 0) {
+      const end = this.settleBudgets();
+      if (end) return end;
+    }
+    if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
+    if (this.endedSinceSweep >= this.sweepAfter) this.sweepFinished();
+    return undefined;
   }
 
   /** Raises `Cancelled` in `p` at this safe point (between slices), so a `catch` can clean up. */
@@ -571,7 +588,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
       vmValues: [this.moduleCache, this.methods],
       main: this.main.id,
     });
-    this.sweepAfter = nextSweepAfter(procs.sweep(held.pids), held.walked);
+    this.sweepAfter = nextSweepAfter(this.sweepMin, procs.sweep(held.pids), held.walked);
   }
 
   /** Every process with its state, parent, links and mailbox size: the editor's actor tree. */

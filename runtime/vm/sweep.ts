@@ -19,15 +19,18 @@
 // debugger, a placed child, telemetry) also ask, by pid, about every process: the VM does not
 // sweep at all while any of them is attached (VM.sweepAllowed).
 //
-// A sweep walks what is reachable, so it runs only after enough processes have ended since the
-// last one — at least SWEEP_MIN, at least as many finished ones as it kept, and at least an eighth
-// of the values it walked — which keeps its cost per finished process constant (amortized),
-// whatever the heap.
+// A sweep walks every live process and what is reachable from them, so it runs only after enough
+// processes have ended since the last one: at least SWEEP_MIN (RunOptions.sweepMin), at least as
+// many finished ones as it kept, and at least a quarter of the processes and values it visited —
+// which keeps its cost per finished process constant (amortized), whatever the heap. SWEEP_MIN is
+// large on purpose: a sweep runs mostly in V8's unoptimized tiers (it is rare), where a visit
+// costs microseconds, and a program of a few thousand processes is over before the records it
+// could free (about 240 bytes each) are worth that.
 import { Cell, ClosureVal, IdentityVal, MediaVal, PidVal, StructVal, Uncertain, VecVal, type Value } from '../values/index.js';
 import { Process } from './process.js';
 
-/** Finished processes between two sweeps, at least. */
-export const SWEEP_MIN = 1024;
+/** Finished processes between two sweeps, at least (about 4 MB of finished records). */
+export const SWEEP_MIN = 16_384;
 
 export interface SweepRoots {
   /** every process of the table, in creation order */
@@ -41,7 +44,7 @@ export interface SweepRoots {
 
 export interface Held {
   pids: Set<number>;
-  /** objects visited: the sweep's cost, which sets how long until the next one */
+  /** processes and objects visited: the sweep's cost, which sets how long until the next one */
   walked: number;
 }
 
@@ -60,7 +63,9 @@ export function heldPids(roots: SweepRoots): Held {
 
   hold(roots.main);
   for (const v of roots.vmValues) pending.push(v);
+  let processes = 0;
   for (const p of roots.processes) {
+    processes++;
     if (p.finished) continue;
     hold(p.id);
     // the values the process can read: below its stack pointer (a slot above it is dead), its
@@ -91,7 +96,7 @@ export function heldPids(roots: SweepRoots): Held {
     hold(q.parent);
     for (const a of q.after) hold(a);
   }
-  return { pids, walked: seen.size };
+  return { pids, walked: processes + seen.size };
 }
 
 /** The pid numbers the runtime keeps for a live process (its rare fields, its parent). */
@@ -120,6 +125,6 @@ function visit(x: object, pending: unknown[], hold: (pid: number) => void): void
 }
 
 /** When the next sweep is due: after this many more finished processes. */
-export function nextSweepAfter(keptFinished: number, walked: number): number {
-  return Math.max(SWEEP_MIN, keptFinished, Math.ceil(walked / 8));
+export function nextSweepAfter(min: number, keptFinished: number, walked: number): number {
+  return Math.max(min, keptFinished, Math.ceil(walked / 4));
 }
