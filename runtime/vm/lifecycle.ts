@@ -62,7 +62,7 @@ export class ProcessTable {
       else all[i] = undefined;
     }
     for (const [parent, children] of this.linkedTo) {
-      const running = children.filter((id) => all[id] !== undefined && !all[id]!.finished);
+      const running = children.filter((id) => all[id] !== undefined && !all[id].finished);
       if (running.length === 0) this.linkedTo.delete(parent);
       else if (running.length < children.length) this.linkedTo.set(parent, running);
     }
