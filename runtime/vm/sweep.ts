@@ -44,7 +44,7 @@ export interface SweepRoots {
 
 export interface Held {
   pids: Set<number>;
-  /** processes and objects visited: the sweep's cost, which sets how long until the next one */
+  /** processes and values visited: the sweep's cost, which sets how long until the next one */
   walked: number;
 }
 
@@ -80,8 +80,11 @@ export function heldPids(roots: SweepRoots): Held {
   }
 
   // walk values, then the references of each finished process found held, until nothing is new
+  // every item taken counts, a number in a long list too: the next sweep waits in proportion
+  let visits = 0;
   while (pending.length > 0 || newlyHeld.length > 0) {
     while (pending.length > 0) {
+      visits++;
       const x = pending.pop();
       if (x === null || typeof x !== 'object' || seen.has(x)) continue;
       seen.add(x);
@@ -96,7 +99,7 @@ export function heldPids(roots: SweepRoots): Held {
     hold(q.parent);
     for (const a of q.after) hold(a);
   }
-  return { pids, walked: processes + seen.size };
+  return { pids, walked: processes + visits };
 }
 
 /** The pid numbers the runtime keeps for a live process (its rare fields, its parent). */

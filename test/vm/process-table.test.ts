@@ -28,14 +28,24 @@ async function runCounting(source: string, options: RunOptions = {}, withEvents 
   return { value: outcome.value, lines, count: vm.processCount };
 }
 
-// N workers whose pids nobody keeps (each tells main it ran, with a number: no pid in the message)
+// N workers whose pids nobody keeps, started 100 at a time (each tells main it ran, with a number:
+// no pid in the message). In batches, few processes are alive at a sweep, so sweeps are cheap and
+// frequent (a sweep's interval grows with what it visits, live processes included).
 const N = 3000;
-const UNHELD = `let me = call("self");
-let i = 0;
-while i < ${N} { spawn turn() { send me, 1; return 1; }; let i = i + 1; }
-let j = 0;
-while j < ${N} { let m = receive; let j = j + 1; }
+function unheld(n: number): string {
+  return `let me = call("self");
+let batch = 0;
+while batch < ${n / 100} {
+  let k = 0;
+  while k < 100 { spawn turn() { send me, 1; return 1; }; let k = k + 1; }
+  let k = 0;
+  while k < 100 { let m = receive; let k = k + 1; }
+  let batch = batch + 1;
+}
+let j = batch * 100;
 `;
+}
+const UNHELD = unheld(N);
 
 /**
  * What the table may still hold of N unheld workers: those ended since the last sweep, fewer than
@@ -51,8 +61,8 @@ test('finished processes nobody can ask about leave the table', async () => {
 });
 
 test('with the default sweep interval, a long run of unheld workers holds at most that many records', async () => {
-  const n = SWEEP_MIN * 2 + 1000;
-  const r = await runCounting(UNHELD.replaceAll(String(N), String(n)) + 'return j;', { sweepMin: undefined });
+  const n = 34_000; // past two default intervals (SWEEP_MIN is 16,384), in whole batches
+  const r = await runCounting(unheld(n) + 'return j;', { sweepMin: undefined });
   assert.equal(r.value, n);
   assert.ok(r.count <= SWEEP_MIN + 1, `the table holds ${r.count} processes after ${n} unheld workers ended`);
 });
@@ -208,4 +218,25 @@ return 0;`);
   assert.ok(r.lines.some((l) => /^sleeper: cancelled: its linked parent #\d+ failed/.test(l)), r.lines.join('\n'));
   // 2N workers ended (the boss's linked children, then main's); the code before sweeps held them all
   assert.ok(r.count < N, `the table holds ${r.count}`);
+});
+
+test('a sweep follows a held finished process\'s result, counts every value it visits, and waits in proportion', async () => {
+  const { heldPids, nextSweepAfter } = await import('../../runtime/vm/sweep.js');
+  const { Process, DONE } = await import('../../runtime/vm/process.js');
+  const { PidVal } = await import('../../runtime/values/index.js');
+  const main = new Process(1, 0, false);
+  const numbers = Array.from({ length: 100_000 }, (_, i) => i);
+  main.stack = [numbers, new PidVal(3), new PidVal(5)];
+  main.sp = 2; // the pid of #5 lies above the stack pointer: a dead slot, not held
+  const ended = (id: number, result: Value): InstanceType<typeof Process> => {
+    const p = new Process(id, 1, false);
+    p.status = DONE;
+    p.result = result;
+    return p;
+  };
+  const table = [main, ended(3, [new PidVal(4)]), ended(4, 'grandchild'), ended(5, null)];
+  const held = heldPids({ processes: table, get: (pid) => table.find((p) => p.id === pid), vmValues: [], main: 1 });
+  assert.deepEqual([...held.pids].sort(), [1, 3, 4]);
+  assert.ok(held.walked >= numbers.length, `walked ${held.walked}`);
+  assert.ok(nextSweepAfter(512, 2, held.walked) >= numbers.length / 4, 'the next sweep waits in proportion to what this one visited');
 });
