@@ -144,6 +144,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
   private endedSinceSweep = 0;
   private sweepAfter: number;
   private readonly sweepMin: number;
+  /** grows while sweeps find little to let go (sweepFinished) */
+  private sweepBackoff = 1;
   private readonly maxAlloc: number;
   private readonly maxTimeMs: number;
   /** allocation budget left (cells); below 0, the run ends at the next safe point */
@@ -576,19 +578,31 @@ export class VM implements LifecycleRuntime, AgentRuntime {
 
   /** Lets go of the finished processes nothing can ask about (sweep.ts); called between slices. */
   private sweepFinished(): void {
-    this.endedSinceSweep = 0;
     if (!this.sweepAllowed()) {
+      this.endedSinceSweep = 0;
       this.sweepAfter = Number.MAX_SAFE_INTEGER;
       return;
     }
     const procs = this.procs;
+    // a sweep visits every process in the table: not before as many have ended since the last one
+    // as half the table holds (100,000 queued children would otherwise be walked to free nothing)
+    const size = procs.size;
+    if (this.endedSinceSweep * 2 < size) {
+      this.sweepAfter = Math.ceil(size / 2);
+      return;
+    }
+    this.endedSinceSweep = 0;
     const held = heldPids({
       processes: procs.values(),
       get: (pid) => procs.get(pid),
       vmValues: [this.moduleCache, this.methods],
       main: this.main.id,
     });
-    this.sweepAfter = nextSweepAfter(this.sweepMin, procs.sweep(held.pids), held.walked);
+    const { kept, freed } = procs.sweep(held.pids);
+    // a sweep that let little go (every pid still held, as in a spawn_link loop whose signals wait
+    // unread) makes the next one wait four times longer; one that freed most resets the wait
+    this.sweepBackoff = freed * 4 < kept + freed ? Math.min(this.sweepBackoff * 4, 64) : 1;
+    this.sweepAfter = nextSweepAfter(this.sweepMin, kept, held.walked) * this.sweepBackoff;
   }
 
   /** Every process with its state, parent, links and mailbox size: the editor's actor tree. */

@@ -48,25 +48,29 @@ export class ProcessTable {
 
   /**
    * Lets go of every finished process not in `held` (sweep.ts says what holds one); returns how
-   * many finished ones were kept. Each parent's list of linked children keeps only the children still running,
+   * many finished ones were kept and how many let go. Each parent's list of linked children keeps only the children still running,
    * the only ones a failing parent takes down.
    */
-  sweep(held: ReadonlySet<number>): number {
+  sweep(held: ReadonlySet<number>): { kept: number; freed: number } {
     const all = this.byPid;
     let kept = 0;
+    let freed = 0;
     for (let i = 1; i < all.length; i++) {
       const p = all[i];
       if (p === undefined) continue;
       if (!p.finished) continue;
       if (held.has(i)) kept++;
-      else all[i] = undefined;
+      else {
+        all[i] = undefined;
+        freed++;
+      }
     }
     for (const [parent, children] of this.linkedTo) {
       const running = children.filter((id) => all[id] !== undefined && !all[id].finished);
       if (running.length === 0) this.linkedTo.delete(parent);
       else if (running.length < children.length) this.linkedTo.set(parent, running);
     }
-    return kept;
+    return { kept, freed };
   }
 
   /** every process, in creation order */

@@ -20,9 +20,10 @@
 // sweep at all while any of them is attached (VM.sweepAllowed).
 //
 // A sweep walks every live process and what is reachable from them, so it runs only after enough
-// processes have ended since the last one: at least SWEEP_MIN (RunOptions.sweepMin), at least as
-// many finished ones as it kept, and at least a quarter of the processes and values it visited —
-// which keeps its cost per finished process constant (amortized), whatever the heap. SWEEP_MIN is
+// processes have ended since the last one: at least SWEEP_MIN (RunOptions.sweepMin), half the
+// table, as many finished ones as it kept, and a quarter of the processes and values it visited —
+// which keeps its cost per finished process constant (amortized), whatever the heap — and four
+// times that (up to 64) after each sweep that let little go (VM.sweepFinished). SWEEP_MIN is
 // large on purpose: a sweep runs mostly in V8's unoptimized tiers (it is rare), where a visit
 // costs microseconds, and a program of a few thousand processes is over before the records it
 // could free (about 240 bytes each) are worth that.

@@ -190,10 +190,14 @@ test('a view of the run (an event sink, keepFinished) keeps every finished proce
 test('a linked parent that fails after its children were swept still takes its running children down', async () => {
   const r = await runCounting(`let me = call("self");
 let boss = spawn turn() {
-  let k = 0;
-  while k < ${N} { spawn_link turn() { return 1; }; let k = k + 1; }
-  let k = 0;
-  while k < ${N} { let m = receive; let k = k + 1; }
+  let batch = 0;
+  while batch < ${N / 100} {
+    let k = 0;
+    while k < 100 { spawn_link turn() { return 1; }; let k = k + 1; }
+    let k = 0;
+    while k < 100 { let m = receive; let k = k + 1; }
+    let batch = batch + 1;
+  }
   let sleeper = spawn_link turn() { let never = receive; return 0; };
   send me, sleeper;
   let go = receive;
