@@ -105,7 +105,28 @@ export function spawnProgram(n: number): string {
   return `gather spawn_each(call("range", ${n}), turn(i: Num) -> Num { return i; });`;
 }
 
+/** `spawn_link` of n children, then n `receive`s of their exit signals: the mailbox holds up to n messages. */
+export function linkProgram(n: number): string {
+  return `let i = 0; while i < ${n} { spawn_link turn() { return 1; }; let i = i + 1; } let j = 0; while j < ${n} { let m = receive; let j = j + 1; } return j;`;
+}
+
+/** Its floor: n actors that each send their exit to the parent's mailbox (O(1) receive), which receives n. */
+export async function floorLinkExits(n: number): Promise<number> {
+  const parent = floorSpawn(async (self) => {
+    for (let i = 0; i < n; i++) floorSpawn(async () => floorSend(self, { type: 'ExitSignal', pid: i, result: 1 }));
+    let got = 0;
+    while (got < n) {
+      await floorReceive(self);
+      got++;
+    }
+    return got;
+  });
+  return parent.done;
+}
+
 const N = 20_000;
+/** spawn_link + exit: the Turn v1 peer program's size (bench/turn-v1.ts) */
+const N_LINK = 10_000;
 
 export const PAPER_SECTION = "Turn's published figures (paper, Apple M4) beside ours";
 export const PEER_SECTION = 'Peers and floors (same run, same inputs)';
@@ -125,6 +146,14 @@ export async function actorBenchmarks(): Promise<{ paper: Row[]; peers: Row[] }>
       '2–3 µs',
       3,
     ),
+  );
+
+  // spawn_link + exit, the exit signals received: the program bench/turn-v1.ts runs in both
+  // languages as a whole process, here in this process against the floor (issue 45's ÷ floor target)
+  const link = await perOpPair(await programRunner(linkProgram(N_LINK)), () => floorLinkExits(N_LINK), N_LINK, { warmup: 5, samples: 21 });
+  peers.push(
+    row(`spawn_link + exit, ${N_LINK.toLocaleString('en')} processes, exit signals received (µs each)`, link.ours, floorName, link.floor,
+      'the Turn v1 peer program in this process: n spawn_link of a trivial child, then n receive of their exit signals; the floor\'s children each push their exit to the parent\'s O(1) mailbox'),
   );
 
   // send + receive: a process sends to itself and receives, N times.

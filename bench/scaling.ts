@@ -9,7 +9,7 @@ import { openStoreFile } from '../runtime/store/open.js';
 import type { SqliteRunStore } from '../runtime/store/sqlite-schema.js';
 import { encodeValue } from '../runtime/store/serialize.js';
 import type { Value } from '../runtime/values/index.js';
-import { floorReceive, floorSend, floorSpawn, floorSpawnGather, perOpPair, programRunner, spawnProgram } from './actors.js';
+import { floorLinkExits, floorSpawnGather, linkProgram, perOpPair, programRunner, spawnProgram } from './actors.js';
 import { inSection, perOp, quantity, row, summarize, verdict, verdictText, withPaper, type Point, type Row, type Sample } from './harness.js';
 
 export const SCALING_SECTION = 'Scaling, 1K → 100K (per-operation cost at each size)';
@@ -69,25 +69,6 @@ async function processes(): Promise<Row[]> {
   }
   return series('processes: spawn + exit', 'µs per process', 'JS floor: async function per actor, O(1) mailbox', points, undefined,
     'gather spawn_each of n trivial processes: the scheduler holds all n at once; a sample at 1K runs the program 10 times');
-}
-
-/** `spawn_link` of n children, then n `receive`s of their exit signals: the mailbox holds up to n messages. */
-export function linkProgram(n: number): string {
-  return `let i = 0; while i < ${n} { spawn_link turn() { return 1; }; let i = i + 1; } let j = 0; while j < ${n} { let m = receive; let j = j + 1; } return j;`;
-}
-
-/** Its floor: n actors that each send their exit to the parent's mailbox (O(1) receive), which receives n. */
-async function floorLinkExits(n: number): Promise<number> {
-  const parent = floorSpawn(async (self) => {
-    for (let i = 0; i < n; i++) floorSpawn(async () => floorSend(self, { type: 'ExitSignal', pid: i, result: 1 }));
-    let got = 0;
-    while (got < n) {
-      await floorReceive(self);
-      got++;
-    }
-    return got;
-  });
-  return parent.done;
 }
 
 /**

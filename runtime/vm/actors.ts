@@ -439,7 +439,7 @@ export const PROCESS_TOOLS: Record<string, ProcessTool> = {
     }
     return null;
   },
-  /** every process the VM knows, with its state */
+  /** every process in the table (live, and finished ones not yet let go: sweep.ts), with its state */
   processes(rt, _p, args) {
     arity('processes', args, 0);
     return [...rt.processes()].map((q) => infoValue(inspect(q)));

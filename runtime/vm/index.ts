@@ -40,6 +40,7 @@ import { REMOTE_CHILD_TOOL, type ChildPlacement } from '../ports/placement.js';
 import { checkParam, countArguments, describeMismatch, singleArgument } from './calling.js';
 import { EffectWaits, type EffectResult, type EffectWait } from './effect-waits.js';
 import { ProcessTable, finishProcess, type LifecycleRuntime } from './lifecycle.js';
+import { SWEEP_MIN, heldPids, nextSweepAfter } from './sweep.js';
 import { RunQueue, seededRandom } from './run-queue.js';
 import { failureMessage, processSite, runtimeErrorValue, siteOf, stackTrace } from './sites.js';
 import { Timers } from './timers.js';
@@ -84,6 +85,14 @@ export interface RunOptions {
   compileLoops?: boolean;
   /** times a loop head is reached by a back edge before its loop is compiled (default 50) */
   hotLoopAfter?: number;
+  /**
+   * keep every finished process in the table, as a view that lists them all needs; by default a
+   * finished process nobody can ask about leaves it (sweep.ts), unless events, a durable store, a
+   * debugger or placement are attached
+   */
+  keepFinished?: boolean;
+  /** finished processes between two sweeps of the table, at least (default SWEEP_MIN; sweep.ts) */
+  sweepMin?: number;
 }
 
 export type RunOutcome =
@@ -132,6 +141,14 @@ export class VM implements LifecycleRuntime, AgentRuntime {
   private readonly moduleCache = new Map<number, Value>();
   private readonly maxSteps: number;
   private used = 0;
+  /** never let finished processes go (RunOptions.keepFinished) */
+  private readonly keepFinished: boolean;
+  /** processes ended since the last sweep of the table, and how many make the next one due (sweep.ts) */
+  private endedSinceSweep = 0;
+  private sweepAfter: number;
+  private readonly sweepMin: number;
+  /** grows while sweeps find little to let go (sweepFinished) */
+  private sweepBackoff = 1;
   private readonly maxAlloc: number;
   private readonly maxTimeMs: number;
   /** allocation budget left (cells); below 0, the run ends at the next safe point */
@@ -184,6 +201,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     this.fns = bundle.functions;
     this.compiledLoops = (options.compileLoops ?? compileLoopsByDefault()) ? new CompiledLoops(this.fns, options.hotLoopAfter) : null;
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+    this.keepFinished = options.keepFinished === true;
+    this.sweepAfter = this.sweepMin = Math.max(1, options.sweepMin ?? SWEEP_MIN);
     this.maxAlloc = options.maxAlloc ?? DEFAULT_MAX_ALLOC;
     this.allocStart = this.allocLeft = this.maxAlloc > 0 ? this.maxAlloc : Number.MAX_SAFE_INTEGER;
     this.maxTimeMs = options.maxTimeMs ?? 0;
@@ -302,65 +321,8 @@ export class VM implements LifecycleRuntime, AgentRuntime {
           await new Promise((resolve) => setImmediate(resolve));
           lastYield = nowMs();
         }
-        if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
-        if (this.exhausted !== null) return this.failRun(this.exhausted.p, this.exhausted.message, false);
-        if (this.allocLeft < 0 || this.overBudget.length > 0) {
-          const end = this.settleBudgets();
-          if (end) return end;
-        }
-        // debugger hook: a slice a debugger stop cut short goes on first, as if it had not stopped
-        // a durable run's safe point (issue 45): between slices, with no effect in flight, the
-        // durable layer may snapshot the VM when its journal has grown enough (one property test)
-        if (this.durable?.snapshotDue === true && this.debugSlice === 0 && this.effects.count === 0 && this.debug === undefined) this.durable.safePoint?.();
-        const carried = this.debugSlice;
-        this.debugSlice = 0;
-        if (this.timers.size > 0 && carried === 0) this.fireTimers();
-        const p = carried > 0 ? this.queue.front() : this.queue.next();
-        if (p.status !== READY) continue;
-        if (p.cancel === 'requested') {
-          this.deliverCancel(p);
-          if (p.finished) {
-            if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
-            continue;
-          }
-        }
-        if (p.peek('joining').length > 0 && this.mustJoin(p)) continue;
-        let slice = carried > 0 ? carried : this.queue.slice(SLICE, SEEDED_SLICE);
-        if (this.maxSteps > 0) slice = Math.min(slice, this.maxSteps - this.used);
-        if (slice <= 0) return this.budgetExhausted(p);
-        const limits = p.limits;
-        if (limits !== null && limits.steps > 0) slice = Math.min(slice, Math.max(1, limits.steps - p.steps));
-        const started = limits !== null && limits.timeMs > 0 ? nowMs() : 0;
-        this.current = p;
-        this.inExec = true;
-        const st = this.durable === undefined ? this.exec(p, slice) : this.execInParts(p, slice);
-        this.inExec = false;
-        this.used += slice - this.left;
-        if (limits !== null) this.spendOwn(p, limits, slice - this.left, started, st);
-        switch (st) {
-          case YIELD:
-            if (this.maxSteps > 0 && this.used >= this.maxSteps) return this.budgetExhausted(p);
-            if (this.debugSlice > 0) this.queue.pushFront(p); // debugger hook
-            else this.queue.push(p);
-            break;
-          case DONE:
-          case FAILED:
-            this.finish(p, st);
-            break;
-          case BLOCKED:
-            p.status = BLOCKED;
-            if (p.deadline !== null) this.timers.add(p);
-            break;
-          case EFFECT:
-            p.status = EFFECT;
-            this.startEffect(p);
-            break;
-        }
-        if (this.allocLeft < 0 || this.overBudget.length > 0) {
-          const end = this.settleBudgets();
-          if (end) return end;
-        }
-        if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
+        const end = this.runSlice(main);
+        if (end !== undefined) return end;
       }
       if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
       if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
@@ -417,6 +379,76 @@ export class VM implements LifecycleRuntime, AgentRuntime {
         }
       }
     }
+  }
+
+  /**
+   * One turn of the scheduler: the next ready process runs a slice, and what it ended in is
+   * handled. The run's outcome when it is over, else undefined. A plain method apart from the
+   * async `schedule` (issue 45): small and called once per slice, V8 compiles it early, where the
+   * loop of an async function waits for on-stack replacement.
+   */
+  private runSlice(main: Process): RunOutcome | undefined {
+    if (this.haltReason !== null) return this.failRun(main, this.haltReason, true);
+    if (this.exhausted !== null) return this.failRun(this.exhausted.p, this.exhausted.message, false);
+    if (this.allocLeft < 0 || this.overBudget.length > 0) {
+      const end = this.settleBudgets();
+      if (end) return end;
+    }
+    // a durable run's safe point (issue 45): between slices, with no effect in flight, the
+    // durable layer may snapshot the VM when its journal has grown enough (one property test)
+    if (this.durable?.snapshotDue === true && this.debugSlice === 0 && this.effects.count === 0 && this.debug === undefined) this.durable.safePoint?.();
+    // debugger hook: a slice a debugger stop cut short goes on first, as if it had not stopped
+    const carried = this.debugSlice;
+    this.debugSlice = 0;
+    if (this.timers.size > 0 && carried === 0) this.fireTimers();
+    const p = carried > 0 ? this.queue.front() : this.queue.next();
+    if (p.status !== READY) return undefined;
+    if (p.cancel === 'requested') {
+      this.deliverCancel(p);
+      if (p.finished) {
+        if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
+        return undefined;
+      }
+    }
+    if (p.peek('joining').length > 0 && this.mustJoin(p)) return undefined;
+    let slice = carried > 0 ? carried : this.queue.slice(SLICE, SEEDED_SLICE);
+    if (this.maxSteps > 0) slice = Math.min(slice, this.maxSteps - this.used);
+    if (slice <= 0) return this.budgetExhausted(p);
+    const limits = p.limits;
+    if (limits !== null && limits.steps > 0) slice = Math.min(slice, Math.max(1, limits.steps - p.steps));
+    const started = limits !== null && limits.timeMs > 0 ? nowMs() : 0;
+    this.current = p;
+    this.inExec = true;
+    const st = this.durable === undefined ? this.exec(p, slice) : this.execInParts(p, slice);
+    this.inExec = false;
+    this.used += slice - this.left;
+    if (limits !== null) this.spendOwn(p, limits, slice - this.left, started, st);
+    switch (st) {
+      case YIELD:
+        if (this.maxSteps > 0 && this.used >= this.maxSteps) return this.budgetExhausted(p);
+        if (this.debugSlice > 0) this.queue.pushFront(p); // debugger hook
+        else this.queue.push(p);
+        break;
+      case DONE:
+      case FAILED:
+        this.finish(p, st);
+        break;
+      case BLOCKED:
+        p.status = BLOCKED;
+        if (p.deadline !== null) this.timers.add(p);
+        break;
+      case EFFECT:
+        p.status = EFFECT;
+        this.startEffect(p);
+        break;
+    }
+    if (this.allocLeft < 0 || this.overBudget.length > 0) {
+      const end = this.settleBudgets();
+      if (end) return end;
+    }
+    if (main.finished && !this.procs.hasLiveDetached()) return this.outcome(main);
+    if (this.endedSinceSweep >= this.sweepAfter) this.sweepFinished();
+    return undefined;
   }
 
   /** Raises `Cancelled` in `p` at this safe point (between slices), so a `catch` can clean up. */
@@ -574,6 +606,49 @@ export class VM implements LifecycleRuntime, AgentRuntime {
     return this.procs.linkedChildren(pid);
   }
 
+  /** How many processes the table holds: the live ones, and the finished ones not let go (sweep.ts). */
+  get processCount(): number {
+    return this.procs.size;
+  }
+
+  /**
+   * Whether finished processes may leave the table: not when a view of the run can ask about any
+   * of them by pid — the events' sink (the panel, a trace), a durable run's journal and snapshots,
+   * a debugger, a placed child's proxy — nor when the host asked to keep them.
+   */
+  private sweepAllowed(): boolean {
+    return !this.keepFinished && !this.events.active && this.durable === undefined && this.debug === undefined && this.placement === undefined && this.entryClosure === undefined;
+  }
+
+  /** Lets go of the finished processes nothing can ask about (sweep.ts); called between slices. */
+  private sweepFinished(): void {
+    if (!this.sweepAllowed()) {
+      this.endedSinceSweep = 0;
+      this.sweepAfter = Number.MAX_SAFE_INTEGER;
+      return;
+    }
+    const procs = this.procs;
+    // a sweep visits every process in the table: not before as many have ended since the last one
+    // as half the table holds (100,000 queued children would otherwise be walked to free nothing)
+    const size = procs.size;
+    if (this.endedSinceSweep * 2 < size) {
+      this.sweepAfter = Math.ceil(size / 2);
+      return;
+    }
+    this.endedSinceSweep = 0;
+    const held = heldPids({
+      processes: procs.values(),
+      get: (pid) => procs.get(pid),
+      vmValues: [this.moduleCache, this.methods],
+      main: this.main.id,
+    });
+    const { kept, freed } = procs.sweep(held.pids);
+    // a sweep that let little go (every pid still held, as in a spawn_link loop whose signals wait
+    // unread) makes the next one wait four times longer; one that freed most resets the wait
+    this.sweepBackoff = freed * 4 < kept + freed ? Math.min(this.sweepBackoff * 4, 64) : 1;
+    this.sweepAfter = nextSweepAfter(this.sweepMin, kept, held.walked) * this.sweepBackoff;
+  }
+
   /** Every process with its state, parent, links and mailbox size: the editor's actor tree. */
   inspectProcesses(): ProcessInfo[] {
     return [...this.procs.values()].map(inspect);
@@ -721,6 +796,7 @@ export class VM implements LifecycleRuntime, AgentRuntime {
 
   private finish(p: Process, st: number): void {
     finishProcess(this, p, st);
+    this.endedSinceSweep++;
     if (this.toolLoops.runsCall(p)) this.toolLoops.callEnded(p, (pid) => this.procs.get(pid));
     this.abandonToolCalls(p);
   }

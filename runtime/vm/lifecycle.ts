@@ -39,6 +39,40 @@ export class ProcessTable {
     return this.byPid[id];
   }
 
+  /** How many processes the table holds (live, and finished ones not yet let go): tests count it. */
+  get size(): number {
+    let n = 0;
+    for (const p of this.byPid) if (p !== undefined) n++;
+    return n;
+  }
+
+  /**
+   * Lets go of every finished process not in `held` (sweep.ts says what holds one); returns how
+   * many finished ones were kept and how many let go. Each parent's list of linked children keeps only the children still running,
+   * the only ones a failing parent takes down.
+   */
+  sweep(held: ReadonlySet<number>): { kept: number; freed: number } {
+    const all = this.byPid;
+    let kept = 0;
+    let freed = 0;
+    for (let i = 1; i < all.length; i++) {
+      const p = all[i];
+      if (p === undefined) continue;
+      if (!p.finished) continue;
+      if (held.has(i)) kept++;
+      else {
+        all[i] = undefined;
+        freed++;
+      }
+    }
+    for (const [parent, children] of this.linkedTo) {
+      const running = children.filter((id) => all[id] !== undefined && !all[id].finished);
+      if (running.length === 0) this.linkedTo.delete(parent);
+      else if (running.length < children.length) this.linkedTo.set(parent, running);
+    }
+    return { kept, freed };
+  }
+
   /** every process, in creation order */
   *values(): IterableIterator<Process> {
     const all = this.byPid;
