@@ -413,6 +413,9 @@ describe('the live run panel at 1,000 streamed workers against 10', { timeout: 1
     json.stop = { stoppingMs, stoppedMs, status };
     console.log(['panel live scale (issue 44):', ...figures].join('\n  '));
     console.log(`PANEL_SCALE ${JSON.stringify(json)}`);
+    // the bench's code-server rows read these figures (bench/panel.ts, PANEL_SCALE_FILE)
+    mkdirSync(ARTIFACTS, { recursive: true });
+    writeFileSync(join(ARTIFACTS, 'panel-scale.json'), JSON.stringify(json));
     assert.equal(status, 'stopped');
     assert.ok(stoppingMs !== null && stoppedMs !== null && stoppingMs <= stoppedMs, `the badge said \`stopping\` before \`stopped\`: ${figures.at(-1)}`);
     // NOT MET (printed): `stopped` within 1 s of the click (1.6–2.3 s here: the click's message waits
