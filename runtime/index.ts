@@ -66,7 +66,7 @@ export { stateAtStep, MemoryRunStore, type StepState } from './durable/travel.js
 export { inferSchemas } from './durable/step-schemas.js';
 export { openQuestions, answerQuestion, type OpenQuestion, type Answered } from './durable/answers.js';
 export { ASK_TOOL, type AskPort, type AskQuestion, type AskLocation } from './ports/ask.js';
-export { checkAnswer as checkAskAnswer, checkAnswerText as checkAskAnswerText, MAX_ANSWER_BYTES as MAX_ASK_ANSWER_BYTES } from './ask/answer.js';
+export { checkAnswer as checkAskAnswer, checkAnswerText as checkAskAnswerText, MAX_ANSWER_BYTES as MAX_ASK_ANSWER_BYTES, type CheckedAnswer as CheckedAskAnswer } from './ask/answer.js';
 export { describeType as describeAskType } from './ask/terminal.js';
 export { forkRun, forkable, stepValue, ForkRefused, EDITED_CONFIDENCE, type ForkEdit, type ForkOptions, type Forked } from './durable/fork.js';
 

@@ -12,10 +12,15 @@ export const MAX_ANSWER_DEPTH = 64;
 
 export type CheckedAnswer = { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[]; message: string };
 
-/** `value` as an answer of `schema`'s type, or each reason it is not one (at its JSON Pointer). */
-export function checkAnswer(schema: object, value: unknown): CheckedAnswer {
+/**
+ * `value` as an answer of `schema`'s type, or each reason it is not one (at its JSON Pointer).
+ * `schema` null: the type is not known (an effect's result settled by hand), so any plain JSON
+ * within the bounds is taken.
+ */
+export function checkAnswer(schema: object | null, value: unknown): CheckedAnswer {
   const shape = plainShape(value);
   if (shape) return refused([{ path: '', message: shape }]);
+  if (schema === null) return { ok: true, value };
   let issues: ValidationIssue[];
   try {
     issues = validateValue(schema, value);
@@ -26,7 +31,7 @@ export function checkAnswer(schema: object, value: unknown): CheckedAnswer {
 }
 
 /** An answer typed as JSON text (the terminal, `turn answer --value`), parsed within the bounds, then checked. */
-export function checkAnswerText(schema: object, text: string): CheckedAnswer {
+export function checkAnswerText(schema: object | null, text: string): CheckedAnswer {
   if (text.length > MAX_ANSWER_BYTES) return refused([{ path: '', message: `is longer than ${MAX_ANSWER_BYTES} bytes` }]);
   let value: unknown;
   try {

@@ -27,6 +27,7 @@
 // it, and a truncated or damaged chunk, or one of a newer format, is a ChunkError naming what is
 // wrong; the store turns it into a StoreError ('corrupt' or 'schema') naming the file and the run.
 import type { JournalEntry } from './types.js';
+import { readVarint, unzigzag } from './varint.js';
 
 export const CHUNK_MAGIC = 0x4a;
 /** The chunk format this code writes and reads; a chunk of a higher version is refused. */
@@ -279,20 +280,13 @@ class Reader {
   }
 
   varint(): number {
-    let n = 0;
-    let scale = 1;
-    for (let i = 0; i < 8; i++) {
-      const b = this.byte();
-      n += (b & 0x7f) * scale;
-      if (b < 0x80) return n;
-      scale *= 0x80;
-    }
-    throw this.corrupt('an integer longer than 8 bytes');
+    const n = readVarint(this);
+    if (n < 0) throw this.corrupt('an integer longer than 8 bytes');
+    return n;
   }
 
   zigzag(): number {
-    const n = this.varint();
-    return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
+    return unzigzag(this.varint());
   }
 
   take(n: number): Uint8Array {

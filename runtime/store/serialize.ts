@@ -11,6 +11,7 @@
 import { sha256, sha256Hex } from '../hash.js';
 import type * as Zlib from 'node:zlib';
 import { Cell, ClosureVal, IdentityVal, PidVal, StructVal, Uncertain, VecVal, type Value } from '../values/index.js';
+import { readVarint, unzigzag } from './varint.js';
 
 /** Bump when the byte format changes; a decoder refuses formats it does not know. */
 export const VALUE_FORMAT = 1;
@@ -472,20 +473,12 @@ class Reader {
   }
 
   varint(): number {
-    let n = 0;
-    let scale = 1;
-    for (let i = 0; i < 8; i++) {
-      const b = this.byte();
-      n += (b & 0x7f) * scale;
-      if (b < 0x80) return n;
-      scale *= 0x80;
-    }
-    return this.fail('varint too long');
+    const n = readVarint(this);
+    return n < 0 ? this.fail('varint too long') : n;
   }
 
   zigzag(): number {
-    const z = this.varint();
-    return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+    return unzigzag(this.varint());
   }
 
   f64(): number {
