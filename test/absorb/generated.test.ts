@@ -368,8 +368,9 @@ test('the keyword list matches the grammar', () => {
   };
   visit(grammar.rules);
   // `with` is a keyword only right after an infer's type (`infer T with { ... }`); everywhere else it
-  // is a name (`let with = 1;`, a field `with`), so an absorbed name `with` needs no renaming
-  const contextual = new Set(['with']);
+  // is a name (`let with = 1;`, a field `with`), so an absorbed name `with` needs no renaming; so is
+  // `ask`, a keyword only before a type and a block (`ask T { ... }`), a name everywhere else
+  const contextual = new Set(['with', 'ask']);
   for (const k of keywords) assert.ok(TURN_KEYWORDS.has(k) || contextual.has(k), `\`${k}\` is a keyword of the grammar`);
 });
 

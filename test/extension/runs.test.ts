@@ -54,7 +54,7 @@ test('a panel run with suspend; is durable and shows as suspended; the Runs view
     assert.equal(items.length, 1);
     assert.equal(items[0].state, 'suspended');
     assert.equal(items[0].entryPath, file);
-    assert.deepEqual(actionsOf(items[0]), { resume: true, settle: false, migrate: true, delete: true });
+    assert.deepEqual(actionsOf(items[0]), { resume: true, answer: false, settle: false, migrate: true, delete: true });
 
     // "Open in Panel": the stored run as the store has it
     const shown = await new Runner({ file, options: options(dir), publish: () => {}, request: { kind: 'show', runId: first.stored.runId, storeDir: first.stored.storeDir } }).start();
@@ -110,7 +110,7 @@ test('an interrupted effect shows as an unknown outcome with its request; settli
     assert.equal(item.state, 'waiting');
     assert.deepEqual(item.unknown.map((u) => [u.seq, u.kind, u.name]), [[1, 'tool', 'fs_append']]);
     assert.equal(item.unknown[0].request, '{"name":"fs_append","args":["out/log.txt","A"]}');
-    assert.deepEqual(actionsOf(item), { resume: false, settle: true, migrate: false, delete: true });
+    assert.deepEqual(actionsOf(item), { resume: false, answer: false, settle: true, migrate: false, delete: true });
 
     let heard = 0;
     stores.onChange(() => heard++);

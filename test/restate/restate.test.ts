@@ -115,12 +115,15 @@ test('suspend on one worker, resume from the CLI, finish on another; the output 
 
     const inspect = await turn(['inspect', id, '--restate', server.ingress, '--restate-admin', server.admin, '--json'], dir);
     assert.equal(inspect.code, 0, inspect.stderr);
-    const i = JSON.parse(inspect.stdout) as { run: { status: string }; journal: { step: string; kind: string; key: string }[] };
+    const i = JSON.parse(inspect.stdout) as { run: { status: string }; journal: { step: string | null; kind: string; key: string }[] };
     assert.equal(i.run.status, 'done');
     // the model reply, the printed lines (o1, o2: journaled so a resume neither loses nor repeats one), the suspend
     const steps = ['e1.1', 'o1', 's1', 'e3.1', 'o2'];
-    assert.deepEqual(i.journal.map((e) => e.step), steps);
-    assert.deepEqual(i.journal.map((e) => e.key), steps.map((k) => `turn:${id}:${k}`));
+    const keyed = i.journal.filter((e) => e.step !== null);
+    assert.deepEqual(keyed.map((e) => e.step), steps);
+    assert.deepEqual(keyed.map((e) => e.key), steps.map((k) => `turn:${id}:${k}`));
+    // and main's spawn record, which names it in a stored run's view (no step: a replay skips it)
+    assert.deepEqual(i.journal.filter((e) => e.step === null).map((e) => e.kind), ['spawn']);
   } finally {
     await model.server.close();
   }
