@@ -5,7 +5,7 @@
 import type { Closure } from '../syntax/ast.js';
 import type { SourceFile } from '../syntax/source.js';
 import { docCommentBefore } from '../syntax/doc-comment.js';
-import { typeToSchema, SchemaError, SCHEMA_DIALECT, type JsonSchema, type TypeEnv } from '../infer/schema.js';
+import { typeToSchema, parametersSchema, SchemaError, type JsonSchema, type TypeEnv } from '../infer/schema.js';
 
 export interface ToolParam {
   name: string;
@@ -43,14 +43,7 @@ export function toolSignature(c: Closure, env: TypeEnv, file: SourceFile): ToolS
     properties[name] = schema;
     params.push({ name, schema, optional: p.type?.kind === 'OptionalType' });
   }
-  const parameters: JsonSchema = {
-    $schema: SCHEMA_DIALECT,
-    type: 'object',
-    properties,
-    required: params.filter((p) => !p.optional).map((p) => p.name),
-    additionalProperties: false,
-    ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}),
-  };
+  const parameters = parametersSchema(properties, params, defs);
   const description = docCommentBefore(file.text, c.span.start);
   return { ok: true, parameters, params, ...(description ? { description } : {}) };
 }

@@ -26,6 +26,23 @@ export type JsonSchema = Record<string, unknown>;
 
 export const SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
+/**
+ * A function's parameters as one JSON Schema object (2020-12): each parameter a property, the ones
+ * not optional required, nothing else admitted, the structs they name in `$defs`. What a model is
+ * offered for a native tool call (compile/tool-signature.ts) and an MCP caller for a served closure
+ * (mcp/serve/discover.ts).
+ */
+export function parametersSchema(properties: Record<string, unknown>, params: readonly { name: string; optional: boolean }[], defs: Record<string, unknown>): JsonSchema {
+  return {
+    $schema: SCHEMA_DIALECT,
+    type: 'object',
+    properties,
+    required: params.filter((p) => !p.optional).map((p) => p.name),
+    additionalProperties: false,
+    ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}),
+  };
+}
+
 export class SchemaError extends Error {}
 
 /** The schema of `t`, with `$schema` (and `$defs`, for recursive structs) at the root. Throws `SchemaError` for types a model can't produce. */

@@ -18,7 +18,7 @@
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { checkSource } from '../../check/index.js';
 import { formatDiagnostic } from '../../diagnostics.js';
-import { typeToSchema, SchemaError, SCHEMA_DIALECT, type JsonSchema, type StructInfo, type TypeEnv } from '../../infer/schema.js';
+import { typeToSchema, parametersSchema, SchemaError, type JsonSchema, type StructInfo, type TypeEnv } from '../../infer/schema.js';
 import { withoutPredicates } from '../../infer/checks.js';
 import { readSourceText } from '../../load.js';
 import type { Closure, Expr, Program, TypeExpr } from '../../syntax/ast.js';
@@ -264,14 +264,7 @@ function inputSchemaOf(c: Closure, params: ServedParam[], env: TypeEnv): Tool['i
       properties[p.name] = p.optional ? { anyOf: [ref, { type: 'null' }] } : ref;
     } else properties[p.name] = body;
   });
-  return {
-    $schema: SCHEMA_DIALECT,
-    type: 'object',
-    properties,
-    required: params.filter((p) => !p.optional).map((p) => p.name),
-    additionalProperties: false,
-    ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}),
-  } as Tool['inputSchema'];
+  return parametersSchema(properties, params, defs) as Tool['inputSchema'];
 }
 
 function servedTool(key: string, c: Closure, params: ServedParam[], env: TypeEnv, where: (offset: number) => string, lets: ReadonlyMap<string, Expr>, doc: string | undefined): ServedTool {
